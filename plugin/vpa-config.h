@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The GKeyFile configuration (INTERFACE.md section 3): inventory source,
+ * device specs (Nova's [pci] device_spec), aliases (Nova's [pci] alias)
+ * and the hook's claim directories. Pure: parsing a buffer does no I/O
+ * beyond reading the named file in vpa_config_load_file().
+ */
+#pragma once
+
+#include "vpa-types.h"
+
+G_BEGIN_DECLS
+
+/* One key/value pair of a Nova-style spec dict; value NULL is None. */
+typedef struct {
+  char *key;
+  char *value;
+} VpaSpecPair;
+
+/* A spec dict: its pairs are ANDed. A request carries several, ORed. */
+typedef struct {
+  GPtrArray *pairs; /* VpaSpecPair*, in insertion order */
+} VpaSpec;
+
+VpaSpec *vpa_spec_new (void);
+void vpa_spec_free (VpaSpec *spec);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaSpec, vpa_spec_free)
+/* Adds or replaces key; value may be NULL (None). */
+void vpa_spec_set (VpaSpec *spec, const char *key, const char *value);
+/* The value for key; *present tells a NULL value from an absent key. */
+const char *vpa_spec_get (const VpaSpec *spec, const char *key, gboolean *present);
+
+/* [device-spec NAME] */
+typedef struct {
+  char *name;          /* the group's NAME */
+  char *address;       /* glob as written, or NULL for any */
+  VpaAddr exact_addr;  /* the address when fully specified, else VPA_ADDR_NONE */
+  char vendor_id[8];   /* "" = any */
+  char product_id[8];  /* "" = any */
+  char *devname;       /* a PF netdev name, or NULL */
+  GPtrArray *tags;     /* VpaSpecPair*, sorted by key; keys use '_' ("physical_network") */
+  guint tagset;        /* index into VpaConfig.tagsets; equal tag sets share one */
+} VpaDeviceSpec;
+
+/* [alias NAME] and further specs of the same alias as [alias NAME:2], ... */
+typedef struct {
+  char *name;
+  GPtrArray *specs;    /* VpaSpec*, ORed: vendor_id, product_id, dev_type */
+  gboolean has_policy;
+  VpaPolicy policy;    /* numa-policy; meaningful only if has_policy */
+} VpaAlias;
+
+typedef struct {
+  char *path;              /* for messages; "(built-in defaults)" if none */
+  char *inventory_source;  /* [inventory] source, default "sysfs:/" */
+  GPtrArray *device_specs; /* VpaDeviceSpec*, in file order (first match wins) */
+  GPtrArray *aliases;      /* VpaAlias* */
+  GStrv state_dirs;        /* [claims] state-dirs */
+  GPtrArray *tagsets;      /* GPtrArray* of VpaSpecPair* (borrowed); [0] is the empty set */
+} VpaConfig;
+
+VpaConfig *vpa_config_new_default (void);
+void vpa_config_free (VpaConfig *config);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaConfig, vpa_config_free)
+
+/* Errors are VPA_ERROR_INVALID and name the file, group, key and value. */
+VpaConfig *vpa_config_load_data (const char *data, gsize len, const char *path,
+                                 GError **error);
+VpaConfig *vpa_config_load_file (const char *path, GError **error);
+
+const VpaAlias *vpa_config_alias (const VpaConfig *config, const char *name);
+
+/* The first device spec that matches device i of host, or NULL (the device
+ * is then not in the inventory). Without any device spec every device
+ * matches an implicit untagged spec: returns NULL but sets *all = TRUE. */
+const VpaDeviceSpec *vpa_config_match_device (const VpaConfig *config,
+                                              const VpaHost *host, guint i,
+                                              gboolean *all);
+
+/* Nova's pci_device_prop_match for one value pair: case-insensitive for
+ * strings, NULL matches only NULL. */
+gboolean vpa_spec_value_match (const char *spec_value, const char *dev_value);
+
+G_END_DECLS

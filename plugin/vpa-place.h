@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Placement: every request of a domain assigned together over the
+ * inventory, honouring each request's effective NUMA policy.
+ */
+#pragma once
+
+#include "vpa-inventory.h"
+#include "vpa-policy.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  VPA_REQUEST_PORT,
+  VPA_REQUEST_ALIAS,
+} VpaRequestKind;
+
+typedef struct {
+  VpaRequestKind kind;
+  char *device;        /* port: the interface's user alias; alias: its name */
+  char *label;         /* for messages: "port ua-data0", "alias QuickAssist" */
+  GPtrArray *specs;    /* VpaSpec*, ORed (Nova's request spec) */
+  guint count;
+  VpaPolicy policy;    /* effective */
+  VpaPolicySource policy_source;
+  char *pf_group;      /* NULL when none */
+} VpaRequest;
+
+VpaRequest *vpa_request_new (VpaRequestKind kind, const char *device, guint count);
+void vpa_request_free (VpaRequest *req);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaRequest, vpa_request_free)
+
+/* Why a candidate pool was taken or refused, for --explain and errors. */
+typedef struct {
+  char *pool;          /* "8086:1889 type-VF physnet1 PF 0000:81:00.0" */
+  gint numa_node;
+  gint socket;
+  guint free;
+  VpaTier tier;
+  guint taken;
+  char *verdict;       /* "taken 2", "refused: node 1 is not the guest's (required)" */
+} VpaCandidate;
+
+typedef struct {
+  const VpaRequest *request;
+  GArray *devices;     /* guint inventory indices chosen, count of them */
+  GPtrArray *candidates; /* VpaCandidate* */
+} VpaAssignment;
+
+typedef struct {
+  GPtrArray *assignments; /* VpaAssignment*, one per request, request order */
+} VpaPlacement;
+
+void vpa_placement_free (VpaPlacement *placement);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaPlacement, vpa_placement_free)
+
+/* Assigns all requests together. On failure VPA_ERROR_UNSATISFIABLE with
+ * one line naming the request, its policy and source, and why each
+ * candidate pool was refused; explain (if not NULL) then still receives
+ * the candidates. Does not change inv. */
+VpaPlacement *vpa_place (const VpaInventory *inv, GPtrArray *requests,
+                         const VpaGuestNodes *guest, GError **error);
+
+G_END_DECLS

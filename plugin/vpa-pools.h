@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Pools generated on demand from the inventory: the seed's
+ *   SELECT vendor, product, numa_node, dev_type, tags, COUNT(*) ... GROUP BY
+ * made correct (NOVA-SEMANTICS section 6): only devices in the inventory,
+ * dev_type and tags in the key, NULL NUMA as its own group, free/used/
+ * blocked split from the claims, deterministic order.
+ */
+#pragma once
+
+#include "vpa-inventory.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  VPA_POOL_KEY_VENDOR = 1 << 0,
+  VPA_POOL_KEY_PRODUCT = 1 << 1,
+  VPA_POOL_KEY_NUMA_NODE = 1 << 2,
+  VPA_POOL_KEY_SOCKET = 1 << 3,
+  VPA_POOL_KEY_DEV_TYPE = 1 << 4,
+  VPA_POOL_KEY_TAGS = 1 << 5,
+  VPA_POOL_KEY_PF = 1 << 6, /* a VF's parent PF address; a PF/PCI device's own */
+} VpaPoolKeys;
+
+#define VPA_POOL_KEYS_DEFAULT                                                  \
+  (VPA_POOL_KEY_VENDOR | VPA_POOL_KEY_PRODUCT | VPA_POOL_KEY_NUMA_NODE |       \
+   VPA_POOL_KEY_DEV_TYPE | VPA_POOL_KEY_TAGS)
+
+/* "vendor,product,numa_node,socket,dev_type,tags,pf" (also vendor_id,
+ * product_id); errors name the unknown key. */
+gboolean vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error);
+
+typedef struct {
+  VpaPoolKeys keys;    /* which fields below are meaningful */
+  char vendor_id[8];
+  char product_id[8];
+  gint numa_node;      /* VPA_NUMA_NONE = null */
+  gint socket;         /* VPA_SOCKET_NONE = null; derived from numa_node when grouped by it */
+  VpaDevType dev_type;
+  gint tagset;         /* index into config->tagsets */
+  VpaAddr pf;
+  guint total, free, used, blocked;
+  VpaAddr first_addr;  /* lowest member address (for ordering) */
+} VpaPool;
+
+/* Pools ordered by (vendor, product, dev_type, numa_node with null last,
+ * tags, pf): deterministic whatever the source's device order. */
+GArray *vpa_pools_generate (const VpaInventory *inv, VpaPoolKeys keys);
+
+G_END_DECLS

@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "vpa-types.h"
+
+#include <stdio.h>
+#include <string.h>
+
+G_DEFINE_QUARK (vpa-error-quark, vpa_error)
+
+/* ------------------------------------------------------------------ */
+
+static gboolean
+parse_hex_field (const char *s, gsize len, guint64 max, guint64 *out)
+{
+  guint64 v = 0;
+
+  if (len == 0 || len > 8)
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    {
+      int d = g_ascii_xdigit_value (s[i]);
+      if (d < 0)
+        return FALSE;
+      v = v * 16 + (guint64) d;
+    }
+  if (v > max)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+vpa_addr_parse (const char *str, VpaAddr *out)
+{
+  const char *colon1, *colon2, *dot;
+  guint64 dom = 0, bus, slot, fn;
+
+  g_return_val_if_fail (out != NULL, FALSE);
+  if (str == NULL)
+    return FALSE;
+
+  dot = strrchr (str, '.');
+  colon2 = strrchr (str, ':');
+  if (dot == NULL || colon2 == NULL || dot < colon2)
+    return FALSE;
+  colon1 = colon2 == str ? NULL : memrchr (str, ':', (gsize) (colon2 - str));
+
+  if (colon1 != NULL)
+    {
+      if (!parse_hex_field (str, (gsize) (colon1 - str), G_MAXUINT32, &dom))
+        return FALSE;
+      if (!parse_hex_field (colon1 + 1, (gsize) (colon2 - colon1 - 1), 0xff, &bus))
+        return FALSE;
+    }
+  else if (!parse_hex_field (str, (gsize) (colon2 - str), 0xff, &bus))
+    return FALSE;
+  if (!parse_hex_field (colon2 + 1, (gsize) (dot - colon2 - 1), 0x1f, &slot))
+    return FALSE;
+  if (!parse_hex_field (dot + 1, strlen (dot + 1), 7, &fn))
+    return FALSE;
+
+  *out = VPA_ADDR (dom, bus, slot, fn);
+  return TRUE;
+}
+
+const char *
+vpa_addr_format (VpaAddr addr, char buf[VPA_ADDR_BUFLEN])
+{
+  g_snprintf (buf, VPA_ADDR_BUFLEN, "%04x:%02x:%02x.%x", VPA_ADDR_DOMAIN (addr),
+              VPA_ADDR_BUS (addr), VPA_ADDR_SLOT (addr), VPA_ADDR_FUNCTION (addr));
+  return buf;
+}
+
+char *
+vpa_addr_to_string (VpaAddr addr)
+{
+  char buf[VPA_ADDR_BUFLEN];
+  return g_strdup (vpa_addr_format (addr, buf));
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char *const dev_type_names[] = { "type-PCI", "type-PF", "type-VF" };
+G_STATIC_ASSERT (G_N_ELEMENTS (dev_type_names) == VPA_DEV_TYPE_LAST);
+
+static const char *const policy_names[] = { "legacy", "required", "preferred", "socket" };
+G_STATIC_ASSERT (G_N_ELEMENTS (policy_names) == VPA_POLICY_LAST);
+
+static const char *const policy_source_names[] = { "port", "flavor", "image", "alias",
+                                                   "default" };
+G_STATIC_ASSERT (G_N_ELEMENTS (policy_source_names) == VPA_POLICY_SOURCE_LAST);
+
+static gboolean
+lookup_name (const char *const *names, guint n, const char *str, guint *out)
+{
+  if (str == NULL)
+    return FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      if (strcmp (names[i], str) == 0)
+        {
+          *out = i;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+const char *
+vpa_dev_type_to_string (VpaDevType type)
+{
+  g_return_val_if_fail (type < VPA_DEV_TYPE_LAST, NULL);
+  return dev_type_names[type];
+}
+
+gboolean
+vpa_dev_type_from_string (const char *str, VpaDevType *out)
+{
+  guint v;
+  if (!lookup_name (dev_type_names, VPA_DEV_TYPE_LAST, str, &v))
+    return FALSE;
+  *out = (VpaDevType) v;
+  return TRUE;
+}
+
+const char *
+vpa_policy_to_string (VpaPolicy policy)
+{
+  g_return_val_if_fail (policy < VPA_POLICY_LAST, NULL);
+  return policy_names[policy];
+}
+
+gboolean
+vpa_policy_from_string (const char *str, VpaPolicy *out)
+{
+  guint v;
+  if (!lookup_name (policy_names, VPA_POLICY_LAST, str, &v))
+    return FALSE;
+  *out = (VpaPolicy) v;
+  return TRUE;
+}
+
+const char *
+vpa_policy_source_to_string (VpaPolicySource source)
+{
+  g_return_val_if_fail (source < VPA_POLICY_SOURCE_LAST, NULL);
+  return policy_source_names[source];
+}
+
+gboolean
+vpa_policy_source_from_string (const char *str, VpaPolicySource *out)
+{
+  guint v;
+  if (!lookup_name (policy_source_names, VPA_POLICY_SOURCE_LAST, str, &v))
+    return FALSE;
+  *out = (VpaPolicySource) v;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+
+VpaDevice *
+vpa_device_new (void)
+{
+  VpaDevice *dev = g_new0 (VpaDevice, 1);
+  dev->addr = VPA_ADDR_NONE;
+  dev->dev_type = VPA_DEV_TYPE_PCI;
+  dev->numa_node = VPA_NUMA_NONE;
+  dev->parent_addr = VPA_ADDR_NONE;
+  dev->iommu_group = -1;
+  dev->parent_index = -1;
+  return dev;
+}
+
+void
+vpa_device_free (VpaDevice *dev)
+{
+  if (dev == NULL)
+    return;
+  g_free (dev->netdev);
+  g_free (dev->driver);
+  if (dev->vf_indices != NULL)
+    g_array_unref (dev->vf_indices);
+  g_free (dev);
+}
+
+VpaClaim *
+vpa_claim_new (const char *domain, VpaAddr addr, gboolean running)
+{
+  VpaClaim *claim = g_new0 (VpaClaim, 1);
+  claim->domain = g_strdup (domain);
+  claim->addr = addr;
+  claim->running = running;
+  return claim;
+}
+
+void
+vpa_claim_free (VpaClaim *claim)
+{
+  if (claim == NULL)
+    return;
+  g_free (claim->domain);
+  g_free (claim);
+}
+
+static void
+cell_clear (gpointer data)
+{
+  VpaCell *cell = data;
+  if (cell->cpus != NULL)
+    g_array_unref (cell->cpus);
+}
+
+VpaHost *
+vpa_host_new (const char *source)
+{
+  VpaHost *host = g_new0 (VpaHost, 1);
+  host->source = g_strdup (source);
+  host->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_free);
+  host->cells = g_array_new (FALSE, TRUE, sizeof (VpaCell));
+  g_array_set_clear_func (host->cells, cell_clear);
+  host->claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+  return host;
+}
+
+void
+vpa_host_free (VpaHost *host)
+{
+  if (host == NULL)
+    return;
+  g_free (host->source);
+  g_free (host->hostname);
+  g_ptr_array_unref (host->devices);
+  g_array_unref (host->cells);
+  g_ptr_array_unref (host->claims);
+  if (host->by_addr != NULL)
+    g_hash_table_unref (host->by_addr);
+  g_free (host);
+}
+
+void
+vpa_host_add_device (VpaHost *host, VpaDevice *dev)
+{
+  g_return_if_fail (host != NULL && dev != NULL);
+  g_ptr_array_add (host->devices, dev);
+  host->sealed = FALSE;
+}
+
+void
+vpa_host_add_cell (VpaHost *host, const VpaCell *cell)
+{
+  VpaCell copy = *cell;
+  if (copy.cpus == NULL)
+    copy.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_array_append_val (host->cells, copy);
+  host->sealed = FALSE;
+}
+
+void
+vpa_host_add_claim (VpaHost *host, VpaClaim *claim)
+{
+  g_ptr_array_add (host->claims, claim);
+}
+
+static gint
+device_cmp (gconstpointer a, gconstpointer b)
+{
+  const VpaDevice *da = *(VpaDevice *const *) a;
+  const VpaDevice *db = *(VpaDevice *const *) b;
+  return da->addr < db->addr ? -1 : da->addr > db->addr;
+}
+
+static gint
+cell_cmp (gconstpointer a, gconstpointer b)
+{
+  const VpaCell *ca = a, *cb = b;
+  return ca->id < cb->id ? -1 : ca->id > cb->id;
+}
+
+static guint
+addr_hash (gconstpointer p)
+{
+  VpaAddr a = *(const VpaAddr *) p;
+  return (guint) (a ^ (a >> 32));
+}
+
+static gboolean
+addr_equal (gconstpointer a, gconstpointer b)
+{
+  return *(const VpaAddr *) a == *(const VpaAddr *) b;
+}
+
+gboolean
+vpa_host_seal (VpaHost *host, GError **error)
+{
+  g_return_val_if_fail (host != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  g_ptr_array_sort (host->devices, device_cmp);
+  g_array_sort (host->cells, cell_cmp);
+
+  for (guint i = 1; i < host->cells->len; i++)
+    {
+      const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
+      if (c->id == g_array_index (host->cells, VpaCell, i - 1).id)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: NUMA cell id '%d' appears twice", host->source, c->id);
+          return FALSE;
+        }
+    }
+
+  if (host->by_addr != NULL)
+    g_hash_table_unref (host->by_addr);
+  host->by_addr = g_hash_table_new (addr_hash, addr_equal);
+
+  for (guint i = 0; i < host->devices->len; i++)
+    {
+      VpaDevice *dev = vpa_host_device (host, i);
+      char buf[VPA_ADDR_BUFLEN];
+
+      if (i > 0 && vpa_host_device (host, i - 1)->addr == dev->addr)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: PCI device '%s' appears twice", host->source,
+                       vpa_addr_format (dev->addr, buf));
+          return FALSE;
+        }
+      dev->parent_index = -1;
+      if (dev->vf_indices != NULL)
+        g_array_set_size (dev->vf_indices, 0);
+      g_hash_table_insert (host->by_addr, &dev->addr, GUINT_TO_POINTER (i + 1));
+    }
+
+  for (guint i = 0; i < host->devices->len; i++)
+    {
+      VpaDevice *dev = vpa_host_device (host, i);
+      gint p;
+      VpaDevice *pf;
+
+      if (dev->dev_type != VPA_DEV_TYPE_VF || dev->parent_addr == VPA_ADDR_NONE)
+        continue;
+      p = vpa_host_lookup (host, dev->parent_addr);
+      if (p < 0)
+        continue;
+      pf = vpa_host_device (host, (guint) p);
+      if (pf->dev_type != VPA_DEV_TYPE_PF)
+        continue;
+      dev->parent_index = p;
+      if (pf->vf_indices == NULL)
+        pf->vf_indices = g_array_new (FALSE, FALSE, sizeof (guint));
+      g_array_append_val (pf->vf_indices, i);
+    }
+
+  host->sealed = TRUE;
+  return TRUE;
+}
+
+gint
+vpa_host_lookup (const VpaHost *host, VpaAddr addr)
+{
+  gpointer v;
+
+  g_return_val_if_fail (host != NULL && host->by_addr != NULL, -1);
+  v = g_hash_table_lookup (host->by_addr, &addr);
+  return v == NULL ? -1 : (gint) GPOINTER_TO_UINT (v) - 1;
+}
+
+const VpaCell *
+vpa_host_cell (const VpaHost *host, gint id)
+{
+  for (guint i = 0; i < host->cells->len; i++)
+    {
+      const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
+      if (c->id == id)
+        return c;
+    }
+  return NULL;
+}
+
+gint
+vpa_host_node_socket (const VpaHost *host, gint node)
+{
+  const VpaCell *c = vpa_host_cell (host, node);
+  return c == NULL ? VPA_SOCKET_NONE : c->socket;
+}
+
+gboolean
+vpa_host_sockets_known (const VpaHost *host)
+{
+  if (host->cells->len == 0)
+    return FALSE;
+  for (guint i = 0; i < host->cells->len; i++)
+    if (g_array_index (host->cells, VpaCell, i).socket == VPA_SOCKET_NONE)
+      return FALSE;
+  return TRUE;
+}
+
+gint
+vpa_cell_socket_from_cpu_sockets (const gint *sockets, guint n)
+{
+  if (n == 0)
+    return VPA_SOCKET_NONE;
+  for (guint i = 0; i < n; i++)
+    if (sockets[i] < 0 || sockets[i] != sockets[0])
+      return VPA_SOCKET_NONE;
+  return sockets[0];
+}

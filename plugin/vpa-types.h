@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * virt-pci-affinity: the core data model shared by every layer.
+ *
+ * Data flows one way: an inventory source fills a VpaHost (devices,
+ * NUMA cells, claims); vpa-inventory applies the configuration (device
+ * specs, tags) and the claims; pools and placement read that view.
+ * Nothing in this header does I/O.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+#define VPA_ERROR (vpa_error_quark ())
+GQuark vpa_error_quark (void);
+
+/* The codes are the CLI exit statuses (INTERFACE.md section 5). */
+typedef enum {
+  VPA_ERROR_UNSATISFIABLE = 1, /* a request cannot be met */
+  VPA_ERROR_INVALID = 2,       /* bad input or usage */
+  VPA_ERROR_ENVIRONMENT = 3,   /* cannot connect, cannot read sysfs */
+} VpaErrorCode;
+
+/* ------------------------------------------------------------------ */
+/* PCI addresses                                                       */
+/* ------------------------------------------------------------------ */
+
+/* domain:16 (up to 32 bits accepted) | bus:8 | slot:5 | function:3 */
+typedef guint64 VpaAddr;
+#define VPA_ADDR_NONE G_MAXUINT64
+#define VPA_ADDR(d, b, s, f)                                           \
+  ((((guint64) (d)) << 16) | (((guint64) (b) & 0xff) << 8) |           \
+   (((guint64) (s) & 0x1f) << 3) | ((guint64) (f) & 0x7))
+#define VPA_ADDR_DOMAIN(a) ((guint32) ((a) >> 16))
+#define VPA_ADDR_BUS(a) ((guint) (((a) >> 8) & 0xff))
+#define VPA_ADDR_SLOT(a) ((guint) (((a) >> 3) & 0x1f))
+#define VPA_ADDR_FUNCTION(a) ((guint) ((a) &0x7))
+/* "ffffffff:ff:1f.7" plus NUL */
+#define VPA_ADDR_BUFLEN 20
+
+/* Parses "0000:81:00.1" (hex fields; the domain may be omitted). */
+gboolean vpa_addr_parse (const char *str, VpaAddr *out);
+/* Formats as %04x:%02x:%02x.%x into buf, returns buf. */
+const char *vpa_addr_format (VpaAddr addr, char buf[VPA_ADDR_BUFLEN]);
+char *vpa_addr_to_string (VpaAddr addr);
+
+/* ------------------------------------------------------------------ */
+/* Enums, each with a string table                                     */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+  VPA_DEV_TYPE_PCI,
+  VPA_DEV_TYPE_PF,
+  VPA_DEV_TYPE_VF,
+  VPA_DEV_TYPE_LAST
+} VpaDevType;
+
+/* "type-PCI", "type-PF", "type-VF" */
+const char *vpa_dev_type_to_string (VpaDevType type);
+gboolean vpa_dev_type_from_string (const char *str, VpaDevType *out);
+
+typedef enum {
+  VPA_POLICY_LEGACY,
+  VPA_POLICY_REQUIRED,
+  VPA_POLICY_PREFERRED,
+  VPA_POLICY_SOCKET,
+  VPA_POLICY_LAST
+} VpaPolicy;
+
+/* Case-sensitive, as in Nova. */
+const char *vpa_policy_to_string (VpaPolicy policy);
+gboolean vpa_policy_from_string (const char *str, VpaPolicy *out);
+
+/* Where an effective policy came from. */
+typedef enum {
+  VPA_POLICY_SOURCE_PORT,
+  VPA_POLICY_SOURCE_FLAVOR,
+  VPA_POLICY_SOURCE_IMAGE,
+  VPA_POLICY_SOURCE_ALIAS,
+  VPA_POLICY_SOURCE_DEFAULT,
+  VPA_POLICY_SOURCE_LAST
+} VpaPolicySource;
+
+/* "port", "flavor", "image", "alias", "default" */
+const char *vpa_policy_source_to_string (VpaPolicySource source);
+gboolean vpa_policy_source_from_string (const char *str, VpaPolicySource *out);
+
+/* ------------------------------------------------------------------ */
+/* Devices and host topology                                           */
+/* ------------------------------------------------------------------ */
+
+#define VPA_NUMA_NONE (-1)   /* no NUMA information (Nova's None) */
+#define VPA_SOCKET_NONE (-1) /* cell without a single socket id */
+
+typedef struct {
+  VpaAddr addr;
+  char vendor_id[8];  /* 4 lowercase hex digits, e.g. "8086" */
+  char product_id[8]; /* 4 lowercase hex digits, e.g. "1889" */
+  guint32 class_code; /* e.g. 0x020000; 0 when unknown */
+  VpaDevType dev_type;
+  gint numa_node;      /* VPA_NUMA_NONE when absent or -1 */
+  VpaAddr parent_addr; /* a VF's PF; VPA_ADDR_NONE otherwise */
+  guint max_vfs;       /* a PF's sriov_totalvfs / maxCount */
+  gint iommu_group;    /* -1 when unknown */
+  char *netdev;        /* its network interface name, or NULL */
+  char *driver;        /* bound kernel driver, or NULL */
+  /* Filled by vpa_host_seal(): */
+  gint parent_index;   /* index of the parent PF in host->devices, or -1 */
+  GArray *vf_indices;  /* PF: guint indices of its VFs, ascending; or NULL */
+} VpaDevice;
+
+VpaDevice *vpa_device_new (void);
+void vpa_device_free (VpaDevice *dev);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDevice, vpa_device_free)
+
+typedef struct {
+  gint id;
+  gint socket;    /* VPA_SOCKET_NONE unless all its CPUs share one socket */
+  GArray *cpus;   /* guint cpu ids, ascending */
+  guint64 memory_kib;
+} VpaCell;
+
+/* A device held by a domain (a <hostdev> or <interface type='hostdev'>). */
+typedef struct {
+  char *domain;     /* the domain's name */
+  VpaAddr addr;
+  gboolean running; /* the domain is running (FALSE: defined only) */
+} VpaClaim;
+
+VpaClaim *vpa_claim_new (const char *domain, VpaAddr addr, gboolean running);
+void vpa_claim_free (VpaClaim *claim);
+
+typedef struct {
+  char *source;        /* where it came from, for messages */
+  char *hostname;      /* may be NULL */
+  GPtrArray *devices;  /* VpaDevice*, sorted by address once sealed */
+  GArray *cells;       /* VpaCell, sorted by id once sealed */
+  GPtrArray *claims;   /* VpaClaim* from the source's domains, if it has any */
+  GHashTable *by_addr; /* VpaAddr* -> index + 1 (GUINT_TO_POINTER) */
+  gboolean sealed;
+} VpaHost;
+
+VpaHost *vpa_host_new (const char *source);
+void vpa_host_free (VpaHost *host);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaHost, vpa_host_free)
+
+/* Takes ownership of dev. Duplicate addresses are an error at seal time. */
+void vpa_host_add_device (VpaHost *host, VpaDevice *dev);
+/* Takes ownership of cell->cpus. */
+void vpa_host_add_cell (VpaHost *host, const VpaCell *cell);
+void vpa_host_add_claim (VpaHost *host, VpaClaim *claim);
+
+/* Sorts devices by address and cells by id, builds the address index,
+ * links VFs to their PFs (parent_index, vf_indices). A VF whose PF is
+ * not in the inventory keeps parent_index -1. */
+gboolean vpa_host_seal (VpaHost *host, GError **error);
+
+/* Index of the device at addr, or -1. The host must be sealed. */
+gint vpa_host_lookup (const VpaHost *host, VpaAddr addr);
+static inline VpaDevice *
+vpa_host_device (const VpaHost *host, guint i)
+{
+  return g_ptr_array_index (host->devices, i);
+}
+/* The cell with this id, or NULL. */
+const VpaCell *vpa_host_cell (const VpaHost *host, gint id);
+/* The socket of a NUMA node, or VPA_SOCKET_NONE. */
+gint vpa_host_node_socket (const VpaHost *host, gint node);
+/* TRUE when the host has cells and every cell has a socket id. */
+gboolean vpa_host_sockets_known (const VpaHost *host);
+
+/* Computes a cell's socket by Nova's rule: the one socket_id all its
+ * CPUs share; VPA_SOCKET_NONE for an empty cell, mixed sockets, or a CPU
+ * without a socket id (pass -1 for those). */
+gint vpa_cell_socket_from_cpu_sockets (const gint *sockets, guint n);
+
+G_END_DECLS

@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <string.h>
+#include "vpa-types.h"
+
+static void
+test_addr_roundtrip (void)
+{
+  struct { const char *in; const char *out; } ok[] = {
+    { "0000:81:00.1", "0000:81:00.1" },
+    { "81:10.7", "0000:81:10.7" },
+    { "0001:Ab:1f.7", "0001:ab:1f.7" },
+    { "10000:00:00.0", "10000:00:00.0" },
+  };
+  const char *bad[] = { "", "0000:81:00", "0000:81:20.0", "0000:81:00.8",
+                        "0000:181:00.0", "zz:00.0", "0000:81:00.1x", NULL };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ok); i++)
+    {
+      VpaAddr a;
+      char buf[VPA_ADDR_BUFLEN];
+      g_assert_true (vpa_addr_parse (ok[i].in, &a));
+      g_assert_cmpstr (vpa_addr_format (a, buf), ==, ok[i].out);
+    }
+  for (guint i = 0; bad[i] != NULL; i++)
+    {
+      VpaAddr a;
+      g_assert_false (vpa_addr_parse (bad[i], &a));
+    }
+  g_assert_cmpuint (VPA_ADDR (0, 0x81, 0, 1), <, VPA_ADDR (0, 0x81, 0x10, 0));
+}
+
+static void
+test_enums (void)
+{
+  VpaPolicy p;
+  VpaDevType t;
+
+  g_assert_true (vpa_policy_from_string ("socket", &p));
+  g_assert_cmpint (p, ==, VPA_POLICY_SOCKET);
+  g_assert_false (vpa_policy_from_string ("Required", &p));
+  g_assert_true (vpa_dev_type_from_string ("type-VF", &t));
+  g_assert_cmpstr (vpa_dev_type_to_string (t), ==, "type-VF");
+  g_assert_false (vpa_dev_type_from_string ("vdpa", &t));
+}
+
+static void
+test_host_seal (void)
+{
+  g_autoptr (VpaHost) host = vpa_host_new ("test");
+  g_autoptr (GError) error = NULL;
+  VpaDevice *pf = vpa_device_new ();
+  VpaDevice *vf;
+  gint pfi;
+
+  pf->addr = VPA_ADDR (0, 0x81, 0, 0);
+  pf->dev_type = VPA_DEV_TYPE_PF;
+  for (guint i = 0; i < 3; i++)
+    {
+      vf = vpa_device_new ();
+      vf->addr = VPA_ADDR (0, 0x81, 0x10, 2 - i);
+      vf->dev_type = VPA_DEV_TYPE_VF;
+      vf->parent_addr = pf->addr;
+      vpa_host_add_device (host, vf);
+    }
+  vpa_host_add_device (host, pf);
+  g_assert_true (vpa_host_seal (host, &error));
+  g_assert_no_error (error);
+
+  pfi = vpa_host_lookup (host, VPA_ADDR (0, 0x81, 0, 0));
+  g_assert_cmpint (pfi, ==, 0);
+  g_assert_cmpuint (vpa_host_device (host, 0)->vf_indices->len, ==, 3);
+  g_assert_cmpint (vpa_host_device (host, 1)->parent_index, ==, 0);
+  g_assert_cmpint (vpa_host_lookup (host, VPA_ADDR (0, 0x82, 0, 0)), ==, -1);
+
+  vf = vpa_device_new ();
+  vf->addr = VPA_ADDR (0, 0x81, 0x10, 1);
+  vpa_host_add_device (host, vf);
+  g_assert_false (vpa_host_seal (host, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "0000:81:10.1"));
+}
+
+static void
+test_cell_socket (void)
+{
+  gint same[] = { 1, 1, 1 }, mixed[] = { 0, 1 }, offline[] = { 0, -1 };
+  g_assert_cmpint (vpa_cell_socket_from_cpu_sockets (same, 3), ==, 1);
+  g_assert_cmpint (vpa_cell_socket_from_cpu_sockets (mixed, 2), ==, VPA_SOCKET_NONE);
+  g_assert_cmpint (vpa_cell_socket_from_cpu_sockets (offline, 2), ==, VPA_SOCKET_NONE);
+  g_assert_cmpint (vpa_cell_socket_from_cpu_sockets (NULL, 0), ==, VPA_SOCKET_NONE);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/types/addr", test_addr_roundtrip);
+  g_test_add_func ("/types/enums", test_enums);
+  g_test_add_func ("/types/host-seal", test_host_seal);
+  g_test_add_func ("/types/cell-socket", test_cell_socket);
+  return g_test_run ();
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A libvirt domain as we see it: the vpa:affinity requests in its
+ * metadata, the guest NUMA cells and the host nodes they are bound to,
+ * the PCI devices it holds, and the decisions recorded by earlier
+ * placements. Parse only; vpa-rewrite.h writes decisions back.
+ */
+#pragma once
+
+#include <libxml/tree.h>
+#include "vpa-types.h"
+
+G_BEGIN_DECLS
+
+#define VPA_XMLNS "http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0"
+#define VPA_ALIAS_PREFIX "ua-vpa-" /* ua-vpa-NAME-N */
+
+typedef struct {
+  char *device;        /* user alias of the interface/hostdev it fills */
+  char *physnet;       /* NULL: a port without physical network */
+  gboolean want_pf;    /* vnic-type direct-physical */
+  gint trusted;        /* -1 unset, 0 false, 1 true */
+  char *pf_group;      /* NULL when none */
+  gboolean has_policy;
+  VpaPolicy policy;
+} VpaPortRequest;
+
+typedef struct {
+  char *name;          /* alias name */
+  guint count;
+} VpaAliasRequest;
+
+/* A PCI device the domain uses: <hostdev type='pci'> or
+ * <interface type='hostdev'>. */
+typedef struct {
+  char *alias;         /* its <alias name>, or NULL */
+  VpaAddr addr;        /* its <source><address>, or VPA_ADDR_NONE */
+  gboolean is_interface;
+} VpaDomainHostdev;
+
+/* <vpa:placed .../> */
+typedef struct {
+  char *device;
+  VpaAddr addr;
+  gint numa_node;
+  VpaPolicy policy;
+  VpaPolicySource source;
+} VpaPlacedRecord;
+
+typedef struct {
+  char *name;
+  char *uuid;
+  gboolean has_affinity;   /* <vpa:affinity> present */
+  gboolean has_flavor_policy;
+  VpaPolicy flavor_policy;
+  gboolean has_image_policy;
+  VpaPolicy image_policy;
+  GPtrArray *alias_requests; /* VpaAliasRequest*, flavor order */
+  GPtrArray *ports;          /* VpaPortRequest*, document order */
+  gboolean numa_guest;       /* has <cpu><numa> */
+  GArray *guest_nodes;       /* gint host nodes, sorted, unique; empty if unbound */
+  GPtrArray *hostdevs;       /* VpaDomainHostdev* */
+  GPtrArray *placed;         /* VpaPlacedRecord* */
+} VpaDomain;
+
+void vpa_domain_free (VpaDomain *dom);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDomain, vpa_domain_free)
+
+/* Parses a whole domain document (safely, see vpa-xml.h). what names it
+ * in messages ("domain.xml", "stdin"). Malformed vpa metadata is
+ * VPA_ERROR_INVALID naming the element, attribute and value. */
+VpaDomain *vpa_domain_parse (const char *buf, gsize len, const char *what,
+                             GError **error);
+/* The same on a <domain> element (or a <domstatus> wrapping one). */
+VpaDomain *vpa_domain_parse_node (xmlNode *node, const char *what, GError **error);
+
+/* Parses a libvirt cpuset/nodeset string ("0-3,^2,8") into sorted unique
+ * values. */
+gboolean vpa_parse_cpuset (const char *str, GArray **out, GError **error);
+
+G_END_DECLS
