@@ -7,6 +7,7 @@
 
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
+#include <string.h>
 
 int
 vpa_xml_parse_options (void)
@@ -90,4 +91,134 @@ vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **err
       return NULL;
     }
   return g_steal_pointer (&doc);
+}
+
+/* ------------------------------------------------------------------ */
+
+gboolean
+vpa_xml_is (xmlNode *node, const char *name, const char *ns)
+{
+  if (node == NULL || node->type != XML_ELEMENT_NODE)
+    return FALSE;
+  if (!xmlStrEqual (node->name, (const xmlChar *) name))
+    return FALSE;
+  if (ns != NULL)
+    return node->ns != NULL && xmlStrEqual (node->ns->href, (const xmlChar *) ns);
+  return TRUE;
+}
+
+char *
+vpa_xml_prop (xmlNode *node, const char *name)
+{
+  xmlChar *v = xmlGetNoNsProp (node, (const xmlChar *) name);
+  char *ret;
+
+  if (v == NULL)
+    return NULL;
+  ret = g_strdup ((const char *) v);
+  xmlFree (v);
+  return ret;
+}
+
+xmlNode *
+vpa_xml_next_element (xmlNode *node)
+{
+  for (node = node->next; node != NULL; node = node->next)
+    if (node->type == XML_ELEMENT_NODE)
+      return node;
+  return NULL;
+}
+
+xmlNode *
+vpa_xml_child (xmlNode *node, const char *name, const char *ns)
+{
+  for (xmlNode *c = node->children; c != NULL; c = c->next)
+    if (vpa_xml_is (c, name, ns))
+      return c;
+  return NULL;
+}
+
+char *
+vpa_xml_text (xmlNode *node)
+{
+  xmlChar *v = xmlNodeGetContent (node);
+  g_autofree char *s = NULL;
+
+  if (v == NULL)
+    return NULL;
+  s = g_strstrip (g_strdup ((const char *) v));
+  xmlFree (v);
+  if (*s == '\0')
+    return NULL;
+  return g_steal_pointer (&s);
+}
+
+/* libvirt accepts "0x81" (hex) and "129" (decimal) in <address>. */
+static gboolean
+parse_addr_field (const char *s, guint64 max, guint64 *out)
+{
+  guint64 v;
+  char *end = NULL;
+
+  if (s == NULL || *s == '\0')
+    return FALSE;
+  if (g_str_has_prefix (s, "0x") || g_str_has_prefix (s, "0X"))
+    v = g_ascii_strtoull (s + 2, &end, 16);
+  else
+    v = g_ascii_strtoull (s, &end, 10);
+  if (end == NULL || *end != '\0' || v > max || (s[0] == '0' && s[1] == 'x' && s[2] == '\0'))
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+gboolean
+vpa_xml_hostdev_address (xmlNode *node, const char *what, gboolean *is_pci,
+                         VpaAddr *out, GError **error)
+{
+  g_autofree char *type = vpa_xml_prop (node, "type");
+  g_autofree char *alias = NULL;
+  xmlNode *source, *addr, *a;
+  const char *names[] = { "domain", "bus", "slot", "function" };
+  const guint64 max[] = { G_MAXUINT32, 0xff, 0x1f, 7 };
+  guint64 v[4];
+
+  *is_pci = FALSE;
+  *out = VPA_ADDR_NONE;
+  if (vpa_xml_is (node, "hostdev", NULL))
+    {
+      g_autofree char *mode = vpa_xml_prop (node, "mode");
+      if (g_strcmp0 (type, "pci") != 0 || (mode != NULL && strcmp (mode, "subsystem") != 0))
+        return TRUE;
+    }
+  else if (!vpa_xml_is (node, "interface", NULL) || g_strcmp0 (type, "hostdev") != 0)
+    return TRUE;
+  *is_pci = TRUE;
+
+  source = vpa_xml_child (node, "source", NULL);
+  addr = source != NULL ? vpa_xml_child (source, "address", NULL) : NULL;
+  if (addr == NULL)
+    return TRUE;
+
+  if ((a = vpa_xml_child (node, "alias", NULL)) != NULL)
+    alias = vpa_xml_prop (a, "name");
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *s = vpa_xml_prop (addr, names[i]);
+      if (s == NULL && i == 0)
+        {
+          v[i] = 0;
+          continue;
+        }
+      if (!parse_addr_field (s, max[i], &v[i]))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <%s%s%s%s> <source><address %s='%s'>: not a PCI address field",
+                       what, (const char *) node->name, alias ? " alias='" : "",
+                       alias ? alias : "", alias ? "'" : "", names[i], s ? s : "");
+          return FALSE;
+        }
+    }
+  *out = VPA_ADDR (v[0], v[1], v[2], v[3]);
+  return TRUE;
 }
