@@ -375,6 +375,9 @@ parse_address (VpaDeviceSpec *spec, const Loc *loc, GError **error)
     if (!parse_addr_field (loc, what[i], parts[i], max[i], &spec->glob[i], error))
       return FALSE;
 
+  /* GKeyFile lists a key written twice in a group twice (the last value
+   * wins on lookup), so this can run again for the same spec. */
+  g_free (spec->address);
   spec->address = g_strdup (loc->value);
   if (spec->glob[0] != ANY && spec->glob[1] != ANY && spec->glob[2] != ANY &&
       spec->glob[3] != ANY)
@@ -483,6 +486,7 @@ parse_device_spec_key (VpaDeviceSpec *spec, const Loc *loc, GError **error)
       if (*loc->value == '\0' || strlen (loc->value) > IFNAME_MAX ||
           strpbrk (loc->value, "/: \t") != NULL)
         return loc_error (error, loc, "not a network interface name");
+      g_free (spec->devname); /* a key written twice: see parse_address */
       spec->devname = g_strdup (loc->value);
       return TRUE;
     }
