@@ -127,7 +127,7 @@ vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
     {
       shown[c] = columns[c].key == 0 || (keys & columns[c].key) != 0;
       header[c] = (char *) columns[c].title;
-      if (shown[c] && c < first)
+      if (c < first && shown[c])
         first = c;
     }
   for (guint p = 0; p < pools->len; p++)

@@ -56,7 +56,7 @@ vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **err
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: empty document", what);
       return NULL;
     }
-  if (len > VPA_XML_MAX_DOCUMENT)
+  if (len > (gsize) VPA_XML_MAX_DOCUMENT)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: document of %" G_GSIZE_FORMAT " bytes exceeds the limit of %d bytes",
