@@ -245,15 +245,16 @@ attach_netdevs (SnapshotReader *r)
 }
 
 static gboolean
-check_special_node (SnapshotReader *r, xmlTextReader *reader, int type, GError **error)
+check_special_node (SnapshotReader *r, int type, GError **error)
 {
   if (type == XML_READER_TYPE_DOCUMENT_TYPE || type == XML_READER_TYPE_ENTITY ||
       type == XML_READER_TYPE_ENTITY_REFERENCE)
     {
+      /* No line: the parser is already past the declaration. */
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s:%d: document type declarations and entities are not accepted "
+                   "%s: document type declarations and entities are not accepted "
                    "(entity declarations could expand without bound)",
-                   r->what, xmlTextReaderGetParserLineNumber (reader));
+                   r->what);
       return FALSE;
     }
   return TRUE;
@@ -287,7 +288,7 @@ read_document (SnapshotReader *r, xmlTextReader *reader, GError **error)
       int type = xmlTextReaderNodeType (reader);
       int depth = xmlTextReaderDepth (reader);
 
-      if (!check_special_node (r, reader, type, error))
+      if (!check_special_node (r, type, error))
         return FALSE;
       if (type == XML_READER_TYPE_ELEMENT && depth == 0 && !check_root (r, reader, error))
         return FALSE;
