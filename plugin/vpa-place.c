@@ -62,6 +62,7 @@ typedef struct {
   gint tagset;
   gint numa_node;
   VpaAddr pf_addr;        /* VF: its PF; PF and PCI: itself */
+  gboolean has_netdev;    /* VF: gives it a parent_ifname */
   guint pf_id;            /* small id of pf_addr, for pf-groups */
   gint pf_class;          /* VF: the class of its PF when that is in the inventory */
   gboolean pf_whole;      /* VF: its PF is in the inventory and free */
@@ -102,6 +103,7 @@ typedef struct {
   gint64 *cap;            /* per class: free devices left */
   gboolean *broken;       /* per class (PFs): one of its VFs was taken */
   guint *alloc;           /* n_req * n_cls: devices of the class per request */
+  gboolean *group_used;   /* n_groups * n_pf_ids: a group member has this PF */
   gint64 cost;
 } PlaceState;
 
@@ -147,6 +149,7 @@ state_new (const Place *pl)
   st->cap = g_new (gint64, MAX (pl->n_cls, 1));
   st->broken = g_new0 (gboolean, MAX (pl->n_cls, 1));
   st->alloc = g_new0 (guint, MAX ((gsize) pl->n_req * pl->n_cls, 1));
+  st->group_used = g_new0 (gboolean, MAX ((gsize) pl->n_groups * pl->n_pf_ids, 1));
   for (guint c = 0; c < pl->n_cls; c++)
     st->cap[c] = CLASS (pl, c)->free_devs->len;
   return st;
@@ -160,6 +163,7 @@ state_free (PlaceState *st)
   g_free (st->cap);
   g_free (st->broken);
   g_free (st->alloc);
+  g_free (st->group_used);
   g_free (st);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlaceState, state_free)
@@ -172,7 +176,7 @@ class_hash (gconstpointer p)
 
   h = h * 31 + (guint) c->tagset;
   h = h * 31 + (guint) c->numa_node;
-  h = h * 31 + (guint) c->dev->dev_type;
+  h = h * 31 + (guint) c->dev->dev_type + (guint) c->has_netdev;
   return h * 31 + (guint) (c->pf_addr ^ (c->pf_addr >> 32));
 }
 
@@ -182,6 +186,7 @@ class_equal (gconstpointer a, gconstpointer b)
   const PlaceClass *x = a, *y = b;
 
   return x->tagset == y->tagset && x->numa_node == y->numa_node &&
+         x->has_netdev == y->has_netdev &&
          x->pf_addr == y->pf_addr && x->dev->dev_type == y->dev->dev_type &&
          strcmp (x->dev->vendor_id, y->dev->vendor_id) == 0 &&
          strcmp (x->dev->product_id, y->dev->product_id) == 0;
@@ -325,6 +330,7 @@ place_build_classes (Place *pl)
       key.pf_addr = dev->dev_type == VPA_DEV_TYPE_VF && dev->parent_addr != VPA_ADDR_NONE
                         ? dev->parent_addr
                         : dev->addr;
+      key.has_netdev = dev->dev_type == VPA_DEV_TYPE_VF && dev->netdev != NULL;
       c = g_hash_table_lookup (index, &key);
       if (c == NULL)
         {
@@ -751,7 +757,11 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
             continue;
           if (g >= 0)
             {
-              GroupNode *gn = group_node_get (pl, &f, gnodes, gindex, (guint) g, c);
+              GroupNode *gn;
+              /* An earlier phase gave this PF to the group already. */
+              if (st->group_used[(gsize) g * pl->n_pf_ids + CLASS (pl, c)->pf_id])
+                continue;
+              gn = group_node_get (pl, &f, gnodes, gindex, (guint) g, c);
               group_link (pl, &f, gn, r, 2 + i, c, base_cls + c, cost[c]);
               continue;
             }
@@ -786,7 +796,10 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
       if (r < 0 || c < 0 || ELIG (pl, r, c) != ELIG_OK)
         ok = FALSE;
       else
-        state_take (pl, st, (guint) r, (guint) c, 1);
+        {
+          state_take (pl, st, (guint) r, (guint) c, 1);
+          st->group_used[(gsize) pl->group[r] * pl->n_pf_ids + CLASS (pl, c)->pf_id] = TRUE;
+        }
     }
   flow_clear (&f);
   return ok;
@@ -941,7 +954,11 @@ request_parts (const Place *pl, guint r, const char *busy)
   g_autoptr (GArray) frees = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   GString *s = g_string_new (NULL);
+  gboolean skip_pfs = FALSE;
 
+  /* Unrequested PFs sharing the spec are noise next to real candidates. */
+  for (guint c = 0; c < pl->n_cls && !skip_pfs; c++)
+    skip_pfs = ELIG (pl, r, c) != ELIG_NONE && ELIG (pl, r, c) != ELIG_NO_PF;
   for (guint c = 0; c < pl->n_cls; c++)
     {
       const PlaceClass *k = CLASS (pl, c);
@@ -950,7 +967,7 @@ request_parts (const Place *pl, guint r, const char *busy)
       gpointer idx;
       guint n = k->free_devs->len;
 
-      if (ELIG (pl, r, c) == ELIG_NONE)
+      if (ELIG (pl, r, c) == ELIG_NONE || (ELIG (pl, r, c) == ELIG_NO_PF && skip_pfs))
         continue;
       why = class_refusal (pl, r, c);
       key = g_strdup_printf ("%s\x1f%s", k->short_label, why ? why : "");

@@ -7,9 +7,10 @@
 VpaRequest *
 vpa_request_new (VpaRequestKind kind, const char *device, guint count)
 {
-  VpaRequest *req = g_new0 (VpaRequest, 1);
+  VpaRequest *req;
 
   g_return_val_if_fail (device != NULL, NULL);
+  req = g_new0 (VpaRequest, 1);
   req->kind = kind;
   req->device = g_strdup (device);
   req->label = g_strdup_printf ("%s '%s'", kind == VPA_REQUEST_PORT ? "port" : "alias",
