@@ -30,6 +30,13 @@ virt_silent_error (void *opaque, virErrorPtr err)
    * GError instead, so the front ends print exactly one line. */
 }
 
+static void virt_silent_xml_error (void *ctx, const char *msg, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+virt_silent_xml_error (void *ctx, const char *msg, ...)
+{
+}
+
 static void
 virt_init (void)
 {
@@ -38,6 +45,9 @@ virt_init (void)
   if (g_once_init_enter (&once))
     {
       virSetErrorFunc (NULL, virt_silent_error);
+      /* libvirt's own XML parsing (the test driver's file) would print
+       * libxml2 warnings ("I/O warning : failed to load ...") too. */
+      xmlSetGenericErrorFunc (NULL, virt_silent_xml_error);
       g_once_init_leave (&once, 1);
     }
 }

@@ -30,6 +30,18 @@ trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# "dddd:bb:ss.f" of every <interface type='hostdev'> source in a domain XML.
+hostdev_addresses() {
+  local n i a
+  n=$(xmllint --xpath "count(//devices/interface[@type='hostdev'])" "$1")
+  for i in $(seq 1 "$n"); do
+    a="//devices/interface[@type='hostdev'][$i]/source/address"
+    printf '%04x:%02x:%02x.%x\n' \
+      "$(xmllint --xpath "string($a/@domain)" "$1")" "$(xmllint --xpath "string($a/@bus)" "$1")" \
+      "$(xmllint --xpath "string($a/@slot)" "$1")" "$(xmllint --xpath "string($a/@function)" "$1")"
+  done
+}
+
 # The snapshot holds 8 VFs (and their 2 PFs); 16 defines race for them.
 nvf=$(grep -c "<capability type='phys_function'>" "$snapshot")
 [ "$nvf" -eq 8 ] || fail "expected 8 VFs in $snapshot, found $nvf"
@@ -57,20 +69,21 @@ done
 cat "$work"/*.out | awk '{print $2}' | sort >"$work/reported"
 [ "$(sort -u "$work/reported" | wc -l)" -eq 8 ] || fail "addresses handed out twice: $(tr '\n' ' ' <"$work/reported")"
 for dom in $(virsh -c "$uri" list --all --name | grep "^$prefix-"); do
-  virsh -c "$uri" dumpxml --inactive "$dom" |
-    sed -n "s/.*<address type='pci' domain='0x\(....\)' bus='0x\(..\)' slot='0x\(..\)' function='0x\(.\)'.*/\1:\2:\3.\4/p" |
-    head -n 1
+  virsh -c "$uri" dumpxml --inactive "$dom" >"$work/$dom.xml"
+  hostdev_addresses "$work/$dom.xml"
 done | sort >"$work/defined"
 diff -u "$work/reported" "$work/defined" || fail "libvirt's definitions differ from what the defines reported"
 echo "ok 1 - 16 concurrent defines: 8 defined with distinct VFs, 8 refused"
 
 # Concurrent hot-plug (--config) under the same lock: every VF is taken,
 # so each attach must be refused, and nothing attached.
-pids=()
-for i in 1 2 3 4; do
-  "$helper" attach "$uri" "$prefix-$i" "$snapshot" >"$work/a$i.out" 2>"$work/a$i.err" &
+pids=(); n=0
+for dom in $(virsh -c "$uri" list --all --name | grep "^$prefix-" | head -n 4); do
+  n=$((n + 1))
+  "$helper" attach "$uri" "$dom" "$snapshot" >"$work/a$n.out" 2>"$work/a$n.err" &
   pids+=($!)
 done
+[ "$n" -eq 4 ] || fail "expected 4 defined domains to attach to, found $n"
 for i in 1 2 3 4; do
   rc=0; wait "${pids[$((i - 1))]}" || rc=$?
   [ "$rc" -eq 1 ] || fail "attach $i exited $rc, expected 1: $(cat "$work/a$i.err")"
