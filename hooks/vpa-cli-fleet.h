@@ -14,4 +14,11 @@ G_BEGIN_DECLS
  * inventory source failed). */
 int vpa_cli_fleet (int argc, char **argv);
 
+/* Where `fleet sync` gets the claims of a live --connect URI (the CLI
+ * registers libvpa-virt's loader; this library does not link libvirt).
+ * Without one, the inventory source's own claims are used. Returns
+ * VpaClaim*. */
+typedef GPtrArray *(*VpaFleetClaimsLoader) (const char *uri, GError **error);
+void vpa_cli_fleet_set_claims_loader (VpaFleetClaimsLoader loader);
+
 G_END_DECLS

@@ -216,7 +216,7 @@ copy_device_row (GString *out, const char *id, const VpaFleetDevice *d)
   copy_field (out, tagset, FALSE);
   copy_field (out, d->netdev, FALSE);
   copy_field (out, d->held_by, FALSE);
-  copy_field (out, vpa_fleet_dev_state_to_string (d->state), TRUE);
+  copy_field (out, vpa_dev_state_to_string (d->state), TRUE);
 }
 
 static gboolean

@@ -237,7 +237,7 @@ sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *
       sqlite3_bind_int64 (ins, 9, d->tagset);
       bind_text_or_null (ins, 10, d->netdev);
       bind_text_or_null (ins, 11, d->held_by);
-      sqlite3_bind_text (ins, 12, vpa_fleet_dev_state_to_string (d->state), -1, SQLITE_STATIC);
+      sqlite3_bind_text (ins, 12, vpa_dev_state_to_string (d->state), -1, SQLITE_STATIC);
       if (!sql_step_done (self, ins, "inserting devices", error))
         {
           g_prefix_error (error, "host '%s': device '%s': ", data->name, addr);

@@ -60,24 +60,6 @@ vpa_fleet_host_data_add (VpaFleetHostData *data, const VpaFleetDevice *dev)
   g_array_append_val (data->devices, copy);
 }
 
-static GStrv
-inventory_traits (const VpaInventory *inv)
-{
-  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
-  const VpaHost *host = inv->host;
-  gboolean vfs = FALSE;
-
-  for (guint i = 0; i < host->devices->len && !vfs; i++)
-    vfs = vpa_inventory_has (inv, i) &&
-          vpa_host_device (host, i)->dev_type == VPA_DEV_TYPE_VF;
-  /* Sorted: NET before SOCKET. */
-  if (vfs)
-    g_strv_builder_add (builder, VPA_FLEET_TRAIT_NET_NUMA);
-  if (vpa_host_sockets_known (host))
-    g_strv_builder_add (builder, VPA_FLEET_TRAIT_SOCKET);
-  return g_strv_builder_end (builder);
-}
-
 VpaFleetHostData *
 vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
 {
@@ -94,7 +76,7 @@ vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
       g_array_append_val (data->cells, fc);
     }
   g_strfreev (data->traits);
-  data->traits = inventory_traits (inv);
+  data->traits = vpa_traits_compute (inv);
 
   /* One canonical string per tag set of the configuration. */
   for (guint t = 0; inv->config != NULL && t < inv->config->tagsets->len; t++)
@@ -1228,14 +1210,4 @@ vpa_fleet_host_add_cell_row (GHashTable *by_id, const char *const *v)
   cell.socket = socket < 0 ? VPA_SOCKET_NONE : (gint) socket;
   g_array_append_val (host->cells, cell);
   return TRUE;
-}
-
-const char *
-vpa_fleet_dev_state_to_string (VpaDevState state)
-{
-  static const char *const names[] = { "free", "held", "blocked" };
-
-  G_STATIC_ASSERT (G_N_ELEMENTS (names) == VPA_DEV_STATE_LAST);
-  g_return_val_if_fail (state < VPA_DEV_STATE_LAST, "blocked");
-  return names[state];
 }

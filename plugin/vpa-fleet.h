@@ -16,6 +16,7 @@
 #include "vpa-types.h"
 #include "vpa-inventory.h"
 #include "vpa-place.h"
+#include "vpa-traits.h"
 
 G_BEGIN_DECLS
 
@@ -25,8 +26,8 @@ G_BEGIN_DECLS
 #define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
 #define VPA_FLEET_HOST_NAME_MAX 253
 
-#define VPA_FLEET_TRAIT_NET_NUMA "COMPUTE_NET_NUMA_AFFINITY"
-#define VPA_FLEET_TRAIT_SOCKET "COMPUTE_SOCKET_PCI_NUMA_AFFINITY"
+#define VPA_FLEET_TRAIT_NET_NUMA VPA_TRAIT_NET_NUMA_AFFINITY
+#define VPA_FLEET_TRAIT_SOCKET VPA_TRAIT_SOCKET_PCI_NUMA_AFFINITY
 
 /* ------------------------------------------------------------------ */
 /* What a sync writes                                                  */
@@ -68,7 +69,7 @@ void vpa_fleet_host_data_add (VpaFleetHostData *data, const VpaFleetDevice *dev)
 
 /* The rows of every device in the inventory (devices no device spec
  * matches are not in it, as they are in no pool), its NUMA cells, and
- * the traits the host reports. */
+ * the traits the host reports (vpa_traits_compute). */
 VpaFleetHostData *vpa_fleet_host_data_from_inventory (const char *name,
                                                       const VpaInventory *inv);
 
@@ -205,7 +206,6 @@ VpaFleetHost *vpa_fleet_host_from_row (const char *const *values);
 gboolean vpa_fleet_host_add_cell_row (GHashTable *by_id, const char *const *values);
 /* Moves the free pools (host column = host id) into their hosts. */
 gboolean vpa_fleet_hosts_attach_pools (GPtrArray *hosts, GPtrArray *pools);
-const char *vpa_fleet_dev_state_to_string (VpaDevState state);
 /* Parses "a b c" into a sorted GStrv. */
 GStrv vpa_fleet_traits_parse (const char *str);
 /* The current UTC time as ISO 8601. */
