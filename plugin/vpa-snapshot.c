@@ -177,6 +177,19 @@ handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
 static gboolean
 handle_child (SnapshotReader *r, xmlNode *node, GError **error)
 {
+  g_autofree char *file = vpa_xml_prop (node, "file");
+
+  /* The test driver can pull children from other files; a snapshot is
+   * one self-contained file, and following paths from it is not our
+   * business. */
+  if (file != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <%s file='%s'> at line %ld: references to other files are not "
+                   "supported in a snapshot",
+                   r->what, (const char *) node->name, file, xmlGetLineNo (node));
+      return FALSE;
+    }
   if (vpa_xml_is (node, "device", NULL))
     return handle_device (r, node, error);
   if (vpa_xml_is (node, "domain", NULL))
@@ -551,8 +564,11 @@ write_domains (FILE *out, const VpaHost *host)
   for (guint i = 0; i < host->claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (host->claims, i);
-      GArray *claims = g_hash_table_lookup (by_name, c->domain);
+      GArray *claims;
 
+      if (c->addr == VPA_ADDR_NONE)
+        continue;
+      claims = g_hash_table_lookup (by_name, c->domain);
       if (claims == NULL)
         {
           claims = g_array_new (FALSE, FALSE, sizeof (guint));

@@ -84,11 +84,11 @@ test_mini (void)
 
 /* sysfs and a snapshot of the same host give the same inventory. */
 static void
-test_same_as_snapshot (void)
+assert_same_host (const char *sysfs_root, const char *snapshot)
 {
-  g_autoptr (VpaHost) a = load_ok (VPA_TEST_DATA "/sysfs-mini");
+  g_autoptr (VpaHost) a = load_ok (sysfs_root);
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaHost) b = vpa_snapshot_load (VPA_TEST_DATA "/snapshot/mini.xml", &error);
+  g_autoptr (VpaHost) b = vpa_snapshot_load (snapshot, &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (a->devices->len, ==, b->devices->len);
@@ -124,6 +124,50 @@ test_same_as_snapshot (void)
       g_assert_cmpuint (x->memory_kib, ==, y->memory_kib);
       g_assert_cmpmem (x->cpus->data, x->cpus->len * sizeof (guint), y->cpus->data,
                        y->cpus->len * sizeof (guint));
+    }
+}
+
+static void
+test_same_as_snapshot (void)
+{
+  assert_same_host (VPA_TEST_DATA "/sysfs-mini", VPA_TEST_DATA "/snapshot/mini.xml");
+}
+
+/* data/hosts/NAME.sysfs beside NAME.xml: the sample hosts' two forms. */
+static void
+test_sample_host (gconstpointer data)
+{
+  const char *root = data;
+  g_autofree char *stem = g_strndup (root, strlen (root) - strlen (".sysfs"));
+  g_autofree char *snapshot = g_strconcat (stem, ".xml", NULL);
+
+  assert_same_host (root, snapshot);
+}
+
+static void
+add_sample_hosts (void)
+{
+  g_autoptr (GDir) dir = g_dir_open (VPA_TEST_DATA "/hosts", 0, NULL);
+  const char *name;
+
+  if (dir == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *root = NULL;
+      g_autofree char *stem = NULL;
+      g_autofree char *snapshot = NULL;
+      g_autofree char *test = NULL;
+
+      if (!g_str_has_suffix (name, ".sysfs"))
+        continue;
+      root = g_build_filename (VPA_TEST_DATA, "hosts", name, NULL);
+      stem = g_strndup (name, strlen (name) - strlen (".sysfs"));
+      snapshot = g_strdup_printf ("%s/hosts/%s.xml", VPA_TEST_DATA, stem);
+      if (!g_file_test (snapshot, G_FILE_TEST_EXISTS))
+        continue;
+      test = g_strdup_printf ("/sysfs/sample-host/%s", stem);
+      g_test_add_data_func_full (test, g_steal_pointer (&root), test_sample_host, g_free);
     }
 }
 
@@ -310,6 +354,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sysfs/mini", test_mini);
   g_test_add_func ("/sysfs/same-as-snapshot", test_same_as_snapshot);
+  add_sample_hosts ();
   g_test_add_func ("/sysfs/vanished-and-no-numa", test_vanished_and_no_numa);
   g_test_add_func ("/sysfs/offline-cpu-and-memory-node", test_offline_cpu_and_memory_node);
   g_test_add_func ("/sysfs/errors", test_errors);
