@@ -267,7 +267,10 @@ cmd_pools (VpaCli *cli, GError **error)
   gboolean json;
 
   if (cli->group_by != NULL && !vpa_pool_keys_parse (cli->group_by, &keys, error))
-    return FALSE;
+    {
+      g_prefix_error (error, "--group-by: ");
+      return FALSE;
+    }
   if (cli->format != NULL && strcmp (cli->format, "text") != 0 && strcmp (cli->format, "json") != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
