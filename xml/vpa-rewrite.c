@@ -559,19 +559,24 @@ is_pci_device (Rewrite *rw, xmlNode *node)
          vpa_xml_hostdev_address (node, rw->what, &is_pci, &addr, NULL) && is_pci;
 }
 
-static xmlNode *
-find_device (Rewrite *rw, xmlNode *devices, const char *alias)
+/* User alias -> PCI <interface>/<hostdev> of <devices>; the first of a
+ * repeated alias wins (libvirt refuses repeats). */
+static GHashTable *
+devices_by_alias (Rewrite *rw, xmlNode *devices)
 {
+  GHashTable *ret = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
   for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
     {
-      g_autofree char *name = NULL;
-      if (!is_pci_device (rw, c))
+      char *name;
+      if (!is_pci_device (rw, c) || (name = user_alias_of (c)) == NULL)
         continue;
-      name = user_alias_of (c);
-      if (g_strcmp0 (name, alias) == 0)
-        return c;
+      if (g_hash_table_contains (ret, name))
+        g_free (name);
+      else
+        g_hash_table_insert (ret, name, c);
     }
-  return NULL;
+  return ret;
 }
 
 /* Gives a device the decided <source><address>, changing nothing when
@@ -615,6 +620,8 @@ fill_source (Rewrite *rw, xmlNode *node, VpaAddr addr, GError **error)
 static gboolean
 rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GError **error)
 {
+  g_autoptr (GHashTable) by_alias = devices_by_alias (rw, devices);
+
   for (guint i = 0; i < decisions->len; i++)
     {
       const VpaDecision *d = g_ptr_array_index (decisions, i);
@@ -622,8 +629,9 @@ rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GError **err
 
       if (d->kind != VPA_DECISION_PORT)
         continue;
-      node = g_str_has_prefix (d->device, VPA_ALIAS_PREFIX) ? NULL
-                                                            : find_device (rw, devices, d->device);
+      node = g_str_has_prefix (d->device, VPA_ALIAS_PREFIX)
+               ? NULL
+               : g_hash_table_lookup (by_alias, d->device);
       if (node == NULL)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
