@@ -334,24 +334,24 @@ static void
 learn_layout (Rewrite *rw, xmlNode *root)
 {
   xmlNode *child = first_element (root);
+  g_autofree char *outer = NULL;
+  g_autofree char *inner = NULL;
+  gsize ws;
 
   rw->dev_quote = quote_of (rw, root, '\'');
+  rw->newlines = TRUE;
+  rw->step = g_strdup ("  ");
   if (child == NULL)
+    return;
+  outer = own_indent (rw, root);
+  inner = own_indent (rw, child);
+  ws = ws_before (rw, span_of (child)->start);
+  rw->newlines = memchr (rw->buf + ws, '\n', span_of (child)->start - ws) != NULL;
+  if (g_str_has_prefix (inner, outer) && strlen (inner) > strlen (outer))
     {
-      rw->newlines = TRUE;
-      rw->step = g_strdup ("  ");
-      return;
+      g_free (rw->step);
+      rw->step = g_strdup (inner + strlen (outer));
     }
-  {
-    g_autofree char *outer = own_indent (rw, root);
-    g_autofree char *inner = own_indent (rw, child);
-    gsize ws = ws_before (rw, span_of (child)->start);
-
-    rw->newlines = memchr (rw->buf + ws, '\n', span_of (child)->start - ws) != NULL;
-    rw->step = g_str_has_prefix (inner, outer) && strlen (inner) > strlen (outer)
-                 ? g_strdup (inner + strlen (outer))
-                 : g_strdup ("  ");
-  }
 }
 
 /* ------------------------------------------------------------------ */
@@ -798,13 +798,19 @@ check_decisions (const char *what, GPtrArray *decisions, GError **error)
       g_return_val_if_fail (d->policy < VPA_POLICY_LAST, FALSE);
       g_return_val_if_fail (d->source < VPA_POLICY_SOURCE_LAST, FALSE);
       name = vpa_decision_user_alias (d);
-      if (d->addr == VPA_ADDR_NONE || *d->device == '\0' ||
+      if (*d->device == '\0' ||
           (d->kind == VPA_DECISION_ALIAS &&
            strspn (d->device, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
              strlen (d->device)))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: decision for '%s': no address or not a valid user alias", what, name);
+                       "%s: decision for device '%s': not a valid libvirt user alias", what, name);
+          return FALSE;
+        }
+      if (d->addr == VPA_ADDR_NONE)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: decision for device '%s': no PCI address", what, name);
           return FALSE;
         }
       if (g_hash_table_contains (seen, name))
