@@ -356,7 +356,7 @@ test_mutations (void)
   guint ok = 0, failed = 0;
 
   in = read_file (path, &in_len);
-  for (gsize pos = 0; pos < in_len; pos += 4)
+  for (gsize pos = 0; pos < in_len; pos += 6)
     for (guint k = 0; k < sizeof subst; k++)
       {
         g_autofree char *m = g_memdup2 (in, in_len + 1);
