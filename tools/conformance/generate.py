@@ -7,6 +7,10 @@
       as JSON) translated into our scenario format.
   generate.py random COUNT SEED > data/conformance/random.json
       Random realistic hosts and domains.
+  generate.py targeted COUNT SEED > data/conformance/targeted.json
+      Random variations of the shapes where Nova's sequential consume
+      fails (request order, pool-order fallback, PF/VF choice, filter
+      order).
 
 Every scenario then carries "nova": Nova's consume_requests result per
 request (or its failure and why), computed by novarun.py. Run with
@@ -18,6 +22,7 @@ import random
 import re
 import sys
 
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import novarun  # noqa: E402
 
@@ -281,11 +286,86 @@ def random_set(count, seed):
     return [random_scenario(rnd, i) for i in range(count)]
 
 
+# --------------------------------------------------------------------------
+# Targeted scenarios: where Nova's sequential consume is known to fail
+# --------------------------------------------------------------------------
+def _nic(devices, bus, node, nvf, pf_prod='1528', vf_prod='1515', netdev=None):
+    pf = addr(0, bus, 0, 0)
+    devices.append({'address': pf, 'vendor_id': '8086', 'product_id': pf_prod,
+                    'dev_type': 'type-PF', 'numa_node': node,
+                    'parent_addr': None, 'netdev': netdev})
+    for v in range(nvf):
+        devices.append({'address': addr(0, bus + 1, 0, v), 'vendor_id': '8086',
+                        'product_id': vf_prod, 'dev_type': 'type-VF',
+                        'numa_node': node, 'parent_addr': pf,
+                        'netdev': (netdev + 'v%d' % v) if netdev else None})
+    return pf
+
+
+def _alias(label, count, spec, policy=None):
+    r = {'kind': 'alias', 'label': "alias '%s'" % label, 'count': count,
+         'spec': [spec]}
+    if policy:
+        r['alias_policy'] = policy
+    return r
+
+
+def targeted_scenario(rnd, i):
+    cells = [{'id': 0, 'socket': 0}, {'id': 1, 'socket': 0},
+             {'id': 2, 'socket': 1}, {'id': 3, 'socket': 1}]
+    devices = []
+    kind = i % 3
+    vf = {'vendor_id': '8086', 'product_id': '1515', 'dev_type': 'type-VF'}
+    if kind == 0:
+        # A wide request listed first takes the affine VFs in pool order.
+        k = rnd.randint(1, 2)
+        buses = [0x40, 0x42]
+        rnd.shuffle(buses)
+        _nic(devices, buses[0], 0, k)
+        _nic(devices, buses[1], rnd.choice([None, 1, 2]), rnd.randint(2, 5))
+        reqs = [_alias('wide', k + rnd.randint(0, 1), vf,
+                       rnd.choice(['legacy', 'preferred', 'socket'])),
+                _alias('strict', 1, vf, 'required')]
+    elif kind == 1:
+        # VFs spread over PFs, then a PF request.
+        n_pf, per = rnd.randint(2, 3), rnd.randint(2, 4)
+        for p in range(n_pf):
+            _nic(devices, 0x40 + 2 * p, 0, per,
+                 netdev=('ens%d' % p) if rnd.random() < 0.5 else None)
+        reqs = [_alias('vfs', rnd.randint(per - 1, per + 1), vf),
+                _alias('pf', 1, {'vendor_id': '8086', 'product_id': '1528',
+                                 'dev_type': 'type-PF'})]
+        if rnd.random() < 0.5:
+            reqs.reverse()
+    else:
+        # The affine node holds only a PF sharing the VFs' product id.
+        _nic(devices, 0x40, 0, 0, pf_prod='1515')
+        _nic(devices, 0x42, rnd.choice([None, 1]), rnd.randint(1, 3),
+             pf_prod='1515')
+        reqs = [_alias('vf', 1, {'vendor_id': '8086', 'product_id': '1515'},
+                       rnd.choice(['legacy', 'preferred']))]
+    sc = {'name': 'targeted-%04d' % i, 'origin': 'targeted',
+          'host_cells': cells, 'device_spec': [{'vendor_id': '8086'}],
+          'devices': devices, 'claims': [], 'guest_nodes': [0],
+          'sort_by_address': rnd.random() < 0.5, 'requests': reqs}
+    for r in reqs:
+        r['policy'], r['source'] = resolve(sc, r)
+    sc['nova'] = novarun.nova_outcome(sc)
+    return sc
+
+
+def targeted_set(count, seed):
+    rnd = random.Random(seed)
+    return [targeted_scenario(rnd, i) for i in range(count)]
+
+
 def main(argv):
     if len(argv) == 3 and argv[1] == 'nova-tests':
         out = nova_tests(argv[2])
     elif len(argv) == 4 and argv[1] == 'random':
         out = random_set(int(argv[2]), int(argv[3]))
+    elif len(argv) == 4 and argv[1] == 'targeted':
+        out = targeted_set(int(argv[2]), int(argv[3]))
     else:
         sys.stderr.write(__doc__)
         return 2
