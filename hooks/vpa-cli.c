@@ -135,7 +135,38 @@ load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
         }
       return g_steal_pointer (&claims);
     }
-  return vpa_virt_load_claims_uri (uri, error);
+  {
+    g_autoptr (virConnect) conn = vpa_virt_open (uri, TRUE, error);
+    if (conn == NULL)
+      return NULL;
+    return vpa_virt_load_claims (conn, error);
+  }
+}
+
+static char *
+domain_xml (const char *uri, const char *name, GError **error)
+{
+  g_autoptr (virConnect) conn = vpa_virt_open (uri, TRUE, error);
+  g_autoptr (virDomain) dom = NULL;
+  char *xml;
+
+  if (conn == NULL)
+    return NULL;
+  dom = virDomainLookupByName (conn, name);
+  if (dom == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "no domain or file '%s' on '%s'", name, uri);
+      return NULL;
+    }
+  xml = virDomainGetXMLDesc (dom, 0);
+  if (xml == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "cannot read the XML of domain '%s' on '%s'", name, uri);
+      return NULL;
+    }
+  return xml;
 }
 
 typedef struct {
@@ -236,7 +267,10 @@ cmd_pools (VpaCli *cli, GError **error)
   gboolean json;
 
   if (cli->group_by != NULL && !vpa_pool_keys_parse (cli->group_by, &keys, error))
-    return FALSE;
+    {
+      g_prefix_error (error, "--group-by: ");
+      return FALSE;
+    }
   if (cli->format != NULL && strcmp (cli->format, "text") != 0 && strcmp (cli->format, "json") != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -339,7 +373,7 @@ cmd_check (VpaCli *cli, GError **error)
       if (!read_input (arg, &buf, &len, error))
         return FALSE;
     }
-  else if ((buf = vpa_virt_domain_xml_uri (connect_uri (cli), arg, error)) == NULL)
+  else if ((buf = domain_xml (connect_uri (cli), arg, error)) == NULL)
     return FALSE;
   else
     len = strlen (buf);
@@ -394,6 +428,8 @@ cmd_define (VpaCli *cli, GError **error)
   g_autoptr (VpaConfig) config = NULL;
   g_autofree char *buf = NULL;
   g_autofree char *name = NULL;
+  g_autoptr (virConnect) conn = NULL;
+  g_autoptr (VpaHost) inventory = NULL;
   gsize len;
   DefineCtx ctx;
 
@@ -407,18 +443,55 @@ cmd_define (VpaCli *cli, GError **error)
   if ((config = load_config (cli, error)) == NULL)
     return FALSE;
   ctx = (DefineCtx){ cli, config, buf, len, cli->args[0] };
-  if (!vpa_virt_define_placed_uri (connect_uri (cli), define_place_cb, &ctx, &name, error))
+  if ((conn = vpa_virt_open (connect_uri (cli), FALSE, error)) == NULL)
+    return FALSE;
+  if ((inventory = vpa_source_load (inventory_uri (cli), error)) == NULL)
+    return FALSE;
+  if (!vpa_virt_define_placed_full (conn, connect_uri (cli), inventory, define_place_cb, &ctx,
+                                    &name, error))
     return FALSE;
   printf ("%s\n", name);
   return TRUE;
+}
+
+typedef struct {
+  const VpaCli *cli;
+  VpaConfig *config;
+  const char *domain_xml;
+  gboolean has_policy;
+  VpaPolicy policy;
+} AttachCtx;
+
+/* Called with the connection's current claims, under the lock. */
+static char *
+attach_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
+{
+  AttachCtx *ctx = user_data;
+  g_autoptr (VpaDomain) dom = NULL;
+  VpaHost *host;
+  VpaAddr addr;
+
+  dom = vpa_domain_parse (ctx->domain_xml, strlen (ctx->domain_xml), ctx->cli->args[0], error);
+  if (dom == NULL)
+    return NULL;
+  if ((host = vpa_source_load (inventory_uri (ctx->cli), error)) == NULL)
+    return NULL;
+  return vpa_pipeline_attach_port (host, claims, ctx->config, dom, ctx->cli->port,
+                                   ctx->cli->physnet, ctx->has_policy ? &ctx->policy : NULL,
+                                   &addr, error);
 }
 
 static gboolean
 cmd_attach (VpaCli *cli, GError **error)
 {
   g_autoptr (VpaConfig) config = NULL;
-  g_autofree char *addr = NULL;
-  VpaVirtAttachOptions opts = { 0 };
+  g_autoptr (virConnect) conn = NULL;
+  g_autoptr (VpaHost) inventory = NULL;
+  g_autofree char *xml = NULL;
+  AttachCtx ctx = { 0 };
+  guint flags = 0;
+  VpaAddr addr = VPA_ADDR_NONE;
+  char buf[VPA_ADDR_BUFLEN];
 
   if (cli->args == NULL || g_strv_length (cli->args) != 1 || cli->port == NULL)
     {
@@ -426,20 +499,36 @@ cmd_attach (VpaCli *cli, GError **error)
                    "attach: expected DOMAIN --port ALIAS [--physnet N] [--policy P]");
       return FALSE;
     }
+  if (cli->policy != NULL && !vpa_policy_from_string (cli->policy, &ctx.policy))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --policy '%s': unknown NUMA affinity policy (expected required, "
+                   "legacy, preferred or socket)",
+                   cli->policy);
+      return FALSE;
+    }
+  ctx.has_policy = cli->policy != NULL;
   if ((config = load_config (cli, error)) == NULL)
     return FALSE;
-  opts.domain = cli->args[0];
-  opts.port = cli->port;
-  opts.physnet = cli->physnet;
-  opts.policy = cli->policy;
-  opts.live = cli->live;
-  opts.persistent = cli->persistent;
-  opts.inventory = inventory_uri (cli);
-  opts.config = config;
-  addr = vpa_virt_attach_port_uri (connect_uri (cli), &opts, error);
-  if (addr == NULL)
+  if ((xml = domain_xml (connect_uri (cli), cli->args[0], error)) == NULL)
     return FALSE;
-  printf ("%s\n", addr);
+  ctx.cli = cli;
+  ctx.config = config;
+  ctx.domain_xml = xml;
+  if (cli->live)
+    flags |= VIR_DOMAIN_AFFECT_LIVE;
+  if (cli->persistent)
+    flags |= VIR_DOMAIN_AFFECT_CONFIG;
+  if (flags == 0)
+    flags = VIR_DOMAIN_AFFECT_CURRENT;
+  if ((conn = vpa_virt_open (connect_uri (cli), FALSE, error)) == NULL)
+    return FALSE;
+  if ((inventory = vpa_source_load (inventory_uri (cli), error)) == NULL)
+    return FALSE;
+  if (!vpa_virt_attach (conn, connect_uri (cli), cli->args[0], flags, inventory,
+                        attach_place_cb, &ctx, &addr, error))
+    return FALSE;
+  printf ("%s\n", vpa_addr_format (addr, buf));
   return TRUE;
 }
 
@@ -487,7 +576,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.connect, "libvirt URI of the domains (claims)", "URI" },
     { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.inventory,
       "where devices and topology come from (default: the --connect URI)", "SOURCE" },
-    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.config_path, "configuration file", "FILE" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.config_path,
+      "configuration file (attach: VPA_CONFIG; its --config is virsh's)", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.args, NULL, NULL },
     { NULL }
   };
@@ -507,12 +597,16 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "physnet", 0, 0, G_OPTION_ARG_STRING, &cli.physnet, "physical network", "NAME" },
     { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "the port's NUMA affinity policy", "POLICY" },
     { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
-    { "persistent", 0, 0, G_OPTION_ARG_NONE, &cli.persistent, "affect the persistent definition", NULL },
+    { "config", 0, 0, G_OPTION_ARG_NONE, &cli.persistent,
+      "affect the persistent definition (as virsh attach-device --config)", NULL },
     { NULL }
   };
 
   ctx = g_option_context_new (param);
   g_option_context_set_summary (ctx, cmd->summary);
+  /* attach's --config is virsh's "affect the persistent definition". */
+  if (cmd->wants_attach)
+    memmove (&common[2], &common[3], 2 * sizeof common[0]);
   g_option_context_add_main_entries (ctx, common, NULL);
   if (cmd->wants_pools)
     g_option_context_add_main_entries (ctx, pools, NULL);

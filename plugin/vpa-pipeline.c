@@ -376,3 +376,82 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
     }
   return g_steal_pointer (&results);
 }
+
+/* ------------------------------------------------------------------ */
+
+char *
+vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                          VpaDomain *dom, const char *alias, const char *physnet,
+                          const VpaPolicy *policy, VpaAddr *out_addr, GError **error)
+{
+  g_autoptr (VpaHost) owned = host;
+  g_autoptr (GPtrArray) requests = NULL;
+  g_autoptr (GPtrArray) mine = g_ptr_array_new ();
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (VpaPlacement) placement = NULL;
+  VpaPortRequest *port;
+  const VpaAssignment *a;
+  const VpaDevice *dev;
+  VpaGuestNodes guest;
+  char addr[VPA_ADDR_BUFLEN];
+
+  g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
+
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      if (g_strcmp0 (hd->alias, alias) == 0)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "attach: domain '%s' already has a device with alias '%s'", dom->name,
+                       alias);
+          return NULL;
+        }
+    }
+  if (!g_str_has_prefix (alias, "ua-"))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --port '%s': a libvirt user alias must start with 'ua-'", alias);
+      return NULL;
+    }
+  if (!owned->sealed && !vpa_host_seal (owned, error))
+    return NULL;
+  if (!vpa_domain_bind_nodes (dom, owned, error))
+    return NULL;
+
+  port = g_new0 (VpaPortRequest, 1);
+  port->device = g_strdup (alias);
+  port->physnet = g_strdup (physnet);
+  port->trusted = -1;
+  port->has_policy = policy != NULL;
+  port->policy = policy != NULL ? *policy : VPA_POLICY_LEGACY;
+  g_ptr_array_add (dom->ports, port);
+
+  requests = vpa_requests_from_domain (dom, config, error);
+  if (requests == NULL)
+    return NULL;
+  g_ptr_array_add (mine, g_ptr_array_index (requests, requests->len - 1));
+
+  /* The domain's own devices stay held: only the new port moves. */
+  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
+                           vpa_claims_without_domain (claims, NULL), error);
+  if (inv == NULL)
+    return NULL;
+  guest_from_domain (dom, &guest);
+  placement = vpa_place (inv, mine, &guest, error);
+  if (placement == NULL)
+    return NULL;
+  a = g_ptr_array_index (placement->assignments, 0);
+  dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
+  *out_addr = dev->addr;
+  vpa_addr_format (dev->addr, addr);
+  return g_markup_printf_escaped (
+    "<interface type='hostdev' managed='yes'>\n"
+    "  <source>\n"
+    "    <address type='pci' domain='0x%04x' bus='0x%02x' slot='0x%02x' function='0x%x'/>\n"
+    "  </source>\n"
+    "  <alias name='%s'/>\n"
+    "</interface>\n",
+    VPA_ADDR_DOMAIN (dev->addr), VPA_ADDR_BUS (dev->addr), VPA_ADDR_SLOT (dev->addr),
+    VPA_ADDR_FUNCTION (dev->addr), alias);
+}

@@ -29,6 +29,16 @@ char *vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *con
                           const char *buf, gsize len, const char *what,
                           VpaPlaceReport *report, GError **error);
 
+/* Picks a device for one new port of a domain (hot-plug) by the same
+ * rules: the domain's existing devices stay held (claims are used as
+ * they are), only the new port is placed. dom is bound to host here.
+ * Returns the <interface type='hostdev'> element to attach; *out_addr
+ * receives the chosen address. */
+char *vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                                VpaDomain *dom, const char *alias, const char *physnet,
+                                const VpaPolicy *policy, VpaAddr *out_addr,
+                                GError **error);
+
 typedef enum {
   VPA_CHECK_OK,
   VPA_CHECK_MISSING,     /* the device is not on this host */

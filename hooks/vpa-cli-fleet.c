@@ -1,0 +1,607 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * virt-pci-affinity fleet sync|pools|filter: the front end of the fleet
+ * store. argv, stdout and exit statuses happen here; the store and the
+ * filter live in libvpa_fleet.
+ */
+#include "vpa-cli-fleet.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "vpa-config.h"
+#include "vpa-domain.h"
+#include "vpa-fleet.h"
+#include "vpa-inventory.h"
+#include "vpa-output.h"
+#include "vpa-requests.h"
+#include "vpa-source.h"
+
+#define DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
+#define MAX_DOMAIN_SIZE (16 * 1024 * 1024)
+
+static VpaFleetClaimsLoader claims_loader;
+
+void
+vpa_cli_fleet_set_claims_loader (VpaFleetClaimsLoader loader)
+{
+  claims_loader = loader;
+}
+
+typedef struct {
+  char *store;
+  char *connect;
+  char *inventory;
+  char *config_path;
+  char *host;
+  char *format;
+  char **args;
+} FleetCli;
+
+static void
+fleet_cli_clear (FleetCli *cli)
+{
+  g_free (cli->store);
+  g_free (cli->connect);
+  g_free (cli->inventory);
+  g_free (cli->config_path);
+  g_free (cli->host);
+  g_free (cli->format);
+  g_strfreev (cli->args);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FleetCli, fleet_cli_clear)
+
+static int
+fail (const GError *error)
+{
+  int code = VPA_ERROR_ENVIRONMENT;
+
+  if (error->domain == VPA_ERROR)
+    code = error->code;
+  else if (error->domain == G_OPTION_ERROR)
+    code = VPA_ERROR_INVALID;
+  fprintf (stderr, "virt-pci-affinity: fleet: %s\n", error->message);
+  return code;
+}
+
+static gboolean
+write_stdout (const char *buf, GError **error)
+{
+  gsize len = strlen (buf);
+
+  if (fwrite (buf, 1, len, stdout) != len || fflush (stdout) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "cannot write to stdout: %s",
+                   g_strerror (errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static VpaConfig *
+load_config (const FleetCli *cli, GError **error)
+{
+  const char *path = cli->config_path;
+
+  if (path == NULL)
+    path = g_getenv ("VPA_CONFIG");
+  if (path == NULL && g_file_test (DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
+    path = DEFAULT_CONFIG;
+  if (path == NULL)
+    return vpa_config_new_default ();
+  return vpa_config_load_file (path, error);
+}
+
+static gboolean
+check_format (const FleetCli *cli, gboolean *json, GError **error)
+{
+  if (cli->format != NULL && strcmp (cli->format, "text") != 0 &&
+      strcmp (cli->format, "json") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--format '%s': expected text or json", cli->format);
+      return FALSE;
+    }
+  *json = g_strcmp0 (cli->format, "json") == 0;
+  return TRUE;
+}
+
+static gboolean
+require (const char *value, const char *option, GError **error)
+{
+  if (value == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s is required", option);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* sync                                                                */
+/* ------------------------------------------------------------------ */
+
+static const char *
+connect_uri (const FleetCli *cli)
+{
+  const char *env = g_getenv ("LIBVIRT_DEFAULT_URI");
+
+  if (cli->connect != NULL)
+    return cli->connect;
+  return env != NULL && *env != '\0' ? env : "qemu:///system";
+}
+
+static GPtrArray *
+claims_copy (GPtrArray *from)
+{
+  GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  for (guint i = 0; from != NULL && i < from->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (from, i);
+      g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
+    }
+  return claims;
+}
+
+/* The claims: the domains of the --connect connection. A snapshot's own
+ * <domain> children; a live connection's domains through the loader the
+ * CLI registers (libvpa-virt); without one, the inventory's own. */
+static GPtrArray *
+load_claims (const FleetCli *cli, const char *source, VpaHost *host, GError **error)
+{
+  const char *uri = connect_uri (cli);
+  g_autofree char *snap = vpa_source_snapshot_path (uri);
+
+  if (snap != NULL && g_strcmp0 (uri, source) != 0)
+    {
+      g_autoptr (VpaHost) other = vpa_snapshot_load (snap, error);
+      return other != NULL ? claims_copy (other->claims) : NULL;
+    }
+  if (snap == NULL && claims_loader != NULL && (cli->connect != NULL || cli->inventory == NULL))
+    return claims_loader (uri, error);
+  return claims_copy (host->claims);
+}
+
+static gboolean
+cmd_sync (FleetCli *cli, GError **error)
+{
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaHost) host = NULL;
+  g_autoptr (GPtrArray) claims = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (VpaFleetHostData) data = NULL;
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autofree char *out = NULL;
+  const char *source;
+
+  if (!require (cli->store, "--store", error) || !require (cli->host, "--host", error) ||
+      !vpa_fleet_host_name_valid (cli->host, error))
+    return FALSE;
+  source = cli->inventory != NULL ? cli->inventory : connect_uri (cli);
+  if ((config = load_config (cli, error)) == NULL ||
+      (host = vpa_source_load (source, error)) == NULL ||
+      (claims = load_claims (cli, source, host, error)) == NULL ||
+      (inv = vpa_inventory_new (g_steal_pointer (&host), config,
+                                g_steal_pointer (&claims), error)) == NULL)
+    return FALSE;
+  data = vpa_fleet_host_data_from_inventory (cli->host, inv);
+  if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_CREATE, error)) == NULL ||
+      !vpa_fleet_store_sync_host (store, data, error))
+    return FALSE;
+  out = g_strdup_printf ("%s: %u devices\n", cli->host, data->devices->len);
+  return write_stdout (out, error);
+}
+
+/* ------------------------------------------------------------------ */
+/* pools                                                               */
+/* ------------------------------------------------------------------ */
+
+static void
+add_int_or_null (JsonBuilder *b, const char *key, gint value)
+{
+  json_builder_set_member_name (b, key);
+  if (value < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, value);
+}
+
+/* The keys and order of vpa_output_pool_json_add, "host" first. */
+static void
+pool_json_add (JsonBuilder *b, const VpaFleetPool *p)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "host");
+  json_builder_add_string_value (b, p->host);
+  json_builder_set_member_name (b, "vendor_id");
+  json_builder_add_string_value (b, p->vendor_id);
+  json_builder_set_member_name (b, "product_id");
+  json_builder_add_string_value (b, p->product_id);
+  add_int_or_null (b, "numa_node", p->numa_node);
+  add_int_or_null (b, "socket", p->socket);
+  json_builder_set_member_name (b, "dev_type");
+  json_builder_add_string_value (b, vpa_dev_type_to_string (p->dev_type));
+  json_builder_set_member_name (b, "tags");
+  json_builder_begin_object (b);
+  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL; i += 2)
+    {
+      json_builder_set_member_name (b, p->tag_kv[i]);
+      json_builder_add_string_value (b, p->tag_kv[i + 1]);
+    }
+  json_builder_end_object (b);
+  json_builder_set_member_name (b, "total");
+  json_builder_add_int_value (b, p->total);
+  json_builder_set_member_name (b, "free");
+  json_builder_add_int_value (b, p->free);
+  json_builder_set_member_name (b, "used");
+  json_builder_add_int_value (b, p->held);
+  json_builder_set_member_name (b, "blocked");
+  json_builder_add_int_value (b, p->blocked);
+  json_builder_end_object (b);
+}
+
+static char *
+pools_json (GPtrArray *pools)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "pools");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < pools->len; i++)
+    pool_json_add (b, g_ptr_array_index (pools, i));
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return vpa_output_json_to_string (root);
+}
+
+/* An aligned table; columns after `right_from` are right-aligned. */
+static char *
+table_text (GPtrArray *rows, guint n_cols, guint right_from)
+{
+  g_autofree guint *width = g_new0 (guint, n_cols);
+  GString *out = g_string_new (NULL);
+
+  for (guint r = 0; r < rows->len; r++)
+    for (guint c = 0; c < n_cols; c++)
+      width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) g_ptr_array_index (rows, r))[c], -1));
+  for (guint r = 0; r < rows->len; r++)
+    {
+      char **row = g_ptr_array_index (rows, r);
+      gsize start = out->len;
+
+      for (guint c = 0; c < n_cols; c++)
+        {
+          gint pad = (gint) width[c] - (gint) g_utf8_strlen (row[c], -1);
+          if (c > 0)
+            g_string_append (out, "  ");
+          if (c >= right_from)
+            g_string_append_printf (out, "%*s%s", MAX (pad, 0), "", row[c]);
+          else
+            g_string_append_printf (out, "%s%*s", row[c], MAX (pad, 0), "");
+        }
+      while (out->len > start && out->str[out->len - 1] == ' ')
+        g_string_truncate (out, out->len - 1);
+      g_string_append_c (out, '\n');
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+id_or_dash (gint v)
+{
+  return v < 0 ? g_strdup ("-") : g_strdup_printf ("%d", v);
+}
+
+static char *
+tags_text (const VpaFleetPool *p)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL; i += 2)
+    g_string_append_printf (s, "%s%s=%s", i > 0 ? "," : "", p->tag_kv[i], p->tag_kv[i + 1]);
+  if (s->len == 0)
+    g_string_append_c (s, '-');
+  return g_string_free (s, FALSE);
+}
+
+static char *
+pools_text (GPtrArray *pools)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  const char *header[] = { "HOST", "VENDOR", "PRODUCT", "TYPE", "NUMA", "SOCKET", "TAGS",
+                           "TOTAL", "FREE", "USED", "BLOCKED", NULL };
+
+  g_ptr_array_add (rows, g_strdupv ((char **) header));
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const VpaFleetPool *p = g_ptr_array_index (pools, i);
+      char **row = g_new0 (char *, 12);
+
+      row[0] = g_strdup (p->host);
+      row[1] = g_strdup (p->vendor_id);
+      row[2] = g_strdup (p->product_id);
+      row[3] = g_strdup (vpa_dev_type_to_string (p->dev_type));
+      row[4] = id_or_dash (p->numa_node);
+      row[5] = id_or_dash (p->socket);
+      row[6] = tags_text (p);
+      row[7] = g_strdup_printf ("%u", p->total);
+      row[8] = g_strdup_printf ("%u", p->free);
+      row[9] = g_strdup_printf ("%u", p->held);
+      row[10] = g_strdup_printf ("%u", p->blocked);
+      g_ptr_array_add (rows, row);
+    }
+  return table_text (rows, 11, 7);
+}
+
+static gboolean
+cmd_pools (FleetCli *cli, GError **error)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GPtrArray) pools = NULL;
+  g_autofree char *out = NULL;
+  gboolean json;
+
+  if (!require (cli->store, "--store", error) || !check_format (cli, &json, error) ||
+      (cli->host != NULL && !vpa_fleet_host_name_valid (cli->host, error)))
+    return FALSE;
+  if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
+      (pools = vpa_fleet_store_query_pools (store, cli->host, error)) == NULL)
+    return FALSE;
+  out = json ? pools_json (pools) : pools_text (pools);
+  return write_stdout (out, error);
+}
+
+/* ------------------------------------------------------------------ */
+/* filter                                                              */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+read_domain (const char *path, char **buf, gsize *len, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  if (strcmp (path, "-") == 0)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+      char chunk[65536];
+      size_t n;
+
+      while ((n = fread (chunk, 1, sizeof chunk, stdin)) > 0)
+        {
+          g_string_append_len (s, chunk, (gssize) n);
+          if (s->len > MAX_DOMAIN_SIZE)
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "stdin: input exceeds the limit of 16 MiB");
+              return FALSE;
+            }
+        }
+      *len = s->len;
+      *buf = g_string_free (g_steal_pointer (&s), FALSE);
+      return TRUE;
+    }
+  if (!g_file_get_contents (path, buf, len, &local))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: cannot read: %s", path,
+                   local->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The domain as the filter sees it. Traits as Nova's scheduler asks for
+ * them (NOVA-SEMANTICS 5), plus COMPUTE_NET_NUMA_AFFINITY for ports with
+ * their own policy (the port-scoped SR-IOV spec). */
+static void
+query_from_domain (const VpaDomain *dom, GPtrArray *requests, VpaFleetQuery *query)
+{
+  query->requests = requests;
+  query->numa_guest = dom->numa_guest;
+  query->guest_nodes = dom->guest_nodes != NULL ? (const gint *) dom->guest_nodes->data : NULL;
+  query->n_guest_nodes = dom->guest_nodes != NULL ? dom->guest_nodes->len : 0;
+  query->need_socket_trait =
+    (dom->has_flavor_policy && dom->flavor_policy == VPA_POLICY_SOCKET) ||
+    (dom->has_image_policy && dom->image_policy == VPA_POLICY_SOCKET);
+  query->need_net_numa_trait = FALSE;
+  for (guint i = 0; dom->ports != NULL && i < dom->ports->len; i++)
+    if (((const VpaPortRequest *) g_ptr_array_index (dom->ports, i))->has_policy)
+      query->need_net_numa_trait = TRUE;
+}
+
+static char *
+verdicts_json (GPtrArray *verdicts)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "hosts");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < verdicts->len; i++)
+    {
+      const VpaFleetVerdict *v = g_ptr_array_index (verdicts, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "host");
+      json_builder_add_string_value (b, v->host);
+      json_builder_set_member_name (b, "passes");
+      json_builder_add_boolean_value (b, v->passes);
+      json_builder_set_member_name (b, "weight");
+      json_builder_add_double_value (b, v->weight);
+      json_builder_set_member_name (b, "reason");
+      if (v->reason != NULL)
+        json_builder_add_string_value (b, v->reason);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "nodes");
+      if (v->nodes != NULL)
+        json_builder_add_string_value (b, v->nodes);
+      else
+        json_builder_add_null_value (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return vpa_output_json_to_string (root);
+}
+
+static char *
+verdicts_text (GPtrArray *verdicts)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  const char *header[] = { "HOST", "RESULT", "WEIGHT", "NODES", "REASON", NULL };
+
+  g_ptr_array_add (rows, g_strdupv ((char **) header));
+  for (guint i = 0; i < verdicts->len; i++)
+    {
+      const VpaFleetVerdict *v = g_ptr_array_index (verdicts, i);
+      char **row = g_new0 (char *, 6);
+
+      row[0] = g_strdup (v->host);
+      row[1] = g_strdup (v->passes ? "pass" : "fail");
+      row[2] = g_strdup_printf ("%.1f", v->weight);
+      row[3] = g_strdup (v->nodes != NULL ? v->nodes : "-");
+      row[4] = g_strdup (v->reason != NULL ? v->reason : "-");
+      g_ptr_array_add (rows, row);
+    }
+  /* Only WEIGHT right-aligned would need a column range; keep it simple. */
+  return table_text (rows, 5, 5);
+}
+
+static gboolean
+cmd_filter (FleetCli *cli, GError **error)
+{
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (GPtrArray) requests = NULL;
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GPtrArray) hosts = NULL;
+  g_autoptr (GPtrArray) verdicts = NULL;
+  g_autofree char *buf = NULL;
+  g_autofree char *out = NULL;
+  VpaFleetQuery query = { 0 };
+  gboolean json;
+  gsize len;
+
+  if (!require (cli->store, "--store", error) || !check_format (cli, &json, error))
+    return FALSE;
+  if (cli->args == NULL || cli->args[0] == NULL || cli->args[1] != NULL)
+    {
+      g_set_error_literal (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "filter takes one DOMAIN.xml (or - for stdin)");
+      return FALSE;
+    }
+  if ((config = load_config (cli, error)) == NULL ||
+      !read_domain (cli->args[0], &buf, &len, error) ||
+      (dom = vpa_domain_parse (buf, len, cli->args[0], error)) == NULL ||
+      (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
+    return FALSE;
+  query_from_domain (dom, requests, &query);
+
+  if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
+      (hosts = vpa_fleet_store_load_hosts (store, TRUE, error)) == NULL)
+    return FALSE;
+  verdicts = vpa_fleet_filter (hosts, &query);
+  if (verdicts->len == 0 || !((VpaFleetVerdict *) g_ptr_array_index (verdicts, 0))->passes)
+    {
+      /* Nothing on stdout on a non-zero exit: the reasons go to stderr. */
+      g_autoptr (GString) why = g_string_new (NULL);
+      for (guint i = 0; i < verdicts->len; i++)
+        {
+          const VpaFleetVerdict *v = g_ptr_array_index (verdicts, i);
+          g_string_append_printf (why, "%s%s: %s", i > 0 ? "; " : "", v->host, v->reason);
+        }
+      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: no host passes%s%s",
+                   cli->args[0], verdicts->len > 0 ? ": " : " (the store has no hosts)",
+                   why->str);
+      return FALSE;
+    }
+  out = json ? verdicts_json (verdicts) : verdicts_text (verdicts);
+  return write_stdout (out, error);
+}
+
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  const char *name;
+  const char *args;
+  const char *summary;
+  gboolean (*run) (FleetCli *cli, GError **error);
+} FleetCommand;
+
+static const FleetCommand commands[] = {
+  { "sync", "--store STORE --host NAME", "replace one host's device rows in the store", cmd_sync },
+  { "pools", "--store STORE", "pools of every host (or --host) by SQL GROUP BY", cmd_pools },
+  { "filter", "--store STORE DOMAIN.xml", "the hosts whose pools can take the domain", cmd_filter },
+};
+
+static void
+usage (FILE *f)
+{
+  fprintf (f, "Usage: virt-pci-affinity fleet COMMAND [OPTIONS]\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (f, "  %-7s %-27s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+  fprintf (f, "\nSTORE: a file path, sqlite:///ABS/PATH or postgresql://...\n");
+}
+
+static int
+run_command (const FleetCommand *cmd, int argc, char **argv)
+{
+  g_auto (FleetCli) cli = { 0 };
+  g_autoptr (GOptionContext) ctx = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *param = g_strdup_printf ("%s %s", cmd->name, cmd->args);
+  gboolean sync = cmd->run == cmd_sync, filter = cmd->run == cmd_filter;
+  GOptionEntry entries[] = {
+    { "store", 0, 0, G_OPTION_ARG_STRING, &cli.store, "the fleet store", "STORE" },
+    { "host", 0, 0, G_OPTION_ARG_STRING, &cli.host, "the host's name in the store", "NAME" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.format, "text (default) or json", "FORMAT" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.config_path, "configuration file", "FILE" },
+    { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.connect, "libvirt URI of the domains (claims)", "URI" },
+    { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.inventory,
+      "where devices and topology come from (default: the --connect URI)", "SOURCE" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.args, NULL, NULL },
+    { NULL }
+  };
+
+  ctx = g_option_context_new (param);
+  g_option_context_set_summary (ctx, cmd->summary);
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return fail (error);
+  if ((!sync && (cli.connect != NULL || cli.inventory != NULL)) ||
+      (!sync && !filter && cli.config_path != NULL) || (filter && cli.host != NULL) ||
+      (sync && cli.format != NULL) || (!filter && cli.args != NULL))
+    {
+      g_set_error (&error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "fleet %s: an option or argument it does not take (usage: fleet %s)",
+                   cmd->name, param);
+      return fail (error);
+    }
+  if (!cmd->run (&cli, &error))
+    return fail (error);
+  return 0;
+}
+
+int
+vpa_cli_fleet (int argc, char **argv)
+{
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
+    {
+      usage (argc < 2 ? stderr : stdout);
+      return argc < 2 ? VPA_ERROR_INVALID : 0;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return run_command (&commands[i], argc - 1, argv + 1);
+  fprintf (stderr, "virt-pci-affinity: fleet: unknown command '%s'\n", argv[1]);
+  usage (stderr);
+  return VPA_ERROR_INVALID;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * virt-pci-affinity fleet sync|pools|filter (INTERFACE.md section 7).
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* argv[0] is "fleet", argv[1] the subcommand. Prints results on stdout
+ * and errors as one line on stderr; returns the exit status (0 success,
+ * 1 no host passes the filter, 2 bad input or usage, 3 the store or the
+ * inventory source failed). */
+int vpa_cli_fleet (int argc, char **argv);
+
+/* Where `fleet sync` gets the claims of a live --connect URI (the CLI
+ * registers libvpa-virt's loader; this library does not link libvirt).
+ * Without one, the inventory source's own claims are used. Returns
+ * VpaClaim*. */
+typedef GPtrArray *(*VpaFleetClaimsLoader) (const char *uri, GError **error);
+void vpa_cli_fleet_set_claims_loader (VpaFleetClaimsLoader loader);
+
+G_END_DECLS

@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fleet store in an SQLite file. Writers take the database lock up
+ * front (BEGIN IMMEDIATE) and wait for each other through the busy
+ * timeout; WAL lets readers run while a host syncs.
+ */
+#include "vpa-fleet.h"
+
+#include <sqlite3.h>
+
+#define BUSY_TIMEOUT_MS 60000
+
+typedef struct {
+  VpaFleetStore parent;
+  sqlite3 *db;
+} VpaFleetSqlite;
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (sqlite3_stmt, sqlite3_finalize)
+
+static gboolean
+sql_fail (VpaFleetSqlite *self, const char *what, GError **error)
+{
+  int code = sqlite3_extended_errcode (self->db);
+
+  /* A constraint violation means bad rows; anything else is the store. */
+  g_set_error (error, VPA_ERROR,
+               (code & 0xff) == SQLITE_CONSTRAINT ? VPA_ERROR_INVALID : VPA_ERROR_ENVIRONMENT,
+               "store '%s': %s: %s", self->parent.uri, what, sqlite3_errmsg (self->db));
+  return FALSE;
+}
+
+static gboolean
+sql_exec (VpaFleetSqlite *self, const char *sql, GError **error)
+{
+  if (sqlite3_exec (self->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+    return sql_fail (self, sql, error);
+  return TRUE;
+}
+
+static sqlite3_stmt *
+sql_prepare (VpaFleetSqlite *self, const char *sql, GError **error)
+{
+  sqlite3_stmt *stmt = NULL;
+
+  if (sqlite3_prepare_v2 (self->db, sql, -1, &stmt, NULL) != SQLITE_OK)
+    {
+      sql_fail (self, "prepare", error);
+      return NULL;
+    }
+  return stmt;
+}
+
+/* Steps a statement that returns no rows, then resets it for reuse. */
+static gboolean
+sql_step_done (VpaFleetSqlite *self, sqlite3_stmt *stmt, const char *what, GError **error)
+{
+  int rc = sqlite3_step (stmt);
+
+  sqlite3_reset (stmt);
+  sqlite3_clear_bindings (stmt);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    return sql_fail (self, what, error);
+  return TRUE;
+}
+
+static void
+row_texts (sqlite3_stmt *stmt, const char **v, int n)
+{
+  for (int i = 0; i < n; i++)
+    v[i] = (const char *) sqlite3_column_text (stmt, i);
+}
+
+static void
+sqlite_close (VpaFleetStore *store)
+{
+  VpaFleetSqlite *self = (VpaFleetSqlite *) store;
+
+  sqlite3_close_v2 (self->db);
+  g_free (store->uri);
+  g_free (self);
+}
+
+/* What the file holds: our tables, and the schema_version row. */
+static gboolean
+sqlite_schema_state (VpaFleetSqlite *self, char **application, gint64 *version,
+                     gboolean *has_tables, GError **error)
+{
+  g_autoptr (sqlite3_stmt) tables = NULL;
+  g_autoptr (sqlite3_stmt) row = NULL;
+  gboolean has_version = FALSE;
+  int rc;
+
+  *application = NULL;
+  *version = 0;
+  *has_tables = FALSE;
+  tables = sql_prepare (self, "SELECT name FROM sqlite_master WHERE type = 'table'"
+                              " AND name IN ('schema_version', 'hosts', 'host_cells', 'devices')",
+                        error);
+  if (tables == NULL)
+    return FALSE;
+  while ((rc = sqlite3_step (tables)) == SQLITE_ROW)
+    {
+      if (g_strcmp0 ((const char *) sqlite3_column_text (tables, 0), "schema_version") == 0)
+        has_version = TRUE;
+      else
+        *has_tables = TRUE;
+    }
+  if (rc != SQLITE_DONE)
+    return sql_fail (self, "reading the schema", error);
+  if (!has_version)
+    return TRUE;
+  row = sql_prepare (self, "SELECT application, version FROM schema_version"
+                           " ORDER BY version DESC LIMIT 1", error);
+  if (row == NULL)
+    return FALSE;
+  rc = sqlite3_step (row);
+  if (rc == SQLITE_ROW)
+    {
+      *application = g_strdup ((const char *) sqlite3_column_text (row, 0));
+      *version = sqlite3_column_int64 (row, 1);
+    }
+  else if (rc != SQLITE_DONE)
+    return sql_fail (self, "reading schema_version", error);
+  if (*application == NULL)
+    *application = g_strdup ("");
+  return TRUE;
+}
+
+static gboolean
+sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
+{
+  g_autofree char *application = NULL;
+  g_autofree char *ddl = NULL;
+  g_autofree char *now = NULL;
+  g_autofree char *insert = NULL;
+  gint64 version;
+  gboolean has_tables, create;
+
+  if (!sqlite_schema_state (self, &application, &version, &has_tables, error) ||
+      !vpa_fleet_schema_check (self->parent.uri, application, version, has_tables,
+                               mode, &create, error))
+    return FALSE;
+  if (!create)
+    return TRUE;
+
+  ddl = vpa_fleet_sql_schema ("INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+  now = vpa_fleet_now ();
+  /* Constants and a timestamp: nothing to quote. */
+  insert = g_strdup_printf ("INSERT INTO schema_version VALUES ('%s', %d, '%s')",
+                            VPA_FLEET_APPLICATION, VPA_FLEET_SCHEMA_VERSION, now);
+  return sql_exec (self, ddl, error) && sql_exec (self, insert, error);
+}
+
+static gboolean
+sqlite_migrate (VpaFleetStore *store, GError **error)
+{
+  VpaFleetSqlite *self = (VpaFleetSqlite *) store;
+
+  /* WAL: readers do not wait for a sync. Persistent in the file. */
+  if (!sql_exec (self, "PRAGMA journal_mode = WAL", error))
+    return FALSE;
+  /* Decide and create under the write lock: two first syncs race here. */
+  if (!sql_exec (self, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  if (!sqlite_schema (self, VPA_FLEET_OPEN_CREATE, error))
+    {
+      sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  return sql_exec (self, "COMMIT", error);
+}
+
+static gboolean
+sqlite_check (VpaFleetStore *store, GError **error)
+{
+  return sqlite_schema ((VpaFleetSqlite *) store, VPA_FLEET_OPEN_READ, error);
+}
+
+static void
+bind_text_or_null (sqlite3_stmt *stmt, int i, const char *value)
+{
+  if (value != NULL)
+    sqlite3_bind_text (stmt, i, value, -1, SQLITE_TRANSIENT);
+  else
+    sqlite3_bind_null (stmt, i);
+}
+
+static gboolean
+sqlite_insert_cells (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *data,
+                     GError **error)
+{
+  g_autoptr (sqlite3_stmt) ins = NULL;
+
+  ins = sql_prepare (self, "INSERT INTO host_cells (host_id, node, socket) VALUES (?, ?, ?)", error);
+  if (ins == NULL)
+    return FALSE;
+  for (guint i = 0; i < data->cells->len; i++)
+    {
+      const VpaFleetCell *c = &g_array_index (data->cells, VpaFleetCell, i);
+      sqlite3_bind_int64 (ins, 1, id);
+      sqlite3_bind_int (ins, 2, c->node);
+      if (c->socket != VPA_SOCKET_NONE)
+        sqlite3_bind_int (ins, 3, c->socket);
+      if (!sql_step_done (self, ins, "inserting host_cells", error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *data,
+                       GError **error)
+{
+  g_autoptr (sqlite3_stmt) ins = NULL;
+
+  ins = sql_prepare (self, "INSERT INTO devices (host_id, address, vendor_id, product_id,"
+                           " dev_type, numa_node, parent_addr, tags, tagset, netdev,"
+                           " held_by, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     error);
+  if (ins == NULL)
+    return FALSE;
+  for (guint i = 0; i < data->devices->len; i++)
+    {
+      const VpaFleetDevice *d = &g_array_index (data->devices, VpaFleetDevice, i);
+      char addr[VPA_ADDR_BUFLEN], parent[VPA_ADDR_BUFLEN];
+
+      sqlite3_bind_int64 (ins, 1, id);
+      sqlite3_bind_text (ins, 2, vpa_addr_format (d->addr, addr), -1, SQLITE_STATIC);
+      sqlite3_bind_text (ins, 3, d->vendor_id, -1, SQLITE_STATIC);
+      sqlite3_bind_text (ins, 4, d->product_id, -1, SQLITE_STATIC);
+      sqlite3_bind_text (ins, 5, vpa_dev_type_to_string (d->dev_type), -1, SQLITE_STATIC);
+      if (d->numa_node != VPA_NUMA_NONE)
+        sqlite3_bind_int (ins, 6, d->numa_node);
+      bind_text_or_null (ins, 7, d->parent_addr != VPA_ADDR_NONE
+                                   ? vpa_addr_format (d->parent_addr, parent) : NULL);
+      sqlite3_bind_text (ins, 8, d->tags, -1, SQLITE_STATIC);
+      sqlite3_bind_int64 (ins, 9, d->tagset);
+      bind_text_or_null (ins, 10, d->netdev);
+      bind_text_or_null (ins, 11, d->held_by);
+      sqlite3_bind_text (ins, 12, vpa_dev_state_to_string (d->state), -1, SQLITE_STATIC);
+      if (!sql_step_done (self, ins, "inserting devices", error))
+        {
+          g_prefix_error (error, "host '%s': device '%s': ", data->name, addr);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+/* Inside the write transaction: the host's row (created on first sync)
+ * and the replacement of everything it owns. */
+static gboolean
+sqlite_replace_host (VpaFleetSqlite *self, const VpaFleetHostData *data, GError **error)
+{
+  g_autoptr (sqlite3_stmt) upsert = NULL;
+  g_autoptr (sqlite3_stmt) del = NULL;
+  g_autofree char *traits = g_strjoinv (" ", data->traits);
+  g_autofree char *now = vpa_fleet_now ();
+  gint64 id;
+
+  upsert = sql_prepare (self, "INSERT INTO hosts (name, traits, last_sync) VALUES (?, ?, ?)"
+                              " ON CONFLICT (name) DO UPDATE SET traits = excluded.traits,"
+                              " last_sync = excluded.last_sync RETURNING id",
+                        error);
+  if (upsert == NULL)
+    return FALSE;
+  sqlite3_bind_text (upsert, 1, data->name, -1, SQLITE_STATIC);
+  sqlite3_bind_text (upsert, 2, traits, -1, SQLITE_STATIC);
+  sqlite3_bind_text (upsert, 3, now, -1, SQLITE_STATIC);
+  if (sqlite3_step (upsert) != SQLITE_ROW)
+    return sql_fail (self, "updating hosts", error);
+  id = sqlite3_column_int64 (upsert, 0);
+  if (sqlite3_step (upsert) != SQLITE_DONE)
+    return sql_fail (self, "updating hosts", error);
+
+  del = sql_prepare (self, "DELETE FROM devices WHERE host_id = ?", error);
+  if (del == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (del, 1, id);
+  if (!sql_step_done (self, del, "deleting devices", error))
+    return FALSE;
+  g_clear_pointer (&del, sqlite3_finalize);
+  del = sql_prepare (self, "DELETE FROM host_cells WHERE host_id = ?", error);
+  if (del == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (del, 1, id);
+  if (!sql_step_done (self, del, "deleting host_cells", error))
+    return FALSE;
+  return sqlite_insert_cells (self, id, data, error) &&
+         sqlite_insert_devices (self, id, data, error);
+}
+
+static gboolean
+sqlite_sync_host (VpaFleetStore *store, const VpaFleetHostData *data, GError **error)
+{
+  VpaFleetSqlite *self = (VpaFleetSqlite *) store;
+
+  if (!sql_exec (self, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  if (!sqlite_replace_host (self, data, error))
+    {
+      /* The previous rows stay. */
+      sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  return sql_exec (self, "COMMIT", error);
+}
+
+/* The host's id; VPA_ERROR_INVALID when the store does not know it. */
+static gboolean
+sqlite_host_id (VpaFleetSqlite *self, const char *host, gint64 *id, GError **error)
+{
+  g_autoptr (sqlite3_stmt) stmt = sql_prepare (self, "SELECT id FROM hosts WHERE name = ?", error);
+  int rc;
+
+  if (stmt == NULL)
+    return FALSE;
+  sqlite3_bind_text (stmt, 1, host, -1, SQLITE_STATIC);
+  rc = sqlite3_step (stmt);
+  if (rc == SQLITE_DONE)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "store '%s': no host '%s' (sync it first)", self->parent.uri, host);
+      return FALSE;
+    }
+  if (rc != SQLITE_ROW)
+    return sql_fail (self, "looking up the host", error);
+  *id = sqlite3_column_int64 (stmt, 0);
+  return TRUE;
+}
+
+static GPtrArray *
+sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GError **error)
+{
+  g_autoptr (GPtrArray) pools =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+  int rc;
+
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *v[14];
+      VpaFleetPool *pool;
+
+      row_texts (stmt, v, G_N_ELEMENTS (v));
+      pool = vpa_fleet_pool_from_row (v, self->parent.uri, error);
+      if (pool == NULL)
+        return NULL;
+      g_ptr_array_add (pools, pool);
+    }
+  if (rc != SQLITE_DONE)
+    {
+      sql_fail (self, "reading pools", error);
+      return NULL;
+    }
+  vpa_fleet_pools_finish (pools);
+  return g_steal_pointer (&pools);
+}
+
+static GPtrArray *
+sqlite_query_pools (VpaFleetStore *store, const char *host, GError **error)
+{
+  VpaFleetSqlite *self = (VpaFleetSqlite *) store;
+  g_autoptr (sqlite3_stmt) stmt = NULL;
+  gint64 id = 0;
+
+  if (host != NULL && !sqlite_host_id (self, host, &id, error))
+    return NULL;
+  stmt = sql_prepare (self, vpa_fleet_sql_pools (host != NULL), error);
+  if (stmt == NULL)
+    return NULL;
+  if (host != NULL)
+    sqlite3_bind_int64 (stmt, 1, id);
+  return sqlite_pool_rows (self, stmt, error);
+}
+
+static gboolean
+sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, gboolean with_pools,
+                   GError **error)
+{
+  g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (sqlite3_stmt) stmt = NULL;
+  g_autoptr (GPtrArray) pools = NULL;
+  int rc;
+
+  stmt = sql_prepare (self, "SELECT id, name, traits, last_sync FROM hosts ORDER BY name", error);
+  if (stmt == NULL)
+    return FALSE;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *v[4];
+      VpaFleetHost *host;
+
+      row_texts (stmt, v, G_N_ELEMENTS (v));
+      host = vpa_fleet_host_from_row (v);
+      g_ptr_array_add (hosts, host);
+      g_hash_table_insert (by_id, &host->id, host);
+    }
+  if (rc != SQLITE_DONE)
+    return sql_fail (self, "reading hosts", error);
+
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  stmt = sql_prepare (self, "SELECT host_id, node, socket FROM host_cells ORDER BY host_id, node",
+                      error);
+  if (stmt == NULL)
+    return FALSE;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *v[3];
+      row_texts (stmt, v, G_N_ELEMENTS (v));
+      vpa_fleet_host_add_cell_row (by_id, v);
+    }
+  if (rc != SQLITE_DONE)
+    return sql_fail (self, "reading host_cells", error);
+  if (!with_pools)
+    return TRUE;
+
+  g_clear_pointer (&stmt, sqlite3_finalize);
+  stmt = sql_prepare (self, vpa_fleet_sql_free_pools (), error);
+  if (stmt == NULL || (pools = sqlite_pool_rows (self, stmt, error)) == NULL)
+    return FALSE;
+  return vpa_fleet_hosts_attach_pools (hosts, pools);
+}
+
+static GPtrArray *
+sqlite_load_hosts (VpaFleetStore *store, gboolean with_pools, GError **error)
+{
+  VpaFleetSqlite *self = (VpaFleetSqlite *) store;
+  g_autoptr (GPtrArray) hosts =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_host_free);
+
+  /* One read transaction: hosts, cells and pools agree. */
+  if (!sql_exec (self, "BEGIN", error))
+    return NULL;
+  if (!sqlite_read_hosts (self, hosts, with_pools, error))
+    {
+      sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+      return NULL;
+    }
+  if (!sql_exec (self, "COMMIT", error))
+    return NULL;
+  return g_steal_pointer (&hosts);
+}
+
+static const VpaFleetStoreOps sqlite_ops = {
+  .name = "sqlite",
+  .close = sqlite_close,
+  .migrate = sqlite_migrate,
+  .check = sqlite_check,
+  .sync_host = sqlite_sync_host,
+  .query_pools = sqlite_query_pools,
+  .load_hosts = sqlite_load_hosts,
+};
+
+VpaFleetStore *
+vpa_fleet_sqlite_open (const char *path, const char *uri, VpaFleetOpenMode mode,
+                       GError **error)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  VpaFleetSqlite *self = g_new0 (VpaFleetSqlite, 1);
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+  int rc;
+
+  self->parent.ops = &sqlite_ops;
+  self->parent.uri = g_strdup (uri);
+  store = &self->parent;
+  if (mode == VPA_FLEET_OPEN_CREATE)
+    flags |= SQLITE_OPEN_CREATE;
+  rc = sqlite3_open_v2 (path, &self->db, flags, NULL);
+  if (rc != SQLITE_OK)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': cannot open: %s",
+                   uri, self->db != NULL ? sqlite3_errmsg (self->db) : sqlite3_errstr (rc));
+      return NULL;
+    }
+  sqlite3_busy_timeout (self->db, BUSY_TIMEOUT_MS);
+  sqlite3_extended_result_codes (self->db, 1);
+  if (!sql_exec (self, "PRAGMA foreign_keys = ON", error))
+    return NULL;
+  if (mode == VPA_FLEET_OPEN_CREATE ? !sqlite_migrate (store, error)
+                                    : !sqlite_check (store, error))
+    return NULL;
+  return g_steal_pointer (&store);
+}

@@ -1,0 +1,1213 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fleet store: what both database backends share (store URIs, host
+ * names, canonical tags, schema version decisions, the rows of an
+ * inventory) and the host filter over pool rows.
+ */
+#include "vpa-fleet.h"
+
+#include <string.h>
+#include <json-glib/json-glib.h>
+
+/* ------------------------------------------------------------------ */
+/* Host data                                                           */
+/* ------------------------------------------------------------------ */
+
+static void
+fleet_device_clear (gpointer data)
+{
+  VpaFleetDevice *dev = data;
+
+  g_free (dev->tags);
+  g_free (dev->netdev);
+  g_free (dev->held_by);
+}
+
+VpaFleetHostData *
+vpa_fleet_host_data_new (const char *name)
+{
+  VpaFleetHostData *data = g_new0 (VpaFleetHostData, 1);
+
+  data->name = g_strdup (name);
+  data->cells = g_array_new (FALSE, FALSE, sizeof (VpaFleetCell));
+  data->traits = g_new0 (char *, 1);
+  data->devices = g_array_new (FALSE, FALSE, sizeof (VpaFleetDevice));
+  g_array_set_clear_func (data->devices, fleet_device_clear);
+  return data;
+}
+
+void
+vpa_fleet_host_data_free (VpaFleetHostData *data)
+{
+  if (data == NULL)
+    return;
+  g_free (data->name);
+  g_array_unref (data->cells);
+  g_strfreev (data->traits);
+  g_array_unref (data->devices);
+  g_free (data);
+}
+
+void
+vpa_fleet_host_data_add (VpaFleetHostData *data, const VpaFleetDevice *dev)
+{
+  VpaFleetDevice copy = *dev;
+
+  copy.tags = g_strdup (dev->tags != NULL ? dev->tags : "{}");
+  copy.tagset = vpa_fleet_tagset_key (copy.tags);
+  copy.netdev = g_strdup (dev->netdev);
+  copy.held_by = g_strdup (dev->held_by);
+  g_array_append_val (data->devices, copy);
+}
+
+VpaFleetHostData *
+vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
+{
+  g_autoptr (VpaFleetHostData) data = vpa_fleet_host_data_new (name);
+  g_autoptr (GPtrArray) tag_strings = g_ptr_array_new_with_free_func (g_free);
+  const VpaHost *host = inv->host;
+
+  g_return_val_if_fail (host->sealed, NULL);
+
+  for (guint i = 0; i < host->cells->len; i++)
+    {
+      const VpaCell *cell = &g_array_index (host->cells, VpaCell, i);
+      VpaFleetCell fc = { cell->id, cell->socket };
+      g_array_append_val (data->cells, fc);
+    }
+  g_strfreev (data->traits);
+  data->traits = vpa_traits_compute (inv);
+
+  /* One canonical string per tag set of the configuration. */
+  for (guint t = 0; inv->config != NULL && t < inv->config->tagsets->len; t++)
+    g_ptr_array_add (tag_strings,
+                     vpa_fleet_tags_canonical (g_ptr_array_index (inv->config->tagsets, t)));
+
+  for (guint i = 0; i < host->devices->len; i++)
+    {
+      const VpaDevice *d = vpa_host_device (host, i);
+      VpaFleetDevice row = { 0 };
+      gint ts = inv->tagset[i];
+
+      if (ts < 0)
+        continue;
+      row.addr = d->addr;
+      memcpy (row.vendor_id, d->vendor_id, sizeof row.vendor_id);
+      memcpy (row.product_id, d->product_id, sizeof row.product_id);
+      row.dev_type = d->dev_type;
+      row.numa_node = d->numa_node < 0 ? VPA_NUMA_NONE : d->numa_node;
+      row.parent_addr = d->parent_addr;
+      row.tags = (guint) ts < tag_strings->len ? g_ptr_array_index (tag_strings, ts) : NULL;
+      row.netdev = d->netdev;
+      row.held_by = (char *) inv->held_by[i];
+      row.state = inv->state[i];
+      vpa_fleet_host_data_add (data, &row);
+    }
+  return g_steal_pointer (&data);
+}
+
+/* ------------------------------------------------------------------ */
+/* Tags, host names                                                    */
+/* ------------------------------------------------------------------ */
+
+static void
+json_escape (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) s; *p != '\0'; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        g_string_append_printf (out, "\\%c", *p);
+      else if (*p < 0x20)
+        g_string_append_printf (out, "\\u%04x", *p);
+      else
+        g_string_append_c (out, (char) *p);
+    }
+  g_string_append_c (out, '"');
+}
+
+static gint
+spec_pair_cmp (gconstpointer a, gconstpointer b)
+{
+  const VpaSpecPair *pa = *(VpaSpecPair *const *) a;
+  const VpaSpecPair *pb = *(VpaSpecPair *const *) b;
+
+  return strcmp (pa->key, pb->key);
+}
+
+char *
+vpa_fleet_tags_canonical (GPtrArray *pairs)
+{
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+  GString *out = g_string_new ("{");
+
+  for (guint i = 0; pairs != NULL && i < pairs->len; i++)
+    g_ptr_array_add (sorted, g_ptr_array_index (pairs, i));
+  g_ptr_array_sort (sorted, spec_pair_cmp);
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      const VpaSpecPair *pair = g_ptr_array_index (sorted, i);
+      if (i > 0)
+        g_string_append_c (out, ',');
+      json_escape (out, pair->key);
+      g_string_append_c (out, ':');
+      if (pair->value != NULL)
+        json_escape (out, pair->value);
+      else
+        g_string_append (out, "null");
+    }
+  g_string_append_c (out, '}');
+  return g_string_free (out, FALSE);
+}
+
+gint64
+vpa_fleet_tagset_key (const char *tags)
+{
+  g_autoptr (GChecksum) sum = NULL;
+  guint8 digest[32];
+  gsize len = sizeof digest;
+  guint64 key = 0;
+
+  if (tags == NULL || strcmp (tags, "{}") == 0)
+    return 0;
+  sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (sum, (const guchar *) tags, -1);
+  g_checksum_get_digest (sum, digest, &len);
+  for (guint i = 0; i < 8; i++)
+    key = (key << 8) | digest[i];
+  key &= G_MAXINT64;
+  /* 0 is the empty set's. */
+  return key == 0 ? 1 : (gint64) key;
+}
+
+gboolean
+vpa_fleet_host_name_valid (const char *name, GError **error)
+{
+  gsize len = name != NULL ? strlen (name) : 0;
+
+  if (len == 0 || len > VPA_FLEET_HOST_NAME_MAX)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--host: host name '%s' must have 1 to %d characters",
+                   name != NULL ? name : "", VPA_FLEET_HOST_NAME_MAX);
+      return FALSE;
+    }
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = name[i];
+      if (!g_ascii_isalnum (c) && c != '.' && c != '-' && c != '_')
+        {
+          g_autofree char *printable = g_strescape (name, NULL);
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "--host: host name '%s' has a character other than letters, digits, '.', '-' and '_' at offset %" G_GSIZE_FORMAT,
+                       printable, i);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gint
+str_ptr_cmp (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GStrv
+vpa_fleet_traits_parse (const char *str)
+{
+  g_auto (GStrv) parts = g_strsplit (str != NULL ? str : "", " ", -1);
+  g_autoptr (GPtrArray) out = g_ptr_array_new ();
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (parts[i][0] != '\0')
+      g_ptr_array_add (out, g_strdup (parts[i]));
+  g_ptr_array_sort (out, str_ptr_cmp);
+  g_ptr_array_add (out, NULL);
+  return (GStrv) g_ptr_array_free (g_steal_pointer (&out), FALSE);
+}
+
+char *
+vpa_fleet_now (void)
+{
+  g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+
+  return g_date_time_format (now, "%Y-%m-%dT%H:%M:%SZ");
+}
+
+/* ------------------------------------------------------------------ */
+/* Query results                                                       */
+/* ------------------------------------------------------------------ */
+
+void
+vpa_fleet_pool_free (VpaFleetPool *pool)
+{
+  if (pool == NULL)
+    return;
+  g_free (pool->host);
+  g_free (pool->tags);
+  g_strfreev (pool->tag_kv);
+  g_free (pool);
+}
+
+void
+vpa_fleet_host_free (VpaFleetHost *host)
+{
+  if (host == NULL)
+    return;
+  g_free (host->name);
+  g_strfreev (host->traits);
+  g_free (host->last_sync);
+  g_array_unref (host->cells);
+  if (host->pools != NULL)
+    g_ptr_array_unref (host->pools);
+  g_free (host);
+}
+
+gboolean
+vpa_fleet_host_has_trait (const VpaFleetHost *host, const char *trait)
+{
+  return host->traits != NULL && g_strv_contains ((const char *const *) host->traits, trait);
+}
+
+/* Parses a canonical tag string into key, value, key, value, ..., NULL.
+ * Configuration tags are strings; anything else is not a tag we wrote. */
+static GStrv
+tags_parse (const char *tags)
+{
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  JsonNode *root;
+  JsonObject *obj;
+  g_autoptr (GList) members = NULL;
+
+  if (!json_parser_load_from_data (parser, tags, -1, NULL) ||
+      (root = json_parser_get_root (parser)) == NULL ||
+      !JSON_NODE_HOLDS_OBJECT (root))
+    return g_new0 (char *, 1);
+  obj = json_node_get_object (root);
+  members = json_object_get_members (obj);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      JsonNode *value = json_object_get_member (obj, l->data);
+      if (JSON_NODE_HOLDS_VALUE (value) &&
+          json_node_get_value_type (value) == G_TYPE_STRING)
+        {
+          g_strv_builder_add (builder, l->data);
+          g_strv_builder_add (builder, json_node_get_string (value));
+        }
+    }
+  return g_strv_builder_end (builder);
+}
+
+void
+vpa_fleet_pools_finish (GPtrArray *pools)
+{
+  g_autoptr (GHashTable) cache =
+    g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) g_strfreev);
+
+  for (guint i = 0; i < pools->len; i++)
+    {
+      VpaFleetPool *pool = g_ptr_array_index (pools, i);
+      GStrv kv = g_hash_table_lookup (cache, pool->tags);
+
+      if (kv == NULL)
+        {
+          kv = tags_parse (pool->tags);
+          g_hash_table_insert (cache, pool->tags, kv);
+        }
+      pool->tag_kv = g_strdupv (kv);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening a store                                                     */
+/* ------------------------------------------------------------------ */
+
+char *
+vpa_fleet_uri_redact (const char *store)
+{
+  const char *scheme_end = strstr (store, "://");
+  g_autoptr (GString) out = NULL;
+  const char *auth, *auth_end, *at, *colon;
+  const char *pw;
+
+  if (scheme_end == NULL)
+    return g_strdup (store);
+  out = g_string_new (NULL);
+  auth = scheme_end + 3;
+  auth_end = auth + strcspn (auth, "/?");
+  at = memchr (auth, '@', (gsize) (auth_end - auth));
+  colon = at != NULL ? memchr (auth, ':', (gsize) (at - auth)) : NULL;
+  if (colon != NULL)
+    {
+      g_string_append_len (out, store, colon - store);
+      g_string_append (out, at);
+    }
+  else
+    g_string_append (out, store);
+
+  /* password=... in the query string */
+  while ((pw = strstr (out->str, "password=")) != NULL &&
+         strncmp (pw + 9, "***", 3) != 0)
+    {
+      gsize start = (gsize) (pw - out->str) + 9;
+      gsize len = strcspn (out->str + start, "&");
+      g_string_erase (out, (gssize) start, (gssize) len);
+      g_string_insert (out, (gssize) start, "***");
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+VpaFleetStore *
+vpa_fleet_store_open (const char *store, VpaFleetOpenMode mode, GError **error)
+{
+  g_autofree char *uri = NULL;
+  const char *colon;
+
+  g_return_val_if_fail (store != NULL, NULL);
+
+  uri = vpa_fleet_uri_redact (store);
+  if (store[0] == '\0')
+    {
+      g_set_error_literal (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "--store: empty store name");
+      return NULL;
+    }
+  if (g_str_has_prefix (store, "postgresql://") || g_str_has_prefix (store, "postgres://"))
+    return vpa_fleet_pg_open (store, uri, mode, error);
+  if (g_str_has_prefix (store, "sqlite:"))
+    {
+      if (!g_str_has_prefix (store, "sqlite:///") || store[10] == '\0')
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "--store: '%s' is not sqlite:///ABS/PATH", uri);
+          return NULL;
+        }
+      return vpa_fleet_sqlite_open (store + 9, uri, mode, error);
+    }
+  /* Anything that looks like a URI scheme is one we do not know; a
+   * path with a colon needs a slash before it ("./a:b"). */
+  colon = strchr (store, ':');
+  if (colon != NULL && memchr (store, '/', (gsize) (colon - store)) == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--store: '%s' is neither a file path, sqlite:///ABS/PATH nor postgresql://...",
+                   uri);
+      return NULL;
+    }
+  return vpa_fleet_sqlite_open (store, uri, mode, error);
+}
+
+void
+vpa_fleet_store_close (VpaFleetStore *store)
+{
+  if (store == NULL)
+    return;
+  store->ops->close (store);
+}
+
+gboolean
+vpa_fleet_store_sync_host (VpaFleetStore *store, const VpaFleetHostData *data,
+                           GError **error)
+{
+  g_return_val_if_fail (store != NULL && data != NULL, FALSE);
+
+  if (!vpa_fleet_host_name_valid (data->name, error))
+    return FALSE;
+  return store->ops->sync_host (store, data, error);
+}
+
+GPtrArray *
+vpa_fleet_store_query_pools (VpaFleetStore *store, const char *host, GError **error)
+{
+  g_return_val_if_fail (store != NULL, NULL);
+
+  if (host != NULL && !vpa_fleet_host_name_valid (host, error))
+    return NULL;
+  return store->ops->query_pools (store, host, error);
+}
+
+GPtrArray *
+vpa_fleet_store_load_hosts (VpaFleetStore *store, gboolean with_pools, GError **error)
+{
+  g_return_val_if_fail (store != NULL, NULL);
+
+  return store->ops->load_hosts (store, with_pools, error);
+}
+
+gboolean
+vpa_fleet_schema_check (const char *uri, const char *application, gint64 version,
+                        gboolean has_tables, VpaFleetOpenMode mode,
+                        gboolean *create, GError **error)
+{
+  *create = FALSE;
+  if (application == NULL)
+    {
+      if (has_tables)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                       "store '%s': not a fleet store: it has tables of ours but no schema_version",
+                       uri);
+          return FALSE;
+        }
+      if (mode != VPA_FLEET_OPEN_CREATE)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                       "store '%s': no fleet schema (run 'fleet sync' first)", uri);
+          return FALSE;
+        }
+      *create = TRUE;
+      return TRUE;
+    }
+  if (strcmp (application, VPA_FLEET_APPLICATION) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': schema_version belongs to '%s', not '%s'",
+                   uri, application, VPA_FLEET_APPLICATION);
+      return FALSE;
+    }
+  if (version != VPA_FLEET_SCHEMA_VERSION)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': schema version '%" G_GINT64_FORMAT "' is %s than this program's %d; refusing to use it",
+                   uri, version, version > VPA_FLEET_SCHEMA_VERSION ? "newer" : "older",
+                   VPA_FLEET_SCHEMA_VERSION);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* The host filter: Nova's support_requests over pool rows            */
+/* ------------------------------------------------------------------ */
+
+void
+vpa_fleet_verdict_free (VpaFleetVerdict *verdict)
+{
+  if (verdict == NULL)
+    return;
+  g_free (verdict->host);
+  g_free (verdict->reason);
+  g_free (verdict->nodes);
+  g_free (verdict);
+}
+
+/* Nova's pool key view (NOVA-SEMANTICS 1.2): numa_node is an integer and
+ * never equals a string, so it reads as absent here. */
+static const char *
+pool_tag (const VpaFleetPool *pool, const char *key)
+{
+  for (guint i = 0; pool->tag_kv != NULL && pool->tag_kv[i] != NULL; i += 2)
+    if (strcmp (pool->tag_kv[i], key) == 0)
+      return pool->tag_kv[i + 1];
+  return NULL;
+}
+
+static const char *
+pool_prop (const VpaFleetPool *pool, const char *key)
+{
+  const char *tag = pool_tag (pool, key);
+
+  if (tag != NULL)
+    return tag;
+  if (strcmp (key, "vendor_id") == 0)
+    return pool->vendor_id;
+  if (strcmp (key, "product_id") == 0)
+    return pool->product_id;
+  if (strcmp (key, "dev_type") == 0)
+    return vpa_dev_type_to_string (pool->dev_type);
+  if (strcmp (key, "remote_managed") == 0 && pool->dev_type != VPA_DEV_TYPE_PCI)
+    return "false";
+  return NULL;
+}
+
+static guint
+pool_key_count (const VpaFleetPool *pool)
+{
+  guint n = 4; /* vendor_id, product_id, numa_node, dev_type */
+
+  for (guint i = 0; pool->tag_kv != NULL && pool->tag_kv[i] != NULL; i += 2)
+    n++;
+  /* the implicit remote_managed='false' of VFs and PFs */
+  if (pool->dev_type != VPA_DEV_TYPE_PCI && pool_tag (pool, "remote_managed") == NULL)
+    n++;
+  return n;
+}
+
+static gboolean
+spec_match (const VpaFleetPool *pool, const VpaSpec *spec)
+{
+  for (guint i = 0; i < spec->pairs->len; i++)
+    {
+      const VpaSpecPair *pair = g_ptr_array_index (spec->pairs, i);
+      const char *have = pool_prop (pool, pair->key);
+
+      if (pair->value == NULL ? have != NULL
+                              : have == NULL || g_ascii_strcasecmp (pair->value, have) != 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+request_match (const VpaFleetPool *pool, const VpaRequest *req)
+{
+  for (guint i = 0; i < req->specs->len; i++)
+    if (spec_match (pool, g_ptr_array_index (req->specs, i)))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+request_spec_has (const VpaRequest *req, const char *key, gboolean (*test) (const char *))
+{
+  for (guint i = 0; i < req->specs->len; i++)
+    {
+      const VpaSpec *spec = g_ptr_array_index (req->specs, i);
+      for (guint j = 0; j < spec->pairs->len; j++)
+        {
+          const VpaSpecPair *pair = g_ptr_array_index (spec->pairs, j);
+          if (strcmp (pair->key, key) == 0 && test (pair->value))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+is_type_pf (const char *value)
+{
+  return g_strcmp0 (value, "type-PF") == 0;
+}
+
+/* oslo's bool_from_string */
+static gboolean
+is_truthy (const char *value)
+{
+  static const char *const yes[] = { "1", "t", "true", "on", "y", "yes" };
+
+  for (guint i = 0; value != NULL && i < G_N_ELEMENTS (yes); i++)
+    if (g_ascii_strcasecmp (value, yes[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Per-evaluation state of one pool. */
+typedef struct {
+  const VpaFleetPool *pool;
+  guint count;
+  gboolean gone;       /* apply_requests deleted it */
+} Slot;
+
+typedef struct {
+  const VpaFleetHost *host;
+  gboolean numa;       /* filter by NUMA at all */
+  const gint *nodes;
+  guint n_nodes;
+} Guest;
+
+static gboolean
+nodes_have (const gint *nodes, guint n, gint node)
+{
+  for (guint i = 0; i < n; i++)
+    if (nodes[i] == node)
+      return TRUE;
+  return FALSE;
+}
+
+static guint
+slots_sum (GPtrArray *cand)
+{
+  guint sum = 0;
+
+  for (guint i = 0; i < cand->len; i++)
+    sum += ((Slot *) g_ptr_array_index (cand, i))->count;
+  return sum;
+}
+
+static GPtrArray *
+slots_keep (GPtrArray *cand, gboolean (*keep) (const Slot *, gconstpointer), gconstpointer data)
+{
+  GPtrArray *out = g_ptr_array_sized_new (cand->len);
+
+  for (guint i = 0; i < cand->len; i++)
+    if (keep (g_ptr_array_index (cand, i), data))
+      g_ptr_array_add (out, g_ptr_array_index (cand, i));
+  return out;
+}
+
+static gboolean
+keep_strict (const Slot *s, gconstpointer data)
+{
+  const Guest *g = data;
+  return nodes_have (g->nodes, g->n_nodes, s->pool->numa_node);
+}
+
+static gboolean
+keep_loose (const Slot *s, gconstpointer data)
+{
+  return s->pool->numa_node == VPA_NUMA_NONE || keep_strict (s, data);
+}
+
+static gboolean
+keep_socket (const Slot *s, gconstpointer data)
+{
+  const Guest *g = data;
+  GArray *cells = g->host->cells;
+  gint socket = VPA_SOCKET_NONE;
+
+  for (guint i = 0; i < cells->len; i++)
+    if (g_array_index (cells, VpaFleetCell, i).node == s->pool->numa_node)
+      socket = g_array_index (cells, VpaFleetCell, i).socket;
+  if (socket == VPA_SOCKET_NONE)
+    return FALSE;
+  /* Some guest node on the same socket. */
+  for (guint i = 0; i < cells->len; i++)
+    {
+      const VpaFleetCell *c = &g_array_index (cells, VpaFleetCell, i);
+      if (c->socket == socket && nodes_have (g->nodes, g->n_nodes, c->node))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+keep_not_pf (const Slot *s, gconstpointer data)
+{
+  return s->pool->dev_type != VPA_DEV_TYPE_PF;
+}
+
+static gboolean
+keep_not_remote_managed (const Slot *s, gconstpointer data)
+{
+  return !is_truthy (pool_prop (s->pool, "remote_managed"));
+}
+
+static gboolean
+host_sockets_known (const VpaFleetHost *host)
+{
+  for (guint i = 0; i < host->cells->len; i++)
+    if (g_array_index (host->cells, VpaFleetCell, i).socket == VPA_SOCKET_NONE)
+      return FALSE;
+  return host->cells->len > 0;
+}
+
+/* NOVA-SEMANTICS 3.2 and 3.3. Returns a new array. */
+static GPtrArray *
+filter_numa (GPtrArray *cand, const VpaRequest *req, const Guest *g)
+{
+  g_autoptr (GPtrArray) strict = NULL;
+  g_autoptr (GPtrArray) loose = NULL;
+  GPtrArray *out;
+
+  if (!g->numa || g->n_nodes == 0)
+    return g_ptr_array_ref (cand);
+  strict = slots_keep (cand, keep_strict, g);
+  if (req->policy == VPA_POLICY_REQUIRED || slots_sum (strict) >= req->count)
+    return g_steal_pointer (&strict);
+  if (req->policy == VPA_POLICY_SOCKET)
+    {
+      if (!host_sockets_known (g->host))
+        return g_ptr_array_new ();
+      return slots_keep (cand, keep_socket, g);
+    }
+  loose = slots_keep (cand, keep_loose, g);
+  if (req->policy == VPA_POLICY_LEGACY || slots_sum (loose) >= req->count)
+    return g_steal_pointer (&loose);
+  /* preferred: everything, affine or unknown first, stable. */
+  out = g_ptr_array_sized_new (cand->len);
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < cand->len; i++)
+      {
+        Slot *s = g_ptr_array_index (cand, i);
+        if (keep_loose (s, g) == (pass == 0))
+          g_ptr_array_add (out, s);
+      }
+  return out;
+}
+
+static char *
+nodes_to_string (const gint *nodes, guint n)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (out, "%s%d", i > 0 ? "," : "", nodes[i]);
+  return g_string_free (out, FALSE);
+}
+
+static gboolean
+count_check (GPtrArray *cand, const VpaRequest *req, const char *stage,
+             const Guest *g, char **reason)
+{
+  guint sum = slots_sum (cand);
+
+  if (sum >= req->count)
+    return TRUE;
+  if (reason != NULL)
+    {
+      g_autofree char *nodes = nodes_to_string (g->nodes, g->n_nodes);
+      *reason = g_strdup_printf ("%s: needs %u, %u free %s (policy %s from %s%s%s)",
+                                 req->label != NULL ? req->label : req->device,
+                                 req->count, sum, stage,
+                                 vpa_policy_to_string (req->policy),
+                                 vpa_policy_source_to_string (req->policy_source),
+                                 g->numa && g->n_nodes > 0 ? ", guest nodes " : "",
+                                 g->numa && g->n_nodes > 0 ? nodes : "");
+    }
+  return FALSE;
+}
+
+/* _filter_pools (NOVA-SEMANTICS 3.1) then apply_requests' taking. */
+static gboolean
+apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **reason)
+{
+  g_autoptr (GPtrArray) cand = g_ptr_array_new ();
+  g_autoptr (GPtrArray) step = NULL;
+  guint needed = req->count;
+
+  for (guint i = 0; i < slots->len; i++)
+    {
+      Slot *s = g_ptr_array_index (slots, i);
+      if (!s->gone && request_match (s->pool, req))
+        g_ptr_array_add (cand, s);
+    }
+  if (!count_check (cand, req, "devices match its spec", g, reason))
+    return FALSE;
+  step = filter_numa (cand, req, g);
+  if (!count_check (step, req, "on the nodes its policy allows", g, reason))
+    return FALSE;
+  if (!request_spec_has (req, "dev_type", is_type_pf))
+    {
+      g_autoptr (GPtrArray) next = slots_keep (step, keep_not_pf, NULL);
+      g_ptr_array_unref (step);
+      step = g_steal_pointer (&next);
+      if (!count_check (step, req, "left once PFs are excluded", g, reason))
+        return FALSE;
+    }
+  if (!request_spec_has (req, "remote_managed", is_truthy))
+    {
+      g_autoptr (GPtrArray) next = slots_keep (step, keep_not_remote_managed, NULL);
+      g_ptr_array_unref (step);
+      step = g_steal_pointer (&next);
+      if (!count_check (step, req, "left once remote-managed devices are excluded", g, reason))
+        return FALSE;
+    }
+  if (step->len == 0)
+    {
+      /* A count=0 request fails when nothing matches (3.5). */
+      if (reason != NULL)
+        *reason = g_strdup_printf ("%s: no pool matches",
+                                   req->label != NULL ? req->label : req->device);
+      return FALSE;
+    }
+  for (guint i = 0; i < step->len && needed > 0; i++)
+    {
+      Slot *s = g_ptr_array_index (step, i);
+      if (s->count <= needed)
+        {
+          needed -= s->count;
+          s->count = 0;
+          s->gone = TRUE;
+        }
+      else
+        {
+          s->count -= needed;
+          needed = 0;
+        }
+    }
+  return TRUE;
+}
+
+/* Nova's pool order: fewer keys first, then the lowest member address
+ * (the order after a nova-compute restart, NOVA-SEMANTICS 1.3). */
+static gint
+slot_nova_cmp (gconstpointer a, gconstpointer b)
+{
+  const VpaFleetPool *pa = ((const Slot *) a)->pool;
+  const VpaFleetPool *pb = ((const Slot *) b)->pool;
+  guint ka = pool_key_count (pa), kb = pool_key_count (pb);
+
+  if (ka != kb)
+    return ka < kb ? -1 : 1;
+  return pa->first_addr < pb->first_addr ? -1 : pa->first_addr > pb->first_addr;
+}
+
+gboolean
+vpa_fleet_supports_requests (const VpaFleetHost *host, GPtrArray *requests,
+                             gboolean numa_guest, const gint *nodes, guint n_nodes,
+                             gdouble *weight, char **reason)
+{
+  g_autoptr (GArray) store = g_array_new (FALSE, FALSE, sizeof (Slot));
+  g_autoptr (GPtrArray) slots = NULL;
+  Guest g = { host, numa_guest, nodes, n_nodes };
+  guint left = 0;
+
+  for (guint i = 0; host->pools != NULL && i < host->pools->len; i++)
+    {
+      Slot s = { g_ptr_array_index (host->pools, i), 0, FALSE };
+      s.count = s.pool->free;
+      if (s.count > 0)
+        g_array_append_val (store, s);
+    }
+  g_array_sort (store, slot_nova_cmp);
+  slots = g_ptr_array_sized_new (store->len);
+  for (guint i = 0; i < store->len; i++)
+    g_ptr_array_add (slots, &g_array_index (store, Slot, i));
+
+  for (guint r = 0; requests != NULL && r < requests->len; r++)
+    if (!apply_request (slots, g_ptr_array_index (requests, r), &g, reason))
+      {
+        if (weight != NULL)
+          *weight = 0;
+        return FALSE;
+      }
+
+  /* Weight: matching devices still free where the guest runs. */
+  for (guint i = 0; i < slots->len; i++)
+    {
+      const Slot *s = g_ptr_array_index (slots, i);
+      gboolean wanted = FALSE;
+
+      if (s->gone || (numa_guest && n_nodes > 0 && !keep_strict (s, &g)))
+        continue;
+      for (guint r = 0; requests != NULL && r < requests->len && !wanted; r++)
+        wanted = request_match (s->pool, g_ptr_array_index (requests, r));
+      if (wanted)
+        left += s->count;
+    }
+  if (weight != NULL)
+    *weight = left;
+  return TRUE;
+}
+
+static VpaFleetVerdict *
+verdict_new (const VpaFleetHost *host, gboolean passes, gdouble weight,
+             char *reason, char *nodes)
+{
+  VpaFleetVerdict *v = g_new0 (VpaFleetVerdict, 1);
+
+  v->host = g_strdup (host->name);
+  v->passes = passes;
+  v->weight = passes ? weight : 0;
+  v->reason = reason;
+  v->nodes = nodes;
+  return v;
+}
+
+/* A NUMA guest not bound to host nodes: the scheduler would pick its
+ * nodes, so try each host node, then each socket's nodes, and keep the
+ * best that passes. */
+static VpaFleetVerdict *
+filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query)
+{
+  g_autoptr (GPtrArray) sets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autofree char *first_reason = NULL;
+  g_autofree char *best_nodes = NULL;
+  gdouble best = -1;
+
+  for (guint i = 0; i < host->cells->len; i++)
+    {
+      GArray *set = g_array_new (FALSE, FALSE, sizeof (gint));
+      g_array_append_val (set, g_array_index (host->cells, VpaFleetCell, i).node);
+      g_ptr_array_add (sets, set);
+    }
+  for (guint i = 0; i < host->cells->len; i++)
+    {
+      const VpaFleetCell *c = &g_array_index (host->cells, VpaFleetCell, i);
+      GArray *set;
+      gboolean seen = FALSE;
+
+      for (guint j = 0; j < i && !seen; j++)
+        seen = g_array_index (host->cells, VpaFleetCell, j).socket == c->socket;
+      if (seen || c->socket == VPA_SOCKET_NONE)
+        continue;
+      set = g_array_new (FALSE, FALSE, sizeof (gint));
+      for (guint j = i; j < host->cells->len; j++)
+        if (g_array_index (host->cells, VpaFleetCell, j).socket == c->socket)
+          g_array_append_val (set, g_array_index (host->cells, VpaFleetCell, j).node);
+      if (set->len > 1)
+        g_ptr_array_add (sets, set);
+      else
+        g_array_unref (set);
+    }
+
+  for (guint i = 0; i < sets->len; i++)
+    {
+      GArray *set = g_ptr_array_index (sets, i);
+      g_autofree char *reason = NULL;
+      gdouble weight = 0;
+
+      if (vpa_fleet_supports_requests (host, query->requests, TRUE,
+                                       (const gint *) set->data, set->len,
+                                       &weight, first_reason == NULL ? &reason : NULL))
+        {
+          if (weight > best)
+            {
+              best = weight;
+              g_free (best_nodes);
+              best_nodes = nodes_to_string ((const gint *) set->data, set->len);
+            }
+        }
+      else if (first_reason == NULL)
+        first_reason = g_strdup_printf ("no host node or socket takes the requests; on node %d: %s",
+                                        g_array_index (set, gint, 0), reason);
+    }
+  if (best >= 0)
+    return verdict_new (host, TRUE, best, NULL, g_steal_pointer (&best_nodes));
+  return verdict_new (host, FALSE, 0, g_steal_pointer (&first_reason), NULL);
+}
+
+static VpaFleetVerdict *
+filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
+{
+  g_autofree char *reason = NULL;
+  gdouble weight = 0;
+
+  if (query->need_net_numa_trait && !vpa_fleet_host_has_trait (host, VPA_FLEET_TRAIT_NET_NUMA))
+    return verdict_new (host, FALSE, 0,
+                        g_strdup ("missing trait " VPA_FLEET_TRAIT_NET_NUMA " (a port has a NUMA affinity policy)"),
+                        NULL);
+  if (query->need_socket_trait && !vpa_fleet_host_has_trait (host, VPA_FLEET_TRAIT_SOCKET))
+    return verdict_new (host, FALSE, 0,
+                        g_strdup ("missing trait " VPA_FLEET_TRAIT_SOCKET " (the flavor/image policy is socket)"),
+                        NULL);
+  if (!query->numa_guest)
+    {
+      gboolean ok = vpa_fleet_supports_requests (host, query->requests, FALSE, NULL, 0,
+                                                 &weight, &reason);
+      return verdict_new (host, ok, weight, g_steal_pointer (&reason), NULL);
+    }
+  /* A NUMA guest needs a host with NUMA topology (NUMATopologyFilter). */
+  if (host->cells->len == 0)
+    return verdict_new (host, FALSE, 0, g_strdup ("the host has no NUMA topology"), NULL);
+  if (query->n_guest_nodes == 0)
+    return filter_unbound (host, query);
+  for (guint i = 0; i < query->n_guest_nodes; i++)
+    {
+      gboolean found = FALSE;
+      for (guint j = 0; j < host->cells->len && !found; j++)
+        found = g_array_index (host->cells, VpaFleetCell, j).node == query->guest_nodes[i];
+      if (!found)
+        return verdict_new (host, FALSE, 0,
+                            g_strdup_printf ("the guest is bound to host node '%d', which the host does not have",
+                                             query->guest_nodes[i]),
+                            NULL);
+    }
+  if (!vpa_fleet_supports_requests (host, query->requests, TRUE, query->guest_nodes,
+                                    query->n_guest_nodes, &weight, &reason))
+    return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
+  return verdict_new (host, TRUE, weight, NULL,
+                      nodes_to_string (query->guest_nodes, query->n_guest_nodes));
+}
+
+static gint
+verdict_cmp (gconstpointer a, gconstpointer b)
+{
+  const VpaFleetVerdict *va = *(VpaFleetVerdict *const *) a;
+  const VpaFleetVerdict *vb = *(VpaFleetVerdict *const *) b;
+
+  if (va->passes != vb->passes)
+    return va->passes ? -1 : 1;
+  if (va->weight != vb->weight)
+    return va->weight > vb->weight ? -1 : 1;
+  return strcmp (va->host, vb->host);
+}
+
+GPtrArray *
+vpa_fleet_filter (GPtrArray *hosts, const VpaFleetQuery *query)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_verdict_free);
+
+  for (guint i = 0; i < hosts->len; i++)
+    g_ptr_array_add (out, filter_host (g_ptr_array_index (hosts, i), query));
+  g_ptr_array_sort (out, verdict_cmp);
+  return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* SQL shared by the backends                                          */
+/* ------------------------------------------------------------------ */
+
+char *
+vpa_fleet_sql_schema (const char *id_type, const char *text_type, const char *table_options)
+{
+  return g_strdup_printf (
+    "CREATE TABLE schema_version ("
+    " application %2$s NOT NULL, version INTEGER NOT NULL, applied_at %2$s NOT NULL);"
+    "CREATE TABLE hosts ("
+    " id %1$s, name %2$s NOT NULL UNIQUE, traits %2$s NOT NULL DEFAULT '',"
+    " last_sync %2$s);"
+    "CREATE TABLE host_cells ("
+    " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+    " node INTEGER NOT NULL, socket INTEGER,"
+    " PRIMARY KEY (host_id, node))%3$s;"
+    "CREATE TABLE devices ("
+    " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+    " address %2$s NOT NULL,"
+    " vendor_id %2$s NOT NULL, product_id %2$s NOT NULL,"
+    " dev_type %2$s NOT NULL CHECK (dev_type IN ('type-PCI', 'type-PF', 'type-VF')),"
+    " numa_node INTEGER, parent_addr %2$s,"
+    " tags %2$s NOT NULL, tagset BIGINT NOT NULL,"
+    " netdev %2$s, held_by %2$s,"
+    " state %2$s NOT NULL CHECK (state IN ('free', 'held', 'blocked')),"
+    " PRIMARY KEY (host_id, address))%3$s;"
+    /* The GROUP BY's columns in its order: pools come from an index
+     * scan without a sort, and per-host deletes use the primary key. */
+    "CREATE INDEX devices_pools ON devices"
+    " (host_id, vendor_id, product_id, dev_type, numa_node, tagset, state);",
+    id_type, text_type, table_options);
+}
+
+/* The columns both pool queries return, decoded by vpa_fleet_pool_from_row:
+ * host, vendor_id, product_id, dev_type, numa_node, socket, tagset,
+ * tags (min), tags (max), total, free, held, blocked, first_addr. */
+#define POOL_GROUP_COLUMNS                                                    \
+  "host_id, vendor_id, product_id, dev_type, numa_node, tagset"
+
+const char *
+vpa_fleet_sql_pools (gboolean one_host)
+{
+  /* The seed design's GROUP BY with what Nova's pools need (dev_type,
+   * tags, NULL NUMA as its own group, state), joined to the host's cells
+   * for the socket. MIN/MAX of tags detect a tagset key collision. */
+#define POOLS_SQL(where)                                                      \
+  "SELECT h.name, p.vendor_id, p.product_id, p.dev_type, p.numa_node, c.socket," \
+  " p.tagset, p.tags, p.tags_max, p.total, p.free, p.held, p.blocked, p.first_addr" \
+  " FROM (SELECT " POOL_GROUP_COLUMNS ","                                     \
+  "  MIN(tags) AS tags, MAX(tags) AS tags_max, COUNT(*) AS total,"            \
+  "  SUM(CASE WHEN state = 'free' THEN 1 ELSE 0 END) AS free,"                \
+  "  SUM(CASE WHEN state = 'held' THEN 1 ELSE 0 END) AS held,"                \
+  "  SUM(CASE WHEN state = 'blocked' THEN 1 ELSE 0 END) AS blocked,"          \
+  "  MIN(address) AS first_addr"                                              \
+  "  FROM devices" where                                                      \
+  "  GROUP BY " POOL_GROUP_COLUMNS ") AS p"                                   \
+  " JOIN hosts AS h ON h.id = p.host_id"                                      \
+  " LEFT JOIN host_cells AS c ON c.host_id = p.host_id AND c.node = p.numa_node" \
+  " ORDER BY h.name, p.vendor_id, p.product_id, p.dev_type,"                  \
+  "  p.numa_node IS NULL, p.numa_node, p.tags"
+
+  return one_host ? POOLS_SQL (" WHERE host_id = $1") : POOLS_SQL ("");
+#undef POOLS_SQL
+}
+
+const char *
+vpa_fleet_sql_free_pools (void)
+{
+  /* Nova's pools hold only available devices; the host (its id here)
+   * and socket are resolved by the caller from the hosts it loaded. */
+  return "SELECT host_id, vendor_id, product_id, dev_type, numa_node, NULL,"
+         " tagset, MIN(tags), MAX(tags), COUNT(*), COUNT(*), 0, 0, MIN(address)"
+         " FROM devices WHERE state = 'free'"
+         " GROUP BY " POOL_GROUP_COLUMNS;
+}
+
+static gboolean
+parse_int64 (const char *s, gint64 *out)
+{
+  return s != NULL && g_ascii_string_to_signed (s, 10, G_MININT64, G_MAXINT64, out, NULL);
+}
+
+VpaFleetPool *
+vpa_fleet_pool_from_row (const char *const *v, const char *uri, GError **error)
+{
+  g_autoptr (VpaFleetPool) pool = g_new0 (VpaFleetPool, 1);
+  gint64 n[4], numa = VPA_NUMA_NONE, socket = VPA_SOCKET_NONE;
+
+  pool->host = g_strdup (v[0]);
+  g_strlcpy (pool->vendor_id, v[1] != NULL ? v[1] : "", sizeof pool->vendor_id);
+  g_strlcpy (pool->product_id, v[2] != NULL ? v[2] : "", sizeof pool->product_id);
+  if (!vpa_dev_type_from_string (v[3], &pool->dev_type) ||
+      (v[4] != NULL && !parse_int64 (v[4], &numa)) ||
+      (v[5] != NULL && !parse_int64 (v[5], &socket)) ||
+      !parse_int64 (v[6], &pool->tagset) || v[7] == NULL ||
+      !parse_int64 (v[9], &n[0]) || !parse_int64 (v[10], &n[1]) ||
+      !parse_int64 (v[11], &n[2]) || !parse_int64 (v[12], &n[3]) ||
+      !vpa_addr_parse (v[13], &pool->first_addr))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': host '%s': malformed device row (dev_type '%s', address '%s')",
+                   uri, v[0], v[3] != NULL ? v[3] : "", v[13] != NULL ? v[13] : "");
+      return NULL;
+    }
+  if (g_strcmp0 (v[7], v[8]) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': tag sets '%s' and '%s' share the key '%s'; sync the hosts again",
+                   uri, v[7], v[8], v[6]);
+      return NULL;
+    }
+  pool->numa_node = numa < 0 ? VPA_NUMA_NONE : (gint) numa;
+  pool->socket = socket < 0 ? VPA_SOCKET_NONE : (gint) socket;
+  pool->tags = g_strdup (v[7]);
+  pool->total = (guint) n[0];
+  pool->free = (guint) n[1];
+  pool->held = (guint) n[2];
+  pool->blocked = (guint) n[3];
+  return g_steal_pointer (&pool);
+}
+
+/* Attaches the free pools (their host column holding the host id) to the
+ * hosts, resolving each pool's socket from the host's cells. */
+gboolean
+vpa_fleet_hosts_attach_pools (GPtrArray *hosts, GPtrArray *pools)
+{
+  g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
+
+  for (guint i = 0; i < hosts->len; i++)
+    {
+      VpaFleetHost *host = g_ptr_array_index (hosts, i);
+      host->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+      g_hash_table_insert (by_id, &host->id, host);
+    }
+  for (guint i = 0; i < pools->len; i++)
+    {
+      VpaFleetPool *pool = g_ptr_array_index (pools, i);
+      gint64 id;
+      VpaFleetHost *host;
+
+      if (!parse_int64 (pool->host, &id) ||
+          (host = g_hash_table_lookup (by_id, &id)) == NULL)
+        continue;
+      g_free (pool->host);
+      pool->host = g_strdup (host->name);
+      for (guint c = 0; c < host->cells->len; c++)
+        if (g_array_index (host->cells, VpaFleetCell, c).node == pool->numa_node)
+          pool->socket = g_array_index (host->cells, VpaFleetCell, c).socket;
+      g_ptr_array_add (host->pools, g_steal_pointer (&g_ptr_array_index (pools, i)));
+    }
+  return TRUE;
+}
+
+VpaFleetHost *
+vpa_fleet_host_from_row (const char *const *v)
+{
+  VpaFleetHost *host = g_new0 (VpaFleetHost, 1);
+
+  parse_int64 (v[0], &host->id);
+  host->name = g_strdup (v[1]);
+  host->traits = vpa_fleet_traits_parse (v[2]);
+  host->last_sync = g_strdup (v[3]);
+  host->cells = g_array_new (FALSE, FALSE, sizeof (VpaFleetCell));
+  return host;
+}
+
+gboolean
+vpa_fleet_host_add_cell_row (GHashTable *by_id, const char *const *v)
+{
+  gint64 id, node, socket = VPA_SOCKET_NONE;
+  VpaFleetHost *host;
+  VpaFleetCell cell;
+
+  if (!parse_int64 (v[0], &id) || !parse_int64 (v[1], &node) ||
+      (v[2] != NULL && !parse_int64 (v[2], &socket)))
+    return FALSE;
+  host = g_hash_table_lookup (by_id, &id);
+  if (host == NULL)
+    return TRUE;
+  cell.node = (gint) node;
+  cell.socket = socket < 0 ? VPA_SOCKET_NONE : (gint) socket;
+  g_array_append_val (host->cells, cell);
+  return TRUE;
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fleet store (INTERFACE.md section 7): the device rows of many hosts
+ * in SQLite or PostgreSQL. The rows are the per-device truth; pools are
+ * generated from them by one SQL GROUP BY whenever they are asked for
+ * (the "pci-stats-generate" design with what NOVA-SEMANTICS section 6
+ * says it must add: state, dev_type and tags in the key, NULL NUMA as its
+ * own group, a deterministic order). A host filter decides, from the pool
+ * rows of all hosts, which hosts can take a domain's requests.
+ *
+ * libvpa_fleet is a separate static library: neither libvpa nor the hook
+ * links sqlite3 or libpq.
+ */
+#pragma once
+
+#include "vpa-types.h"
+#include "vpa-inventory.h"
+#include "vpa-place.h"
+#include "vpa-traits.h"
+
+G_BEGIN_DECLS
+
+#define VPA_FLEET_SCHEMA_VERSION 1
+/* Written into schema_version.application, so that a database another
+ * program versions with a table of the same name is refused. */
+#define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
+#define VPA_FLEET_HOST_NAME_MAX 253
+
+#define VPA_FLEET_TRAIT_NET_NUMA VPA_TRAIT_NET_NUMA_AFFINITY
+#define VPA_FLEET_TRAIT_SOCKET VPA_TRAIT_SOCKET_PCI_NUMA_AFFINITY
+
+/* ------------------------------------------------------------------ */
+/* What a sync writes                                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  gint node;
+  gint socket;         /* VPA_SOCKET_NONE = NULL */
+} VpaFleetCell;
+
+/* One row of the devices table. */
+typedef struct {
+  VpaAddr addr;
+  char vendor_id[8];
+  char product_id[8];
+  VpaDevType dev_type;
+  gint numa_node;      /* VPA_NUMA_NONE = NULL */
+  VpaAddr parent_addr; /* VPA_ADDR_NONE = NULL */
+  char *tags;          /* canonical JSON object, see vpa_fleet_tags_canonical() */
+  gint64 tagset;       /* vpa_fleet_tagset_key (tags) */
+  char *netdev;        /* or NULL */
+  char *held_by;       /* or NULL */
+  VpaDevState state;
+} VpaFleetDevice;
+
+typedef struct {
+  char *name;
+  GArray *cells;       /* VpaFleetCell, ascending node */
+  GStrv traits;        /* sorted */
+  GArray *devices;     /* VpaFleetDevice, ascending address */
+} VpaFleetHostData;
+
+VpaFleetHostData *vpa_fleet_host_data_new (const char *name);
+void vpa_fleet_host_data_free (VpaFleetHostData *data);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetHostData, vpa_fleet_host_data_free)
+
+/* Appends a row; copies the strings. tags NULL is the empty tag set. */
+void vpa_fleet_host_data_add (VpaFleetHostData *data, const VpaFleetDevice *dev);
+
+/* The rows of every device in the inventory (devices no device spec
+ * matches are not in it, as they are in no pool), its NUMA cells, and
+ * the traits the host reports (vpa_traits_compute). */
+VpaFleetHostData *vpa_fleet_host_data_from_inventory (const char *name,
+                                                      const VpaInventory *inv);
+
+/* {"k":"v",...}, keys sorted, values strings: equal tag sets give equal
+ * strings, and the string is valid JSON for the output. */
+char *vpa_fleet_tags_canonical (GPtrArray *pairs /* VpaSpecPair* */);
+/* A stable 63-bit key of a canonical tag string (0 for "{}"). */
+gint64 vpa_fleet_tagset_key (const char *tags);
+
+/* Letters, digits, '.', '-', '_'; 1 to 253 characters. */
+gboolean vpa_fleet_host_name_valid (const char *name, GError **error);
+
+/* ------------------------------------------------------------------ */
+/* What queries return                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  char *host;
+  char vendor_id[8];
+  char product_id[8];
+  gint numa_node;      /* VPA_NUMA_NONE = null */
+  gint socket;         /* VPA_SOCKET_NONE = null */
+  VpaDevType dev_type;
+  gint64 tagset;
+  char *tags;          /* canonical JSON object */
+  GStrv tag_kv;        /* tags parsed: key, value, key, value, ..., NULL */
+  guint total, free, held, blocked;
+  VpaAddr first_addr;  /* lowest member address */
+} VpaFleetPool;
+
+void vpa_fleet_pool_free (VpaFleetPool *pool);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetPool, vpa_fleet_pool_free)
+/* Fills tag_kv of every pool (backends call it on what they load). */
+void vpa_fleet_pools_finish (GPtrArray *pools);
+
+typedef struct {
+  gint64 id;
+  char *name;
+  GStrv traits;
+  char *last_sync;     /* ISO 8601 UTC */
+  GArray *cells;       /* VpaFleetCell, ascending node */
+  GPtrArray *pools;    /* VpaFleetPool* of free devices (filter), or NULL */
+} VpaFleetHost;
+
+void vpa_fleet_host_free (VpaFleetHost *host);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetHost, vpa_fleet_host_free)
+gboolean vpa_fleet_host_has_trait (const VpaFleetHost *host, const char *trait);
+
+/* ------------------------------------------------------------------ */
+/* The store                                                           */
+/* ------------------------------------------------------------------ */
+
+typedef struct _VpaFleetStore VpaFleetStore;
+
+typedef struct {
+  const char *name;
+  void (*close) (VpaFleetStore *store);
+  /* Creates or upgrades the schema; refuses another application's or a
+   * newer schema. */
+  gboolean (*migrate) (VpaFleetStore *store, GError **error);
+  /* Refuses a store without our schema at the current version. */
+  gboolean (*check) (VpaFleetStore *store, GError **error);
+  /* Replaces the host's rows, cells and traits in one transaction. */
+  gboolean (*sync_host) (VpaFleetStore *store, const VpaFleetHostData *data,
+                         GError **error);
+  /* Pools of one host (host != NULL) or all, by one GROUP BY, ordered by
+   * host, vendor, product, dev_type, numa_node (null last), tags. */
+  GPtrArray *(*query_pools) (VpaFleetStore *store, const char *host,
+                             GError **error);
+  /* Every host by name with its cells; with_pools: also the pools of its
+   * free devices, all hosts' pools loaded by one query. */
+  GPtrArray *(*load_hosts) (VpaFleetStore *store, gboolean with_pools,
+                            GError **error);
+} VpaFleetStoreOps;
+
+struct _VpaFleetStore {
+  const VpaFleetStoreOps *ops;
+  char *uri;           /* for messages; any password removed */
+};
+
+typedef enum {
+  VPA_FLEET_OPEN_READ = 0,   /* the store must exist with our schema */
+  VPA_FLEET_OPEN_CREATE = 1, /* create the store and migrate the schema */
+} VpaFleetOpenMode;
+
+/* STORE: a file path or sqlite:///ABS/PATH, or postgresql://... /
+ * postgres://... (libpq). A malformed STORE is VPA_ERROR_INVALID; a store
+ * that cannot be opened, or has a schema that is not ours or newer, is
+ * VPA_ERROR_ENVIRONMENT. */
+VpaFleetStore *vpa_fleet_store_open (const char *store, VpaFleetOpenMode mode,
+                                     GError **error);
+void vpa_fleet_store_close (VpaFleetStore *store);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetStore, vpa_fleet_store_close)
+
+gboolean vpa_fleet_store_sync_host (VpaFleetStore *store,
+                                    const VpaFleetHostData *data, GError **error);
+/* VpaFleetPool*; host NULL for every host. */
+GPtrArray *vpa_fleet_store_query_pools (VpaFleetStore *store, const char *host,
+                                        GError **error);
+/* VpaFleetHost*, by name. */
+GPtrArray *vpa_fleet_store_load_hosts (VpaFleetStore *store, gboolean with_pools,
+                                       GError **error);
+
+/* The STORE string with a password (user:PASS@ or password=PASS) removed. */
+char *vpa_fleet_uri_redact (const char *store);
+
+/* Backends (vpa-fleet-sqlite.c, vpa-fleet-pg.c). */
+VpaFleetStore *vpa_fleet_sqlite_open (const char *path, const char *uri,
+                                      VpaFleetOpenMode mode, GError **error);
+VpaFleetStore *vpa_fleet_pg_open (const char *conninfo, const char *uri,
+                                  VpaFleetOpenMode mode, GError **error);
+
+/* Shared by the backends: decides from what a store holds whether it can
+ * be used. application/version describe the schema_version row (NULL/0
+ * when the table is missing); has_tables says one of our tables exists.
+ * Sets *create when the schema must be created. */
+gboolean vpa_fleet_schema_check (const char *uri, const char *application,
+                                 gint64 version, gboolean has_tables,
+                                 VpaFleetOpenMode mode, gboolean *create,
+                                 GError **error);
+/* The schema (version VPA_FLEET_SCHEMA_VERSION) as one script. */
+char *vpa_fleet_sql_schema (const char *id_type, const char *text_type,
+                            const char *table_options);
+/* The pools GROUP BY, for one host ($1 = its id) or all; and the free
+ * pools of all hosts for the filter. Both return the columns
+ * vpa_fleet_pool_from_row() decodes, as text. */
+const char *vpa_fleet_sql_pools (gboolean one_host);
+const char *vpa_fleet_sql_free_pools (void);
+VpaFleetPool *vpa_fleet_pool_from_row (const char *const *values, const char *uri,
+                                       GError **error);
+/* Row id, name, traits, last_sync. */
+VpaFleetHost *vpa_fleet_host_from_row (const char *const *values);
+/* Row host_id, node, socket; by_id maps &host->id to hosts. */
+gboolean vpa_fleet_host_add_cell_row (GHashTable *by_id, const char *const *values);
+/* Moves the free pools (host column = host id) into their hosts. */
+gboolean vpa_fleet_hosts_attach_pools (GPtrArray *hosts, GPtrArray *pools);
+/* Parses "a b c" into a sorted GStrv. */
+GStrv vpa_fleet_traits_parse (const char *str);
+/* The current UTC time as ISO 8601. */
+char *vpa_fleet_now (void);
+
+/* ------------------------------------------------------------------ */
+/* The host filter                                                     */
+/* ------------------------------------------------------------------ */
+
+/* What the filter asks of every host: a domain's requests (with their
+ * effective policies) and its guest NUMA placement. */
+typedef struct {
+  GPtrArray *requests;        /* VpaRequest*, in Nova's order (borrowed) */
+  gboolean numa_guest;        /* the domain has <cpu><numa> */
+  const gint *guest_nodes;    /* host nodes the guest is bound to, sorted */
+  guint n_guest_nodes;        /* 0: unbound, any node/socket is tried */
+  gboolean need_net_numa_trait; /* a port carries its own NUMA policy */
+  gboolean need_socket_trait;   /* the flavor/image policy is socket */
+} VpaFleetQuery;
+
+typedef struct {
+  char *host;
+  gboolean passes;
+  gdouble weight;      /* free affine devices left; 0 when it fails */
+  char *reason;        /* why it fails, or NULL */
+  char *nodes;         /* the guest nodes it was judged with ("0", "0,1"), or NULL */
+} VpaFleetVerdict;
+
+void vpa_fleet_verdict_free (VpaFleetVerdict *verdict);
+
+/* Nova's support_requests over the host's pools (NOVA-SEMANTICS 3.1, 3.2,
+ * 3.3, 3.5) for the guest nodes given (NULL/0 with numa_guest FALSE: no
+ * NUMA filtering). Returns whether every request applies; *weight gets
+ * the free devices matching a request left on the guest nodes; *reason
+ * (if not NULL) why not. */
+gboolean vpa_fleet_supports_requests (const VpaFleetHost *host,
+                                      GPtrArray *requests, gboolean numa_guest,
+                                      const gint *nodes, guint n_nodes,
+                                      gdouble *weight, char **reason);
+
+/* One verdict per host: those that pass first by weight (descending),
+ * then the others; ties by host name. */
+GPtrArray *vpa_fleet_filter (GPtrArray *hosts /* VpaFleetHost* with pools */,
+                             const VpaFleetQuery *query);
+
+G_END_DECLS

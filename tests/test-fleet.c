@@ -1,0 +1,941 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fleet store on SQLite (always) and PostgreSQL (a private server on
+ * a Unix socket, started here with tests/fleet/pg-start), and the host
+ * filter over pool rows.
+ */
+#include <string.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <glib/gstdio.h>
+#include "vpa-fleet.h"
+
+static char *pg_dir;      /* the private server's directory, or NULL */
+static char *pg_base_uri; /* its "postgres" database */
+static guint pg_databases;
+
+/* ------------------------------------------------------------------ */
+/* Hand-made requests (the public structs, filled directly)            */
+/* ------------------------------------------------------------------ */
+
+static void
+spec_pair_free (VpaSpecPair *pair)
+{
+  g_free (pair->key);
+  g_free (pair->value);
+  g_free (pair);
+}
+
+static void
+spec_free (VpaSpec *spec)
+{
+  g_ptr_array_unref (spec->pairs);
+  g_free (spec);
+}
+
+static void
+request_free (VpaRequest *req)
+{
+  g_free (req->device);
+  g_free (req->label);
+  g_ptr_array_unref (req->specs);
+  g_free (req->pf_group);
+  g_free (req);
+}
+
+/* specs: "k=v,k=v|k=v" (ORed dicts of ANDed pairs); "k=" is None. */
+static VpaRequest *
+request_new (const char *label, const char *specs, guint count, VpaPolicy policy,
+             VpaPolicySource source)
+{
+  VpaRequest *req = g_new0 (VpaRequest, 1);
+  g_auto (GStrv) dicts = g_strsplit (specs, "|", -1);
+
+  req->kind = source == VPA_POLICY_SOURCE_PORT ? VPA_REQUEST_PORT : VPA_REQUEST_ALIAS;
+  req->device = g_strdup (label);
+  req->label = g_strdup (label);
+  req->count = count;
+  req->policy = policy;
+  req->policy_source = source;
+  req->specs = g_ptr_array_new_with_free_func ((GDestroyNotify) spec_free);
+  for (guint i = 0; dicts[i] != NULL; i++)
+    {
+      VpaSpec *spec = g_new0 (VpaSpec, 1);
+      g_auto (GStrv) pairs = g_strsplit (dicts[i], ",", -1);
+
+      spec->pairs = g_ptr_array_new_with_free_func ((GDestroyNotify) spec_pair_free);
+      for (guint j = 0; pairs[j] != NULL; j++)
+        {
+          VpaSpecPair *pair = g_new0 (VpaSpecPair, 1);
+          const char *eq = strchr (pairs[j], '=');
+          pair->key = g_strndup (pairs[j], (gsize) (eq - pairs[j]));
+          pair->value = eq[1] != '\0' ? g_strdup (eq + 1) : NULL;
+          g_ptr_array_add (spec->pairs, pair);
+        }
+      g_ptr_array_add (req->specs, spec);
+    }
+  return req;
+}
+
+static GPtrArray *
+requests_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) request_free);
+}
+
+/* ------------------------------------------------------------------ */
+/* Hand-made hosts                                                     */
+/* ------------------------------------------------------------------ */
+
+static void
+add_cell (VpaFleetHostData *data, gint node, gint socket)
+{
+  VpaFleetCell cell = { node, socket };
+  g_array_append_val (data->cells, cell);
+}
+
+/* n devices of one kind at bus:slot.0 upwards. */
+static void
+add_devices (VpaFleetHostData *data, guint bus, guint n, const char *product,
+             VpaDevType type, gint numa, const char *tags, guint n_held)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      VpaFleetDevice dev = { 0 };
+
+      dev.addr = VPA_ADDR (0, bus, i / 8, i % 8);
+      g_strlcpy (dev.vendor_id, "8086", sizeof dev.vendor_id);
+      g_strlcpy (dev.product_id, product, sizeof dev.product_id);
+      dev.dev_type = type;
+      dev.numa_node = numa;
+      dev.parent_addr = type == VPA_DEV_TYPE_VF ? VPA_ADDR (0, bus - 1, 0, 0) : VPA_ADDR_NONE;
+      dev.tags = (char *) tags;
+      dev.state = i < n_held ? VPA_DEV_STATE_HELD : VPA_DEV_STATE_FREE;
+      dev.held_by = i < n_held ? (char *) "guest1" : NULL;
+      vpa_fleet_host_data_add (data, &dev);
+    }
+}
+
+static void
+set_traits (VpaFleetHostData *data, const char *traits)
+{
+  g_strfreev (data->traits);
+  data->traits = vpa_fleet_traits_parse (traits);
+}
+
+#define PHYSNET1 "{\"physical_network\":\"physnet1\"}"
+
+/* Two nodes on two sockets: 8 VFs (2 held) on node 0, 4 on node 1, 2
+ * untagged PCI devices of unknown node. */
+static VpaFleetHostData *
+host_two_nodes (const char *name)
+{
+  VpaFleetHostData *data = vpa_fleet_host_data_new (name);
+
+  add_cell (data, 0, 0);
+  add_cell (data, 1, 1);
+  set_traits (data, VPA_FLEET_TRAIT_SOCKET " " VPA_FLEET_TRAIT_NET_NUMA);
+  add_devices (data, 0x81, 8, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 2);
+  add_devices (data, 0xc1, 4, "1889", VPA_DEV_TYPE_VF, 1, PHYSNET1, 0);
+  add_devices (data, 0x05, 2, "0443", VPA_DEV_TYPE_PCI, VPA_NUMA_NONE, NULL, 0);
+  return data;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stores                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef enum { BACKEND_SQLITE, BACKEND_PG } Backend;
+
+typedef struct {
+  Backend backend;
+  char *uri;
+  char *tmpdir;
+} Fixture;
+
+static gboolean
+backend_skip (Backend backend)
+{
+  if (backend == BACKEND_PG && pg_base_uri == NULL)
+    {
+      g_test_skip ("PostgreSQL server binaries not found: PostgreSQL store tests skipped");
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static char *
+pg_psql_uri (const char *db)
+{
+  return g_strdup_printf ("postgresql:///%s?host=%s&user=vpa", db, pg_dir);
+}
+
+/* A fresh, empty store URI. */
+static void
+fixture_setup (Fixture *fx, gconstpointer data)
+{
+  fx->backend = GPOINTER_TO_INT (data);
+  fx->tmpdir = g_dir_make_tmp ("vpa-fleet-XXXXXX", NULL);
+  g_assert_nonnull (fx->tmpdir);
+  if (fx->backend == BACKEND_SQLITE)
+    fx->uri = g_strdup_printf ("sqlite://%s/fleet.db", fx->tmpdir);
+  else if (pg_base_uri != NULL)
+    {
+      g_autofree char *db = g_strdup_printf ("vpa_test_%u", ++pg_databases);
+      g_autofree char *sql = g_strdup_printf ("CREATE DATABASE %s", db);
+      const char *argv[] = { "psql", "-q", "-v", "ON_ERROR_STOP=1", pg_base_uri, "-c", sql, NULL };
+      gint status;
+      g_autoptr (GError) error = NULL;
+
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                   NULL, NULL, &status, &error));
+      g_assert_no_error (error);
+      g_assert_cmpint (status, ==, 0);
+      fx->uri = pg_psql_uri (db);
+    }
+}
+
+static void
+fixture_teardown (Fixture *fx, gconstpointer data)
+{
+  if (fx->tmpdir != NULL)
+    {
+      g_autofree char *db = g_build_filename (fx->tmpdir, "fleet.db", NULL);
+      g_autofree char *wal = g_strconcat (db, "-wal", NULL);
+      g_autofree char *shm = g_strconcat (db, "-shm", NULL);
+      g_unlink (db);
+      g_unlink (wal);
+      g_unlink (shm);
+      g_rmdir (fx->tmpdir);
+    }
+  g_free (fx->tmpdir);
+  g_free (fx->uri);
+}
+
+/* Runs SQL on the store behind the library's back (to corrupt it). */
+static void
+store_sql (Fixture *fx, const char *sql)
+{
+  gint status;
+  g_autoptr (GError) error = NULL;
+
+  if (fx->backend == BACKEND_SQLITE)
+    {
+      g_autofree char *path = g_build_filename (fx->tmpdir, "fleet.db", NULL);
+      const char *argv[] = { "sqlite3", path, sql, NULL };
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+                                   NULL, NULL, NULL, &status, &error));
+    }
+  else
+    {
+      const char *argv[] = { "psql", "-q", "-v", "ON_ERROR_STOP=1", fx->uri, "-c", sql, NULL };
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
+                                   NULL, NULL, NULL, &status, &error));
+    }
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+}
+
+/* "host vendor:product type numa/socket tags total/free/held/blocked" */
+static char *
+pools_to_string (GPtrArray *pools)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const VpaFleetPool *p = g_ptr_array_index (pools, i);
+      g_string_append_printf (out, "%s %s:%s %s %d/%d %s %u/%u/%u/%u\n", p->host,
+                              p->vendor_id, p->product_id, vpa_dev_type_to_string (p->dev_type),
+                              p->numa_node, p->socket, p->tags, p->total, p->free,
+                              p->held, p->blocked);
+    }
+  return g_string_free (out, FALSE);
+}
+
+static char *
+store_pools (VpaFleetStore *store, const char *host)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) pools = vpa_fleet_store_query_pools (store, host, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (pools);
+  return pools_to_string (pools);
+}
+
+static VpaFleetStore *
+store_open (const Fixture *fx, VpaFleetOpenMode mode)
+{
+  g_autoptr (GError) error = NULL;
+  VpaFleetStore *store = vpa_fleet_store_open (fx->uri, mode, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (store);
+  return store;
+}
+
+static void
+store_sync (VpaFleetStore *store, const VpaFleetHostData *data)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_true (vpa_fleet_store_sync_host (store, data, &error));
+  g_assert_no_error (error);
+}
+
+/* ------------------------------------------------------------------ */
+/* Store tests, run on each backend                                    */
+/* ------------------------------------------------------------------ */
+
+static void
+test_sync_pools (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaFleetHostData) h1 = host_two_nodes ("h1");
+  g_autoptr (VpaFleetHostData) h2 = vpa_fleet_host_data_new ("h2.example-2_b");
+  g_autofree char *one = NULL, *all = NULL, *again = NULL;
+
+  if (backend_skip (fx->backend))
+    return;
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  add_cell (h2, 0, VPA_SOCKET_NONE);
+  add_devices (h2, 0x3b, 3, "0443", VPA_DEV_TYPE_PCI, 0, NULL, 1);
+  store_sync (store, h1);
+  store_sync (store, h2);
+
+  one = store_pools (store, "h1");
+  g_assert_cmpstr (one, ==,
+                   "h1 8086:0443 type-PCI -1/-1 {} 2/2/0/0\n"
+                   "h1 8086:1889 type-VF 0/0 " PHYSNET1 " 8/6/2/0\n"
+                   "h1 8086:1889 type-VF 1/1 " PHYSNET1 " 4/4/0/0\n");
+  all = store_pools (store, NULL);
+  g_assert_true (g_str_has_prefix (all, one));
+  g_assert_cmpstr (all + strlen (one), ==, "h2.example-2_b 8086:0443 type-PCI 0/-1 {} 3/2/1/0\n");
+
+  /* Idempotent; and a second sync replaces, never adds. */
+  store_sync (store, h1);
+  store_sync (store, h1);
+  again = store_pools (store, NULL);
+  g_assert_cmpstr (again, ==, all);
+}
+
+static void
+test_resync_replaces (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaFleetHostData) before = host_two_nodes ("h1");
+  g_autoptr (VpaFleetHostData) after = vpa_fleet_host_data_new ("h1");
+  g_autoptr (GPtrArray) hosts = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *pools = NULL;
+  const VpaFleetHost *h;
+
+  if (backend_skip (fx->backend))
+    return;
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  store_sync (store, before);
+  add_cell (after, 0, 3);
+  add_devices (after, 0x81, 2, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 0);
+  store_sync (store, after);
+  pools = store_pools (store, "h1");
+  g_assert_cmpstr (pools, ==, "h1 8086:1889 type-VF 0/3 " PHYSNET1 " 2/2/0/0\n");
+
+  hosts = vpa_fleet_store_load_hosts (store, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (hosts->len, ==, 1);
+  h = g_ptr_array_index (hosts, 0);
+  g_assert_cmpstr (h->name, ==, "h1");
+  g_assert_cmpuint (h->cells->len, ==, 1);
+  g_assert_cmpint (g_array_index (h->cells, VpaFleetCell, 0).socket, ==, 3);
+  g_assert_cmpuint (g_strv_length (h->traits), ==, 0);
+  g_assert_nonnull (h->last_sync);
+  g_assert_null (h->pools);
+}
+
+static void
+test_atomic_replace (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaFleetHostData) good = host_two_nodes ("h1");
+  g_autoptr (VpaFleetHostData) bad = vpa_fleet_host_data_new ("h1");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *before = NULL, *after = NULL;
+
+  if (backend_skip (fx->backend))
+    return;
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  store_sync (store, good);
+  before = store_pools (store, NULL);
+
+  /* Fails after the old rows were deleted and 300 new ones written:
+   * the last device repeats an address (primary key). */
+  add_cell (bad, 0, 0);
+  add_devices (bad, 0x90, 200, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 0);
+  add_devices (bad, 0x91, 100, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 0);
+  add_devices (bad, 0x90, 1, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 0);
+  g_assert_false (vpa_fleet_store_sync_host (store, bad, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "h1"));
+
+  after = store_pools (store, NULL);
+  g_assert_cmpstr (after, ==, before);
+  /* The connection is usable after the rollback. */
+  store_sync (store, good);
+}
+
+typedef struct {
+  const char *uri;
+  const char *host;
+  guint rounds;
+  GError *error;
+} SyncThread;
+
+static gpointer
+sync_thread (gpointer user_data)
+{
+  SyncThread *t = user_data;
+  g_autoptr (VpaFleetStore) store = vpa_fleet_store_open (t->uri, VPA_FLEET_OPEN_CREATE, &t->error);
+
+  for (guint i = 0; store != NULL && i < t->rounds; i++)
+    {
+      g_autoptr (VpaFleetHostData) data = host_two_nodes (t->host);
+      /* Odd rounds drop the PCI devices: the final round's rows win. */
+      if (i % 2 == 1)
+        g_array_set_size (data->devices, 12);
+      if (!vpa_fleet_store_sync_host (store, data, &t->error))
+        break;
+    }
+  return NULL;
+}
+
+static void
+test_concurrent_syncs (Fixture *fx, gconstpointer data)
+{
+  SyncThread t[4] = {
+    { fx->uri, "h1", 20, NULL }, { fx->uri, "h2", 20, NULL },
+    { fx->uri, "h1", 20, NULL }, { fx->uri, "h3", 20, NULL },
+  };
+  GThread *threads[G_N_ELEMENTS (t)];
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autofree char *pools = NULL;
+  g_autofree char *expect = NULL;
+  g_autoptr (GString) want = g_string_new (NULL);
+
+  if (backend_skip (fx->backend))
+    return;
+  /* Even the schema's creation races. */
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    threads[i] = g_thread_new ("sync", sync_thread, &t[i]);
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    {
+      g_thread_join (threads[i]);
+      g_assert_no_error (t[i].error);
+    }
+  store = store_open (fx, VPA_FLEET_OPEN_READ);
+  pools = store_pools (store, NULL);
+  for (guint i = 1; i <= 3; i++)
+    g_string_append_printf (want,
+                            "h%u 8086:1889 type-VF 0/0 " PHYSNET1 " 8/6/2/0\n"
+                            "h%u 8086:1889 type-VF 1/1 " PHYSNET1 " 4/4/0/0\n", i, i);
+  g_assert_cmpstr (pools, ==, want->str);
+}
+
+static void
+test_schema_version (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  VpaFleetStore *store;
+
+  if (backend_skip (fx->backend))
+    return;
+  /* Reading a store that has no schema yet is refused, and creates none. */
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
+  g_assert_null (store);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_clear_error (&error);
+
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  vpa_fleet_store_close (store);
+  store = store_open (fx, VPA_FLEET_OPEN_READ);
+  vpa_fleet_store_close (store);
+
+  /* A newer schema. */
+  store_sql (fx, "UPDATE schema_version SET version = 2");
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_null (store);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_nonnull (strstr (error->message, "schema version '2' is newer"));
+  g_clear_error (&error);
+
+  /* Another program's schema_version. */
+  store_sql (fx, "UPDATE schema_version SET version = 1, application = 'other-tool'");
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
+  g_assert_null (store);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_nonnull (strstr (error->message, "belongs to 'other-tool'"));
+  g_clear_error (&error);
+
+  /* Tables like ours without a schema_version. */
+  store_sql (fx, "DROP TABLE schema_version");
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_null (store);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_nonnull (strstr (error->message, "not a fleet store"));
+}
+
+static void
+test_unknown_host (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) pools = NULL;
+  g_autoptr (VpaFleetHostData) bad = vpa_fleet_host_data_new ("h1;drop");
+
+  if (backend_skip (fx->backend))
+    return;
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  pools = vpa_fleet_store_query_pools (store, "nohost", &error);
+  g_assert_null (pools);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+  g_assert_cmpstr (strstr (error->message, "no host 'nohost'"), !=, NULL);
+  g_clear_error (&error);
+  g_assert_false (vpa_fleet_store_sync_host (store, bad, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+}
+
+static const VpaFleetVerdict *
+verdict_of (GPtrArray *verdicts, const char *host)
+{
+  for (guint i = 0; i < verdicts->len; i++)
+    {
+      const VpaFleetVerdict *v = g_ptr_array_index (verdicts, i);
+      if (strcmp (v->host, host) == 0)
+        return v;
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+static GPtrArray *
+store_filter (VpaFleetStore *store, const VpaFleetQuery *query)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) hosts = vpa_fleet_store_load_hosts (store, TRUE, &error);
+
+  g_assert_no_error (error);
+  return vpa_fleet_filter (hosts, query);
+}
+
+static void
+test_filter_store (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaFleetHostData) big = host_two_nodes ("big");
+  g_autoptr (VpaFleetHostData) small = vpa_fleet_host_data_new ("small");
+  g_autoptr (VpaFleetHostData) nosock = host_two_nodes ("nosocket");
+  g_autoptr (VpaFleetHostData) remote = vpa_fleet_host_data_new ("remote");
+  g_autoptr (GPtrArray) reqs = requests_new ();
+  g_autoptr (GPtrArray) verdicts = NULL;
+  const gint node0[] = { 0 };
+  VpaFleetQuery query = { reqs, TRUE, node0, 1, FALSE, FALSE };
+  const VpaFleetVerdict *v;
+
+  if (backend_skip (fx->backend))
+    return;
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  add_cell (small, 0, 0);
+  set_traits (small, VPA_FLEET_TRAIT_SOCKET " " VPA_FLEET_TRAIT_NET_NUMA);
+  add_devices (small, 0x81, 3, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 1);
+  set_traits (nosock, VPA_FLEET_TRAIT_NET_NUMA);
+  add_cell (remote, 0, 0);
+  add_cell (remote, 1, 0);
+  set_traits (remote, VPA_FLEET_TRAIT_SOCKET);
+  add_devices (remote, 0xc1, 8, "1889", VPA_DEV_TYPE_VF, 1, PHYSNET1, 0);
+  store_sync (store, big);
+  store_sync (store, small);
+  store_sync (store, nosock);
+  store_sync (store, remote);
+
+  /* Three required VFs on node 0: big (6 free there, 3 left) and nosocket
+   * (same) pass, small has 2 free, remote none on node 0. */
+  g_ptr_array_add (reqs, request_new ("port ua-data0", "physical_network=physnet1,remote_managed=False",
+                                      3, VPA_POLICY_REQUIRED, VPA_POLICY_SOURCE_FLAVOR));
+  verdicts = store_filter (store, &query);
+  g_assert_cmpuint (verdicts->len, ==, 4);
+  v = g_ptr_array_index (verdicts, 0);
+  g_assert_cmpstr (v->host, ==, "big");
+  g_assert_true (v->passes);
+  g_assert_cmpfloat (v->weight, ==, 3.0);
+  g_assert_cmpstr (((VpaFleetVerdict *) g_ptr_array_index (verdicts, 1))->host, ==, "nosocket");
+  v = verdict_of (verdicts, "small");
+  g_assert_false (v->passes);
+  g_assert_cmpstr (v->reason, ==,
+                   "port ua-data0: needs 3, 2 free devices match its spec (policy required from flavor, guest nodes 0)");
+  g_assert_false (verdict_of (verdicts, "remote")->passes);
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  /* socket: remote's node 1 shares socket 0 with node 0. The flavor
+   * policy socket needs COMPUTE_SOCKET_PCI_NUMA_AFFINITY: nosocket fails
+   * on the trait, naming it. */
+  ((VpaRequest *) g_ptr_array_index (reqs, 0))->policy = VPA_POLICY_SOCKET;
+  query.need_socket_trait = TRUE;
+  verdicts = store_filter (store, &query);
+  g_assert_true (verdict_of (verdicts, "remote")->passes);
+  g_assert_true (verdict_of (verdicts, "big")->passes);
+  v = verdict_of (verdicts, "nosocket");
+  g_assert_false (v->passes);
+  g_assert_nonnull (strstr (v->reason, VPA_FLEET_TRAIT_SOCKET));
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  /* A port with its own policy needs COMPUTE_NET_NUMA_AFFINITY. */
+  query.need_socket_trait = FALSE;
+  query.need_net_numa_trait = TRUE;
+  verdicts = store_filter (store, &query);
+  v = verdict_of (verdicts, "remote");
+  g_assert_false (v->passes);
+  g_assert_nonnull (strstr (v->reason, VPA_FLEET_TRAIT_NET_NUMA));
+  g_assert_true (verdict_of (verdicts, "big")->passes);
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  /* An unbound NUMA guest: any node may be the guest's. remote passes
+   * on node 1, small fails everywhere. */
+  query.need_net_numa_trait = FALSE;
+  query.n_guest_nodes = 0;
+  ((VpaRequest *) g_ptr_array_index (reqs, 0))->policy = VPA_POLICY_REQUIRED;
+  ((VpaRequest *) g_ptr_array_index (reqs, 0))->count = 7;
+  verdicts = store_filter (store, &query);
+  v = g_ptr_array_index (verdicts, 0);
+  g_assert_cmpstr (v->host, ==, "remote");
+  g_assert_true (v->passes);
+  g_assert_cmpstr (v->nodes, ==, "1");
+  g_assert_cmpfloat (v->weight, ==, 1.0);
+  v = verdict_of (verdicts, "big");
+  g_assert_false (v->passes);
+  g_assert_nonnull (strstr (v->reason, "no host node or socket"));
+}
+
+/* ------------------------------------------------------------------ */
+/* Filter semantics (no database)                                      */
+/* ------------------------------------------------------------------ */
+
+/* A host with cells 0,1 (socket 0) and 2 (socket s2), and pools of free
+ * devices: "product:type:numa:count[:tags]" each. */
+static VpaFleetHost *
+filter_host (const char *name, gint s2, const char *const *pools)
+{
+  VpaFleetHost *host = g_new0 (VpaFleetHost, 1);
+  VpaFleetCell cells[] = { { 0, 0 }, { 1, 0 }, { 2, s2 } };
+
+  host->name = g_strdup (name);
+  host->traits = g_new0 (char *, 1);
+  host->cells = g_array_new (FALSE, FALSE, sizeof (VpaFleetCell));
+  g_array_append_vals (host->cells, cells, G_N_ELEMENTS (cells));
+  host->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+  for (guint i = 0; pools[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (pools[i], ":", 5);
+      VpaFleetPool *p = g_new0 (VpaFleetPool, 1);
+
+      p->host = g_strdup (name);
+      g_strlcpy (p->vendor_id, "8086", sizeof p->vendor_id);
+      g_strlcpy (p->product_id, f[0], sizeof p->product_id);
+      g_assert_true (vpa_dev_type_from_string (f[1], &p->dev_type));
+      p->numa_node = atoi (f[2]);
+      p->free = p->total = (guint) atoi (f[3]);
+      p->tags = g_strdup (f[4] != NULL ? f[4] : "{}");
+      p->first_addr = VPA_ADDR (0, 0x10 + i, 0, 0);
+      g_ptr_array_add (host->pools, p);
+    }
+  vpa_fleet_pools_finish (host->pools);
+  return host;
+}
+
+static gboolean
+supports (const VpaFleetHost *host, GPtrArray *reqs, const gint *nodes, guint n,
+          gdouble *weight)
+{
+  return vpa_fleet_supports_requests (host, reqs, nodes != NULL, nodes, n, weight, NULL);
+}
+
+static void
+test_filter_policies (void)
+{
+  /* Nova's demo (NOVA-SEMANTICS 11.4): identical devices on nodes 0, 1,
+   * unknown and 2; the guest on node 0; nodes 0 and 1 share a socket. */
+  const char *const pools[] = { "0001:type-PCI:0:1", "0001:type-PCI:1:1",
+                                "0001:type-PCI:-1:1", "0001:type-PCI:2:1", NULL };
+  g_autoptr (VpaFleetHost) host = filter_host ("h", 1, pools);
+  const gint node0[] = { 0 };
+  struct { VpaPolicy policy; guint count; gboolean ok; } cases[] = {
+    { VPA_POLICY_REQUIRED, 1, TRUE }, { VPA_POLICY_REQUIRED, 2, FALSE },
+    { VPA_POLICY_LEGACY, 2, TRUE }, { VPA_POLICY_LEGACY, 3, FALSE },
+    { VPA_POLICY_PREFERRED, 3, TRUE }, { VPA_POLICY_PREFERRED, 4, TRUE },
+    { VPA_POLICY_PREFERRED, 5, FALSE },
+    { VPA_POLICY_SOCKET, 2, TRUE }, { VPA_POLICY_SOCKET, 3, FALSE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GPtrArray) reqs = requests_new ();
+      g_ptr_array_add (reqs, request_new ("alias a", "vendor_id=8086,product_id=0001",
+                                          cases[i].count, cases[i].policy,
+                                          VPA_POLICY_SOURCE_ALIAS));
+      g_assert_cmpint (supports (host, reqs, node0, 1, NULL), ==, cases[i].ok);
+      /* Without guest cells NUMA is ignored: up to 4 fit. */
+      g_assert_cmpint (supports (host, reqs, NULL, 0, NULL), ==, cases[i].count <= 4);
+    }
+}
+
+static void
+test_filter_socket_unknown (void)
+{
+  /* One cell without a socket disables socket host-wide (3.3). */
+  const char *const pools[] = { "0001:type-PCI:0:1", "0001:type-PCI:1:1", NULL };
+  g_autoptr (VpaFleetHost) host = filter_host ("h", VPA_SOCKET_NONE, pools);
+  g_autoptr (GPtrArray) reqs = requests_new ();
+  const gint node0[] = { 0 };
+
+  g_ptr_array_add (reqs, request_new ("alias a", "product_id=0001", 2, VPA_POLICY_SOCKET,
+                                      VPA_POLICY_SOURCE_FLAVOR));
+  g_assert_false (supports (host, reqs, node0, 1, NULL));
+  ((VpaRequest *) g_ptr_array_index (reqs, 0))->count = 1;
+  g_assert_true (supports (host, reqs, node0, 1, NULL));
+}
+
+static void
+test_filter_exclusions (void)
+{
+  /* A PF with the VFs' product id counts at the NUMA stage and is then
+   * dropped (3.1): legacy for 1 VF fails although a None VF exists. */
+  const char *const pools[] = { "1515:type-PF:0:1", "1515:type-VF:-1:1", NULL };
+  const char *const rm[] = { "101e:type-VF:0:2:{\"remote_managed\":\"true\"}",
+                             "101e:type-VF:0:1", NULL };
+  g_autoptr (VpaFleetHost) host = filter_host ("h", 1, pools);
+  g_autoptr (VpaFleetHost) rmhost = filter_host ("r", 1, rm);
+  g_autoptr (GPtrArray) reqs = requests_new ();
+  g_autoptr (GPtrArray) pf = requests_new ();
+  g_autoptr (GPtrArray) zero = requests_new ();
+  g_autoptr (GPtrArray) none = requests_new ();
+  const gint node0[] = { 0 };
+  gdouble weight = -1;
+
+  g_ptr_array_add (reqs, request_new ("alias vf", "product_id=1515", 1, VPA_POLICY_LEGACY,
+                                      VPA_POLICY_SOURCE_ALIAS));
+  g_assert_false (supports (host, reqs, node0, 1, NULL));
+  g_assert_true (supports (host, reqs, NULL, 0, NULL));
+  /* PF pools only for requests asking type-PF. */
+  g_ptr_array_add (pf, request_new ("alias pf", "product_id=1515,dev_type=type-PF", 1,
+                                    VPA_POLICY_REQUIRED, VPA_POLICY_SOURCE_ALIAS));
+  g_assert_true (supports (host, pf, node0, 1, &weight));
+  g_assert_cmpfloat (weight, ==, 0.0);
+  /* A count=0 request fails when nothing matches (3.5). */
+  g_ptr_array_add (zero, request_new ("alias z", "product_id=1515", 0, VPA_POLICY_LEGACY,
+                                      VPA_POLICY_SOURCE_ALIAS));
+  g_assert_true (supports (host, zero, NULL, 0, NULL));
+  g_ptr_array_add (none, request_new ("alias z", "product_id=ffff", 0, VPA_POLICY_LEGACY,
+                                      VPA_POLICY_SOURCE_ALIAS));
+  g_assert_false (supports (host, none, NULL, 0, NULL));
+  /* remote-managed pools only for requests asking for them. */
+  g_ptr_array_set_size (reqs, 0);
+  g_ptr_array_add (reqs, request_new ("alias vf", "product_id=101e", 2, VPA_POLICY_LEGACY,
+                                      VPA_POLICY_SOURCE_ALIAS));
+  g_assert_false (supports (rmhost, reqs, NULL, 0, NULL));
+  g_ptr_array_set_size (reqs, 0);
+  g_ptr_array_add (reqs, request_new ("port p", "product_id=101e,remote_managed=True", 2,
+                                      VPA_POLICY_LEGACY, VPA_POLICY_SOURCE_PORT));
+  g_assert_true (supports (rmhost, reqs, NULL, 0, NULL));
+}
+
+static void
+test_filter_sequential (void)
+{
+  /* A legacy request listed first takes the only affine device (pool
+   * order), so a later required one fails; the other order passes. */
+  const char *const pools[] = { "0001:type-PCI:0:1", "0001:type-PCI:-1:1", NULL };
+  g_autoptr (VpaFleetHost) host = filter_host ("h", 1, pools);
+  g_autoptr (GPtrArray) reqs = requests_new ();
+  const gint node0[] = { 0 };
+
+  g_ptr_array_add (reqs, request_new ("alias a", "product_id=0001", 1, VPA_POLICY_LEGACY,
+                                      VPA_POLICY_SOURCE_ALIAS));
+  g_ptr_array_add (reqs, request_new ("alias b", "product_id=0001", 1, VPA_POLICY_REQUIRED,
+                                      VPA_POLICY_SOURCE_ALIAS));
+  g_assert_false (supports (host, reqs, node0, 1, NULL));
+  g_ptr_array_add (reqs, g_ptr_array_steal_index (reqs, 0));
+  g_assert_true (supports (host, reqs, node0, 1, NULL));
+}
+
+static void
+test_filter_case_and_tags (void)
+{
+  /* physnet matches case-insensitively; a missing tag matches only a
+   * None spec value (a tunnelled port wants untagged pools). */
+  const char *const pools[] = { "1889:type-VF:0:1:" PHYSNET1, "1889:type-VF:0:1", NULL };
+  g_autoptr (VpaFleetHost) host = filter_host ("h", 1, pools);
+  g_autoptr (GPtrArray) reqs = requests_new ();
+  gdouble weight = 0;
+
+  g_ptr_array_add (reqs, request_new ("port a", "physical_network=PhysNet1,remote_managed=False",
+                                      1, VPA_POLICY_LEGACY, VPA_POLICY_SOURCE_DEFAULT));
+  g_ptr_array_add (reqs, request_new ("port b", "physical_network=,remote_managed=False",
+                                      1, VPA_POLICY_LEGACY, VPA_POLICY_SOURCE_DEFAULT));
+  g_assert_true (supports (host, reqs, NULL, 0, &weight));
+  g_assert_cmpfloat (weight, ==, 0.0);
+  ((VpaRequest *) g_ptr_array_index (reqs, 1))->count = 2;
+  g_assert_false (supports (host, reqs, NULL, 0, NULL));
+}
+
+/* ------------------------------------------------------------------ */
+/* Names and URIs                                                      */
+/* ------------------------------------------------------------------ */
+
+static void
+test_host_names (void)
+{
+  const char *ok[] = { "h1", "compute-01.example.org", "a_b", "0", NULL };
+  const char *bad[] = { "", "h 1", "h;1", "h/1", "h\n1", "h'1", "é", NULL };
+  g_autofree char *longest = g_strnfill (253, 'a');
+  g_autofree char *too_long = g_strnfill (254, 'a');
+
+  for (guint i = 0; ok[i] != NULL; i++)
+    g_assert_true (vpa_fleet_host_name_valid (ok[i], NULL));
+  g_assert_true (vpa_fleet_host_name_valid (longest, NULL));
+  for (guint i = 0; bad[i] != NULL; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_false (vpa_fleet_host_name_valid (bad[i], &error));
+      g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+    }
+  g_assert_false (vpa_fleet_host_name_valid (too_long, NULL));
+}
+
+static void
+test_store_uris (void)
+{
+  const char *invalid[] = { "", "sqlite:relative.db", "sqlite://host/x.db", "sqlite:///",
+                            "mysql://db/x", "redis:x", "postgresql://[bad", NULL };
+  const char *unreachable[] = { "/nonexistent-dir/fleet.db",
+                                "sqlite:///nonexistent-dir/fleet.db",
+                                "postgresql:///x?host=/nonexistent-dir&connect_timeout=2", NULL };
+  g_autofree char *redacted = vpa_fleet_uri_redact ("postgresql://u:secret@db:5432/f?password=x&a=b");
+
+  for (guint i = 0; invalid[i] != NULL; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_null (vpa_fleet_store_open (invalid[i], VPA_FLEET_OPEN_CREATE, &error));
+      g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+    }
+  for (guint i = 0; unreachable[i] != NULL; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_null (vpa_fleet_store_open (unreachable[i], VPA_FLEET_OPEN_CREATE, &error));
+      g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+    }
+  g_assert_cmpstr (redacted, ==, "postgresql://u@db:5432/f?password=***&a=b");
+}
+
+static void
+test_tags_canonical (void)
+{
+  VpaSpecPair a = { (char *) "trusted", (char *) "true" };
+  VpaSpecPair b = { (char *) "physical_network", (char *) "net\"1" };
+  g_autoptr (GPtrArray) pairs = g_ptr_array_new ();
+  g_autoptr (GPtrArray) reversed = g_ptr_array_new ();
+  g_autofree char *s1 = NULL, *s2 = NULL;
+
+  g_ptr_array_add (pairs, &a);
+  g_ptr_array_add (pairs, &b);
+  g_ptr_array_add (reversed, &b);
+  g_ptr_array_add (reversed, &a);
+  s1 = vpa_fleet_tags_canonical (pairs);
+  s2 = vpa_fleet_tags_canonical (reversed);
+  g_assert_cmpstr (s1, ==, "{\"physical_network\":\"net\\\"1\",\"trusted\":\"true\"}");
+  g_assert_cmpstr (s1, ==, s2);
+  g_assert_cmpint (vpa_fleet_tagset_key (s1), ==, vpa_fleet_tagset_key (s2));
+  g_assert_cmpint (vpa_fleet_tagset_key (s1), >, 0);
+  g_assert_cmpint (vpa_fleet_tagset_key ("{}"), ==, 0);
+  g_assert_cmpint (vpa_fleet_tagset_key (PHYSNET1), !=, vpa_fleet_tagset_key (s1));
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+pg_server_start (void)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "fleet", "pg-start", NULL);
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr (GError) error = NULL;
+  gint status = 0;
+  const char *argv[] = { script, NULL, NULL };
+
+  pg_dir = g_dir_make_tmp ("vpa-pg-XXXXXX", &error);
+  g_assert_no_error (error);
+  argv[1] = pg_dir;
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
+                     &status, &error))
+    g_error ("%s: %s", script, error->message);
+  if (g_spawn_check_wait_status (status, NULL))
+    pg_base_uri = g_strstrip (g_steal_pointer (&out));
+  else if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
+    g_test_message ("%s", g_strstrip (err));
+  else
+    g_error ("%s failed: %s", script, err);
+}
+
+static void
+pg_server_stop (void)
+{
+  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "fleet", "pg-stop", NULL);
+  g_autofree char *rm = NULL;
+
+  if (pg_base_uri != NULL)
+    {
+      const char *argv[] = { script, pg_dir, NULL };
+      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
+                    NULL, NULL);
+    }
+  rm = g_strdup_printf ("rm -rf '%s'", pg_dir);
+  g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL);
+}
+
+static void
+add_store_test (const char *name, void (*fn) (Fixture *, gconstpointer))
+{
+  static const char *const backends[] = { "sqlite", "pg" };
+
+  for (guint b = 0; b < G_N_ELEMENTS (backends); b++)
+    {
+      g_autofree char *path = g_strdup_printf ("/fleet/%s/%s", backends[b], name);
+      g_test_add (path, Fixture, GINT_TO_POINTER (b), fixture_setup, fn, fixture_teardown);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  int rc;
+
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fleet/host-names", test_host_names);
+  g_test_add_func ("/fleet/store-uris", test_store_uris);
+  g_test_add_func ("/fleet/tags-canonical", test_tags_canonical);
+  g_test_add_func ("/fleet/filter/policies", test_filter_policies);
+  g_test_add_func ("/fleet/filter/socket-unknown", test_filter_socket_unknown);
+  g_test_add_func ("/fleet/filter/exclusions", test_filter_exclusions);
+  g_test_add_func ("/fleet/filter/sequential", test_filter_sequential);
+  g_test_add_func ("/fleet/filter/case-and-tags", test_filter_case_and_tags);
+  add_store_test ("schema-version", test_schema_version);
+  add_store_test ("sync-pools", test_sync_pools);
+  add_store_test ("resync-replaces", test_resync_replaces);
+  add_store_test ("atomic-replace", test_atomic_replace);
+  add_store_test ("concurrent-syncs", test_concurrent_syncs);
+  add_store_test ("unknown-host", test_unknown_host);
+  add_store_test ("filter", test_filter_store);
+
+  pg_server_start ();
+  rc = g_test_run ();
+  pg_server_stop ();
+  return rc;
+}
