@@ -24,6 +24,9 @@ collect (const char *path, GPtrArray *out)
   g_autoptr (GPtrArray) names = NULL;
   const char *name;
 
+  /* Fake sysfs trees under data/ link back up: never follow links. */
+  if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    return;
   if (!g_file_test (path, G_FILE_TEST_IS_DIR))
     {
       g_ptr_array_add (out, g_strdup (path));
