@@ -206,37 +206,46 @@ world_inventory (VpaCliWorld *w, GError **error)
   return inv;
 }
 
+/* Bounded for files too: a FIFO, /dev/zero or a runaway file must not
+ * exhaust memory before the XML parser's own size limit refuses it. */
 static gboolean
 read_input (const char *path, char **buf, gsize *len, GError **error)
 {
-  g_autoptr (GError) local = NULL;
+  gboolean is_stdin = g_strcmp0 (path, "-") == 0;
+  const char *what = is_stdin ? "stdin" : path;
+  g_autoptr (GString) s = g_string_new (NULL);
+  FILE *f = is_stdin ? stdin : fopen (path, "re");
+  char chunk[65536];
+  size_t n;
+  int e = 0;
 
-  if (g_strcmp0 (path, "-") == 0)
+  if (f == NULL)
     {
-      g_autoptr (GString) s = g_string_new (NULL);
-      char chunk[65536];
-      size_t n;
-
-      while ((n = fread (chunk, 1, sizeof chunk, stdin)) > 0)
-        {
-          g_string_append_len (s, chunk, (gssize) n);
-          if (s->len > 16 * 1024 * 1024)
-            {
-              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                           "stdin: input exceeds the limit of 16 MiB");
-              return FALSE;
-            }
-        }
-      *len = s->len;
-      *buf = g_string_free (g_steal_pointer (&s), FALSE);
-      return TRUE;
-    }
-  if (!g_file_get_contents (path, buf, len, &local))
-    {
+      e = errno;
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: cannot read: %s", path,
-                   g_strerror (local->code == G_FILE_ERROR_NOENT ? ENOENT : EIO));
+                   g_strerror (e));
       return FALSE;
     }
+  while (s->len <= 16 * 1024 * 1024 && (n = fread (chunk, 1, sizeof chunk, f)) > 0)
+    g_string_append_len (s, chunk, (gssize) n);
+  if (ferror (f))
+    e = errno != 0 ? errno : EIO;
+  if (!is_stdin)
+    fclose (f);
+  if (e != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: cannot read: %s", what,
+                   g_strerror (e));
+      return FALSE;
+    }
+  if (s->len > 16 * 1024 * 1024)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: input exceeds the limit of 16 MiB", what);
+      return FALSE;
+    }
+  *len = s->len;
+  *buf = g_string_free (g_steal_pointer (&s), FALSE);
   return TRUE;
 }
 

@@ -767,10 +767,19 @@ vpa_config_load_data (const char *data, gsize len, const char *path, GError **er
   g_autoptr (GError) local = NULL;
   g_auto (GStrv) groups = NULL;
   g_autofree char *text = NULL;
+  const char *nul;
 
   g_return_val_if_fail (data != NULL || len == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  /* Everything after a NUL would be dropped without a word. */
+  if (len > 0 && (nul = memchr (data, '\0', len)) != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: NUL byte at offset %" G_GSIZE_FORMAT ": not a text file", config->path,
+                   (gsize) (nul - data));
+      return NULL;
+    }
   text = strip_inline_comments (data != NULL ? data : "", len);
   if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local))
     {
