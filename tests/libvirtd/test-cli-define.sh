@@ -115,4 +115,19 @@ addrs=$(for dom in $(virsh -c "$uri" list --all --name | grep "^$prefix-"); do
 [ "$(echo "$addrs" | wc -l)" -eq 8 ] || fail "expected 8 placed domains"
 [ "$(echo "$addrs" | uniq | wc -l)" -eq 8 ] || fail "a VF was handed out twice: $addrs"
 echo "ok 3 16 concurrent defines: 8 defined with distinct VFs, 8 refused"
-echo "1..3"
+
+# 4. attach (persistent definition): no VF left, then one freed.
+doms=($(virsh -c "$uri" list --all --name | grep "^$prefix-" | sort))
+rc=0; "$vpa" attach -c "$uri" --inventory "$snapshot" "${doms[0]}" --port ua-net1 --config \
+  >"$work/attach.out" 2>"$work/attach.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "attach with every VF held exited $rc: $(cat "$work/attach.err")"
+[ ! -s "$work/attach.out" ] || fail "failed attach printed: $(cat "$work/attach.out")"
+freed=$(placed_address "${doms[1]}")
+virsh -c "$uri" undefine "${doms[1]}" >/dev/null
+got=$("$vpa" attach -c "$uri" --inventory "$snapshot" "${doms[0]}" --port ua-net1 --config) ||
+  fail "attach after freeing $freed failed"
+[ "$got" = "$freed" ] || fail "attach picked $got, the only free VF is $freed"
+virsh -c "$uri" dumpxml --inactive "${doms[0]}" | grep -q "<alias name='ua-net1'/>" ||
+  fail "the attached interface is not in the persistent definition"
+echo "ok 4 attach --config: refused while every VF is held, then takes the freed $freed"
+echo "1..4"
