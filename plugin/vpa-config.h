@@ -40,6 +40,7 @@ typedef struct {
   char *devname;       /* a PF netdev name, or NULL */
   GPtrArray *tags;     /* VpaSpecPair*, sorted by key; keys use '_' ("physical_network") */
   guint tagset;        /* index into VpaConfig.tagsets; equal tag sets share one */
+  gint64 glob[4];      /* parsed address: domain, bus, slot, function; -1 = any */
 } VpaDeviceSpec;
 
 /* [alias NAME] and further specs of the same alias as [alias NAME:2], ... */
@@ -76,6 +77,9 @@ const VpaAlias *vpa_config_alias (const VpaConfig *config, const char *name);
 const VpaDeviceSpec *vpa_config_match_device (const VpaConfig *config,
                                               const VpaHost *host, guint i,
                                               gboolean *all);
+
+/* The [device-spec NAME] group with this NAME, or NULL. */
+const VpaDeviceSpec *vpa_config_device_spec (const VpaConfig *config, const char *name);
 
 /* Nova's pci_device_prop_match for one value pair: case-insensitive for
  * strings, NULL matches only NULL. */

@@ -1,0 +1,560 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * virt-pci-affinity: the command-line front end. argv, stdin/stdout, exit
+ * statuses and GError -> one stderr line happen here and nowhere else.
+ */
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vpa-types.h"
+#include "vpa-config.h"
+#include "vpa-domain.h"
+#include "vpa-inventory.h"
+#include "vpa-output.h"
+#include "vpa-pipeline.h"
+#include "vpa-pools.h"
+#include "vpa-source.h"
+#include "vpa-traits.h"
+#include "vpa-virt.h"
+#include "vpa-cli-fleet.h"
+
+#define DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
+
+typedef struct {
+  char *connect;
+  char *inventory;
+  char *config_path;
+  char *format;
+  char *group_by;
+  gboolean explain;
+  char *port;
+  char *physnet;
+  char *policy;
+  gboolean live;
+  gboolean persistent;
+  char **args;
+} VpaCli;
+
+static void
+vpa_cli_clear (VpaCli *cli)
+{
+  g_free (cli->connect);
+  g_free (cli->inventory);
+  g_free (cli->config_path);
+  g_free (cli->format);
+  g_free (cli->group_by);
+  g_free (cli->port);
+  g_free (cli->physnet);
+  g_free (cli->policy);
+  g_strfreev (cli->args);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaCli, vpa_cli_clear)
+
+static int
+fail (GError *error)
+{
+  int code = 1;
+
+  if (error->domain == VPA_ERROR)
+    code = error->code;
+  else if (error->domain == G_OPTION_ERROR)
+    code = VPA_ERROR_INVALID;
+  else
+    code = VPA_ERROR_ENVIRONMENT;
+  fprintf (stderr, "virt-pci-affinity: %s\n", error->message);
+  return code;
+}
+
+/* ------------------------------------------------------------------ */
+/* Where things come from                                              */
+/* ------------------------------------------------------------------ */
+
+static const char *
+connect_uri (const VpaCli *cli)
+{
+  const char *env;
+
+  if (cli->connect != NULL)
+    return cli->connect;
+  env = g_getenv ("LIBVIRT_DEFAULT_URI");
+  if (env != NULL && *env != '\0')
+    return env;
+  return "qemu:///system";
+}
+
+static const char *
+inventory_uri (const VpaCli *cli)
+{
+  return cli->inventory != NULL ? cli->inventory : connect_uri (cli);
+}
+
+static VpaConfig *
+load_config (const VpaCli *cli, GError **error)
+{
+  const char *path = cli->config_path;
+
+  if (path == NULL)
+    path = g_getenv ("VPA_CONFIG");
+  if (path == NULL && g_file_test (DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
+    path = DEFAULT_CONFIG;
+  if (path == NULL)
+    return vpa_config_new_default ();
+  return vpa_config_load_file (path, error);
+}
+
+/* The claims: the domains on the --connect connection. A snapshot named
+ * by -c is read by our own reader (its <domain> children), so read-only
+ * commands on a snapshot never start libvirt's test driver. */
+static GPtrArray *
+load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
+{
+  const char *uri = connect_uri (cli);
+  g_autofree char *snap = vpa_source_snapshot_path (uri);
+  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  if (snap != NULL)
+    {
+      g_autoptr (VpaHost) other = NULL;
+      VpaHost *from = inventory_host;
+
+      if (g_strcmp0 (inventory_uri (cli), uri) != 0)
+        {
+          other = vpa_snapshot_load (snap, error);
+          if (other == NULL)
+            return NULL;
+          from = other;
+        }
+      for (guint i = 0; i < from->claims->len; i++)
+        {
+          const VpaClaim *c = g_ptr_array_index (from->claims, i);
+          g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
+        }
+      return g_steal_pointer (&claims);
+    }
+  return vpa_virt_load_claims_uri (uri, error);
+}
+
+typedef struct {
+  VpaConfig *config;
+  VpaHost *host;
+  GPtrArray *claims;
+} VpaCliWorld;
+
+static void
+world_clear (VpaCliWorld *w)
+{
+  g_clear_pointer (&w->config, vpa_config_free);
+  g_clear_pointer (&w->host, vpa_host_free);
+  g_clear_pointer (&w->claims, g_ptr_array_unref);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaCliWorld, world_clear)
+
+static gboolean
+world_load (const VpaCli *cli, VpaCliWorld *w, GError **error)
+{
+  w->config = load_config (cli, error);
+  if (w->config == NULL)
+    return FALSE;
+  w->host = vpa_source_load (inventory_uri (cli), error);
+  if (w->host == NULL)
+    return FALSE;
+  w->claims = load_claims (cli, w->host, error);
+  return w->claims != NULL;
+}
+
+static VpaInventory *
+world_inventory (VpaCliWorld *w, GError **error)
+{
+  VpaInventory *inv = vpa_inventory_new (g_steal_pointer (&w->host), w->config,
+                                         g_steal_pointer (&w->claims), error);
+  return inv;
+}
+
+static gboolean
+read_input (const char *path, char **buf, gsize *len, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  if (g_strcmp0 (path, "-") == 0)
+    {
+      g_autoptr (GString) s = g_string_new (NULL);
+      char chunk[65536];
+      size_t n;
+
+      while ((n = fread (chunk, 1, sizeof chunk, stdin)) > 0)
+        {
+          g_string_append_len (s, chunk, (gssize) n);
+          if (s->len > 16 * 1024 * 1024)
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "stdin: input exceeds the limit of 16 MiB");
+              return FALSE;
+            }
+        }
+      *len = s->len;
+      *buf = g_string_free (g_steal_pointer (&s), FALSE);
+      return TRUE;
+    }
+  if (!g_file_get_contents (path, buf, len, &local))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: cannot read: %s", path,
+                   g_strerror (local->code == G_FILE_ERROR_NOENT ? ENOENT : EIO));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+write_stdout (const char *buf, gsize len, GError **error)
+{
+  if (fwrite (buf, 1, len, stdout) != len || fflush (stdout) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "cannot write to stdout: %s",
+                   g_strerror (errno));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands                                                            */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+cmd_pools (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GArray) pools = NULL;
+  g_autofree char *out = NULL;
+  VpaPoolKeys keys = VPA_POOL_KEYS_DEFAULT;
+  gboolean json;
+
+  if (cli->group_by != NULL && !vpa_pool_keys_parse (cli->group_by, &keys, error))
+    return FALSE;
+  if (cli->format != NULL && strcmp (cli->format, "text") != 0 && strcmp (cli->format, "json") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--format '%s': expected text or json", cli->format);
+      return FALSE;
+    }
+  json = g_strcmp0 (cli->format, "json") == 0;
+  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
+    return FALSE;
+  pools = vpa_pools_generate (inv, keys);
+  out = json ? vpa_output_pools_json (inv, pools) : vpa_output_pools_text (inv, pools);
+  return write_stdout (out, strlen (out), error);
+}
+
+static gboolean
+cmd_traits (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaInventory) inv = NULL;
+  g_auto (GStrv) traits = NULL;
+  g_autofree char *out = NULL;
+
+  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
+    return FALSE;
+  traits = vpa_traits (inv);
+  out = vpa_output_traits_text (traits);
+  return write_stdout (out, strlen (out), error);
+}
+
+static gboolean
+cmd_snapshot (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+
+  if (!world_load (cli, &w, error))
+    return FALSE;
+  /* The snapshot's domains are the claims of the --connect connection. */
+  g_ptr_array_set_size (w.host->claims, 0);
+  for (guint i = 0; i < w.claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (w.claims, i);
+      vpa_host_add_claim (w.host, vpa_claim_new (c->domain, c->addr, c->running));
+    }
+  return vpa_snapshot_write (w.host, stdout, error);
+}
+
+static gboolean
+cmd_place (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autofree char *buf = NULL;
+  g_autofree char *out = NULL;
+  const char *path;
+  gsize len;
+  VpaPlaceReport report = { 0 };
+
+  if (cli->args == NULL || g_strv_length (cli->args) != 1)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "place: expected one FILE (or - for stdin)");
+      return FALSE;
+    }
+  path = cli->args[0];
+  if (!read_input (path, &buf, &len, error))
+    return FALSE;
+  if (!world_load (cli, &w, error))
+    return FALSE;
+  if (cli->explain)
+    report.explain = g_string_new (NULL);
+  out = vpa_pipeline_place (g_steal_pointer (&w.host), w.claims, w.config, buf, len,
+                            strcmp (path, "-") == 0 ? "stdin" : path, &report, error);
+  if (report.explain != NULL)
+    {
+      fputs (report.explain->str, stderr);
+      g_string_free (report.explain, TRUE);
+    }
+  if (out == NULL)
+    return FALSE;
+  return write_stdout (out, strlen (out), error);
+}
+
+static gboolean
+cmd_check (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autofree char *buf = NULL;
+  g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (GPtrArray) results = NULL;
+  const char *arg;
+  gsize len;
+  gboolean ok = TRUE;
+
+  if (cli->args == NULL || g_strv_length (cli->args) != 1)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "check: expected one DOMAIN or FILE");
+      return FALSE;
+    }
+  arg = cli->args[0];
+  if (strcmp (arg, "-") == 0 || g_file_test (arg, G_FILE_TEST_EXISTS))
+    {
+      if (!read_input (arg, &buf, &len, error))
+        return FALSE;
+    }
+  else if ((buf = vpa_virt_domain_xml_uri (connect_uri (cli), arg, error)) == NULL)
+    return FALSE;
+  else
+    len = strlen (buf);
+
+  if (!world_load (cli, &w, error))
+    return FALSE;
+  dom = vpa_domain_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
+  if (dom == NULL)
+    return FALSE;
+  results = vpa_pipeline_check (g_steal_pointer (&w.host), w.claims, w.config, dom, FALSE, &ok,
+                                error);
+  if (results == NULL)
+    return FALSE;
+  for (guint i = 0; i < results->len; i++)
+    {
+      const VpaCheckResult *r = g_ptr_array_index (results, i);
+      printf ("%s\n", r->line);
+    }
+  if (!ok)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+                   "check: domain '%s' breaks its placement (see above)", dom->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+typedef struct {
+  const VpaCli *cli;
+  VpaConfig *config;
+  const char *buf;
+  gsize len;
+  const char *what;
+} DefineCtx;
+
+/* Called with the connection's current claims, under the define lock. */
+static char *
+define_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
+{
+  DefineCtx *ctx = user_data;
+  VpaHost *host = vpa_source_load (inventory_uri (ctx->cli), error);
+
+  if (host == NULL)
+    return NULL;
+  return vpa_pipeline_place (host, claims, ctx->config, ctx->buf, ctx->len, ctx->what, NULL,
+                             error);
+}
+
+static gboolean
+cmd_define (VpaCli *cli, GError **error)
+{
+  g_autoptr (VpaConfig) config = NULL;
+  g_autofree char *buf = NULL;
+  g_autofree char *name = NULL;
+  gsize len;
+  DefineCtx ctx;
+
+  if (cli->args == NULL || g_strv_length (cli->args) != 1)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "define: expected one FILE");
+      return FALSE;
+    }
+  if (!read_input (cli->args[0], &buf, &len, error))
+    return FALSE;
+  if ((config = load_config (cli, error)) == NULL)
+    return FALSE;
+  ctx = (DefineCtx){ cli, config, buf, len, cli->args[0] };
+  if (!vpa_virt_define_placed_uri (connect_uri (cli), define_place_cb, &ctx, &name, error))
+    return FALSE;
+  printf ("%s\n", name);
+  return TRUE;
+}
+
+static gboolean
+cmd_attach (VpaCli *cli, GError **error)
+{
+  g_autoptr (VpaConfig) config = NULL;
+  g_autofree char *addr = NULL;
+  VpaVirtAttachOptions opts = { 0 };
+
+  if (cli->args == NULL || g_strv_length (cli->args) != 1 || cli->port == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: expected DOMAIN --port ALIAS [--physnet N] [--policy P]");
+      return FALSE;
+    }
+  if ((config = load_config (cli, error)) == NULL)
+    return FALSE;
+  opts.domain = cli->args[0];
+  opts.port = cli->port;
+  opts.physnet = cli->physnet;
+  opts.policy = cli->policy;
+  opts.live = cli->live;
+  opts.persistent = cli->persistent;
+  opts.inventory = inventory_uri (cli);
+  opts.config = config;
+  addr = vpa_virt_attach_port_uri (connect_uri (cli), &opts, error);
+  if (addr == NULL)
+    return FALSE;
+  printf ("%s\n", addr);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  const char *name;
+  const char *args;
+  const char *summary;
+  gboolean (*run) (VpaCli *cli, GError **error);
+  gboolean wants_pools, wants_place, wants_attach;
+} VpaCommand;
+
+static const VpaCommand commands[] = {
+  { "pools", "", "PCI device pools generated on demand from the inventory", cmd_pools, TRUE },
+  { "place", "FILE|-", "fill every request of a domain with a device; print the XML", cmd_place,
+    FALSE, TRUE },
+  { "check", "DOMAIN|FILE", "verify placed devices still meet their policies", cmd_check },
+  { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define },
+  { "attach", "DOMAIN --port ALIAS", "hot-plug a VF for a port by the same rules", cmd_attach,
+    FALSE, FALSE, TRUE },
+  { "snapshot", "", "write a host snapshot of the inventory and claims", cmd_snapshot },
+  { "traits", "", "the host's capability traits", cmd_traits },
+};
+
+static void
+usage (FILE *f)
+{
+  fprintf (f, "Usage: virt-pci-affinity COMMAND [OPTIONS] [ARGS]\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (f, "  %-9s %-20s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+  fprintf (f, "  %-9s %-20s %s\n", "fleet", "sync|pools|filter", "pools and filters of many hosts");
+  fprintf (f, "\nCommon options: -c/--connect URI, --inventory SOURCE, --config FILE.\n"
+              "Run 'virt-pci-affinity COMMAND --help' for a command's options.\n");
+}
+
+static int
+run_command (const VpaCommand *cmd, int argc, char **argv)
+{
+  g_auto (VpaCli) cli = { 0 };
+  g_autoptr (GOptionContext) ctx = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *param = g_strdup_printf ("%s %s", cmd->name, cmd->args);
+  GOptionEntry common[] = {
+    { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.connect, "libvirt URI of the domains (claims)", "URI" },
+    { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.inventory,
+      "where devices and topology come from (default: the --connect URI)", "SOURCE" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.config_path, "configuration file", "FILE" },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.args, NULL, NULL },
+    { NULL }
+  };
+  GOptionEntry pools[] = {
+    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.format, "text (default) or json", "FORMAT" },
+    { "group-by", 0, 0, G_OPTION_ARG_STRING, &cli.group_by,
+      "pool keys: vendor,product,numa_node,socket,dev_type,tags,pf", "KEYS" },
+    { NULL }
+  };
+  GOptionEntry place[] = {
+    { "explain", 0, 0, G_OPTION_ARG_NONE, &cli.explain,
+      "print each request's policy, source and candidate pools to stderr", NULL },
+    { NULL }
+  };
+  GOptionEntry attach[] = {
+    { "port", 0, 0, G_OPTION_ARG_STRING, &cli.port, "user alias of the new interface", "ALIAS" },
+    { "physnet", 0, 0, G_OPTION_ARG_STRING, &cli.physnet, "physical network", "NAME" },
+    { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "the port's NUMA affinity policy", "POLICY" },
+    { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
+    { "persistent", 0, 0, G_OPTION_ARG_NONE, &cli.persistent, "affect the persistent definition", NULL },
+    { NULL }
+  };
+
+  ctx = g_option_context_new (param);
+  g_option_context_set_summary (ctx, cmd->summary);
+  g_option_context_add_main_entries (ctx, common, NULL);
+  if (cmd->wants_pools)
+    g_option_context_add_main_entries (ctx, pools, NULL);
+  if (cmd->wants_place)
+    g_option_context_add_main_entries (ctx, place, NULL);
+  if (cmd->wants_attach)
+    g_option_context_add_main_entries (ctx, attach, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return fail (error);
+  if (cli.args != NULL && cmd->args[0] == '\0')
+    {
+      g_set_error (&error, VPA_ERROR, VPA_ERROR_INVALID, "%s: unexpected argument '%s'",
+                   cmd->name, cli.args[0]);
+      return fail (error);
+    }
+  if (!cmd->run (&cli, &error))
+    return fail (error);
+  return 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  vpa_virt_register ();
+
+  if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
+    {
+      usage (argc < 2 ? stderr : stdout);
+      return argc < 2 ? VPA_ERROR_INVALID : 0;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    {
+      printf ("virt-pci-affinity %s\n", VPA_VERSION);
+      return 0;
+    }
+  if (strcmp (argv[1], "fleet") == 0)
+    return vpa_cli_fleet (argc - 1, argv + 1);
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return run_command (&commands[i], argc - 1, argv + 1);
+  fprintf (stderr, "virt-pci-affinity: unknown command '%s'\n", argv[1]);
+  usage (stderr);
+  return VPA_ERROR_INVALID;
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "vpa-output.h"
+
+#include <string.h>
+
+/* The keys the pools were grouped by (the default when there are none). */
+static VpaPoolKeys
+pools_keys (GArray *pools)
+{
+  if (pools->len == 0)
+    return VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET;
+  return g_array_index (pools, VpaPool, 0).keys;
+}
+
+static GPtrArray *
+pool_tags (const VpaConfig *config, const VpaPool *pool)
+{
+  if (pool->tagset < 0 || (guint) pool->tagset >= config->tagsets->len)
+    return NULL;
+  return g_ptr_array_index (config->tagsets, pool->tagset);
+}
+
+/* ------------------------------------------------------------------ */
+/* Text                                                                */
+/* ------------------------------------------------------------------ */
+
+enum { COL_VENDOR, COL_PRODUCT, COL_TYPE, COL_NUMA, COL_SOCKET, COL_TAGS, COL_PF,
+       COL_TOTAL, COL_FREE, COL_USED, COL_BLOCKED, COL_LAST };
+
+static const struct {
+  const char *title;
+  VpaPoolKeys key; /* 0: always shown */
+} columns[] = {
+  { "VENDOR", VPA_POOL_KEY_VENDOR },  { "PRODUCT", VPA_POOL_KEY_PRODUCT },
+  { "TYPE", VPA_POOL_KEY_DEV_TYPE },  { "NUMA", VPA_POOL_KEY_NUMA_NODE },
+  { "SOCKET", VPA_POOL_KEY_SOCKET },  { "TAGS", VPA_POOL_KEY_TAGS },
+  { "PF", VPA_POOL_KEY_PF },          { "TOTAL", 0 },
+  { "FREE", 0 },                      { "USED", 0 },
+  { "BLOCKED", 0 },
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (columns) == COL_LAST);
+
+static char *
+id_or_dash (gint v)
+{
+  return v < 0 ? g_strdup ("-") : g_strdup_printf ("%d", v);
+}
+
+static char *
+tags_text (const VpaConfig *config, const VpaPool *pool)
+{
+  GPtrArray *tags = pool_tags (config, pool);
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; tags != NULL && i < tags->len; i++)
+    {
+      const VpaSpecPair *pair = g_ptr_array_index (tags, i);
+      g_string_append_printf (s, "%s%s=%s", i ? "," : "", pair->key,
+                              pair->value != NULL ? pair->value : "");
+    }
+  if (s->len == 0)
+    g_string_append_c (s, '-');
+  return g_string_free (s, FALSE);
+}
+
+static char **
+pool_row (const VpaConfig *config, const VpaPool *p)
+{
+  char **row = g_new0 (char *, COL_LAST + 1);
+
+  row[COL_VENDOR] = g_strdup (p->vendor_id);
+  row[COL_PRODUCT] = g_strdup (p->product_id);
+  row[COL_TYPE] = g_strdup (vpa_dev_type_to_string (p->dev_type));
+  row[COL_NUMA] = id_or_dash (p->numa_node);
+  row[COL_SOCKET] = id_or_dash (p->socket);
+  row[COL_TAGS] = tags_text (config, p);
+  row[COL_PF] = p->pf == VPA_ADDR_NONE ? g_strdup ("-") : vpa_addr_to_string (p->pf);
+  row[COL_TOTAL] = g_strdup_printf ("%u", p->total);
+  row[COL_FREE] = g_strdup_printf ("%u", p->free);
+  row[COL_USED] = g_strdup_printf ("%u", p->used);
+  row[COL_BLOCKED] = g_strdup_printf ("%u", p->blocked);
+  return row;
+}
+
+static void
+append_row (GString *out, char *const *row, const gboolean *shown, const guint *width)
+{
+  gsize start = out->len;
+
+  for (guint c = 0; c < COL_LAST; c++)
+    {
+      gint pad;
+
+      if (!shown[c])
+        continue;
+      if (out->len > start)
+        g_string_append (out, "  ");
+      pad = (gint) width[c] - (gint) g_utf8_strlen (row[c], -1);
+      /* counts right-aligned, the rest left-aligned */
+      if (c >= COL_TOTAL)
+        g_string_append_printf (out, "%*s%s", MAX (pad, 0), "", row[c]);
+      else
+        g_string_append_printf (out, "%s%*s", row[c], MAX (pad, 0), "");
+    }
+  while (out->len > start && out->str[out->len - 1] == ' ')
+    g_string_truncate (out, out->len - 1);
+  g_string_append_c (out, '\n');
+}
+
+char *
+vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
+{
+  VpaPoolKeys keys;
+  gboolean shown[COL_LAST];
+  guint width[COL_LAST] = { 0 };
+  guint sums[4] = { 0 };
+  guint first = COL_TOTAL;
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  char *header[COL_LAST + 1] = { NULL };
+  char **totals;
+  GString *out;
+
+  g_return_val_if_fail (inv != NULL && pools != NULL, NULL);
+
+  keys = pools_keys (pools);
+  for (guint c = 0; c < COL_LAST; c++)
+    {
+      shown[c] = columns[c].key == 0 || (keys & columns[c].key) != 0;
+      header[c] = (char *) columns[c].title;
+      if (shown[c] && c < first)
+        first = c;
+    }
+  for (guint p = 0; p < pools->len; p++)
+    {
+      const VpaPool *pool = &g_array_index (pools, VpaPool, p);
+      sums[0] += pool->total;
+      sums[1] += pool->free;
+      sums[2] += pool->used;
+      sums[3] += pool->blocked;
+      g_ptr_array_add (rows, pool_row (inv->config, pool));
+    }
+  totals = g_new0 (char *, COL_LAST + 1);
+  for (guint c = 0; c < COL_TOTAL; c++)
+    totals[c] = g_strdup (c == first ? "total" : "");
+  for (guint c = COL_TOTAL; c < COL_LAST; c++)
+    totals[c] = g_strdup_printf ("%u", sums[c - COL_TOTAL]);
+  g_ptr_array_add (rows, totals);
+
+  for (guint c = 0; c < COL_LAST; c++)
+    {
+      width[c] = (guint) strlen (header[c]);
+      for (guint r = 0; r < rows->len; r++)
+        width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) rows->pdata[r])[c], -1));
+    }
+  out = g_string_new (NULL);
+  append_row (out, header, shown, width);
+  for (guint r = 0; r < rows->len; r++)
+    append_row (out, rows->pdata[r], shown, width);
+  return g_string_free (out, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON                                                                */
+/* ------------------------------------------------------------------ */
+
+static void
+add_int_or_null (JsonBuilder *b, const char *key, gint v)
+{
+  json_builder_set_member_name (b, key);
+  if (v < 0)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_int_value (b, v);
+}
+
+static void
+add_tags (JsonBuilder *b, const VpaConfig *config, const VpaPool *pool)
+{
+  GPtrArray *tags = pool_tags (config, pool);
+
+  json_builder_set_member_name (b, "tags");
+  json_builder_begin_object (b);
+  for (guint i = 0; tags != NULL && i < tags->len; i++)
+    {
+      const VpaSpecPair *pair = g_ptr_array_index (tags, i);
+      json_builder_set_member_name (b, pair->key);
+      if (pair->value == NULL)
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_string_value (b, pair->value);
+    }
+  json_builder_end_object (b);
+}
+
+void
+vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool *pool,
+                          const char *first_key, const char *first_value)
+{
+  VpaPoolKeys k = pool->keys;
+
+  json_builder_begin_object (b);
+  if (first_key != NULL)
+    {
+      json_builder_set_member_name (b, first_key);
+      json_builder_add_string_value (b, first_value);
+    }
+  if (k & VPA_POOL_KEY_VENDOR)
+    {
+      json_builder_set_member_name (b, "vendor_id");
+      json_builder_add_string_value (b, pool->vendor_id);
+    }
+  if (k & VPA_POOL_KEY_PRODUCT)
+    {
+      json_builder_set_member_name (b, "product_id");
+      json_builder_add_string_value (b, pool->product_id);
+    }
+  if (k & VPA_POOL_KEY_NUMA_NODE)
+    add_int_or_null (b, "numa_node", pool->numa_node);
+  if (k & VPA_POOL_KEY_SOCKET)
+    add_int_or_null (b, "socket", pool->socket);
+  if (k & VPA_POOL_KEY_DEV_TYPE)
+    {
+      json_builder_set_member_name (b, "dev_type");
+      json_builder_add_string_value (b, vpa_dev_type_to_string (pool->dev_type));
+    }
+  if (k & VPA_POOL_KEY_TAGS)
+    add_tags (b, config, pool);
+  if (k & VPA_POOL_KEY_PF)
+    {
+      char buf[VPA_ADDR_BUFLEN];
+      /* Nova's (2023.1+) name for the PF address of VFs, own address otherwise */
+      json_builder_set_member_name (b, "address");
+      json_builder_add_string_value (b, vpa_addr_format (pool->pf, buf));
+    }
+  json_builder_set_member_name (b, "total");
+  json_builder_add_int_value (b, pool->total);
+  json_builder_set_member_name (b, "free");
+  json_builder_add_int_value (b, pool->free);
+  json_builder_set_member_name (b, "used");
+  json_builder_add_int_value (b, pool->used);
+  json_builder_set_member_name (b, "blocked");
+  json_builder_add_int_value (b, pool->blocked);
+  json_builder_end_object (b);
+}
+
+char *
+vpa_output_pools_json (const VpaInventory *inv, GArray *pools)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  g_return_val_if_fail (inv != NULL && pools != NULL, NULL);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "pools");
+  json_builder_begin_array (b);
+  for (guint p = 0; p < pools->len; p++)
+    vpa_output_pool_json_add (b, inv->config, &g_array_index (pools, VpaPool, p), NULL,
+                              NULL);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  root = json_builder_get_root (b);
+  return vpa_output_json_to_string (root);
+}
+
+/* ------------------------------------------------------------------ */
+/* JSON printing: "key": value with two-space indentation, as Python's
+ * json.dumps(indent=2) writes it (JsonGenerator puts a space before the
+ * colon and pads empty objects). UTF-8 is kept as it is.              */
+/* ------------------------------------------------------------------ */
+
+static void
+json_append_string (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (const unsigned char *p = (const unsigned char *) s; *p != '\0'; p++)
+    {
+      switch (*p)
+        {
+        case '"':
+          g_string_append (out, "\\\"");
+          break;
+        case '\\':
+          g_string_append (out, "\\\\");
+          break;
+        case '\n':
+          g_string_append (out, "\\n");
+          break;
+        case '\t':
+          g_string_append (out, "\\t");
+          break;
+        case '\r':
+          g_string_append (out, "\\r");
+          break;
+        default:
+          if (*p < 0x20)
+            g_string_append_printf (out, "\\u%04x", *p);
+          else
+            g_string_append_c (out, (char) *p);
+        }
+    }
+  g_string_append_c (out, '"');
+}
+
+static void
+json_append_value (GString *out, JsonNode *node)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  double d;
+
+  switch (json_node_get_value_type (node))
+    {
+    case G_TYPE_INT64:
+      g_string_append_printf (out, "%" G_GINT64_FORMAT, json_node_get_int (node));
+      break;
+    case G_TYPE_BOOLEAN:
+      g_string_append (out, json_node_get_boolean (node) ? "true" : "false");
+      break;
+    case G_TYPE_DOUBLE:
+      d = json_node_get_double (node);
+      g_ascii_dtostr (buf, sizeof (buf), d);
+      g_string_append (out, buf);
+      if (strpbrk (buf, ".eEn") == NULL)
+        g_string_append (out, ".0");
+      break;
+    case G_TYPE_STRING:
+    default:
+      json_append_string (out, json_node_get_string (node));
+      break;
+    }
+}
+
+static void
+json_append_node (GString *out, JsonNode *node, guint depth)
+{
+  g_autoptr (GList) members = NULL;
+  guint n;
+
+  switch (JSON_NODE_TYPE (node))
+    {
+    case JSON_NODE_NULL:
+      g_string_append (out, "null");
+      return;
+    case JSON_NODE_VALUE:
+      json_append_value (out, node);
+      return;
+    case JSON_NODE_ARRAY:
+      n = json_array_get_length (json_node_get_array (node));
+      if (n == 0)
+        {
+          g_string_append (out, "[]");
+          return;
+        }
+      g_string_append (out, "[\n");
+      for (guint i = 0; i < n; i++)
+        {
+          g_string_append_printf (out, "%*s", (int) (depth + 1) * 2, "");
+          json_append_node (out, json_array_get_element (json_node_get_array (node), i),
+                            depth + 1);
+          g_string_append (out, i + 1 < n ? ",\n" : "\n");
+        }
+      g_string_append_printf (out, "%*s]", (int) depth * 2, "");
+      return;
+    case JSON_NODE_OBJECT:
+    default:
+      members = json_object_get_members (json_node_get_object (node));
+      if (members == NULL)
+        {
+          g_string_append (out, "{}");
+          return;
+        }
+      g_string_append (out, "{\n");
+      for (GList *l = members; l != NULL; l = l->next)
+        {
+          g_string_append_printf (out, "%*s", (int) (depth + 1) * 2, "");
+          json_append_string (out, l->data);
+          g_string_append (out, ": ");
+          json_append_node (out, json_object_get_member (json_node_get_object (node), l->data),
+                            depth + 1);
+          g_string_append (out, l->next != NULL ? ",\n" : "\n");
+        }
+      g_string_append_printf (out, "%*s}", (int) depth * 2, "");
+      return;
+    }
+}
+
+char *
+vpa_output_json_to_string (JsonNode *root)
+{
+  GString *out = g_string_new (NULL);
+
+  g_return_val_if_fail (root != NULL, NULL);
+  json_append_node (out, root, 0);
+  g_string_append_c (out, '\n');
+  return g_string_free (out, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+
+char *
+vpa_output_traits_text (char **traits)
+{
+  GString *out = g_string_new (NULL);
+
+  for (guint i = 0; traits != NULL && traits[i] != NULL; i++)
+    g_string_append_printf (out, "%s\n", traits[i]);
+  return g_string_free (out, FALSE);
+}

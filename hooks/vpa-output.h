@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Text and JSON formatting of pools and traits for the front ends.
+ */
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+#include "vpa-pools.h"
+
+G_BEGIN_DECLS
+
+/* An aligned table: a header line, one line per pool, a totals line.
+ * Only the grouped columns appear; unknown NUMA/socket print as "-". */
+char *vpa_output_pools_text (const VpaInventory *inv, GArray *pools);
+
+/* {"pools": [{"vendor_id": .., "product_id": .., "numa_node": .., "socket": ..,
+ * "dev_type": .., "tags": {..}, "address": .., "total": .., "free": ..,
+ * "used": .., "blocked": ..}, ...]}: keys not grouped are left out,
+ * unknown NUMA/socket are null. Two-space indentation, trailing newline. */
+char *vpa_output_pools_json (const VpaInventory *inv, GArray *pools);
+
+/* Adds one pool object to builder (inside an array), for front ends that
+ * add keys of their own (first_key/first_value, e.g. "host"; may be NULL). */
+void vpa_output_pool_json_add (JsonBuilder *builder, const VpaConfig *config,
+                               const VpaPool *pool, const char *first_key,
+                               const char *first_value);
+
+/* root as pretty JSON: "key": value, two-space indentation, members in
+ * insertion order, a trailing newline. */
+char *vpa_output_json_to_string (JsonNode *root);
+
+/* One trait a line. */
+char *vpa_output_traits_text (char **traits);
+
+G_END_DECLS

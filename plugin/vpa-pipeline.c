@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "vpa-pipeline.h"
+
+#include <string.h>
+
+#include "vpa-place.h"
+#include "vpa-policy.h"
+#include "vpa-requests.h"
+#include "vpa-rewrite.h"
+
+GPtrArray *
+vpa_claims_without_domain (GPtrArray *claims, const char *name)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  for (guint i = 0; claims != NULL && i < claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (claims, i);
+      if (name != NULL && g_strcmp0 (c->domain, name) == 0)
+        continue;
+      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
+    }
+  return out;
+}
+
+static void
+guest_from_domain (const VpaDomain *dom, VpaGuestNodes *guest)
+{
+  guest->numa_guest = dom->numa_guest;
+  guest->nodes = dom->guest_nodes != NULL ? (const gint *) (gpointer) dom->guest_nodes->data : NULL;
+  guest->n_nodes = dom->guest_nodes != NULL ? dom->guest_nodes->len : 0;
+}
+
+static char *
+format_nodes (const VpaGuestNodes *guest)
+{
+  GString *s;
+
+  if (!guest->numa_guest)
+    return g_strdup ("none (not a NUMA guest)");
+  if (guest->n_nodes == 0)
+    return g_strdup ("unbound");
+  s = g_string_new (NULL);
+  for (guint i = 0; i < guest->n_nodes; i++)
+    g_string_append_printf (s, "%s%d", i > 0 ? "," : "", guest->nodes[i]);
+  return g_string_free (s, FALSE);
+}
+
+static void
+explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *guest,
+                   const VpaPlacement *placement)
+{
+  g_autofree char *nodes = format_nodes (guest);
+
+  g_string_append_printf (out, "guest host nodes: %s\n", nodes);
+  for (guint i = 0; i < placement->assignments->len; i++)
+    {
+      const VpaAssignment *a = g_ptr_array_index (placement->assignments, i);
+      const VpaRequest *r = a->request;
+
+      g_string_append_printf (out, "%s: count %u, policy %s from %s%s%s\n", r->label, r->count,
+                              vpa_policy_to_string (r->policy),
+                              vpa_policy_source_to_string (r->policy_source),
+                              r->pf_group ? ", pf-group " : "", r->pf_group ? r->pf_group : "");
+      for (guint j = 0; a->candidates != NULL && j < a->candidates->len; j++)
+        {
+          const VpaCandidate *c = g_ptr_array_index (a->candidates, j);
+          char numa[16], sock[16];
+
+          if (c->numa_node == VPA_NUMA_NONE)
+            g_strlcpy (numa, "-", sizeof numa);
+          else
+            g_snprintf (numa, sizeof numa, "%d", c->numa_node);
+          if (c->socket == VPA_SOCKET_NONE)
+            g_strlcpy (sock, "-", sizeof sock);
+          else
+            g_snprintf (sock, sizeof sock, "%d", c->socket);
+          g_string_append_printf (out, "  pool %s node %s socket %s free %u: %s\n", c->pool,
+                                  numa, sock, c->free, c->verdict);
+        }
+      for (guint j = 0; a->devices != NULL && j < a->devices->len; j++)
+        {
+          const VpaDevice *d = vpa_host_device (inv->host, g_array_index (a->devices, guint, j));
+          char buf[VPA_ADDR_BUFLEN];
+          g_string_append_printf (out, "  -> %s (node %d)\n", vpa_addr_format (d->addr, buf),
+                                  d->numa_node);
+        }
+    }
+}
+
+/* One decision per device; alias devices are numbered per alias name
+ * across requests (the same alias listed twice continues N). */
+static GPtrArray *
+decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement)
+{
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
+  g_autoptr (GHashTable) next_index = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < placement->assignments->len; i++)
+    {
+      const VpaAssignment *a = g_ptr_array_index (placement->assignments, i);
+      const VpaRequest *r = a->request;
+
+      for (guint j = 0; j < a->devices->len; j++)
+        {
+          const VpaDevice *d = vpa_host_device (inv->host, g_array_index (a->devices, guint, j));
+          VpaDecision *dec = g_new0 (VpaDecision, 1);
+
+          dec->kind = r->kind == VPA_REQUEST_PORT ? VPA_DECISION_PORT : VPA_DECISION_ALIAS;
+          dec->device = g_strdup (r->device);
+          if (r->kind == VPA_REQUEST_ALIAS)
+            {
+              guint n = GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device));
+              dec->index = n;
+              g_hash_table_insert (next_index, r->device, GUINT_TO_POINTER (n + 1));
+            }
+          dec->addr = d->addr;
+          dec->numa_node = d->numa_node;
+          dec->policy = r->policy;
+          dec->source = r->policy_source;
+          g_ptr_array_add (out, dec);
+        }
+    }
+  return g_steal_pointer (&out);
+}
+
+static VpaDomain *
+parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *what,
+                GError **error)
+{
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (buf, len, what, error);
+
+  if (dom == NULL)
+    return NULL;
+  if (!vpa_domain_bind_nodes (dom, host, error))
+    return NULL;
+  return g_steal_pointer (&dom);
+}
+
+char *
+vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, const char *buf,
+                    gsize len, const char *what, VpaPlaceReport *report, GError **error)
+{
+  g_autoptr (VpaHost) owned = host;
+  g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (GPtrArray) requests = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (VpaPlacement) placement = NULL;
+  g_autoptr (GPtrArray) decisions = NULL;
+  g_autoptr (GError) local = NULL;
+  VpaGuestNodes guest;
+  gsize out_len = 0;
+  char *out;
+
+  g_return_val_if_fail (host != NULL && config != NULL && buf != NULL, NULL);
+
+  if (!owned->sealed && !vpa_host_seal (owned, error))
+    return NULL;
+  dom = parse_and_bind (owned, buf, len, what, error);
+  if (dom == NULL)
+    return NULL;
+  requests = vpa_requests_from_domain (dom, config, error);
+  if (requests == NULL)
+    return NULL;
+  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
+                           vpa_claims_without_domain (claims, dom->name), error);
+  if (inv == NULL)
+    return NULL;
+  guest_from_domain (dom, &guest);
+  placement = vpa_place (inv, requests, &guest, &local);
+  if (report != NULL && report->explain != NULL && placement != NULL)
+    explain_placement (report->explain, inv, &guest, placement);
+  if (placement == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  decisions = decisions_from_placement (inv, placement);
+  out = vpa_domain_rewrite (buf, len, what, decisions, &out_len, error);
+  if (out != NULL && report != NULL)
+    report->changed = out_len != len || memcmp (out, buf, len) != 0;
+  return out;
+}
+
+/* ------------------------------------------------------------------ */
+
+void
+vpa_check_result_free (VpaCheckResult *res)
+{
+  if (res == NULL)
+    return;
+  g_free (res->device);
+  g_free (res->line);
+  g_free (res);
+}
+
+static const VpaClaim *
+claimed_by_other (GPtrArray *claims, const char *self, VpaAddr addr, gboolean running_only)
+{
+  for (guint i = 0; claims != NULL && i < claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (claims, i);
+      if (c->addr != addr || g_strcmp0 (c->domain, self) == 0)
+        continue;
+      if (running_only && !c->running)
+        continue;
+      return c;
+    }
+  return NULL;
+}
+
+static const VpaRequest *
+request_for_hostdev (GPtrArray *requests, const VpaDomainHostdev *hd, gint *alias_n)
+{
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+
+      if (hd->alias == NULL)
+        return NULL;
+      if (r->kind == VPA_REQUEST_PORT && g_strcmp0 (r->device, hd->alias) == 0)
+        return r;
+      if (r->kind == VPA_REQUEST_ALIAS && g_str_has_prefix (hd->alias, VPA_ALIAS_PREFIX))
+        {
+          const char *rest = hd->alias + strlen (VPA_ALIAS_PREFIX);
+          gsize n = strlen (r->device);
+          if (strncmp (rest, r->device, n) == 0 && rest[n] == '-')
+            {
+              *alias_n = (gint) g_ascii_strtoll (rest + n + 1, NULL, 10);
+              return r;
+            }
+        }
+    }
+  return NULL;
+}
+
+static gboolean
+request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r)
+{
+  for (guint i = 0; i < r->specs->len; i++)
+    if (vpa_inventory_spec_match (inv, idx, g_ptr_array_index (r->specs, i)))
+      return TRUE;
+  return FALSE;
+}
+
+static VpaCheckResult *
+check_one (const VpaInventory *inv, GPtrArray *claims, const VpaDomain *dom,
+           const VpaGuestNodes *guest, const VpaDomainHostdev *hd, const VpaRequest *r,
+           gboolean running_only)
+{
+  VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
+  g_autofree char *nodes = format_nodes (guest);
+  g_autofree char *policy = NULL;
+  char addr[VPA_ADDR_BUFLEN] = "-";
+  char numa[16] = "-";
+  const VpaClaim *other;
+  gint idx;
+
+  res->device = g_strdup (hd->alias != NULL ? hd->alias : vpa_addr_format (hd->addr, addr));
+  res->addr = hd->addr;
+  res->numa_node = VPA_NUMA_NONE;
+  if (r != NULL)
+    policy = g_strdup_printf ("policy %s from %s", vpa_policy_to_string (r->policy),
+                              vpa_policy_source_to_string (r->policy_source));
+  else
+    policy = g_strdup ("no request");
+
+  if (hd->addr == VPA_ADDR_NONE)
+    {
+      res->status = VPA_CHECK_UNPLACED;
+      res->line = g_strdup_printf ("%s: no device placed yet (%s)", res->device, policy);
+      return res;
+    }
+  vpa_addr_format (hd->addr, addr);
+  idx = vpa_host_lookup (inv->host, hd->addr);
+  if (idx < 0)
+    {
+      res->status = VPA_CHECK_MISSING;
+      res->line = g_strdup_printf ("%s: device %s is not on this host (%s)", res->device, addr,
+                                   policy);
+      return res;
+    }
+  res->numa_node = vpa_host_device (inv->host, (guint) idx)->numa_node;
+  if (res->numa_node != VPA_NUMA_NONE)
+    g_snprintf (numa, sizeof numa, "%d", res->numa_node);
+
+  if ((other = claimed_by_other (claims, dom->name, hd->addr, running_only)) != NULL)
+    {
+      res->status = VPA_CHECK_CLAIMED;
+      res->line = g_strdup_printf ("%s: device %s (NUMA node %s) is held by domain '%s'",
+                                   res->device, addr, numa, other->domain);
+      return res;
+    }
+  if (r != NULL)
+    {
+      VpaTier tier = vpa_policy_tier (inv->host, guest, res->numa_node);
+
+      if (!vpa_inventory_has (inv, (guint) idx) || !request_matches (inv, (guint) idx, r))
+        {
+          res->status = VPA_CHECK_POLICY;
+          res->line = g_strdup_printf ("%s: device %s (NUMA node %s) does not match %s",
+                                       res->device, addr, numa, r->label);
+          return res;
+        }
+      if (!vpa_policy_allows (r->policy, inv->host, guest, tier))
+        {
+          res->status = VPA_CHECK_POLICY;
+          res->line = g_strdup_printf ("%s: device %s on NUMA node %s breaks %s: guest host "
+                                       "nodes %s",
+                                       res->device, addr, numa, policy, nodes);
+          return res;
+        }
+    }
+  res->status = VPA_CHECK_OK;
+  res->line = g_strdup_printf ("%s: device %s on NUMA node %s: ok (%s, guest host nodes %s)",
+                               res->device, addr, numa, policy, nodes);
+  return res;
+}
+
+GPtrArray *
+vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                    const VpaDomain *dom, gboolean running_only, gboolean *ok, GError **error)
+{
+  g_autoptr (VpaHost) owned = host;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GPtrArray) requests = NULL;
+  g_autoptr (GPtrArray) results = NULL;
+  g_autoptr (GHashTable) seen = NULL;
+  VpaGuestNodes guest;
+
+  g_return_val_if_fail (host != NULL && config != NULL && dom != NULL && ok != NULL, NULL);
+
+  *ok = TRUE;
+  if (!owned->sealed && !vpa_host_seal (owned, error))
+    return NULL;
+  if (!vpa_domain_bind_nodes ((VpaDomain *) dom, owned, error))
+    return NULL;
+  requests = vpa_requests_from_domain (dom, config, error);
+  if (requests == NULL)
+    return NULL;
+  /* Claims are checked by hand (running_only); the inventory sees none. */
+  inv = vpa_inventory_new (g_steal_pointer (&owned), config, NULL, error);
+  if (inv == NULL)
+    return NULL;
+  guest_from_domain (dom, &guest);
+
+  results = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_check_result_free);
+  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      gint n = -1;
+      const VpaRequest *r = request_for_hostdev (requests, hd, &n);
+      VpaCheckResult *res = check_one (inv, claims, dom, &guest, hd, r, running_only);
+
+      if (r != NULL && r->kind == VPA_REQUEST_PORT)
+        g_hash_table_add (seen, r->device);
+      if (res->status != VPA_CHECK_OK)
+        *ok = FALSE;
+      g_ptr_array_add (results, res);
+    }
+  /* A port whose device element is gone is a broken request too. */
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+      if (r->kind != VPA_REQUEST_PORT || g_hash_table_contains (seen, r->device))
+        continue;
+      VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
+      res->device = g_strdup (r->device);
+      res->addr = VPA_ADDR_NONE;
+      res->numa_node = VPA_NUMA_NONE;
+      res->status = VPA_CHECK_UNPLACED;
+      res->line = g_strdup_printf ("%s: no device element with this alias", r->label);
+      *ok = FALSE;
+      g_ptr_array_add (results, res);
+    }
+  return g_steal_pointer (&results);
+}
