@@ -261,7 +261,7 @@ cmd_traits (VpaCli *cli, GError **error)
 
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
     return FALSE;
-  traits = vpa_traits (inv);
+  traits = vpa_traits_compute (inv);
   out = vpa_output_traits_text (traits);
   return write_stdout (out, strlen (out), error);
 }

@@ -3,6 +3,7 @@
 
 #include "vpa-output.h"
 #include "vpa-pools.h"
+#include "vpa-source.h"
 #include "vpa-traits.h"
 
 #define PF1 VPA_ADDR (0, 0x81, 0, 0)
@@ -28,6 +29,12 @@ assert_golden (const char *name, const char *text)
   g_file_get_contents (path, &expected, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (text, ==, expected);
+}
+
+static gint
+str_ptr_cmp (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
 static void
@@ -440,6 +447,79 @@ test_json_printer (void)
   g_assert_cmpstr (json_object_get_string_member (obj, "s"), ==, "a\"b\\c\nd\x01\u00e9");
 }
 
+/* Every sample host in data/hosts with its configuration: pools by the
+ * default keys and by PF, as text and JSON, and the traits. */
+static void
+test_sample_host (gconstpointer data)
+{
+  const char *name = data;
+  g_autofree char *xml = g_strdup_printf ("%s/hosts/%s.xml", VPA_TEST_DATA, name);
+  g_autofree char *conf = g_strdup_printf ("%s/hosts/%s.conf", VPA_TEST_DATA, name);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GArray) pools = NULL;
+  g_autoptr (GArray) by_pf = NULL;
+  g_auto (GStrv) traits = NULL;
+  VpaHost *host;
+  struct {
+    GArray *pools;
+    const char *suffix;
+  } outputs[2];
+
+  config = g_file_test (conf, G_FILE_TEST_EXISTS) ? vpa_config_load_file (conf, &error)
+                                                  : vpa_config_new_default ();
+  g_assert_no_error (error);
+  host = vpa_snapshot_load (xml, &error);
+  g_assert_no_error (error);
+  inv = vpa_inventory_new (host, config, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (inv->n_devices, >, 0);
+
+  pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT);
+  by_pf = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_PF);
+  outputs[0].pools = pools;
+  outputs[0].suffix = "";
+  outputs[1].pools = by_pf;
+  outputs[1].suffix = "-pf";
+  for (guint o = 0; o < G_N_ELEMENTS (outputs); o++)
+    {
+      g_autofree char *text = vpa_output_pools_text (inv, outputs[o].pools);
+      g_autofree char *json = vpa_output_pools_json (inv, outputs[o].pools);
+      g_autofree char *text_name = g_strdup_printf ("hosts/%s%s.txt", name, outputs[o].suffix);
+      g_autofree char *json_name = g_strdup_printf ("hosts/%s%s.json", name, outputs[o].suffix);
+      assert_golden (text_name, text);
+      assert_golden (json_name, json);
+    }
+  traits = vpa_traits_compute (inv);
+  {
+    g_autofree char *text = vpa_output_traits_text (traits);
+    g_autofree char *traits_name = g_strdup_printf ("hosts/%s.traits", name);
+    assert_golden (traits_name, text);
+  }
+}
+
+static void
+add_sample_hosts (void)
+{
+  g_autofree char *dir = g_build_filename (VPA_TEST_DATA, "hosts", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *entry;
+
+  g_assert_nonnull (d);
+  while ((entry = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (entry, ".xml"))
+      g_ptr_array_add (names, g_strndup (entry, strlen (entry) - 4));
+  g_ptr_array_sort (names, str_ptr_cmp);
+  g_assert_cmpuint (names->len, >, 0);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_strdup_printf ("/pools/host/%s", (char *) names->pdata[i]);
+      g_test_add_data_func_full (path, g_strdup (names->pdata[i]), test_sample_host, g_free);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -453,5 +533,6 @@ main (int argc, char **argv)
   g_test_add_func ("/pools/traits", test_traits);
   g_test_add_func ("/pools/json-printer", test_json_printer);
   g_test_add_func ("/pools/large-host", test_large_host);
+  add_sample_hosts ();
   return g_test_run ();
 }

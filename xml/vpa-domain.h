@@ -38,6 +38,17 @@ typedef struct {
   gboolean is_interface;
 } VpaDomainHostdev;
 
+/* A guest NUMA cell (<cpu><numa><cell>) and what binds it to host
+ * nodes, in the order INTERFACE.md section 4 gives. */
+typedef struct {
+  guint id;            /* <cell id>, or its position when absent */
+  GArray *vcpus;       /* guint guest vCPU ids of <cell cpus> */
+  GArray *nodeset;     /* guint host nodes of <numatune><memnode cellid>,
+                        * else of <numatune><memory>; NULL when neither */
+  GArray *cpuset;      /* guint host CPUs its vCPUs are pinned to
+                        * (<vcpupin>, else <vcpu cpuset>); NULL if none */
+} VpaDomainCell;
+
 /* <vpa:placed .../> */
 typedef struct {
   char *device;
@@ -61,6 +72,8 @@ typedef struct {
   GArray *guest_nodes;       /* gint host nodes, sorted, unique; empty if unbound */
   GPtrArray *hostdevs;       /* VpaDomainHostdev* */
   GPtrArray *placed;         /* VpaPlacedRecord* */
+  GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
+  char *source;              /* what, for messages */
 } VpaDomain;
 
 void vpa_domain_free (VpaDomain *dom);
@@ -74,8 +87,18 @@ VpaDomain *vpa_domain_parse (const char *buf, gsize len, const char *what,
 /* The same on a <domain> element (or a <domstatus> wrapping one). */
 VpaDomain *vpa_domain_parse_node (xmlNode *node, const char *what, GError **error);
 
+/* Sets dom->guest_nodes to the union of every cell's host nodes: its
+ * nodeset, else the nodes of host that hold its cpuset. Parsing already
+ * fills guest_nodes from the nodesets; callers that know the host call
+ * this before placing. A pinned CPU no host cell holds is
+ * VPA_ERROR_INVALID. A host without NUMA cells binds only by nodeset. */
+gboolean vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error);
+
 /* Parses a libvirt cpuset/nodeset string ("0-3,^2,8") into sorted unique
- * values. */
+ * values (a GArray of guint, each at most VPA_CPUSET_MAX). Entries apply
+ * left to right, as in libvirt; a set that selects nothing is an error.
+ * Messages name the string; callers prefix the element. */
+#define VPA_CPUSET_MAX 65535
 gboolean vpa_parse_cpuset (const char *str, GArray **out, GError **error);
 
 G_END_DECLS

@@ -1,0 +1,556 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The "sysfs:ROOT" inventory source: what libvirt's udev node device
+ * driver and capabilities would report, read from ROOT/sys directly, so
+ * the hook never calls back into the daemon. ROOT is a parameter so tests
+ * point it at a fake tree.
+ */
+#include "vpa-source.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define PCI_DEVICES "sys/bus/pci/devices"
+#define NODE_DIR "sys/devices/system/node"
+#define CPU_DIR "sys/devices/system/cpu"
+
+/* errno values that mean "the device went away while we looked": VFs are
+ * destroyed and re-created when sriov_numvfs changes. */
+static gboolean
+is_vanished (int e)
+{
+  return e == ENOENT || e == ENODEV;
+}
+
+/* Reads a small attribute below dfd into buf, trailing blanks stripped;
+ * 0 or an errno. */
+static int
+read_attr (int dfd, const char *name, char *buf, gsize len)
+{
+  ssize_t n;
+  int e = 0;
+  int fd;
+
+  fd = openat (dfd, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return errno;
+  do
+    n = read (fd, buf, len - 1);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    e = errno;
+  close (fd);
+  if (n < 0)
+    return e;
+  buf[n] = '\0';
+  g_strchomp (buf);
+  return 0;
+}
+
+/* The basename of the symlink dfd/name into buf; 0 or an errno. */
+static int
+read_link_base (int dfd, const char *name, char *buf, gsize len)
+{
+  char target[PATH_MAX];
+  ssize_t n = readlinkat (dfd, name, target, sizeof target - 1);
+  const char *base;
+
+  if (n < 0)
+    return errno;
+  target[n] = '\0';
+  base = strrchr (target, '/');
+  g_strlcpy (buf, base != NULL ? base + 1 : target, len);
+  return 0;
+}
+
+static gboolean
+parse_hex (const char *s, guint64 max, guint64 *out)
+{
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+    s += 2;
+  return g_ascii_string_to_unsigned (s, 16, 0, max, out, NULL);
+}
+
+/* A device's attribute path, for messages. */
+typedef struct {
+  const char *dir;  /* ROOT/sys/bus/pci/devices */
+  const char *name; /* the entry, e.g. 0000:81:00.0 */
+} DevPath;
+
+static gboolean
+set_read_error (GError **error, const DevPath *p, const char *attr, int e)
+{
+  g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s/%s: cannot read: %s", p->dir,
+               p->name, attr, g_strerror (e));
+  return FALSE;
+}
+
+static gboolean
+set_value_error (GError **error, const DevPath *p, const char *attr, const char *value,
+                 const char *expected)
+{
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s/%s/%s: '%s' is not %s", p->dir,
+               p->name, attr, value, expected);
+  return FALSE;
+}
+
+/* vendor, device, class: every PCI device has them, so a missing one
+ * means the device vanished (*gone). */
+static gboolean
+read_ids (int dfd, const DevPath *p, VpaDevice *dev, gboolean *gone, GError **error)
+{
+  static const char *const attrs[] = { "vendor", "device", "class" };
+  static const guint64 max[] = { 0xffff, 0xffff, 0xffffff };
+  guint64 v[3];
+
+  for (guint i = 0; i < G_N_ELEMENTS (attrs); i++)
+    {
+      char buf[32];
+      int e = read_attr (dfd, attrs[i], buf, sizeof buf);
+
+      if (is_vanished (e))
+        {
+          *gone = TRUE;
+          return TRUE;
+        }
+      if (e != 0)
+        return set_read_error (error, p, attrs[i], e);
+      if (!parse_hex (buf, max[i], &v[i]))
+        return set_value_error (error, p, attrs[i], buf, "a hex PCI id");
+    }
+  g_snprintf (dev->vendor_id, sizeof dev->vendor_id, "%04x", (guint) v[0]);
+  g_snprintf (dev->product_id, sizeof dev->product_id, "%04x", (guint) v[1]);
+  dev->class_code = (guint32) v[2];
+  return TRUE;
+}
+
+static gboolean
+read_numa_node (int dfd, const DevPath *p, VpaDevice *dev, GError **error)
+{
+  char buf[32];
+  gint64 v;
+  int e = read_attr (dfd, "numa_node", buf, sizeof buf);
+
+  if (is_vanished (e))
+    return TRUE;
+  if (e != 0)
+    return set_read_error (error, p, "numa_node", e);
+  if (!g_ascii_string_to_signed (buf, 10, -1, G_MAXINT, &v, NULL))
+    return set_value_error (error, p, "numa_node", buf, "a NUMA node number");
+  dev->numa_node = v < 0 ? VPA_NUMA_NONE : (gint) v;
+  return TRUE;
+}
+
+/* The device type as libvirt's udev driver sees it: a physfn link gives
+ * a phys_function capability, printed before virt_functions (so it wins
+ * in document order); sriov_totalvfs > 0 gives virt_functions with
+ * maxCount, even with no VFs enabled. */
+static gboolean
+read_sriov (int dfd, const DevPath *p, VpaDevice *dev, GError **error)
+{
+  char buf[NAME_MAX + 1];
+  guint64 v;
+  int e = read_link_base (dfd, "physfn", buf, sizeof buf);
+
+  if (e == 0)
+    {
+      if (!vpa_addr_parse (buf, &dev->parent_addr))
+        return set_value_error (error, p, "physfn", buf, "a link to a PCI device");
+      dev->dev_type = VPA_DEV_TYPE_VF;
+      return TRUE;
+    }
+  if (!is_vanished (e) && e != EINVAL)
+    return set_read_error (error, p, "physfn", e);
+
+  e = read_attr (dfd, "sriov_totalvfs", buf, sizeof buf);
+  if (is_vanished (e))
+    return TRUE;
+  if (e != 0)
+    return set_read_error (error, p, "sriov_totalvfs", e);
+  if (!g_ascii_string_to_unsigned (buf, 10, 0, G_MAXUINT, &v, NULL))
+    return set_value_error (error, p, "sriov_totalvfs", buf, "a number of VFs");
+  if (v > 0)
+    {
+      dev->dev_type = VPA_DEV_TYPE_PF;
+      dev->max_vfs = (guint) v;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_links (int dfd, const DevPath *p, VpaDevice *dev, GError **error)
+{
+  char buf[NAME_MAX + 1];
+  guint64 v;
+  int e;
+
+  e = read_link_base (dfd, "driver", buf, sizeof buf);
+  if (e == 0)
+    dev->driver = g_strdup (buf);
+  else if (!is_vanished (e))
+    return set_read_error (error, p, "driver", e);
+
+  e = read_link_base (dfd, "iommu_group", buf, sizeof buf);
+  if (e == 0)
+    {
+      if (!g_ascii_string_to_unsigned (buf, 10, 0, G_MAXINT, &v, NULL))
+        return set_value_error (error, p, "iommu_group", buf, "a link to an IOMMU group");
+      dev->iommu_group = (gint) v;
+    }
+  else if (!is_vanished (e))
+    return set_read_error (error, p, "iommu_group", e);
+  return TRUE;
+}
+
+/* net/IFNAME: the smallest name when there are several, so the snapshot
+ * reader (which picks the same way) agrees. */
+static void
+read_netdev (int dfd, VpaDevice *dev)
+{
+  int fd = openat (dfd, "net", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir;
+  struct dirent *ent;
+
+  if (fd < 0)
+    return;
+  dir = fdopendir (fd);
+  if (dir == NULL)
+    {
+      close (fd);
+      return;
+    }
+  while ((ent = readdir (dir)) != NULL)
+    {
+      if (ent->d_name[0] == '.')
+        continue;
+      if (dev->netdev == NULL || strcmp (ent->d_name, dev->netdev) < 0)
+        {
+          g_free (dev->netdev);
+          dev->netdev = g_strdup (ent->d_name);
+        }
+    }
+  closedir (dir);
+}
+
+/* One device; *out stays NULL when it vanished under us. */
+static gboolean
+read_device_at (int dfd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError **error)
+{
+  g_autoptr (VpaDevice) dev = vpa_device_new ();
+  gboolean gone = FALSE;
+
+  dev->addr = addr;
+  if (!read_ids (dfd, p, dev, &gone, error))
+    return FALSE;
+  if (gone)
+    return TRUE;
+  if (!read_numa_node (dfd, p, dev, error) || !read_sriov (dfd, p, dev, error) ||
+      !read_links (dfd, p, dev, error))
+    return FALSE;
+  read_netdev (dfd, dev);
+  *out = g_steal_pointer (&dev);
+  return TRUE;
+}
+
+static gboolean
+read_device (int devs_fd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError **error)
+{
+  int dfd = openat (devs_fd, p->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  gboolean ok;
+
+  *out = NULL;
+  if (dfd < 0)
+    {
+      /* A dangling link, or a directory gone since readdir. */
+      if (is_vanished (errno))
+        return TRUE;
+      return set_read_error (error, p, "", errno);
+    }
+  ok = read_device_at (dfd, p, addr, out, error);
+  close (dfd);
+  return ok;
+}
+
+static gboolean
+read_devices (VpaHost *host, const char *root, GError **error)
+{
+  g_autofree char *path = g_build_filename (root, PCI_DEVICES, NULL);
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir;
+  struct dirent *ent;
+  gboolean ok = TRUE;
+
+  if (fd < 0 || (dir = fdopendir (fd)) == NULL)
+    {
+      int e = errno;
+      if (fd >= 0)
+        close (fd);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read PCI devices: %s",
+                   path, g_strerror (e));
+      return FALSE;
+    }
+  while (ok && (ent = readdir (dir)) != NULL)
+    {
+      DevPath p = { path, ent->d_name };
+      VpaDevice *dev = NULL;
+      VpaAddr addr;
+
+      if (!vpa_addr_parse (ent->d_name, &addr))
+        continue;
+      ok = read_device (dirfd (dir), &p, addr, &dev, error);
+      if (dev != NULL)
+        vpa_host_add_device (host, dev);
+    }
+  closedir (dir);
+  return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Topology                                                            */
+/* ------------------------------------------------------------------ */
+
+static gint
+uint_cmp (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* The kernel's cpulist format, "0-3,8-11" (empty for a memory-only node),
+ * into ascending unique ids. */
+static gboolean
+parse_cpulist (const char *s, GArray *cpus)
+{
+  g_auto (GStrv) parts = NULL;
+  guint n = 0;
+
+  if (*s == '\0')
+    return TRUE;
+  parts = g_strsplit (s, ",", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *dash = strchr (parts[i], '-');
+      guint64 lo, hi;
+
+      if (dash != NULL)
+        *dash = '\0';
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 0, G_MAXINT, &lo, NULL))
+        return FALSE;
+      hi = lo;
+      if (dash != NULL && !g_ascii_string_to_unsigned (dash + 1, 10, lo, lo + 65535, &hi, NULL))
+        return FALSE;
+      for (guint64 c = lo; c <= hi; c++)
+        {
+          guint cpu = (guint) c;
+          g_array_append_val (cpus, cpu);
+        }
+    }
+  g_array_sort (cpus, uint_cmp);
+  for (guint i = 0; i < cpus->len; i++)
+    if (n == 0 || g_array_index (cpus, guint, i) != g_array_index (cpus, guint, n - 1))
+      g_array_index (cpus, guint, n++) = g_array_index (cpus, guint, i);
+  g_array_set_size (cpus, n);
+  return TRUE;
+}
+
+/* A CPU's socket, or -1 when offline: libvirt prints offline CPUs without
+ * socket_id, and the kernel removes their topology directory. */
+static gint
+cpu_socket (int cpu_fd, guint cpu)
+{
+  char path[64];
+  char buf[32];
+  gint64 v;
+
+  if (cpu_fd < 0)
+    return -1;
+  g_snprintf (path, sizeof path, "cpu%u/online", cpu);
+  if (read_attr (cpu_fd, path, buf, sizeof buf) == 0 && strcmp (buf, "0") == 0)
+    return -1;
+  g_snprintf (path, sizeof path, "cpu%u/topology/physical_package_id", cpu);
+  if (read_attr (cpu_fd, path, buf, sizeof buf) != 0 ||
+      !g_ascii_string_to_signed (buf, 10, -1, G_MAXINT, &v, NULL))
+    return -1;
+  return (gint) v;
+}
+
+static void
+cell_set_socket (VpaCell *cell, int cpu_fd)
+{
+  g_autofree gint *sockets = g_new (gint, MAX (cell->cpus->len, 1));
+
+  for (guint i = 0; i < cell->cpus->len; i++)
+    sockets[i] = cpu_socket (cpu_fd, g_array_index (cell->cpus, guint, i));
+  cell->socket = vpa_cell_socket_from_cpu_sockets (sockets, cell->cpus->len);
+}
+
+/* "Node 0 MemTotal:  65855432 kB" (node meminfo) or "MemTotal: N kB"
+ * (/proc/meminfo); 0 when absent. */
+static guint64
+meminfo_total_kib (const char *text)
+{
+  const char *p = strstr (text, "MemTotal:");
+
+  if (p == NULL)
+    return 0;
+  return g_ascii_strtoull (p + strlen ("MemTotal:"), NULL, 10);
+}
+
+static gboolean
+read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
+           VpaCell *cell, GError **error)
+{
+  char cpulist[4096];
+  char meminfo[4096];
+  int fd = openat (nodes_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int e;
+
+  if (fd < 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s: cannot read: %s",
+                   nodes_path, name, g_strerror (errno));
+      return FALSE;
+    }
+  e = read_attr (fd, "cpulist", cpulist, sizeof cpulist);
+  if (e == 0 && read_attr (fd, "meminfo", meminfo, sizeof meminfo) == 0)
+    cell->memory_kib = meminfo_total_kib (meminfo);
+  close (fd);
+  if (e != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s/cpulist: cannot read: %s",
+                   nodes_path, name, g_strerror (e));
+      return FALSE;
+    }
+  if (!parse_cpulist (cpulist, cell->cpus))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s/%s/cpulist: '%s' is not a CPU list", nodes_path, name, cpulist);
+      return FALSE;
+    }
+  cell_set_socket (cell, cpu_fd);
+  return TRUE;
+}
+
+/* Without NUMA (no node directories) libvirt reports one cell 0 holding
+ * every CPU and all memory (virCapabilitiesHostNUMAInitFake); do the same
+ * from cpu/present and /proc/meminfo. */
+static gboolean
+add_fake_cell (VpaHost *host, const char *root, int cpu_fd, GError **error)
+{
+  VpaCell cell = { 0, VPA_SOCKET_NONE, g_array_new (FALSE, FALSE, sizeof (guint)), 0 };
+  g_autofree char *proc = g_build_filename (root, "proc", NULL);
+  char buf[4096];
+  int fd;
+
+  if (cpu_fd >= 0 && read_attr (cpu_fd, "present", buf, sizeof buf) == 0 &&
+      !parse_cpulist (buf, cell.cpus))
+    {
+      g_array_unref (cell.cpus);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s/%s/present: '%s' is not a CPU list",
+                   root, CPU_DIR, buf);
+      return FALSE;
+    }
+  fd = open (proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0 && read_attr (fd, "meminfo", buf, sizeof buf) == 0)
+    cell.memory_kib = meminfo_total_kib (buf);
+  if (fd >= 0)
+    close (fd);
+  cell_set_socket (&cell, cpu_fd);
+  vpa_host_add_cell (host, &cell);
+  return TRUE;
+}
+
+static gboolean
+read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_path,
+            int cpu_fd, GError **error)
+{
+  DIR *dir = fdopendir (nodes_fd);
+  struct dirent *ent;
+  gboolean ok = TRUE;
+
+  if (dir == NULL)
+    {
+      close (nodes_fd);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s",
+                   nodes_path, g_strerror (errno));
+      return FALSE;
+    }
+  while (ok && (ent = readdir (dir)) != NULL)
+    {
+      VpaCell cell = { 0, VPA_SOCKET_NONE, NULL, 0 };
+      guint64 id;
+
+      if (!g_str_has_prefix (ent->d_name, "node") ||
+          !g_ascii_string_to_unsigned (ent->d_name + 4, 10, 0, G_MAXINT, &id, NULL))
+        continue;
+      cell.id = (gint) id;
+      cell.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
+      ok = read_cell (dirfd (dir), nodes_path, ent->d_name, cpu_fd, &cell, error);
+      if (ok)
+        vpa_host_add_cell (host, &cell);
+      else
+        g_array_unref (cell.cpus);
+    }
+  closedir (dir);
+  if (ok && host->cells->len == 0)
+    return add_fake_cell (host, root, cpu_fd, error);
+  return ok;
+}
+
+static gboolean
+read_topology (VpaHost *host, const char *root, GError **error)
+{
+  g_autofree char *nodes_path = g_build_filename (root, NODE_DIR, NULL);
+  g_autofree char *cpu_path = g_build_filename (root, CPU_DIR, NULL);
+  int cpu_fd = open (cpu_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int nodes_fd = open (nodes_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  gboolean ok;
+
+  if (nodes_fd >= 0)
+    ok = read_cells (host, root, nodes_fd, nodes_path, cpu_fd, error);
+  else if (errno == ENOENT)
+    ok = add_fake_cell (host, root, cpu_fd, error);
+  else
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", nodes_path,
+                   g_strerror (errno));
+      ok = FALSE;
+    }
+  if (cpu_fd >= 0)
+    close (cpu_fd);
+  return ok;
+}
+
+VpaHost *
+vpa_sysfs_load (const char *root, GError **error)
+{
+  g_autofree char *source = NULL;
+  g_autoptr (VpaHost) host = NULL;
+  struct stat st;
+  int e = 0;
+
+  g_return_val_if_fail (root != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (stat (root, &st) != 0)
+    e = errno;
+  else if (!S_ISDIR (st.st_mode))
+    e = ENOTDIR;
+  if (e != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read sysfs root: %s",
+                   root, g_strerror (e));
+      return NULL;
+    }
+  source = g_strconcat ("sysfs:", root, NULL);
+  host = vpa_host_new (source);
+  if (!read_devices (host, root, error) || !read_topology (host, root, error) ||
+      !vpa_host_seal (host, error))
+    return NULL;
+  return g_steal_pointer (&host);
+}

@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The sysfs source: data/sysfs-mini (a sysfs-shaped tree with relative
+ * links, the same host as data/snapshot/mini.xml) and small trees built
+ * in a temporary directory for the edge cases.
+ */
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "vpa-source.h"
+
+static const VpaDevice *
+device_at (const VpaHost *host, const char *addr_str)
+{
+  VpaAddr addr;
+  gint i;
+
+  g_assert_true (vpa_addr_parse (addr_str, &addr));
+  i = vpa_host_lookup (host, addr);
+  if (i < 0)
+    g_error ("%s: no device %s", host->source, addr_str);
+  return vpa_host_device (host, (guint) i);
+}
+
+static VpaHost *
+load_ok (const char *root)
+{
+  g_autoptr (GError) error = NULL;
+  VpaHost *host = vpa_sysfs_load (root, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (host);
+  g_assert_true (host->sealed);
+  return host;
+}
+
+static void
+test_mini (void)
+{
+  g_autoptr (VpaHost) host = load_ok (VPA_TEST_DATA "/sysfs-mini");
+  const VpaDevice *pf, *pf1, *vf, *gpu, *nic;
+
+  g_assert_cmpuint (host->devices->len, ==, 9);
+  pf = device_at (host, "0000:81:00.0");
+  g_assert_cmpint (pf->dev_type, ==, VPA_DEV_TYPE_PF);
+  g_assert_cmpuint (pf->max_vfs, ==, 64);
+  g_assert_cmpstr (pf->vendor_id, ==, "8086");
+  g_assert_cmpstr (pf->product_id, ==, "1572");
+  g_assert_cmphex (pf->class_code, ==, 0x020000);
+  g_assert_cmpstr (pf->driver, ==, "i40e");
+  g_assert_cmpstr (pf->netdev, ==, "ens1f0");
+  g_assert_cmpint (pf->iommu_group, ==, 50);
+  g_assert_cmpuint (pf->vf_indices->len, ==, 2);
+
+  vf = device_at (host, "0000:81:02.0");
+  g_assert_cmpint (vf->dev_type, ==, VPA_DEV_TYPE_VF);
+  g_assert_cmphex (vf->parent_addr, ==, pf->addr);
+  g_assert_true (vpa_host_device (host, (guint) vf->parent_index) == pf);
+  g_assert_cmpstr (vf->netdev, ==, "ens1f0v0");
+  g_assert_cmpstr (vf->driver, ==, "iavf");
+
+  /* SR-IOV capable with no VFs enabled: still a PF, as libvirt says. */
+  pf1 = device_at (host, "0000:81:00.1");
+  g_assert_cmpint (pf1->dev_type, ==, VPA_DEV_TYPE_PF);
+  g_assert_null (pf1->vf_indices);
+
+  gpu = device_at (host, "0000:3b:00.0");
+  g_assert_cmpint (gpu->dev_type, ==, VPA_DEV_TYPE_PCI);
+  g_assert_cmpint (gpu->numa_node, ==, 0);
+  nic = device_at (host, "0000:00:1f.6");
+  g_assert_cmpint (nic->numa_node, ==, VPA_NUMA_NONE);
+  g_assert_cmpstr (nic->netdev, ==, "eno1");
+  g_assert_null (device_at (host, "0000:00:00.0")->driver);
+
+  g_assert_cmpuint (host->cells->len, ==, 2);
+  g_assert_cmpint (vpa_host_node_socket (host, 0), ==, 0);
+  g_assert_cmpint (vpa_host_node_socket (host, 1), ==, 1);
+  g_assert_cmpuint (vpa_host_cell (host, 0)->memory_kib, ==, 16777216);
+  g_assert_cmpuint (vpa_host_cell (host, 1)->cpus->len, ==, 4);
+  g_assert_cmpuint (g_array_index (vpa_host_cell (host, 1)->cpus, guint, 0), ==, 4);
+  g_assert_cmpuint (host->claims->len, ==, 0);
+}
+
+/* sysfs and a snapshot of the same host give the same inventory. */
+static void
+test_same_as_snapshot (void)
+{
+  g_autoptr (VpaHost) a = load_ok (VPA_TEST_DATA "/sysfs-mini");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) b = vpa_snapshot_load (VPA_TEST_DATA "/snapshot/mini.xml", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->devices->len, ==, b->devices->len);
+  for (guint i = 0; i < a->devices->len; i++)
+    {
+      const VpaDevice *x = vpa_host_device (a, i), *y = vpa_host_device (b, i);
+      char buf[VPA_ADDR_BUFLEN];
+
+      g_test_message ("device %s", vpa_addr_format (x->addr, buf));
+      g_assert_cmphex (x->addr, ==, y->addr);
+      g_assert_cmpstr (x->vendor_id, ==, y->vendor_id);
+      g_assert_cmpstr (x->product_id, ==, y->product_id);
+      g_assert_cmphex (x->class_code, ==, y->class_code);
+      g_assert_cmpint (x->dev_type, ==, y->dev_type);
+      g_assert_cmpint (x->numa_node, ==, y->numa_node);
+      g_assert_cmphex (x->parent_addr, ==, y->parent_addr);
+      g_assert_cmpuint (x->max_vfs, ==, y->max_vfs);
+      g_assert_cmpint (x->iommu_group, ==, y->iommu_group);
+      g_assert_cmpstr (x->netdev, ==, y->netdev);
+      g_assert_cmpstr (x->driver, ==, y->driver);
+      g_assert_cmpint (x->parent_index, ==, y->parent_index);
+      g_assert_cmpuint (x->vf_indices ? x->vf_indices->len : 0, ==,
+                        y->vf_indices ? y->vf_indices->len : 0);
+    }
+  g_assert_cmpuint (a->cells->len, ==, b->cells->len);
+  for (guint i = 0; i < a->cells->len; i++)
+    {
+      const VpaCell *x = &g_array_index (a->cells, VpaCell, i);
+      const VpaCell *y = &g_array_index (b->cells, VpaCell, i);
+
+      g_assert_cmpint (x->id, ==, y->id);
+      g_assert_cmpint (x->socket, ==, y->socket);
+      g_assert_cmpuint (x->memory_kib, ==, y->memory_kib);
+      g_assert_cmpmem (x->cpus->data, x->cpus->len * sizeof (guint), y->cpus->data,
+                       y->cpus->len * sizeof (guint));
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Trees built on the fly                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+put (const char *root, const char *rel, const char *content)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_file_set_contents (path, content, -1, &error);
+  g_assert_no_error (error);
+}
+
+static void
+put_link (const char *root, const char *rel, const char *target)
+{
+  g_autofree char *path = g_build_filename (root, rel, NULL);
+  g_autofree char *dir = g_path_get_dirname (path);
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+  g_assert_cmpint (symlink (target, path), ==, 0);
+}
+
+/* A plain PCI device as a directory under sys/devices, linked from
+ * sys/bus/pci/devices. */
+static void
+put_device (const char *root, const char *addr, const char *vendor, const char *numa)
+{
+  const char *attrs[][2] = {
+    { "vendor", vendor }, { "device", "0x1234\n" }, { "class", "0x020000\n" },
+    { "numa_node", numa },
+  };
+  g_autofree char *link = g_strdup_printf ("sys/bus/pci/devices/%s", addr);
+  g_autofree char *target = g_strdup_printf ("../../../devices/pci0000:00/%s", addr);
+
+  for (guint i = 0; i < G_N_ELEMENTS (attrs); i++)
+    {
+      g_autofree char *f = g_strdup_printf ("sys/devices/pci0000:00/%s/%s", addr, attrs[i][0]);
+      put (root, f, attrs[i][1]);
+    }
+  put_link (root, link, target);
+}
+
+static void
+rm_rf (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  if (dir != NULL)
+    while ((name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *child = g_build_filename (path, name, NULL);
+        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+          rm_rf (child);
+        else
+          g_unlink (child);
+      }
+  g_rmdir (path);
+}
+
+/* A dangling link (a VF removed while we list), a device whose attributes
+ * are gone, and a stray entry are skipped; without node directories the
+ * host is one cell 0 holding every CPU, as libvirt reports it. */
+static void
+test_vanished_and_no_numa (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vpa-sysfs-XXXXXX", NULL);
+  g_autoptr (VpaHost) host = NULL;
+  const VpaCell *cell;
+
+  put_device (root, "0000:00:02.0", "0x8086\n", "-1\n");
+  put_device (root, "0000:00:03.0", "0x15b3\n", "0\n");
+  put_link (root, "sys/bus/pci/devices/0000:00:04.0", "../../../devices/pci0000:00/0000:00:04.0");
+  put (root, "sys/devices/pci0000:00/0000:00:05.0/numa_node", "0\n");
+  put_link (root, "sys/bus/pci/devices/0000:00:05.0", "../../../devices/pci0000:00/0000:00:05.0");
+  put (root, "sys/bus/pci/devices/README", "not a device\n");
+  put (root, "sys/devices/system/cpu/present", "0-3\n");
+  for (guint c = 0; c < 4; c++)
+    {
+      g_autofree char *f = g_strdup_printf ("sys/devices/system/cpu/cpu%u/topology/physical_package_id", c);
+      put (root, f, "0\n");
+    }
+  put (root, "proc/meminfo", "MemTotal:       8038040 kB\nMemFree:         1000 kB\n");
+
+  host = load_ok (root);
+  g_assert_cmpuint (host->devices->len, ==, 2);
+  g_assert_cmpint (device_at (host, "0000:00:02.0")->numa_node, ==, VPA_NUMA_NONE);
+  g_assert_cmpstr (device_at (host, "0000:00:03.0")->vendor_id, ==, "15b3");
+  g_assert_cmpint (vpa_host_lookup (host, VPA_ADDR (0, 0, 5, 0)), ==, -1);
+  g_assert_cmpuint (host->cells->len, ==, 1);
+  cell = vpa_host_cell (host, 0);
+  g_assert_nonnull (cell);
+  g_assert_cmpuint (cell->cpus->len, ==, 4);
+  g_assert_cmpint (cell->socket, ==, 0);
+  g_assert_cmpuint (cell->memory_kib, ==, 8038040);
+  rm_rf (root);
+}
+
+/* Nova's socket rule on sysfs: an offline CPU (online = 0, no topology
+ * directory) and a memory-only node leave their cells without a socket. */
+static void
+test_offline_cpu_and_memory_node (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vpa-sysfs-XXXXXX", NULL);
+  g_autoptr (VpaHost) host = NULL;
+
+  put (root, "sys/bus/pci/devices/.keep", "");
+  put (root, "sys/devices/system/node/node0/cpulist", "0-1\n");
+  put (root, "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 1024 kB\n");
+  put (root, "sys/devices/system/node/node1/cpulist", "2,3\n");
+  put (root, "sys/devices/system/node/node2/cpulist", "\n");
+  put (root, "sys/devices/system/node/node2/meminfo", "Node 2 MemTotal: 4096 kB\n");
+  put (root, "sys/devices/system/node/online", "0-2\n");
+  put (root, "sys/devices/system/cpu/cpu0/topology/physical_package_id", "0\n");
+  put (root, "sys/devices/system/cpu/cpu1/topology/physical_package_id", "0\n");
+  put (root, "sys/devices/system/cpu/cpu1/online", "1\n");
+  put (root, "sys/devices/system/cpu/cpu2/topology/physical_package_id", "1\n");
+  put (root, "sys/devices/system/cpu/cpu3/online", "0\n");
+
+  host = load_ok (root);
+  g_assert_cmpuint (host->devices->len, ==, 0);
+  g_assert_cmpuint (host->cells->len, ==, 3);
+  g_assert_cmpint (vpa_host_node_socket (host, 0), ==, 0);
+  g_assert_cmpint (vpa_host_node_socket (host, 1), ==, VPA_SOCKET_NONE);
+  g_assert_cmpint (vpa_host_node_socket (host, 2), ==, VPA_SOCKET_NONE);
+  g_assert_cmpuint (vpa_host_cell (host, 0)->memory_kib, ==, 1024);
+  g_assert_cmpuint (vpa_host_cell (host, 1)->memory_kib, ==, 0);
+  g_assert_cmpuint (vpa_host_cell (host, 1)->cpus->len, ==, 2);
+  g_assert_cmpuint (vpa_host_cell (host, 2)->cpus->len, ==, 0);
+  g_assert_cmpuint (vpa_host_cell (host, 2)->memory_kib, ==, 4096);
+  g_assert_false (vpa_host_sockets_known (host));
+  rm_rf (root);
+}
+
+static void
+assert_load_fails (const char *root, gint code, const char *message)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) host = vpa_sysfs_load (root, &error);
+
+  g_assert_null (host);
+  g_assert_error (error, VPA_ERROR, code);
+  g_assert_cmpstr (error->message, ==, message);
+}
+
+static void
+test_errors (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vpa-sysfs-XXXXXX", NULL);
+  g_autofree char *msg = NULL;
+
+  assert_load_fails ("/nonexistent-root", VPA_ERROR_ENVIRONMENT,
+                     "/nonexistent-root: cannot read sysfs root: No such file or directory");
+
+  msg = g_strdup_printf ("%s/sys/bus/pci/devices: cannot read PCI devices: %s", root,
+                         g_strerror (ENOENT));
+  assert_load_fails (root, VPA_ERROR_ENVIRONMENT, msg);
+
+  put_device (root, "0000:00:02.0", "0xabcde\n", "0\n");
+  g_free (msg);
+  msg = g_strdup_printf ("%s/sys/bus/pci/devices/0000:00:02.0/vendor: '0xabcde' is not a hex "
+                         "PCI id", root);
+  assert_load_fails (root, VPA_ERROR_INVALID, msg);
+  put (root, "sys/devices/pci0000:00/0000:00:02.0/vendor", "0x8086\n");
+
+  put (root, "sys/devices/system/node/node0/cpulist", "0-x\n");
+  g_free (msg);
+  msg = g_strdup_printf ("%s/sys/devices/system/node/node0/cpulist: '0-x' is not a CPU list",
+                         root);
+  assert_load_fails (root, VPA_ERROR_INVALID, msg);
+  rm_rf (root);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sysfs/mini", test_mini);
+  g_test_add_func ("/sysfs/same-as-snapshot", test_same_as_snapshot);
+  g_test_add_func ("/sysfs/vanished-and-no-numa", test_vanished_and_no_numa);
+  g_test_add_func ("/sysfs/offline-cpu-and-memory-node", test_offline_cpu_and_memory_node);
+  g_test_add_func ("/sysfs/errors", test_errors);
+  return g_test_run ();
+}

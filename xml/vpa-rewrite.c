@@ -1,0 +1,926 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The domain rewrite edits the original bytes instead of serialising a
+ * tree: libxml2 parses and validates the document and finds what to
+ * change, a scanner maps every element to its byte span, and the
+ * changes are spliced in. Whatever a placement does not own — comments,
+ * quoting, attribute order, whitespace, character references, the XML
+ * declaration, libvirt's <domstatus> — is copied byte for byte.
+ */
+#include "vpa-rewrite.h"
+#include "vpa-domain.h"
+#include "vpa-xml.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------ */
+/* Decisions                                                           */
+/* ------------------------------------------------------------------ */
+
+VpaDecision *
+vpa_decision_new (VpaDecisionKind kind, const char *device, guint index, VpaAddr addr,
+                  gint numa_node, VpaPolicy policy, VpaPolicySource source)
+{
+  VpaDecision *d;
+
+  g_return_val_if_fail (device != NULL, NULL);
+  d = g_new0 (VpaDecision, 1);
+  d->kind = kind;
+  d->device = g_strdup (device);
+  d->index = index;
+  d->addr = addr;
+  d->numa_node = numa_node;
+  d->policy = policy;
+  d->source = source;
+  return d;
+}
+
+void
+vpa_decision_free (VpaDecision *decision)
+{
+  if (decision == NULL)
+    return;
+  g_free (decision->device);
+  g_free (decision);
+}
+
+char *
+vpa_decision_user_alias (const VpaDecision *decision)
+{
+  g_return_val_if_fail (decision != NULL, NULL);
+  if (decision->kind == VPA_DECISION_PORT)
+    return g_strdup (decision->device);
+  return g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", decision->device, decision->index);
+}
+
+/* ------------------------------------------------------------------ */
+/* Byte spans of elements                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  gsize start;      /* '<' of the start tag */
+  gsize start_end;  /* after its '>' */
+  gsize end;        /* after the end tag ('>'), or start_end when empty */
+  gsize end_tag;    /* '<' of the end tag, or start_end when empty */
+  gsize name_len;   /* the qualified name follows start + 1 */
+  gboolean empty;   /* <x/> */
+} Span;
+
+typedef struct {
+  gsize start, end; /* replaced range of the original */
+  char *text;
+  guint seq;
+} Edit;
+
+typedef struct {
+  const char *buf;
+  gsize len;
+  const char *what;
+  GArray *spans;    /* Span, document order of start tags */
+  GArray *edits;    /* Edit */
+  gboolean newlines; /* the document puts elements on their own lines */
+  char *step;        /* one level of indentation */
+  char dev_quote;    /* quote of attributes in libvirt's elements */
+  char vpa_quote;    /* quote of attributes in <vpa:affinity> */
+} Rewrite;
+
+static gboolean
+find_str (const char *buf, gsize len, gsize from, const char *needle, gsize *out)
+{
+  gsize n = strlen (needle);
+
+  for (gsize i = from; i + n <= len; i++)
+    if (memcmp (buf + i, needle, n) == 0)
+      {
+        *out = i + n;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* Scans one start tag at buf[i] == '<'; '>' may occur in attribute
+ * values, '<' may not. */
+static gboolean
+scan_start_tag (Rewrite *rw, gsize i, GArray *stack, gsize *next)
+{
+  Span span = { .start = i };
+  char quote = 0;
+  gsize j = i + 1;
+
+  while (j < rw->len && !g_ascii_isspace (rw->buf[j]) && rw->buf[j] != '/' && rw->buf[j] != '>')
+    j++;
+  span.name_len = j - i - 1;
+  for (; j < rw->len; j++)
+    {
+      char c = rw->buf[j];
+      if (quote != 0)
+        quote = c == quote ? 0 : quote;
+      else if (c == '"' || c == '\'')
+        quote = c;
+      else if (c == '>')
+        break;
+    }
+  if (j >= rw->len)
+    return FALSE;
+  span.start_end = j + 1;
+  span.empty = rw->buf[j - 1] == '/';
+  span.end = span.end_tag = span.start_end;
+  g_array_append_val (rw->spans, span);
+  if (!span.empty)
+    {
+      guint idx = rw->spans->len - 1;
+      g_array_append_val (stack, idx);
+    }
+  *next = span.start_end;
+  return TRUE;
+}
+
+/* Maps the elements of a document libxml2 has accepted as well-formed
+ * (and without a DTD) to their spans. */
+static gboolean
+scan_spans (Rewrite *rw)
+{
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint));
+  gsize i = 0;
+
+  while (i < rw->len)
+    {
+      const char *p = rw->buf + i;
+      gsize rest = rw->len - i;
+
+      if (*p != '<')
+        i++;
+      else if (rest >= 4 && memcmp (p, "<!--", 4) == 0)
+        {
+          if (!find_str (rw->buf, rw->len, i + 4, "-->", &i))
+            return FALSE;
+        }
+      else if (rest >= 9 && memcmp (p, "<![CDATA[", 9) == 0)
+        {
+          if (!find_str (rw->buf, rw->len, i + 9, "]]>", &i))
+            return FALSE;
+        }
+      else if (rest >= 2 && p[1] == '?')
+        {
+          if (!find_str (rw->buf, rw->len, i + 2, "?>", &i))
+            return FALSE;
+        }
+      else if (rest >= 2 && p[1] == '/')
+        {
+          gsize close;
+          Span *span;
+          if (stack->len == 0 || !find_str (rw->buf, rw->len, i, ">", &close))
+            return FALSE;
+          span = &g_array_index (rw->spans, Span, g_array_index (stack, guint, stack->len - 1));
+          g_array_set_size (stack, stack->len - 1);
+          span->end_tag = i;
+          span->end = close;
+          i = close;
+        }
+      else if (rest >= 2 && p[1] == '!')
+        return FALSE; /* <!DOCTYPE: refused before we get here */
+      else if (!scan_start_tag (rw, i, stack, &i))
+        return FALSE;
+    }
+  return stack->len == 0;
+}
+
+/* Points every element's _private at its span; the scanner's start tags
+ * and libxml2's elements are both in document order. */
+static gboolean
+attach_spans (Rewrite *rw, xmlNode *node, guint *next)
+{
+  for (; node != NULL; node = node->next)
+    {
+      Span *span;
+      g_autofree char *qname = NULL;
+
+      if (node->type != XML_ELEMENT_NODE)
+        continue;
+      if (*next >= rw->spans->len)
+        return FALSE;
+      span = &g_array_index (rw->spans, Span, (*next)++);
+      qname = node->ns != NULL && node->ns->prefix != NULL
+                ? g_strdup_printf ("%s:%s", node->ns->prefix, node->name)
+                : g_strdup ((const char *) node->name);
+      if (strlen (qname) != span->name_len ||
+          memcmp (qname, rw->buf + span->start + 1, span->name_len) != 0)
+        return FALSE;
+      node->_private = span;
+      if (!attach_spans (rw, node->children, next))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static const Span *
+span_of (xmlNode *node)
+{
+  return node->_private;
+}
+
+/* ------------------------------------------------------------------ */
+/* Edits                                                               */
+/* ------------------------------------------------------------------ */
+
+static void
+edit_add (Rewrite *rw, gsize start, gsize end, char *text)
+{
+  Edit e = { start, end, text, rw->edits->len };
+  g_array_append_val (rw->edits, e);
+}
+
+static void
+edit_clear (gpointer data)
+{
+  g_free (((Edit *) data)->text);
+}
+
+/* By position; at one position insertions go before a replacement, in
+ * the order they were made. */
+static gint
+edit_cmp (gconstpointer a, gconstpointer b)
+{
+  const Edit *x = a, *y = b;
+
+  if (x->start != y->start)
+    return x->start < y->start ? -1 : 1;
+  if ((x->end == x->start) != (y->end == y->start))
+    return x->end == x->start ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static char *
+edits_apply (Rewrite *rw, gsize *out_len, GError **error)
+{
+  g_autoptr (GString) out = g_string_sized_new (rw->len + 1024);
+  gsize pos = 0;
+
+  g_array_sort (rw->edits, edit_cmp);
+  for (guint i = 0; i < rw->edits->len; i++)
+    {
+      const Edit *e = &g_array_index (rw->edits, Edit, i);
+      /* the edits are built never to overlap */
+      if (e->start < pos)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: internal error: overlapping changes at byte %" G_GSIZE_FORMAT,
+                       rw->what, e->start);
+          return NULL;
+        }
+      g_string_append_len (out, rw->buf + pos, (gssize) (e->start - pos));
+      g_string_append (out, e->text);
+      pos = e->end;
+    }
+  g_string_append_len (out, rw->buf + pos, (gssize) (rw->len - pos));
+  *out_len = out->len;
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Layout                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Start of the whitespace run before offset. */
+static gsize
+ws_before (Rewrite *rw, gsize offset)
+{
+  while (offset > 0 && g_ascii_isspace (rw->buf[offset - 1]))
+    offset--;
+  return offset;
+}
+
+/* The indentation of the line the element starts, if it starts one. */
+static char *
+own_indent (Rewrite *rw, xmlNode *node)
+{
+  gsize start = span_of (node)->start, i = start;
+
+  while (i > 0 && (rw->buf[i - 1] == ' ' || rw->buf[i - 1] == '\t'))
+    i--;
+  if (i > 0 && rw->buf[i - 1] != '\n')
+    return g_strdup ("");
+  return g_strndup (rw->buf + i, start - i);
+}
+
+static xmlNode *
+first_element (xmlNode *parent)
+{
+  for (xmlNode *c = parent->children; c != NULL; c = c->next)
+    if (c->type == XML_ELEMENT_NODE)
+      return c;
+  return NULL;
+}
+
+/* The attribute quote of the element's start tag, or fallback. */
+static char
+quote_of (Rewrite *rw, xmlNode *node, char fallback)
+{
+  const Span *span = span_of (node);
+
+  for (gsize i = span->start; i + 1 < span->start_end; i++)
+    if (rw->buf[i] == '=')
+      {
+        gsize j = i + 1;
+        while (g_ascii_isspace (rw->buf[j]))
+          j++;
+        return rw->buf[j];
+      }
+  return fallback;
+}
+
+/* Learns the document's conventions from its root element's first child. */
+static void
+learn_layout (Rewrite *rw, xmlNode *root)
+{
+  xmlNode *child = first_element (root);
+
+  rw->dev_quote = quote_of (rw, root, '\'');
+  if (child == NULL)
+    {
+      rw->newlines = TRUE;
+      rw->step = g_strdup ("  ");
+      return;
+    }
+  {
+    g_autofree char *outer = own_indent (rw, root);
+    g_autofree char *inner = own_indent (rw, child);
+    gsize ws = ws_before (rw, span_of (child)->start);
+
+    rw->newlines = memchr (rw->buf + ws, '\n', span_of (child)->start - ws) != NULL;
+    rw->step = g_str_has_prefix (inner, outer) && strlen (inner) > strlen (outer)
+                 ? g_strdup (inner + strlen (outer))
+                 : g_strdup ("  ");
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* New elements                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  char *name;         /* qualified */
+  GString *attrs;     /* " a='1' b='2'" */
+  GPtrArray *children; /* Elem* */
+} Elem;
+
+static void
+elem_free (Elem *e)
+{
+  g_free (e->name);
+  g_string_free (e->attrs, TRUE);
+  g_ptr_array_unref (e->children);
+  g_free (e);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Elem, elem_free)
+
+static Elem *
+elem_new (const char *name, Elem *parent)
+{
+  Elem *e = g_new0 (Elem, 1);
+  e->name = g_strdup (name);
+  e->attrs = g_string_new (NULL);
+  e->children = g_ptr_array_new_with_free_func ((GDestroyNotify) elem_free);
+  if (parent != NULL)
+    g_ptr_array_add (parent->children, e);
+  return e;
+}
+
+static void
+elem_attr (Elem *e, char quote, const char *name, const char *value)
+{
+  g_string_append_printf (e->attrs, " %s=%c", name, quote);
+  for (const char *p = value; *p != '\0'; p++)
+    {
+      if (*p == '&')
+        g_string_append (e->attrs, "&amp;");
+      else if (*p == '<')
+        g_string_append (e->attrs, "&lt;");
+      else if (*p == quote)
+        g_string_append (e->attrs, quote == '"' ? "&quot;" : "&apos;");
+      else
+        g_string_append_c (e->attrs, *p);
+    }
+  g_string_append_c (e->attrs, quote);
+}
+
+static void
+elem_render (Rewrite *rw, const Elem *e, const char *indent, GString *out)
+{
+  g_autofree char *inner = g_strconcat (indent, rw->step, NULL);
+
+  g_string_append_printf (out, "<%s%s", e->name, e->attrs->str);
+  if (e->children->len == 0)
+    {
+      g_string_append (out, "/>");
+      return;
+    }
+  g_string_append_c (out, '>');
+  for (guint i = 0; i < e->children->len; i++)
+    {
+      if (rw->newlines)
+        g_string_append_printf (out, "\n%s", inner);
+      elem_render (rw, g_ptr_array_index (e->children, i), inner, out);
+    }
+  if (rw->newlines)
+    g_string_append_printf (out, "\n%s", indent);
+  g_string_append_printf (out, "</%s>", e->name);
+}
+
+/* <address domain='0x0000' bus='0x81' slot='0x10' function='0x2'/>, with
+ * type='pci' in an <interface> as libvirt writes it. */
+static Elem *
+address_elem (Rewrite *rw, VpaAddr addr, gboolean with_type, Elem *parent)
+{
+  Elem *e = elem_new ("address", parent);
+  g_autofree char *dom = g_strdup_printf ("0x%04x", VPA_ADDR_DOMAIN (addr));
+  g_autofree char *bus = g_strdup_printf ("0x%02x", VPA_ADDR_BUS (addr));
+  g_autofree char *slot = g_strdup_printf ("0x%02x", VPA_ADDR_SLOT (addr));
+  g_autofree char *fn = g_strdup_printf ("0x%x", VPA_ADDR_FUNCTION (addr));
+
+  if (with_type)
+    elem_attr (e, rw->dev_quote, "type", "pci");
+  elem_attr (e, rw->dev_quote, "domain", dom);
+  elem_attr (e, rw->dev_quote, "bus", bus);
+  elem_attr (e, rw->dev_quote, "slot", slot);
+  elem_attr (e, rw->dev_quote, "function", fn);
+  return e;
+}
+
+typedef enum {
+  AT_START,
+  AT_END,
+  AFTER,
+} Where;
+
+/* Inserts elems as children of parent (at its start, its end, or after
+ * its child `after`), indented like parent's other children. One edit,
+ * so that an empty <parent/> is opened only once. */
+static void
+insert_children (Rewrite *rw, xmlNode *parent, Where where, xmlNode *after, GPtrArray *elems)
+{
+  const Span *ps = span_of (parent);
+  xmlNode *first = first_element (parent);
+  g_autofree char *own = own_indent (rw, parent);
+  g_autofree char *indent = NULL;
+  g_autofree char *sep = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  gsize at;
+
+  if (first != NULL)
+    {
+      gsize ws = ws_before (rw, span_of (first)->start);
+      const char *nl;
+      sep = g_strndup (rw->buf + ws, span_of (first)->start - ws);
+      nl = strrchr (sep, '\n');
+      indent = g_strdup (nl != NULL ? nl + 1 : "");
+    }
+  else
+    {
+      indent = g_strconcat (own, rw->step, NULL);
+      sep = rw->newlines ? g_strconcat ("\n", indent, NULL) : g_strdup ("");
+    }
+  for (guint i = 0; i < elems->len; i++)
+    {
+      g_string_append (text, sep);
+      elem_render (rw, g_ptr_array_index (elems, i), indent, text);
+    }
+
+  if (ps->empty)
+    {
+      /* <parent a='1'/> becomes <parent a='1'>...</parent> */
+      gsize slash = ws_before (rw, ps->start_end - 2);
+      g_autofree char *qname = g_strndup (rw->buf + ps->start + 1, ps->name_len);
+      edit_add (rw, slash, ps->start_end,
+                g_strdup_printf (">%s%s%s</%s>", text->str, rw->newlines ? "\n" : "",
+                                 rw->newlines ? own : "", qname));
+      return;
+    }
+  if (where == AFTER)
+    at = span_of (after)->end;
+  else if (where == AT_START && first != NULL)
+    at = ps->start_end;
+  else
+    {
+      at = ws_before (rw, ps->end_tag);
+      if (at < ps->start_end)
+        at = ps->start_end;
+      /* the end tag keeps its own line */
+      if (rw->newlines && memchr (rw->buf + at, '\n', ps->end_tag - at) == NULL)
+        g_string_append_printf (text, "\n%s", own);
+    }
+  edit_add (rw, at, at, g_string_free (g_steal_pointer (&text), FALSE));
+}
+
+static void
+insert_child (Rewrite *rw, xmlNode *parent, Where where, xmlNode *after, Elem *elem)
+{
+  g_autoptr (GPtrArray) one = g_ptr_array_new ();
+
+  g_ptr_array_add (one, elem);
+  insert_children (rw, parent, where, after, one);
+}
+
+/* Removes an element with the whitespace that indents it. */
+static void
+remove_element (Rewrite *rw, xmlNode *node)
+{
+  const Span *span = span_of (node);
+  edit_add (rw, ws_before (rw, span->start), span->end, g_strdup (""));
+}
+
+static void
+replace_element (Rewrite *rw, xmlNode *node, Elem *elem, const char *indent)
+{
+  GString *text = g_string_new (NULL);
+
+  elem_render (rw, elem, indent, text);
+  edit_add (rw, span_of (node)->start, span_of (node)->end, g_string_free (text, FALSE));
+}
+
+/* ------------------------------------------------------------------ */
+/* The rewrite                                                         */
+/* ------------------------------------------------------------------ */
+
+static char *
+user_alias_of (xmlNode *node)
+{
+  xmlNode *alias = vpa_xml_child (node, "alias", NULL);
+  return alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
+}
+
+static gboolean
+is_pci_device (Rewrite *rw, xmlNode *node)
+{
+  gboolean is_pci = FALSE;
+  VpaAddr addr;
+
+  return (vpa_xml_is (node, "hostdev", NULL) || vpa_xml_is (node, "interface", NULL)) &&
+         vpa_xml_hostdev_address (node, rw->what, &is_pci, &addr, NULL) && is_pci;
+}
+
+static xmlNode *
+find_device (Rewrite *rw, xmlNode *devices, const char *alias)
+{
+  for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
+    {
+      g_autofree char *name = NULL;
+      if (!is_pci_device (rw, c))
+        continue;
+      name = user_alias_of (c);
+      if (g_strcmp0 (name, alias) == 0)
+        return c;
+    }
+  return NULL;
+}
+
+/* Gives a device the decided <source><address>, changing nothing when
+ * it has that address already. */
+static gboolean
+fill_source (Rewrite *rw, xmlNode *node, VpaAddr addr, GError **error)
+{
+  gboolean is_iface = vpa_xml_is (node, "interface", NULL);
+  gboolean is_pci;
+  VpaAddr cur;
+  xmlNode *source, *address, *after;
+  g_autoptr (Elem) src = NULL;
+
+  if (!vpa_xml_hostdev_address (node, rw->what, &is_pci, &cur, error))
+    return FALSE;
+  if (cur == addr)
+    return TRUE;
+  source = vpa_xml_child (node, "source", NULL);
+  address = source != NULL ? vpa_xml_child (source, "address", NULL) : NULL;
+  if (address != NULL)
+    {
+      g_autoptr (Elem) a = address_elem (rw, addr, is_iface, NULL);
+      replace_element (rw, address, a, "");
+    }
+  else if (source != NULL)
+    {
+      g_autoptr (Elem) a = address_elem (rw, addr, is_iface, NULL);
+      insert_child (rw, source, AT_START, NULL, a);
+    }
+  else
+    {
+      /* where libvirt writes it: after <mac> or <driver> */
+      src = elem_new ("source", NULL);
+      address_elem (rw, addr, is_iface, src);
+      after = vpa_xml_child (node, is_iface ? "mac" : "driver", NULL);
+      insert_child (rw, node, after != NULL ? AFTER : AT_START, after, src);
+    }
+  return TRUE;
+}
+
+static gboolean
+rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GError **error)
+{
+  for (guint i = 0; i < decisions->len; i++)
+    {
+      const VpaDecision *d = g_ptr_array_index (decisions, i);
+      xmlNode *node;
+
+      if (d->kind != VPA_DECISION_PORT)
+        continue;
+      node = g_str_has_prefix (d->device, VPA_ALIAS_PREFIX) ? NULL
+                                                            : find_device (rw, devices, d->device);
+      if (node == NULL)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: port '%s': no <interface type='hostdev'> or PCI <hostdev> has this "
+                       "user alias",
+                       rw->what, d->device);
+          return FALSE;
+        }
+      if (!fill_source (rw, node, d->addr, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static Elem *
+alias_hostdev_elem (Rewrite *rw, const VpaDecision *d)
+{
+  Elem *hd = elem_new ("hostdev", NULL);
+  Elem *src, *alias;
+  g_autofree char *name = vpa_decision_user_alias (d);
+
+  elem_attr (hd, rw->dev_quote, "mode", "subsystem");
+  elem_attr (hd, rw->dev_quote, "type", "pci");
+  elem_attr (hd, rw->dev_quote, "managed", "yes");
+  src = elem_new ("source", hd);
+  address_elem (rw, d->addr, FALSE, src);
+  alias = elem_new ("alias", hd);
+  elem_attr (alias, rw->dev_quote, "name", name);
+  return hd;
+}
+
+/* Reuses the ua-vpa-NAME-N hostdevs the decisions name, removes the
+ * others (ours by their prefix), and adds the missing ones after the
+ * last remaining <hostdev>. */
+static gboolean
+rewrite_alias_hostdevs (Rewrite *rw, xmlNode *domain, xmlNode *devices, GPtrArray *decisions,
+                        GError **error)
+{
+  g_autoptr (GHashTable) wanted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) added = g_ptr_array_new_with_free_func ((GDestroyNotify) elem_free);
+  xmlNode *last_kept = NULL;
+
+  for (guint i = 0; i < decisions->len; i++)
+    {
+      const VpaDecision *d = g_ptr_array_index (decisions, i);
+      if (d->kind == VPA_DECISION_ALIAS)
+        g_hash_table_insert (wanted, vpa_decision_user_alias (d), (gpointer) d);
+    }
+  for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
+    {
+      g_autofree char *name = NULL;
+      const VpaDecision *d;
+
+      if (!vpa_xml_is (c, "hostdev", NULL) || !is_pci_device (rw, c))
+        continue;
+      name = user_alias_of (c);
+      if (name == NULL || !g_str_has_prefix (name, VPA_ALIAS_PREFIX))
+        {
+          last_kept = c;
+          continue;
+        }
+      d = g_hash_table_lookup (wanted, name);
+      if (d == NULL)
+        {
+          remove_element (rw, c);
+          continue;
+        }
+      if (!fill_source (rw, c, d->addr, error))
+        return FALSE;
+      g_hash_table_remove (wanted, name); /* a second one of that name goes */
+      last_kept = c;
+    }
+  for (guint i = 0; i < decisions->len; i++)
+    {
+      const VpaDecision *d = g_ptr_array_index (decisions, i);
+      g_autofree char *name = NULL;
+
+      if (d->kind != VPA_DECISION_ALIAS)
+        continue;
+      name = vpa_decision_user_alias (d);
+      if (g_hash_table_contains (wanted, name))
+        g_ptr_array_add (added, alias_hostdev_elem (rw, d));
+    }
+  if (added->len == 0)
+    return TRUE;
+  if (devices == NULL)
+    {
+      g_autoptr (Elem) devs = elem_new ("devices", NULL);
+      g_ptr_array_extend_and_steal (devs->children, g_steal_pointer (&added));
+      insert_child (rw, domain, AT_END, NULL, devs);
+      return TRUE;
+    }
+  insert_children (rw, devices, last_kept != NULL ? AFTER : AT_END, last_kept, added);
+  return TRUE;
+}
+
+static gboolean
+placed_matches (const VpaDomain *dom, GPtrArray *decisions)
+{
+  if (dom->placed->len != decisions->len)
+    return FALSE;
+  for (guint i = 0; i < decisions->len; i++)
+    {
+      const VpaDecision *d = g_ptr_array_index (decisions, i);
+      const VpaPlacedRecord *r = g_ptr_array_index (dom->placed, i);
+      g_autofree char *name = vpa_decision_user_alias (d);
+
+      if (strcmp (name, r->device) != 0 || r->addr != d->addr || r->numa_node != d->numa_node ||
+          r->policy != d->policy || r->source != d->source)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static Elem *
+placed_elem (Rewrite *rw, const char *qname, const VpaDecision *d)
+{
+  Elem *e = elem_new (qname, NULL);
+  g_autofree char *name = vpa_decision_user_alias (d);
+  g_autofree char *node = g_strdup_printf ("%d", d->numa_node);
+  char addr[VPA_ADDR_BUFLEN];
+
+  elem_attr (e, rw->vpa_quote, "device", name);
+  elem_attr (e, rw->vpa_quote, "address", vpa_addr_format (d->addr, addr));
+  elem_attr (e, rw->vpa_quote, "numa-node", node);
+  elem_attr (e, rw->vpa_quote, "policy", vpa_policy_to_string (d->policy));
+  elem_attr (e, rw->vpa_quote, "source", vpa_policy_source_to_string (d->source));
+  return e;
+}
+
+/* Replaces the <vpa:placed> records, unless they say exactly this. */
+static void
+rewrite_placed (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity, GPtrArray *decisions)
+{
+  g_autoptr (GPtrArray) elems = g_ptr_array_new_with_free_func ((GDestroyNotify) elem_free);
+  g_autofree char *qname = NULL;
+
+  if (placed_matches (dom, decisions))
+    return;
+  for (xmlNode *c = affinity->children; c != NULL; c = c->next)
+    if (vpa_xml_is (c, "placed", VPA_XMLNS))
+      remove_element (rw, c);
+  /* the prefix the document gave our namespace */
+  qname = affinity->ns->prefix != NULL
+            ? g_strdup_printf ("%s:placed", (const char *) affinity->ns->prefix)
+            : g_strdup ("placed");
+  for (guint i = 0; i < decisions->len; i++)
+    g_ptr_array_add (elems, placed_elem (rw, qname, g_ptr_array_index (decisions, i)));
+  if (elems->len > 0)
+    insert_children (rw, affinity, AT_END, NULL, elems);
+}
+
+static gboolean
+check_decisions (const char *what, GPtrArray *decisions, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  for (guint i = 0; i < decisions->len; i++)
+    {
+      const VpaDecision *d = g_ptr_array_index (decisions, i);
+      g_autofree char *name = NULL;
+
+      g_return_val_if_fail (d != NULL && d->device != NULL, FALSE);
+      g_return_val_if_fail (d->policy < VPA_POLICY_LAST, FALSE);
+      g_return_val_if_fail (d->source < VPA_POLICY_SOURCE_LAST, FALSE);
+      name = vpa_decision_user_alias (d);
+      if (d->addr == VPA_ADDR_NONE || *d->device == '\0' ||
+          (d->kind == VPA_DECISION_ALIAS &&
+           strspn (d->device, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+             strlen (d->device)))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: decision for '%s': no address or not a valid user alias", what, name);
+          return FALSE;
+        }
+      if (g_hash_table_contains (seen, name))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: two decisions for device '%s'", what, name);
+          return FALSE;
+        }
+      g_hash_table_add (seen, g_steal_pointer (&name));
+    }
+  return TRUE;
+}
+
+static xmlNode *
+find_affinity (xmlNode *domain)
+{
+  xmlNode *metadata = vpa_xml_child (domain, "metadata", NULL);
+  return metadata != NULL ? vpa_xml_child (metadata, "affinity", VPA_XMLNS) : NULL;
+}
+
+/* The scanner reads bytes: only encodings whose markup is ASCII. */
+static gboolean
+check_encoding (xmlDoc *doc, const char *what, GError **error)
+{
+  const char *enc = (const char *) doc->encoding;
+
+  if (enc == NULL || g_ascii_strcasecmp (enc, "UTF-8") == 0 ||
+      g_ascii_strcasecmp (enc, "UTF8") == 0 || g_ascii_strcasecmp (enc, "US-ASCII") == 0 ||
+      g_ascii_strcasecmp (enc, "ASCII") == 0)
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: <?xml encoding='%s'?>: only UTF-8 documents can be rewritten", what, enc);
+  return FALSE;
+}
+
+static gboolean
+map_document (Rewrite *rw, xmlDoc *doc, GError **error)
+{
+  guint next = 0;
+
+  if (!scan_spans (rw) || !attach_spans (rw, doc->children, &next) || next != rw->spans->len)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: internal error: cannot map the document's elements to its bytes",
+                   rw->what);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Our own output must parse and record exactly the decisions. */
+static gboolean
+verify_output (const char *out, gsize out_len, const char *what, GPtrArray *decisions,
+               GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (out, out_len, what, &local);
+
+  if (dom != NULL && placed_matches (dom, decisions))
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: internal error: the rewritten document does not hold the placement%s%s",
+               what, local != NULL ? ": " : "", local != NULL ? local->message : "");
+  return FALSE;
+}
+
+static char *
+rewrite_tree (Rewrite *rw, xmlDoc *doc, const VpaDomain *dom, GPtrArray *decisions,
+              gsize *out_len, GError **error)
+{
+  xmlNode *root = xmlDocGetRootElement (doc);
+  xmlNode *domain = vpa_xml_is (root, "domstatus", NULL) ? vpa_xml_child (root, "domain", NULL)
+                                                         : root;
+  xmlNode *affinity = find_affinity (domain);
+  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
+
+  if (affinity == NULL)
+    {
+      if (decisions->len > 0)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <metadata> has no <vpa:affinity> to record the placement in",
+                       rw->what);
+          return NULL;
+        }
+      *out_len = rw->len;
+      return g_strndup (rw->buf, rw->len);
+    }
+  if (!map_document (rw, doc, error))
+    return NULL;
+  learn_layout (rw, root);
+  rw->vpa_quote = quote_of (rw, affinity, '"');
+  if (!rewrite_ports (rw, devices, decisions, error) ||
+      !rewrite_alias_hostdevs (rw, domain, devices, decisions, error))
+    return NULL;
+  rewrite_placed (rw, dom, affinity, decisions);
+  return edits_apply (rw, out_len, error);
+}
+
+char *
+vpa_domain_rewrite (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+                    gsize *out_len, GError **error)
+{
+  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
+  g_autofree char *out = NULL;
+  Rewrite rw = { buf, len, what, spans, edits };
+
+  g_return_val_if_fail (what != NULL, NULL);
+  g_return_val_if_fail (decisions != NULL, NULL);
+  g_return_val_if_fail (out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  g_array_set_clear_func (edits, edit_clear);
+  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+      !check_encoding (doc, what, error) ||
+      (dom = vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error)) == NULL ||
+      !check_decisions (what, decisions, error))
+    return NULL;
+  out = rewrite_tree (&rw, doc, dom, decisions, out_len, error);
+  g_free (rw.step);
+  if (out == NULL || !verify_output (out, *out_len, what, decisions, error))
+    return NULL;
+  return g_steal_pointer (&out);
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Writes placement decisions back into a domain document, touching only
+ * what a placement owns: the source addresses of requested devices, the
+ * ua-vpa-NAME-N hostdevs of flavor aliases, and the <vpa:placed>
+ * records. Every other byte of the document is kept (see
+ * docs/domain-xml.md).
+ */
+#pragma once
+
+#include "vpa-types.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  VPA_DECISION_PORT,  /* fills the source of a <vpa:port>'s device */
+  VPA_DECISION_ALIAS, /* one device of a flavor alias: ua-vpa-NAME-N */
+} VpaDecisionKind;
+
+typedef struct {
+  VpaDecisionKind kind;
+  char *device;        /* port: user alias; alias: alias name */
+  guint index;         /* alias: N in ua-vpa-NAME-N, counted per name from 0 */
+  VpaAddr addr;
+  gint numa_node;      /* VPA_NUMA_NONE when unknown */
+  VpaPolicy policy;
+  VpaPolicySource source;
+} VpaDecision;
+
+VpaDecision *vpa_decision_new (VpaDecisionKind kind, const char *device, guint index,
+                               VpaAddr addr, gint numa_node, VpaPolicy policy,
+                               VpaPolicySource source);
+void vpa_decision_free (VpaDecision *decision);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDecision, vpa_decision_free)
+
+/* The user alias the decision fills: the port's device, or
+ * ua-vpa-NAME-N. */
+char *vpa_decision_user_alias (const VpaDecision *decision);
+
+/* Rewrites the domain document buf (a <domain> or a <domstatus>
+ * wrapping one; what names it in messages) so that it holds exactly
+ * decisions (VpaDecision*, the complete placement of the domain, in
+ * request order): each port's device gets the decided source address,
+ * each alias decision a ua-vpa-NAME-N hostdev (reused when present),
+ * ua-vpa hostdevs no decision names are removed, and the <vpa:placed>
+ * records are replaced by one per decision. Applying it to its own
+ * output with the same decisions returns the same bytes. A document
+ * without <vpa:affinity> and no decisions is returned unchanged.
+ * Returns a NUL-terminated buffer of *out_len bytes. */
+char *vpa_domain_rewrite (const char *buf, gsize len, const char *what,
+                          GPtrArray *decisions, gsize *out_len, GError **error);
+
+G_END_DECLS
