@@ -61,4 +61,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaPlacement, vpa_placement_free)
 VpaPlacement *vpa_place (const VpaInventory *inv, GPtrArray *requests,
                          const VpaGuestNodes *guest, GError **error);
 
+/* vpa_place() that also hands out the candidates on failure: *explain
+ * (if explain is not NULL) receives a placement whose assignments hold
+ * the candidates and no devices. */
+VpaPlacement *vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
+                                 const VpaGuestNodes *guest, VpaPlacement **explain,
+                                 GError **error);
+
+void vpa_candidate_free (VpaCandidate *cand);
+
 G_END_DECLS

@@ -41,4 +41,12 @@ VpaTier vpa_policy_tier (const VpaHost *host, const VpaGuestNodes *guest,
 gboolean vpa_policy_allows (VpaPolicy policy, const VpaHost *host,
                             const VpaGuestNodes *guest, VpaTier tier);
 
+/* "affine", "socket", "unknown", "remote" */
+const char *vpa_tier_to_string (VpaTier tier);
+
+/* Why policy refuses a device on dev_numa_node, as one phrase for
+ * messages ("node 1 is not the guest's (0)"); NULL when it allows it. */
+char *vpa_policy_refusal (VpaPolicy policy, const VpaHost *host,
+                          const VpaGuestNodes *guest, gint dev_numa_node);
+
 G_END_DECLS

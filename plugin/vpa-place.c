@@ -1,0 +1,1216 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Placement: all requests of a domain assigned together (docs/placement.md).
+ *
+ * Free devices fall into classes of interchangeable devices (same
+ * match-relevant properties, NUMA node and parent PF). Requests are
+ * routed to classes by a min-cost flow whose cost per device is, in
+ * lexicographic order, its tier (affine, socket, unknown, remote), a
+ * penalty for breaking a whole PF, and the class rank (lowest address
+ * first). PF/VF exclusivity is not a flow constraint, so requests that
+ * may take PFs are routed in a separate phase, before or after the
+ * others (whichever gives the cheaper result), with a last resort of
+ * one request after the other in domain order, which is what Nova does.
+ */
+#include "vpa-place.h"
+
+#include <string.h>
+
+#define FLOW_INF G_MAXINT64
+
+/* ------------------------------------------------------------------ */
+/* Requests, candidates, results                                       */
+/* ------------------------------------------------------------------ */
+
+void
+vpa_candidate_free (VpaCandidate *cand)
+{
+  if (cand == NULL)
+    return;
+  g_free (cand->pool);
+  g_free (cand->verdict);
+  g_free (cand);
+}
+
+static void
+assignment_free (VpaAssignment *asg)
+{
+  if (asg == NULL)
+    return;
+  g_array_unref (asg->devices);
+  g_ptr_array_unref (asg->candidates);
+  g_free (asg);
+}
+
+void
+vpa_placement_free (VpaPlacement *placement)
+{
+  if (placement == NULL)
+    return;
+  g_ptr_array_unref (placement->assignments);
+  g_free (placement);
+}
+
+/* ------------------------------------------------------------------ */
+/* Classes of interchangeable free devices                             */
+/* ------------------------------------------------------------------ */
+
+
+typedef struct {
+  guint rep;              /* lowest host index in the class */
+  const VpaDevice *dev;   /* the representative device */
+  gint tagset;
+  gint numa_node;
+  VpaAddr pf_addr;        /* VF: its PF; PF and PCI: itself */
+  gboolean has_netdev;    /* VF: gives it a parent_ifname */
+  guint pf_id;            /* small id of pf_addr, for pf-groups */
+  gint pf_class;          /* VF: the class of its PF when that is in the inventory */
+  gboolean pf_whole;      /* VF: its PF is in the inventory and free */
+  gboolean remote_managed;
+  GArray *free_devs;      /* guint host indices, ascending */
+  guint n_held, n_blocked;
+  VpaTier tier;
+  char *label;            /* "8086:1889 type-VF physnet1 PF 0000:81:00.0" */
+  char *short_label;      /* "8086:1889 physnet1 on node 1" */
+} PlaceClass;
+
+typedef enum {
+  ELIG_NONE,    /* no spec matches: not a candidate */
+  ELIG_OK,
+  ELIG_NO_PF,   /* a PF the request does not ask for */
+  ELIG_NO_RM,   /* remote-managed, not requested */
+  ELIG_POLICY,  /* the NUMA policy refuses it */
+} Elig;
+
+typedef struct {
+  const VpaInventory *inv;
+  const VpaHost *host;
+  GPtrArray *requests;
+  const VpaGuestNodes *guest;
+  GPtrArray *classes;     /* PlaceClass*, by lowest member address */
+  guint n_req, n_cls, n_pf_ids;
+  guint8 *elig;           /* n_req * n_cls of Elig */
+  gboolean *wants_pf;     /* per request: some spec asks for type-PF */
+  gint *group;            /* per request: pf-group id, or -1 */
+  guint n_groups;
+  gboolean *pf_wanted;    /* per class (PFs): some request may take this PF */
+  gboolean *vf_wanted;    /* per class (PFs): some request may take one of its VFs */
+  gint64 w_tier, w_pen, w_rank;
+} Place;
+
+/* What one strategy has left and taken. */
+typedef struct {
+  gint64 *cap;            /* per class: free devices left */
+  gboolean *broken;       /* per class (PFs): one of its VFs was taken */
+  guint *alloc;           /* n_req * n_cls: devices of the class per request */
+  gboolean *group_used;   /* n_groups * n_pf_ids: a group member has this PF */
+  gint64 cost;
+} PlaceState;
+
+#define ELIG(pl, r, c) ((Elig) (pl)->elig[(gsize) (r) * (pl)->n_cls + (c)])
+#define ALLOC(pl, st, r, c) ((st)->alloc[(gsize) (r) * (pl)->n_cls + (c)])
+#define CLASS(pl, c) ((PlaceClass *) g_ptr_array_index ((pl)->classes, (c)))
+#define REQ(pl, r) ((const VpaRequest *) g_ptr_array_index ((pl)->requests, (r)))
+
+static void
+place_class_free (PlaceClass *c)
+{
+  g_array_unref (c->free_devs);
+  g_free (c->label);
+  g_free (c->short_label);
+  g_free (c);
+}
+
+static void
+place_clear (Place *pl)
+{
+  g_clear_pointer (&pl->classes, g_ptr_array_unref);
+  g_clear_pointer (&pl->elig, g_free);
+  g_clear_pointer (&pl->wants_pf, g_free);
+  g_clear_pointer (&pl->group, g_free);
+  g_clear_pointer (&pl->pf_wanted, g_free);
+  g_clear_pointer (&pl->vf_wanted, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Place, place_clear)
+
+static gint
+index_cmp (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
+static PlaceState *
+state_new (const Place *pl)
+{
+  PlaceState *st = g_new0 (PlaceState, 1);
+
+  st->cap = g_new (gint64, MAX (pl->n_cls, 1));
+  st->broken = g_new0 (gboolean, MAX (pl->n_cls, 1));
+  st->alloc = g_new0 (guint, MAX ((gsize) pl->n_req * pl->n_cls, 1));
+  st->group_used = g_new0 (gboolean, MAX ((gsize) pl->n_groups * pl->n_pf_ids, 1));
+  for (guint c = 0; c < pl->n_cls; c++)
+    st->cap[c] = CLASS (pl, c)->free_devs->len;
+  return st;
+}
+
+static void
+state_free (PlaceState *st)
+{
+  if (st == NULL)
+    return;
+  g_free (st->cap);
+  g_free (st->broken);
+  g_free (st->alloc);
+  g_free (st->group_used);
+  g_free (st);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlaceState, state_free)
+
+static guint
+class_hash (gconstpointer p)
+{
+  const PlaceClass *c = p;
+  guint h = g_str_hash (c->dev->vendor_id) * 31 + g_str_hash (c->dev->product_id);
+
+  h = h * 31 + (guint) c->tagset;
+  h = h * 31 + (guint) c->numa_node;
+  h = h * 31 + (guint) c->dev->dev_type + (guint) c->has_netdev;
+  return h * 31 + (guint) (c->pf_addr ^ (c->pf_addr >> 32));
+}
+
+static gboolean
+class_equal (gconstpointer a, gconstpointer b)
+{
+  const PlaceClass *x = a, *y = b;
+
+  return x->tagset == y->tagset && x->numa_node == y->numa_node &&
+         x->has_netdev == y->has_netdev &&
+         x->pf_addr == y->pf_addr && x->dev->dev_type == y->dev->dev_type &&
+         strcmp (x->dev->vendor_id, y->dev->vendor_id) == 0 &&
+         strcmp (x->dev->product_id, y->dev->product_id) == 0;
+}
+
+static guint
+addr_hash (gconstpointer p)
+{
+  VpaAddr a = *(const VpaAddr *) p;
+  return (guint) (a ^ (a >> 32));
+}
+
+static gboolean
+addr_equal (gconstpointer a, gconstpointer b)
+{
+  return *(const VpaAddr *) a == *(const VpaAddr *) b;
+}
+
+/* oslo's bool_from_string, which Nova applies to remote_managed. */
+static gboolean
+truthy (const char *s)
+{
+  static const char *const yes[] = { "1", "t", "true", "on", "y", "yes" };
+
+  for (guint i = 0; s != NULL && i < G_N_ELEMENTS (yes); i++)
+    if (g_ascii_strcasecmp (s, yes[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+class_tags (const Place *pl, const PlaceClass *c)
+{
+  const VpaConfig *config = pl->inv->config;
+  const GPtrArray *tags = NULL;
+  GString *s = g_string_new (NULL);
+
+  if (config != NULL && config->tagsets != NULL && c->tagset >= 0 &&
+      (guint) c->tagset < config->tagsets->len)
+    tags = g_ptr_array_index (config->tagsets, c->tagset);
+  for (guint i = 0; tags != NULL && i < tags->len; i++)
+    {
+      const VpaSpecPair *pair = g_ptr_array_index (tags, i);
+      if (g_strcmp0 (pair->key, "physical_network") == 0 && pair->value != NULL)
+        g_string_append_printf (s, " %s", pair->value);
+      else
+        g_string_append_printf (s, " %s=%s", pair->key, pair->value ? pair->value : "");
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+class_describe (const Place *pl, PlaceClass *c)
+{
+  g_autofree char *tags = class_tags (pl, c);
+  g_autofree char *node = c->numa_node == VPA_NUMA_NONE
+                              ? g_strdup ("without NUMA node")
+                              : g_strdup_printf ("on node %d", c->numa_node);
+  const char *type = vpa_dev_type_to_string (c->dev->dev_type);
+  char pf[VPA_ADDR_BUFLEN];
+
+  vpa_addr_format (c->pf_addr, pf);
+  if (c->dev->dev_type == VPA_DEV_TYPE_PCI)
+    c->label = g_strdup_printf ("%s:%s %s%s", c->dev->vendor_id, c->dev->product_id, type,
+                                tags);
+  else
+    c->label = g_strdup_printf ("%s:%s %s%s %s%s", c->dev->vendor_id, c->dev->product_id,
+                                type, tags,
+                                c->dev->dev_type == VPA_DEV_TYPE_VF ? "PF " : "", pf);
+  c->short_label = g_strdup_printf ("%s:%s%s%s %s", c->dev->vendor_id, c->dev->product_id,
+                                    c->dev->dev_type == VPA_DEV_TYPE_PF ? " type-PF" : "",
+                                    tags, node);
+}
+
+static void
+class_add_device (PlaceClass *c, const VpaInventory *inv, guint i)
+{
+  switch ((VpaDevState) inv->state[i])
+    {
+    case VPA_DEV_STATE_FREE:
+      g_array_append_val (c->free_devs, i);
+      break;
+    case VPA_DEV_STATE_HELD:
+      c->n_held++;
+      break;
+    case VPA_DEV_STATE_BLOCKED:
+    case VPA_DEV_STATE_LAST:
+    default:
+      c->n_blocked++;
+      break;
+    }
+}
+
+/* Finishes a class once all its members are known. */
+static void
+class_finish (Place *pl, PlaceClass *c, const gint *class_of, GHashTable *pf_ids)
+{
+  gpointer id;
+
+  if (!g_hash_table_lookup_extended (pf_ids, &c->pf_addr, NULL, &id))
+    {
+      id = GUINT_TO_POINTER (g_hash_table_size (pf_ids));
+      g_hash_table_insert (pf_ids, &c->pf_addr, id);
+    }
+  c->pf_id = GPOINTER_TO_UINT (id);
+  c->pf_class = -1;
+  if (c->dev->dev_type == VPA_DEV_TYPE_VF && c->dev->parent_index >= 0 &&
+      class_of[c->dev->parent_index] >= 0)
+    {
+      guint p = (guint) c->dev->parent_index;
+      c->pf_class = class_of[p];
+      c->pf_whole = pl->inv->state[p] == VPA_DEV_STATE_FREE;
+    }
+  c->remote_managed = truthy (vpa_inventory_prop (pl->inv, c->rep, "remote_managed"));
+  c->tier = vpa_policy_tier (pl->host, pl->guest, c->numa_node);
+  class_describe (pl, c);
+}
+
+/* One pass over the inventory. Devices are sorted by address, so the
+ * classes come out ordered by their lowest member. */
+static void
+place_build_classes (Place *pl)
+{
+  const VpaHost *host = pl->host;
+  g_autoptr (GHashTable) index = g_hash_table_new (class_hash, class_equal);
+  g_autoptr (GHashTable) pf_ids = g_hash_table_new (addr_hash, addr_equal);
+  g_autofree gint *class_of = g_new (gint, MAX (host->devices->len, 1));
+
+  pl->classes = g_ptr_array_new_with_free_func ((GDestroyNotify) place_class_free);
+  for (guint i = 0; i < host->devices->len; i++)
+    {
+      const VpaDevice *dev = vpa_host_device (host, i);
+      PlaceClass key = { 0 }, *c;
+
+      class_of[i] = -1;
+      if (!vpa_inventory_has (pl->inv, i))
+        continue;
+      key.dev = dev;
+      key.tagset = pl->inv->tagset[i];
+      key.numa_node = dev->numa_node < 0 ? VPA_NUMA_NONE : dev->numa_node;
+      key.pf_addr = dev->dev_type == VPA_DEV_TYPE_VF && dev->parent_addr != VPA_ADDR_NONE
+                        ? dev->parent_addr
+                        : dev->addr;
+      key.has_netdev = dev->dev_type == VPA_DEV_TYPE_VF && dev->netdev != NULL;
+      c = g_hash_table_lookup (index, &key);
+      if (c == NULL)
+        {
+          c = g_memdup2 (&key, sizeof key);
+          c->rep = i;
+          c->pf_class = (gint) pl->classes->len; /* its id until class_finish */
+          c->free_devs = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_ptr_array_add (pl->classes, c);
+          g_hash_table_insert (index, c, c);
+        }
+      class_of[i] = c->pf_class;
+      class_add_device (c, pl->inv, i);
+    }
+  pl->n_cls = pl->classes->len;
+  for (guint k = 0; k < pl->n_cls; k++)
+    class_finish (pl, CLASS (pl, k), class_of, pf_ids);
+  pl->n_pf_ids = g_hash_table_size (pf_ids);
+}
+
+/* ------------------------------------------------------------------ */
+/* Which request may use which class                                   */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+request_spec_value (const VpaRequest *req, const char *key,
+                    gboolean (*pred) (const char *value))
+{
+  for (guint s = 0; s < req->specs->len; s++)
+    {
+      gboolean present = FALSE;
+      const char *v = vpa_spec_get (g_ptr_array_index (req->specs, s), key, &present);
+      if (present && pred (v))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean
+is_type_pf (const char *v)
+{
+  /* Nova compares dev_type with == here, not case-folded. */
+  return g_strcmp0 (v, "type-PF") == 0;
+}
+
+static Elig
+place_eligibility (const Place *pl, guint r, const PlaceClass *c, gboolean wants_rm)
+{
+  const VpaRequest *req = REQ (pl, r);
+  gboolean match = FALSE;
+
+  for (guint s = 0; s < req->specs->len && !match; s++)
+    match = vpa_inventory_spec_match (pl->inv, c->rep, g_ptr_array_index (req->specs, s));
+  if (!match)
+    return ELIG_NONE;
+  if (c->dev->dev_type == VPA_DEV_TYPE_PF && !pl->wants_pf[r])
+    return ELIG_NO_PF;
+  if (c->remote_managed && !wants_rm)
+    return ELIG_NO_RM;
+  if (!vpa_policy_allows (req->policy, pl->host, pl->guest, c->tier))
+    return ELIG_POLICY;
+  return ELIG_OK;
+}
+
+static void
+place_build_eligibility (Place *pl)
+{
+  g_autoptr (GHashTable) groups = g_hash_table_new (g_str_hash, g_str_equal);
+
+  pl->elig = g_new0 (guint8, MAX ((gsize) pl->n_req * pl->n_cls, 1));
+  pl->wants_pf = g_new0 (gboolean, MAX (pl->n_req, 1));
+  pl->group = g_new (gint, MAX (pl->n_req, 1));
+  for (guint r = 0; r < pl->n_req; r++)
+    {
+      const VpaRequest *req = REQ (pl, r);
+      gboolean wants_rm = request_spec_value (req, "remote_managed", truthy);
+      gpointer id;
+
+      pl->wants_pf[r] = request_spec_value (req, "dev_type", is_type_pf);
+      for (guint c = 0; c < pl->n_cls; c++)
+        pl->elig[(gsize) r * pl->n_cls + c] = place_eligibility (pl, r, CLASS (pl, c),
+                                                                 wants_rm);
+      pl->group[r] = -1;
+      if (req->pf_group == NULL)
+        continue;
+      if (!g_hash_table_lookup_extended (groups, req->pf_group, NULL, &id))
+        {
+          id = GUINT_TO_POINTER (g_hash_table_size (groups));
+          g_hash_table_insert (groups, req->pf_group, id);
+        }
+      pl->group[r] = (gint) GPOINTER_TO_UINT (id);
+    }
+  pl->n_groups = g_hash_table_size (groups);
+}
+
+/* Lexicographic weights: the tier sum decides, then the whole-PF
+ * penalty, then the class rank (lowest address). Each weight exceeds
+ * the largest possible total of everything below it. */
+#define PENALTY_MAX 2
+
+static void
+place_weights (Place *pl)
+{
+  gint64 flow = 0, free_total = 0;
+
+  for (guint r = 0; r < pl->n_req; r++)
+    flow += REQ (pl, r)->count;
+  for (guint c = 0; c < pl->n_cls; c++)
+    free_total += CLASS (pl, c)->free_devs->len;
+  flow = MAX (MIN (flow, free_total), 1);
+  pl->w_rank = (flow * (gint64) pl->n_cls < ((gint64) 1 << 30)) ? 1 : 0;
+  pl->w_pen = pl->w_rank * flow * (gint64) pl->n_cls + 1;
+  pl->w_tier = flow * (PENALTY_MAX * pl->w_pen + pl->w_rank * (gint64) pl->n_cls) + 1;
+}
+
+/* Whole PFs are worth keeping: a PF some request may take, or whose VFs
+ * some request may take, costs more to break or to take. */
+static void
+place_build_demand (Place *pl)
+{
+  pl->pf_wanted = g_new0 (gboolean, MAX (pl->n_cls, 1));
+  pl->vf_wanted = g_new0 (gboolean, MAX (pl->n_cls, 1));
+  for (guint c = 0; c < pl->n_cls; c++)
+    {
+      const PlaceClass *k = CLASS (pl, c);
+      for (guint r = 0; r < pl->n_req; r++)
+        {
+          if (ELIG (pl, r, c) != ELIG_OK)
+            continue;
+          if (k->dev->dev_type == VPA_DEV_TYPE_PF)
+            pl->pf_wanted[c] = TRUE;
+          else if (k->pf_class >= 0)
+            pl->vf_wanted[k->pf_class] = TRUE;
+        }
+    }
+}
+
+/* The per-device cost of class c in state st. */
+static gint64
+class_cost (const Place *pl, const PlaceState *st, guint c)
+{
+  const PlaceClass *k = CLASS (pl, c);
+  gint64 pen = 0;
+
+  if (k->dev->dev_type == VPA_DEV_TYPE_VF && k->pf_class >= 0 && k->pf_whole &&
+      !st->broken[k->pf_class] && st->cap[k->pf_class] > 0)
+    pen = pl->pf_wanted[k->pf_class] ? 2 : 1;
+  else if (k->dev->dev_type == VPA_DEV_TYPE_PF && pl->vf_wanted[c])
+    pen = 1;
+  return (gint64) k->tier * pl->w_tier + pen * pl->w_pen + (gint64) c * pl->w_rank;
+}
+
+/* ------------------------------------------------------------------ */
+/* Min-cost flow: successive shortest paths (Bellman-Ford with a FIFO  */
+/* queue, as residual costs go negative). Polynomial: each augmenting  */
+/* path carries at least one device, and the flow is at most the sum   */
+/* of the request counts.                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  guint to;
+  gint next;
+  gint64 cap;
+  gint64 cost;
+} FlowEdge;
+
+typedef struct {
+  GArray *edges;          /* FlowEdge; edge e and e ^ 1 are a pair */
+  GArray *head;           /* gint per node */
+} Flow;
+
+static void
+flow_init (Flow *f, guint n_nodes)
+{
+  gint none = -1;
+
+  f->edges = g_array_new (FALSE, FALSE, sizeof (FlowEdge));
+  f->head = g_array_new (FALSE, FALSE, sizeof (gint));
+  for (guint i = 0; i < n_nodes; i++)
+    g_array_append_val (f->head, none);
+}
+
+static void
+flow_clear (Flow *f)
+{
+  g_clear_pointer (&f->edges, g_array_unref);
+  g_clear_pointer (&f->head, g_array_unref);
+}
+
+static guint
+flow_add_node (Flow *f)
+{
+  gint none = -1;
+
+  g_array_append_val (f->head, none);
+  return f->head->len - 1;
+}
+
+static guint
+flow_add_edge (Flow *f, guint from, guint to, gint64 cap, gint64 cost)
+{
+  FlowEdge fwd = { to, g_array_index (f->head, gint, from), cap, cost };
+  FlowEdge rev = { from, g_array_index (f->head, gint, to), 0, -cost };
+  guint e = f->edges->len;
+
+  g_array_append_val (f->edges, fwd);
+  g_array_index (f->head, gint, from) = (gint) e;
+  g_array_append_val (f->edges, rev);
+  g_array_index (f->head, gint, to) = (gint) e + 1;
+  return e;
+}
+
+static gint64
+flow_of (const Flow *f, guint e)
+{
+  return g_array_index (f->edges, FlowEdge, e ^ 1).cap;
+}
+
+/* Shortest path from s to t in the residual graph; FALSE if none. */
+static gboolean
+flow_shortest (Flow *f, guint s, guint t, gint64 *dist, gint *prev, gboolean *queued,
+               guint *queue)
+{
+  guint n = f->head->len, qh = 0, qt = 0, qn = 0;
+  FlowEdge *edges = (FlowEdge *) (void *) f->edges->data;
+  const gint *head = (const gint *) (void *) f->head->data;
+
+  for (guint i = 0; i < n; i++)
+    {
+      dist[i] = FLOW_INF;
+      prev[i] = -1;
+      queued[i] = FALSE;
+    }
+  dist[s] = 0;
+  queue[qt++] = s;
+  qn = 1;
+  queued[s] = TRUE;
+  while (qn > 0)
+    {
+      guint u = queue[qh];
+      qh = (qh + 1) % n;
+      qn--;
+      queued[u] = FALSE;
+      for (gint e = head[u]; e >= 0; e = edges[e].next)
+        {
+          guint v = edges[e].to;
+          if (edges[e].cap <= 0 || dist[u] + edges[e].cost >= dist[v])
+            continue;
+          dist[v] = dist[u] + edges[e].cost;
+          prev[v] = e;
+          if (!queued[v])
+            {
+              queue[qt] = v;
+              qt = (qt + 1) % n;
+              qn++;
+              queued[v] = TRUE;
+            }
+        }
+    }
+  return dist[t] != FLOW_INF;
+}
+
+/* Pushes up to need units from s to t at minimum cost; returns the flow. */
+static gint64
+flow_run (Flow *f, guint s, guint t, gint64 need)
+{
+  guint n = f->head->len;
+  g_autofree gint64 *dist = g_new (gint64, n);
+  g_autofree gint *prev = g_new (gint, n);
+  g_autofree gboolean *queued = g_new (gboolean, n);
+  g_autofree guint *queue = g_new (guint, n);
+  gint64 done = 0;
+
+  while (done < need && flow_shortest (f, s, t, dist, prev, queued, queue))
+    {
+      FlowEdge *edges = (FlowEdge *) (void *) f->edges->data;
+      gint64 push = need - done;
+
+      for (guint v = t; v != s; v = edges[prev[v] ^ 1].to)
+        push = MIN (push, edges[prev[v]].cap);
+      for (guint v = t; v != s; v = edges[prev[v] ^ 1].to)
+        {
+          edges[prev[v]].cap -= push;
+          edges[prev[v] ^ 1].cap += push;
+        }
+      done += push;
+    }
+  return done;
+}
+
+/* ------------------------------------------------------------------ */
+/* Phases and strategies                                               */
+/* ------------------------------------------------------------------ */
+
+/* Bookkeeping for pf-group nodes: one capacity-1 node per (group, PF). */
+typedef struct {
+  guint in_edge;          /* in -> out, capacity 1 */
+  GArray *req_edges;      /* guint: request -> in edges, paired with req_ids */
+  GArray *req_ids;
+  GArray *cls_edges;      /* guint: out -> class edges, paired with cls_ids */
+  GArray *cls_ids;
+  guint out_node;
+} GroupNode;
+
+static void
+group_node_free (GroupNode *g)
+{
+  g_array_unref (g->req_edges);
+  g_array_unref (g->req_ids);
+  g_array_unref (g->cls_edges);
+  g_array_unref (g->cls_ids);
+  g_free (g);
+}
+
+static GroupNode *
+group_node_get (const Place *pl, Flow *f, GPtrArray *gnodes, gint *gindex, guint g, guint c)
+{
+  gsize slot = (gsize) g * pl->n_pf_ids + CLASS (pl, c)->pf_id;
+  GroupNode *gn;
+  guint in_node;
+
+  if (gindex[slot] >= 0)
+    return g_ptr_array_index (gnodes, gindex[slot]);
+  gn = g_new0 (GroupNode, 1);
+  in_node = flow_add_node (f);
+  gn->out_node = flow_add_node (f);
+  gn->in_edge = flow_add_edge (f, in_node, gn->out_node, 1, 0);
+  gn->req_edges = g_array_new (FALSE, FALSE, sizeof (guint));
+  gn->req_ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  gn->cls_edges = g_array_new (FALSE, FALSE, sizeof (guint));
+  gn->cls_ids = g_array_new (FALSE, FALSE, sizeof (guint));
+  gindex[slot] = (gint) gnodes->len;
+  g_ptr_array_add (gnodes, gn);
+  return gn;
+}
+
+static void
+group_link (const Place *pl, Flow *f, GroupNode *gn, guint r, guint r_node, guint c,
+            guint c_node, gint64 cost)
+{
+  guint in_node = g_array_index (f->edges, FlowEdge, gn->in_edge ^ 1).to;
+  gboolean have_r = FALSE, have_c = FALSE;
+  guint e;
+
+  for (guint i = 0; i < gn->req_ids->len && !have_r; i++)
+    have_r = g_array_index (gn->req_ids, guint, i) == r;
+  for (guint i = 0; i < gn->cls_ids->len && !have_c; i++)
+    have_c = g_array_index (gn->cls_ids, guint, i) == c;
+  if (!have_r)
+    {
+      e = flow_add_edge (f, r_node, in_node, 1, 0);
+      g_array_append_val (gn->req_edges, e);
+      g_array_append_val (gn->req_ids, r);
+    }
+  if (!have_c)
+    {
+      e = flow_add_edge (f, gn->out_node, c_node, 1, cost);
+      g_array_append_val (gn->cls_edges, e);
+      g_array_append_val (gn->cls_ids, c);
+    }
+}
+
+/* Takes n devices of class c for request r: capacity, cost, and PF/VF
+ * exclusivity inside this placement. */
+static void
+state_take (const Place *pl, PlaceState *st, guint r, guint c, guint n)
+{
+  const PlaceClass *k = CLASS (pl, c);
+
+  if (n == 0)
+    return;
+  st->cost += class_cost (pl, st, c) * (gint64) n;
+  ALLOC (pl, st, r, c) += n;
+  st->cap[c] -= n;
+  if (k->dev->dev_type == VPA_DEV_TYPE_PF)
+    {
+      for (guint v = 0; v < pl->n_cls; v++)
+        if (CLASS (pl, v)->pf_class == (gint) c)
+          st->cap[v] = 0;
+    }
+  else if (k->pf_class >= 0)
+    {
+      st->cap[k->pf_class] = 0;
+      st->broken[k->pf_class] = TRUE;
+    }
+}
+
+/* Routes the requests reqs[0..n) over what st has left. FALSE when they
+ * cannot all be met (st is then unusable). */
+static gboolean
+place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboolean groups)
+{
+  Flow f;
+  guint base_cls = 2 + n;
+  g_autoptr (GPtrArray) gnodes = g_ptr_array_new_with_free_func ((GDestroyNotify) group_node_free);
+  g_autofree gint *gindex = NULL;
+  g_autoptr (GArray) req_edges = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GArray) req_pairs = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree gint64 *cost = g_new (gint64, MAX (pl->n_cls, 1));
+  gint64 need = 0, got;
+  gboolean ok = TRUE;
+
+  if (n == 0)
+    return TRUE;
+  gindex = g_new (gint, MAX ((gsize) pl->n_groups * pl->n_pf_ids, 1));
+  memset (gindex, 0xff, sizeof (gint) * MAX ((gsize) pl->n_groups * pl->n_pf_ids, 1));
+  flow_init (&f, base_cls + pl->n_cls);
+  for (guint c = 0; c < pl->n_cls; c++)
+    {
+      cost[c] = class_cost (pl, st, c);
+      if (st->cap[c] > 0)
+        flow_add_edge (&f, base_cls + c, 1, st->cap[c], 0);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      guint r = reqs[i];
+      gint g = groups ? pl->group[r] : -1;
+
+      need += REQ (pl, r)->count;
+      flow_add_edge (&f, 0, 2 + i, REQ (pl, r)->count, 0);
+      for (guint c = 0; c < pl->n_cls; c++)
+        {
+          guint e;
+          if (ELIG (pl, r, c) != ELIG_OK || st->cap[c] <= 0)
+            continue;
+          if (g >= 0)
+            {
+              GroupNode *gn;
+              /* An earlier phase gave this PF to the group already. */
+              if (st->group_used[(gsize) g * pl->n_pf_ids + CLASS (pl, c)->pf_id])
+                continue;
+              gn = group_node_get (pl, &f, gnodes, gindex, (guint) g, c);
+              group_link (pl, &f, gn, r, 2 + i, c, base_cls + c, cost[c]);
+              continue;
+            }
+          e = flow_add_edge (&f, 2 + i, base_cls + c, REQ (pl, r)->count, cost[c]);
+          g_array_append_val (req_edges, e);
+          g_array_append_val (req_pairs, r);
+          g_array_append_val (req_pairs, c);
+        }
+    }
+  got = flow_run (&f, 0, 1, need);
+  if (got < need)
+    ok = FALSE;
+  for (guint i = 0; ok && i < req_edges->len; i++)
+    state_take (pl, st, g_array_index (req_pairs, guint, 2 * i),
+                g_array_index (req_pairs, guint, 2 * i + 1),
+                (guint) flow_of (&f, g_array_index (req_edges, guint, i)));
+  for (guint i = 0; ok && i < gnodes->len; i++)
+    {
+      GroupNode *gn = g_ptr_array_index (gnodes, i);
+      gint r = -1, c = -1;
+
+      if (flow_of (&f, gn->in_edge) == 0)
+        continue;
+      for (guint j = 0; j < gn->req_edges->len; j++)
+        if (flow_of (&f, g_array_index (gn->req_edges, guint, j)) > 0)
+          r = (gint) g_array_index (gn->req_ids, guint, j);
+      for (guint j = 0; j < gn->cls_edges->len; j++)
+        if (flow_of (&f, g_array_index (gn->cls_edges, guint, j)) > 0)
+          c = (gint) g_array_index (gn->cls_ids, guint, j);
+      /* The (group, PF) node forgets which request entered it; a class
+       * that request may not use makes this routing invalid. */
+      if (r < 0 || c < 0 || ELIG (pl, r, c) != ELIG_OK)
+        ok = FALSE;
+      else
+        {
+          state_take (pl, st, (guint) r, (guint) c, 1);
+          st->group_used[(gsize) pl->group[r] * pl->n_pf_ids + CLASS (pl, c)->pf_id] = TRUE;
+        }
+    }
+  flow_clear (&f);
+  return ok;
+}
+
+/* A PF and one of its VFs taken inside the same phase. */
+static gboolean
+state_valid (const Place *pl, const PlaceState *st)
+{
+  g_autofree guint *used = g_new0 (guint, MAX (pl->n_cls, 1));
+
+  for (guint r = 0; r < pl->n_req; r++)
+    for (guint c = 0; c < pl->n_cls; c++)
+      used[c] += ALLOC (pl, st, r, c);
+  for (guint c = 0; c < pl->n_cls; c++)
+    {
+      const PlaceClass *k = CLASS (pl, c);
+      if (used[c] > k->free_devs->len)
+        return FALSE;
+      if (used[c] > 0 && k->pf_class >= 0 && used[k->pf_class] > 0)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static PlaceState *
+place_run_phases (const Place *pl, GPtrArray *phases, gboolean groups)
+{
+  g_autoptr (PlaceState) st = state_new (pl);
+
+  for (guint i = 0; i < phases->len; i++)
+    {
+      GArray *ph = g_ptr_array_index (phases, i);
+      if (!place_phase (pl, st, (const guint *) (void *) ph->data, ph->len, groups))
+        return NULL;
+    }
+  if (!state_valid (pl, st))
+    return NULL;
+  return g_steal_pointer (&st);
+}
+
+static GArray *
+req_list_new (void)
+{
+  return g_array_new (FALSE, FALSE, sizeof (guint));
+}
+
+/* The best placement of the requests subset[0..n), or NULL. */
+static PlaceState *
+place_solve (const Place *pl, const guint *subset, guint n, gboolean groups)
+{
+  g_autoptr (GPtrArray) s1 = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr (GPtrArray) s2 = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr (GPtrArray) s3 = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  GArray *pfs = req_list_new (), *rest = req_list_new ();
+  g_autoptr (PlaceState) a = NULL;
+  g_autoptr (PlaceState) b = NULL;
+
+  for (guint i = 0; i < n; i++)
+    g_array_append_val (pl->wants_pf[subset[i]] ? pfs : rest, subset[i]);
+  /* PF requests first, so that they pick PFs whose VFs nobody needs... */
+  g_ptr_array_add (s1, pfs);
+  g_ptr_array_add (s1, rest);
+  a = place_run_phases (pl, s1, groups);
+  if (pfs->len == 0 || rest->len == 0)
+    {
+      if (a != NULL || !groups)
+        return g_steal_pointer (&a);
+    }
+  else
+    {
+      /* ...or last, so that the others keep whole PFs free for them. */
+      g_ptr_array_add (s2, g_array_ref (rest));
+      g_ptr_array_add (s2, g_array_ref (pfs));
+      b = place_run_phases (pl, s2, groups);
+      if (a != NULL && (b == NULL || a->cost <= b->cost))
+        return g_steal_pointer (&a);
+      if (b != NULL)
+        return g_steal_pointer (&b);
+    }
+  /* Last resort, Nova's own shape: one request after the other. */
+  for (guint i = 0; i < n; i++)
+    {
+      GArray *one = req_list_new ();
+      g_array_append_val (one, subset[i]);
+      g_ptr_array_add (s3, one);
+    }
+  return place_run_phases (pl, s3, groups);
+}
+
+/* ------------------------------------------------------------------ */
+/* Explanations                                                        */
+/* ------------------------------------------------------------------ */
+
+static char *
+request_header (const VpaRequest *req)
+{
+  return g_strdup_printf ("%s (policy %s from %s)", req->label,
+                          vpa_policy_to_string (req->policy),
+                          vpa_policy_source_to_string (req->policy_source));
+}
+
+/* Why class c does not serve request r, or NULL when it may. */
+static char *
+class_refusal (const Place *pl, guint r, guint c)
+{
+  const PlaceClass *k = CLASS (pl, c);
+  g_autofree char *why = NULL;
+
+  switch ((Elig) ELIG (pl, r, c))
+    {
+    case ELIG_NO_PF:
+      return g_strdup ("refused: a type-PF, which the request does not ask for");
+    case ELIG_NO_RM:
+      return g_strdup ("refused: remote-managed, which the request does not ask for");
+    case ELIG_POLICY:
+      why = vpa_policy_refusal (REQ (pl, r)->policy, pl->host, pl->guest, k->numa_node);
+      return g_strdup_printf ("refused: %s", why ? why : "not allowed by the policy");
+    case ELIG_NONE:
+    case ELIG_OK:
+    default:
+      return NULL;
+    }
+}
+
+static char *
+format_specs (const VpaRequest *req)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < req->specs->len; i++)
+    {
+      const VpaSpec *spec = g_ptr_array_index (req->specs, i);
+      g_string_append (s, i > 0 ? " or " : "");
+      for (guint j = 0; j < spec->pairs->len; j++)
+        {
+          const VpaSpecPair *p = g_ptr_array_index (spec->pairs, j);
+          g_string_append_printf (s, "%s%s='%s'", j > 0 ? ", " : "", p->key,
+                                  p->value ? p->value : "None");
+        }
+    }
+  return g_string_free (s, FALSE);
+}
+
+/* "POOL refused: WHY; POOL: N free" with classes of the same short label
+ * and verdict merged (VFs of many PFs make one part). */
+static char *
+request_parts (const Place *pl, guint r, const char *busy)
+{
+  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) verdicts = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GArray) frees = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GString *s = g_string_new (NULL);
+  gboolean skip_pfs = FALSE;
+
+  /* Unrequested PFs sharing the spec are noise next to real candidates. */
+  for (guint c = 0; c < pl->n_cls && !skip_pfs; c++)
+    skip_pfs = ELIG (pl, r, c) != ELIG_NONE && ELIG (pl, r, c) != ELIG_NO_PF;
+  for (guint c = 0; c < pl->n_cls; c++)
+    {
+      const PlaceClass *k = CLASS (pl, c);
+      char *why;
+      char *key;
+      gpointer idx;
+      guint n = k->free_devs->len;
+
+      if (ELIG (pl, r, c) == ELIG_NONE || (ELIG (pl, r, c) == ELIG_NO_PF && skip_pfs))
+        continue;
+      why = class_refusal (pl, r, c);
+      key = g_strdup_printf ("%s\x1f%s", k->short_label, why ? why : "");
+      if (g_hash_table_lookup_extended (seen, key, NULL, &idx))
+        {
+          g_array_index (frees, guint, GPOINTER_TO_UINT (idx)) += n;
+          g_free (key);
+          g_free (why);
+          continue;
+        }
+      g_hash_table_insert (seen, key, GUINT_TO_POINTER (labels->len));
+      g_ptr_array_add (labels, g_strdup (k->short_label));
+      g_ptr_array_add (verdicts, why);
+      g_array_append_val (frees, n);
+    }
+  for (guint i = 0; i < labels->len; i++)
+    {
+      const char *why = g_ptr_array_index (verdicts, i);
+      guint n = g_array_index (frees, guint, i);
+      g_string_append (s, i > 0 ? "; " : "");
+      if (why != NULL)
+        g_string_append_printf (s, "%s %s", (char *) g_ptr_array_index (labels, i), why);
+      else
+        g_string_append_printf (s, "%s: %u free%s%s",
+                                (char *) g_ptr_array_index (labels, i), n,
+                                n > 0 && busy ? ", needed by " : "",
+                                n > 0 && busy ? busy : "");
+    }
+  return g_string_free (s, FALSE);
+}
+
+static char *
+request_failure (const Place *pl, guint r, const char *busy)
+{
+  const VpaRequest *req = REQ (pl, r);
+  g_autofree char *head = request_header (req);
+  g_autofree char *parts = request_parts (pl, r, busy);
+  g_autofree char *specs = NULL;
+
+  if (*parts == '\0')
+    {
+      specs = format_specs (req);
+      return g_strdup_printf ("%s: no device in the inventory matches %s", head, specs);
+    }
+  if (busy != NULL)
+    return g_strdup_printf ("%s: not enough free devices for it besides %s: %s", head, busy,
+                            parts);
+  return g_strdup_printf ("%s: no free device: %s", head, parts);
+}
+
+static char *
+group_failure (const Place *pl, guint g)
+{
+  g_autoptr (GString) ports = g_string_new (NULL);
+  g_autoptr (GString) pfs = g_string_new (NULL);
+  g_autofree gboolean *pf_seen = g_new0 (gboolean, MAX (pl->n_pf_ids, 1));
+  const char *name = NULL;
+  guint n_ports = 0, n_pfs = 0;
+
+  for (guint r = 0; r < pl->n_req; r++)
+    {
+      if (pl->group[r] != (gint) g)
+        continue;
+      name = REQ (pl, r)->pf_group;
+      g_string_append_printf (ports, "%s%s", n_ports++ > 0 ? ", " : "", REQ (pl, r)->label);
+      for (guint c = 0; c < pl->n_cls; c++)
+        {
+          const PlaceClass *k = CLASS (pl, c);
+          char buf[VPA_ADDR_BUFLEN];
+          if (ELIG (pl, r, c) != ELIG_OK || k->free_devs->len == 0 || pf_seen[k->pf_id])
+            continue;
+          pf_seen[k->pf_id] = TRUE;
+          g_string_append_printf (pfs, "%s%s", n_pfs++ > 0 ? ", " : "",
+                                  vpa_addr_format (k->pf_addr, buf));
+        }
+    }
+  return g_strdup_printf ("pf-group '%s': %s need devices of %u distinct PFs, but the free "
+                          "devices their policies allow are on %u PF%s%s%s%s",
+                          name, ports->str, n_ports, n_pfs, n_pfs == 1 ? "" : "s",
+                          n_pfs > 0 ? " (" : "", pfs->str, n_pfs > 0 ? ")" : "");
+}
+
+static gboolean
+place_solvable (const Place *pl, const guint *subset, guint n, gboolean groups)
+{
+  g_autoptr (PlaceState) st = place_solve (pl, subset, n, groups);
+  return st != NULL;
+}
+
+/* Names the first request, group or competition that makes it fail. */
+static char *
+place_diagnose (const Place *pl)
+{
+  g_autofree guint *all = g_new (guint, MAX (pl->n_req, 1));
+  g_autoptr (GString) busy = g_string_new (NULL);
+
+  for (guint r = 0; r < pl->n_req; r++)
+    {
+      all[r] = r;
+      if (!place_solvable (pl, &r, 1, TRUE))
+        return request_failure (pl, r, NULL);
+    }
+  for (guint g = 0; g < pl->n_groups; g++)
+    {
+      g_autoptr (GArray) members = req_list_new ();
+      for (guint r = 0; r < pl->n_req; r++)
+        if (pl->group[r] == (gint) g)
+          g_array_append_val (members, r);
+      if (!place_solvable (pl, (const guint *) (void *) members->data, members->len, TRUE))
+        return group_failure (pl, g);
+    }
+  for (guint k = 2; k <= pl->n_req; k++)
+    {
+      if (place_solvable (pl, all, k, TRUE))
+        continue;
+      if (place_solvable (pl, all, k, FALSE) && pl->group[k - 1] >= 0)
+        return group_failure (pl, (guint) pl->group[k - 1]);
+      /* Those before it that compete for the same classes. */
+      for (guint r = 0; r + 1 < k; r++)
+        {
+          gboolean shares = FALSE;
+          for (guint c = 0; c < pl->n_cls && !shares; c++)
+            shares = ELIG (pl, r, c) == ELIG_OK && ELIG (pl, k - 1, c) == ELIG_OK;
+          if (shares)
+            g_string_append_printf (busy, "%s%s", busy->len > 0 ? ", " : "",
+                                    REQ (pl, r)->label);
+        }
+      return request_failure (pl, k - 1, busy->len > 0 ? busy->str : "the other requests");
+    }
+  return request_failure (pl, pl->n_req > 0 ? pl->n_req - 1 : 0, "the other requests");
+}
+
+/* ------------------------------------------------------------------ */
+/* Results                                                             */
+/* ------------------------------------------------------------------ */
+
+static GPtrArray *
+request_candidates (const Place *pl, guint r, const PlaceState *st)
+{
+  GPtrArray *cands = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_candidate_free);
+
+  for (guint c = 0; c < pl->n_cls; c++)
+    {
+      const PlaceClass *k = CLASS (pl, c);
+      VpaCandidate *cand;
+      char *why;
+
+      if (ELIG (pl, r, c) == ELIG_NONE)
+        continue;
+      cand = g_new0 (VpaCandidate, 1);
+      cand->pool = g_strdup (k->label);
+      cand->numa_node = k->numa_node;
+      cand->socket = k->numa_node == VPA_NUMA_NONE
+                         ? VPA_SOCKET_NONE
+                         : vpa_host_node_socket (pl->host, k->numa_node);
+      cand->free = k->free_devs->len;
+      cand->tier = k->tier;
+      cand->taken = st != NULL ? ALLOC (pl, st, r, c) : 0;
+      why = class_refusal (pl, r, c);
+      if (why != NULL)
+        cand->verdict = why;
+      else if (cand->taken > 0)
+        cand->verdict = g_strdup_printf ("taken %u", cand->taken);
+      else if (cand->free == 0)
+        cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked)", k->n_held,
+                                         k->n_blocked);
+      else if (st != NULL)
+        cand->verdict = g_strdup ("not needed");
+      else
+        cand->verdict = g_strdup_printf ("%u free", cand->free);
+      g_ptr_array_add (cands, cand);
+    }
+  return cands;
+}
+
+/* st NULL: candidates only (a failed placement). */
+static VpaPlacement *
+place_result (const Place *pl, const PlaceState *st)
+{
+  VpaPlacement *res = g_new0 (VpaPlacement, 1);
+  g_autofree guint *cursor = g_new0 (guint, MAX (pl->n_cls, 1));
+
+  res->assignments = g_ptr_array_new_with_free_func ((GDestroyNotify) assignment_free);
+  for (guint r = 0; r < pl->n_req; r++)
+    {
+      VpaAssignment *asg = g_new0 (VpaAssignment, 1);
+
+      asg->request = REQ (pl, r);
+      asg->devices = g_array_new (FALSE, FALSE, sizeof (guint));
+      asg->candidates = request_candidates (pl, r, st);
+      for (guint c = 0; st != NULL && c < pl->n_cls; c++)
+        {
+          GArray *free_devs = CLASS (pl, c)->free_devs;
+          for (guint n = ALLOC (pl, st, r, c); n > 0; n--)
+            g_array_append_val (asg->devices,
+                                g_array_index (free_devs, guint, cursor[c]++));
+        }
+      g_array_sort (asg->devices, index_cmp);
+      g_ptr_array_add (res->assignments, asg);
+    }
+  return res;
+}
+
+VpaPlacement *
+vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
+                   const VpaGuestNodes *guest, VpaPlacement **explain, GError **error)
+{
+  g_auto (Place) pl = { 0 };
+  g_autoptr (PlaceState) st = NULL;
+  g_autofree guint *all = NULL;
+  g_autofree char *msg = NULL;
+
+  g_return_val_if_fail (inv != NULL && inv->host != NULL && inv->host->sealed, NULL);
+  g_return_val_if_fail (requests != NULL && guest != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  pl.inv = inv;
+  pl.host = inv->host;
+  pl.requests = requests;
+  pl.guest = guest;
+  pl.n_req = requests->len;
+  place_build_classes (&pl);
+  place_build_eligibility (&pl);
+  place_build_demand (&pl);
+  place_weights (&pl);
+
+  all = g_new (guint, MAX (pl.n_req, 1));
+  for (guint r = 0; r < pl.n_req; r++)
+    all[r] = r;
+  st = place_solve (&pl, all, pl.n_req, TRUE);
+  if (st != NULL)
+    return place_result (&pl, st);
+
+  msg = place_diagnose (&pl);
+  g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
+  if (explain != NULL)
+    *explain = place_result (&pl, NULL);
+  return NULL;
+}
+
+VpaPlacement *
+vpa_place (const VpaInventory *inv, GPtrArray *requests, const VpaGuestNodes *guest,
+           GError **error)
+{
+  return vpa_place_explain (inv, requests, guest, NULL, error);
+}

@@ -1,0 +1,627 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * libvpa-virt against libvirt's in-process test driver: test:///default
+ * and test:///ABS/PATH.xml snapshots. The concurrency proof needs a real
+ * daemon and lives in tests/libvirtd/.
+ */
+#include <string.h>
+#include <unistd.h>
+#include <libvirt/virterror.h>
+
+#include "vpa-source.h"
+#include "vpa-virt.h"
+
+#define FIXTURE VPA_TEST_DATA "/virt/host.xml"
+
+static VpaAddr
+addr_of (const char *s)
+{
+  VpaAddr a = VPA_ADDR_NONE;
+  g_assert_true (vpa_addr_parse (s, &a));
+  return a;
+}
+
+static virConnectPtr
+open_rw (const char *uri)
+{
+  g_autoptr (GError) error = NULL;
+  virConnectPtr conn = vpa_virt_open (uri, FALSE, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (conn);
+  return conn;
+}
+
+static const VpaDevice *
+device_at (const VpaHost *host, const char *addr)
+{
+  gint i = vpa_host_lookup (host, addr_of (addr));
+  g_assert_cmpint (i, >=, 0);
+  return vpa_host_device (host, i);
+}
+
+static gint
+claim_order (gconstpointer a, gconstpointer b)
+{
+  const VpaClaim *ca = *(VpaClaim *const *) a;
+  const VpaClaim *cb = *(VpaClaim *const *) b;
+  int c = strcmp (ca->domain, cb->domain);
+
+  return c != 0 ? c : (ca->addr < cb->addr ? -1 : ca->addr > cb->addr);
+}
+
+/* "name@addr[+running]" per claim; easy to compare and to read. */
+static char *
+claims_string_raw (GPtrArray *claims, gboolean sort)
+{
+  g_autoptr (GPtrArray) sorted = g_ptr_array_copy (claims, NULL, NULL);
+  GString *s = g_string_new (NULL);
+
+  /* The copy inherits the free function; it only borrows the claims. */
+  g_ptr_array_set_free_func (sorted, NULL);
+  if (sort)
+    g_ptr_array_sort (sorted, claim_order);
+  for (guint i = 0; i < sorted->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (sorted, i);
+      char buf[VPA_ADDR_BUFLEN];
+      g_string_append_printf (s, "%s%s@%s%s", i ? " " : "", c->domain,
+                              vpa_addr_format (c->addr, buf), c->running ? "+running" : "");
+    }
+  return g_string_free (s, FALSE);
+}
+
+static char *
+claims_string (GPtrArray *claims)
+{
+  return claims_string_raw (claims, TRUE);
+}
+
+static char *
+conn_claims (virConnectPtr conn)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) claims = vpa_virt_load_claims (conn, &error);
+
+  g_assert_no_error (error);
+  return claims_string_raw (claims, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+
+static void
+test_open_error (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (virConnect) conn = vpa_virt_open ("test:///nonexistent/host.xml", TRUE, &error);
+
+  g_assert_null (conn);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_true (g_str_has_prefix (error->message,
+                                   "cannot connect to 'test:///nonexistent/host.xml': "));
+  g_assert_null (strchr (error->message, '\n'));
+}
+
+/* The fixture through libvirt, field by field against what the file says. */
+static void
+test_load_fixture (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (virConnect) conn = vpa_virt_open ("test://" FIXTURE, TRUE, &error);
+  g_autoptr (VpaHost) host = NULL;
+  g_autofree char *claims = NULL;
+  const VpaDevice *d;
+  const VpaCell *c;
+
+  g_assert_no_error (error);
+  host = vpa_virt_load_host (conn, "test://" FIXTURE, &error);
+  g_assert_no_error (error);
+  g_assert_true (host->sealed);
+  g_assert_cmpuint (host->devices->len, ==, 13);
+
+  d = device_at (host, "0000:81:00.1");
+  g_assert_cmpint (d->dev_type, ==, VPA_DEV_TYPE_PF);
+  g_assert_cmpstr (d->vendor_id, ==, "8086");
+  g_assert_cmpstr (d->product_id, ==, "1572");
+  g_assert_cmphex (d->class_code, ==, 0x020000);
+  g_assert_cmpint (d->numa_node, ==, 1);
+  g_assert_cmpuint (d->max_vfs, ==, 64);
+  g_assert_cmpint (d->iommu_group, ==, 41);
+  g_assert_cmpstr (d->netdev, ==, "ens1f1");
+  g_assert_cmpuint (d->vf_indices->len, ==, 4);
+
+  d = device_at (host, "0000:81:03.2");
+  g_assert_cmpint (d->dev_type, ==, VPA_DEV_TYPE_VF);
+  g_assert_cmpuint (d->parent_addr, ==, addr_of ("0000:81:00.1"));
+  g_assert_cmpstr (d->netdev, ==, "ens1f1v2");
+  g_assert_null (device_at (host, "0000:81:03.1")->netdev);
+
+  g_assert_cmpint (device_at (host, "0000:3c:00.0")->numa_node, ==, VPA_NUMA_NONE);
+  g_assert_cmpint (device_at (host, "0000:3b:00.0")->dev_type, ==, VPA_DEV_TYPE_PCI);
+  g_assert_cmpint (device_at (host, "0001:05:00.0")->numa_node, ==, 0);
+
+  /* Cells come from the file's <capabilities>: the test driver has none. */
+  g_assert_cmpuint (host->cells->len, ==, 3);
+  c = vpa_host_cell (host, 1);
+  g_assert_nonnull (c);
+  g_assert_cmpint (c->socket, ==, 1);
+  g_assert_cmpuint (c->cpus->len, ==, 4);
+  g_assert_cmpuint (g_array_index (c->cpus, guint, 0), ==, 4);
+  g_assert_cmpint (vpa_host_cell (host, 2)->socket, ==, VPA_SOCKET_NONE);
+
+  claims = claims_string (host->claims);
+  g_assert_cmpstr (claims, ==,
+                   "vm-running@0000:3b:00.0+running vm-running@0000:81:02.1+running "
+                   "vm-stopped@0000:81:03.2 vm-stopped@0001:05:00.0");
+}
+
+/* test:///default: topology from libvirt's capabilities. */
+static void
+test_load_default (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (virConnect) conn = vpa_virt_open ("test:///default", TRUE, &error);
+  g_autoptr (VpaHost) host = vpa_virt_load_host (conn, "test:///default", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (host->devices->len, ==, 0);
+  g_assert_cmpuint (host->cells->len, ==, 2);
+  g_assert_cmpint (vpa_host_cell (host, 0)->socket, ==, 0);
+  g_assert_cmpint (vpa_host_cell (host, 1)->socket, ==, 1);
+  g_assert_cmpuint (vpa_host_cell (host, 1)->cpus->len, ==, 8);
+  g_assert_cmpuint (host->claims->len, ==, 0);
+}
+
+static void
+test_source_register (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) host = NULL;
+
+  vpa_virt_register ();
+  vpa_virt_register ();
+  host = vpa_source_load ("test:///default", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (host->cells->len, ==, 2);
+  g_assert_cmpstr (host->source, ==, "test:///default");
+  g_clear_pointer (&host, vpa_host_free);
+
+  /* Not libvirt's: a fleet store's URI stays unknown here. */
+  host = vpa_source_load ("sqlite:///var/lib/fleet.db", &error);
+  g_assert_null (host);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+}
+
+/* ------------------------------------------------------------------ */
+/* The snapshot equivalence proof                                      */
+/* ------------------------------------------------------------------ */
+
+/* Every field of a device on one line, so a mismatch names the device. */
+static char *
+device_string (const VpaDevice *d, gboolean with_driver)
+{
+  char a[VPA_ADDR_BUFLEN], p[VPA_ADDR_BUFLEN];
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s, "%s %s:%s class=%06x %s numa=%d parent=%s max_vfs=%u "
+                          "iommu=%d netdev=%s driver=%s parent_index=%d vfs=",
+                          vpa_addr_format (d->addr, a), d->vendor_id, d->product_id,
+                          d->class_code, vpa_dev_type_to_string (d->dev_type), d->numa_node,
+                          d->parent_addr == VPA_ADDR_NONE ? "-" : vpa_addr_format (d->parent_addr, p),
+                          d->max_vfs, d->iommu_group, d->netdev ? d->netdev : "-",
+                          with_driver && d->driver ? d->driver : "-", d->parent_index);
+  for (guint i = 0; d->vf_indices != NULL && i < d->vf_indices->len; i++)
+    g_string_append_printf (s, "%s%u", i ? "," : "", g_array_index (d->vf_indices, guint, i));
+  return g_string_free (s, FALSE);
+}
+
+static void
+assert_devices_equal (const VpaDevice *theirs, const VpaDevice *ours)
+{
+  /* libvirt's test driver does not keep <driver> (a real daemon reads it
+   * from sysfs), so the driver is compared only when libvirt has one. */
+  gboolean with_driver = theirs->driver != NULL;
+  g_autofree char *a = device_string (theirs, with_driver);
+  g_autofree char *b = device_string (ours, with_driver);
+
+  g_assert_cmpstr (a, ==, b);
+}
+
+static void
+assert_cells_equal (const VpaCell *a, const VpaCell *b)
+{
+  g_assert_cmpint (a->id, ==, b->id);
+  g_assert_cmpint (a->socket, ==, b->socket);
+  g_assert_cmpuint (a->memory_kib, ==, b->memory_kib);
+  g_assert_cmpuint (a->cpus->len, ==, b->cpus->len);
+  g_assert_cmpmem (a->cpus->data, a->cpus->len * sizeof (guint), b->cpus->data,
+                   b->cpus->len * sizeof (guint));
+}
+
+static void
+test_equivalence (gconstpointer data)
+{
+  const char *path = data;
+  g_autofree char *uri = g_strconcat ("test://", path, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) ours = vpa_snapshot_load (path, &error);
+  g_autoptr (virConnect) conn = NULL;
+  g_autoptr (VpaHost) theirs = NULL;
+  g_autofree char *ours_claims = NULL;
+  g_autofree char *theirs_claims = NULL;
+
+  g_assert_no_error (error);
+  conn = vpa_virt_open (uri, TRUE, &error);
+  g_assert_no_error (error);
+  theirs = vpa_virt_load_host (conn, uri, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (theirs->devices->len, ==, ours->devices->len);
+  g_assert_cmpuint (theirs->devices->len, >, 0);
+  for (guint i = 0; i < ours->devices->len; i++)
+    assert_devices_equal (vpa_host_device (theirs, i), vpa_host_device (ours, i));
+
+  g_assert_cmpuint (theirs->cells->len, ==, ours->cells->len);
+  for (guint i = 0; i < ours->cells->len; i++)
+    assert_cells_equal (&g_array_index (theirs->cells, VpaCell, i),
+                        &g_array_index (ours->cells, VpaCell, i));
+
+  ours_claims = claims_string (ours->claims);
+  theirs_claims = claims_string (theirs->claims);
+  g_assert_cmpstr (theirs_claims, ==, ours_claims);
+}
+
+static gint
+name_order (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static void
+add_equivalence_tests (const char *subdir)
+{
+  g_autofree char *dir = g_build_filename (VPA_TEST_DATA, subdir, NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (name, ".xml"))
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, name_order);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *test = g_strdup_printf ("/virt/equivalence/%s/%s", subdir,
+                                               (char *) names->pdata[i]);
+      g_test_add_data_func_full (test, g_build_filename (dir, names->pdata[i], NULL),
+                                 test_equivalence, g_free);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Claims                                                              */
+/* ------------------------------------------------------------------ */
+
+/* A UUID from the name, so that a redefinition keeps it (libvirt
+ * refuses a new UUID for an existing name). */
+static char *
+name_uuid (const char *name)
+{
+  g_autofree char *h = g_compute_checksum_for_string (G_CHECKSUM_MD5, name, -1);
+
+  return g_strdup_printf ("%.8s-%.4s-%.4s-%.4s-%.12s", h, h + 8, h + 12, h + 16, h + 20);
+}
+
+static char *
+domain_xml (const char *name, const char *addr, const char *extra)
+{
+  VpaAddr a = addr_of (addr);
+  g_autofree char *uuid = name_uuid (name);
+
+  return g_strdup_printf (
+    "<domain type='test'><name>%s</name><uuid>%s</uuid><memory>65536</memory>"
+    "<os><type>hvm</type></os>"
+    "<devices><hostdev mode='subsystem' type='pci' managed='yes'><source>"
+    "<address domain='0x%04x' bus='0x%02x' slot='0x%02x' function='0x%x'/></source>"
+    "</hostdev>%s</devices></domain>",
+    name, uuid, VPA_ADDR_DOMAIN (a), VPA_ADDR_BUS (a), VPA_ADDR_SLOT (a), VPA_ADDR_FUNCTION (a),
+    extra != NULL ? extra : "");
+}
+
+static void
+define_raw (virConnectPtr conn, const char *xml)
+{
+  g_autoptr (virDomain) dom = virDomainDefineXML (conn, xml);
+
+  if (dom == NULL)
+    g_test_message ("define failed: %s", virGetLastErrorMessage ());
+  g_assert_nonnull (dom);
+}
+
+static gboolean
+domain_exists (virConnectPtr conn, const char *name)
+{
+  g_autoptr (virDomain) dom = virDomainLookupByName (conn, name);
+  return dom != NULL;
+}
+
+static void
+test_claims_states (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autofree char *run = domain_xml (
+    "d-run", "0000:81:10.0",
+    "<interface type='hostdev' managed='yes'><source><address type='pci' domain='0' "
+    "bus='0x81' slot='0x10' function='1'/></source></interface>"
+    "<interface type='network'><source network='default'/></interface>"
+    "<hostdev mode='subsystem' type='usb'><source><vendor id='0x1'/><product id='0x2'/>"
+    "</source></hostdev>");
+  g_autofree char *next_boot = domain_xml ("d-run", "0000:81:10.4", NULL);
+  g_autofree char *def = domain_xml ("d-def", "0000:81:10.2", NULL);
+  g_autofree char *trans = domain_xml ("d-trans", "0000:81:10.3", NULL);
+  g_autoptr (virDomain) dom = NULL;
+  g_autoptr (virDomain) transient = NULL;
+  g_autofree char *claims = NULL;
+
+  define_raw (conn, run);
+  dom = virDomainLookupByName (conn, "d-run");
+  g_assert_cmpint (virDomainCreate (dom), ==, 0);
+  /* A running domain's next-boot configuration holds its devices too. */
+  define_raw (conn, next_boot);
+  define_raw (conn, def);
+  transient = virDomainCreateXML (conn, trans, 0);
+  g_assert_nonnull (transient);
+
+  claims = conn_claims (conn);
+  g_assert_cmpstr (claims, ==,
+                   "d-def@0000:81:10.2 d-run@0000:81:10.0+running "
+                   "d-run@0000:81:10.1+running d-run@0000:81:10.4 "
+                   "d-trans@0000:81:10.3+running");
+}
+
+/* ------------------------------------------------------------------ */
+/* Define                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  const char *name;
+  const char *const *candidates;
+  gboolean ignore_claims; /* place the first candidate regardless */
+  virConnectPtr sneak_conn;
+  const char *sneak_xml; /* defined during placement, bypassing the lock */
+} PlaceData;
+
+static gboolean
+claimed (GPtrArray *claims, VpaAddr addr)
+{
+  for (guint i = 0; i < claims->len; i++)
+    if (((VpaClaim *) g_ptr_array_index (claims, i))->addr == addr)
+      return TRUE;
+  return FALSE;
+}
+
+static char *
+place_first_free (GPtrArray *claims, gpointer user_data, GError **error)
+{
+  PlaceData *pd = user_data;
+
+  if (pd->sneak_xml != NULL)
+    define_raw (pd->sneak_conn, pd->sneak_xml);
+  for (guint i = 0; pd->candidates[i] != NULL; i++)
+    if (pd->ignore_claims || !claimed (claims, addr_of (pd->candidates[i])))
+      return domain_xml (pd->name, pd->candidates[i], NULL);
+  g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "no free device for '%s'",
+               pd->name);
+  return NULL;
+}
+
+static const char *const three[] = { "0000:81:10.0", "0000:81:10.1", "0000:81:10.2", NULL };
+
+static void
+test_define_distinct (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autofree char *claims = NULL;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *name = g_strdup_printf ("vm%u", i);
+      g_autofree char *out = NULL;
+      PlaceData pd = { .name = name, .candidates = three };
+      gboolean ok = vpa_virt_define_placed (conn, "test:///default", place_first_free, &pd,
+                                            &out, &error);
+      if (i < 3)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          g_assert_cmpstr (out, ==, name);
+        }
+      else
+        {
+          g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+          g_assert_cmpstr (error->message, ==, "no free device for 'vm3'");
+          g_assert_false (ok);
+          g_assert_null (out);
+          g_assert_false (domain_exists (conn, name));
+        }
+    }
+  claims = conn_claims (conn);
+  g_assert_cmpstr (claims, ==, "vm0@0000:81:10.0 vm1@0000:81:10.1 vm2@0000:81:10.2");
+}
+
+static void
+test_define_precheck (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autofree char *holder = domain_xml ("holder", "0000:81:10.0", NULL);
+  g_autoptr (GError) error = NULL;
+  PlaceData pd = { .name = "vmx", .candidates = three, .ignore_claims = TRUE };
+
+  define_raw (conn, holder);
+  g_assert_false (vpa_virt_define_placed (conn, NULL, place_first_free, &pd, NULL, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_cmpstr (error->message, ==,
+                   "test:///default: device '0000:81:10.0' for domain 'vmx' conflicts with "
+                   "device '0000:81:10.0' held by domain 'holder'");
+  g_assert_false (domain_exists (conn, "vmx"));
+}
+
+/* A define that bypasses the lock between our claims read and our
+ * define: verify must catch it and undefine the new domain. */
+static void
+test_define_bypass_new (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autofree char *bypass = domain_xml ("bypasser", "0000:81:10.0", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *claims = NULL;
+  PlaceData pd = { .name = "vmn", .candidates = three, .sneak_conn = conn,
+                   .sneak_xml = bypass };
+
+  g_assert_false (vpa_virt_define_placed (conn, NULL, place_first_free, &pd, NULL, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_cmpstr (error->message, ==,
+                   "test:///default: device '0000:81:10.0' for domain 'vmn' conflicts with "
+                   "device '0000:81:10.0' held by domain 'bypasser' (defined meanwhile "
+                   "without the define lock); the new definition was undefined");
+  g_assert_false (domain_exists (conn, "vmn"));
+  claims = conn_claims (conn);
+  g_assert_cmpstr (claims, ==, "bypasser@0000:81:10.0");
+}
+
+/* The same when the define replaced an existing definition: the old
+ * definition comes back, it is not undefined. */
+static void
+test_define_bypass_redefine (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autofree char *old = domain_xml ("vmr", "0000:81:10.1", NULL);
+  g_autofree char *bypass = domain_xml ("bypasser", "0000:81:10.0", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *claims = NULL;
+  PlaceData pd = { .name = "vmr", .candidates = three, .sneak_conn = conn,
+                   .sneak_xml = bypass };
+
+  define_raw (conn, old);
+  g_assert_false (vpa_virt_define_placed (conn, NULL, place_first_free, &pd, NULL, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_true (g_str_has_suffix (error->message, "; the previous definition was restored"));
+  claims = conn_claims (conn);
+  g_assert_cmpstr (claims, ==, "bypasser@0000:81:10.0 vmr@0000:81:10.1");
+}
+
+/* A domain's own old claims do not count against its redefinition. */
+static void
+test_define_redefine_own (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autofree char *old = domain_xml ("vmr", "0000:81:10.0", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (virDomain) dom = NULL;
+  g_autofree char *claims = NULL;
+  PlaceData pd = { .name = "vmr", .candidates = three, .ignore_claims = TRUE };
+
+  define_raw (conn, old);
+  dom = virDomainLookupByName (conn, "vmr");
+  g_assert_cmpint (virDomainCreate (dom), ==, 0);
+  g_assert_true (vpa_virt_define_placed (conn, NULL, place_first_free, &pd, NULL, &error));
+  g_assert_no_error (error);
+  claims = conn_claims (conn);
+  g_assert_cmpstr (claims, ==, "vmr@0000:81:10.0+running");
+}
+
+/* With the inventory, a PF conflicts with its VF held elsewhere. */
+static void
+test_define_pf_vf (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" FIXTURE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) inventory = vpa_virt_load_host (conn, NULL, &error);
+  const char *const pf[] = { "0000:81:00.0", NULL };
+  PlaceData pd = { .name = "vm-pf", .candidates = pf, .ignore_claims = TRUE };
+
+  g_assert_no_error (error);
+  g_assert_false (vpa_virt_define_placed_full (conn, NULL, inventory, place_first_free, &pd,
+                                               NULL, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_true (strstr (error->message, "device '0000:81:00.0' for domain 'vm-pf' conflicts "
+                                         "with device '0000:81:02.1' held by domain "
+                                         "'vm-running'") != NULL);
+  g_assert_false (domain_exists (conn, "vm-pf"));
+  g_clear_error (&error);
+
+  /* Without it only the same address conflicts. */
+  g_assert_true (vpa_virt_define_placed (conn, NULL, place_first_free, &pd, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (domain_exists (conn, "vm-pf"));
+}
+
+/* ------------------------------------------------------------------ */
+/* The lock                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+test_lock (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaVirtLock) held = vpa_virt_lock_acquire (conn, NULL, 1000, &error);
+  g_autoptr (VpaVirtLock) second = NULL;
+  g_autofree char *pid = g_strdup_printf ("(held by pid %d)", (int) getpid ());
+  g_autofree char *p1 = vpa_virt_lock_path ("qemu:///system");
+  g_autofree char *p2 = vpa_virt_lock_path ("qemu:///system");
+  g_autofree char *p3 = vpa_virt_lock_path ("qemu:///session");
+  gint64 start;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (held);
+
+  /* flock conflicts between two open files even in one process. */
+  start = g_get_monotonic_time ();
+  second = vpa_virt_lock_acquire (conn, NULL, 50, &error);
+  g_assert_null (second);
+  g_assert_cmpint (g_get_monotonic_time () - start, >=, 50000);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_true (g_str_has_prefix (error->message, "timed out after 50 ms waiting for the "
+                                                   "define lock '"));
+  g_assert_true (g_str_has_suffix (error->message, pid));
+  g_clear_error (&error);
+
+  g_clear_pointer (&held, vpa_virt_lock_release);
+  second = vpa_virt_lock_acquire (conn, NULL, 50, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (second);
+
+  g_assert_cmpstr (p1, ==, p2);
+  g_assert_cmpstr (p1, !=, p3);
+  g_assert_true (g_str_has_suffix (p1, ".lock"));
+  g_assert_nonnull (strstr (p1, "/define-qemu____system-"));
+  if (geteuid () == 0)
+    g_assert_true (g_str_has_prefix (p1, "/run/virt-pci-affinity/"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/virt/open/error", test_open_error);
+  g_test_add_func ("/virt/load/fixture", test_load_fixture);
+  g_test_add_func ("/virt/load/default", test_load_default);
+  g_test_add_func ("/virt/source/register", test_source_register);
+  add_equivalence_tests ("virt");
+  add_equivalence_tests ("hosts");
+  g_test_add_func ("/virt/claims/states", test_claims_states);
+  g_test_add_func ("/virt/define/distinct", test_define_distinct);
+  g_test_add_func ("/virt/define/precheck", test_define_precheck);
+  g_test_add_func ("/virt/define/bypass-new", test_define_bypass_new);
+  g_test_add_func ("/virt/define/bypass-redefine", test_define_bypass_redefine);
+  g_test_add_func ("/virt/define/redefine-own", test_define_redefine_own);
+  g_test_add_func ("/virt/define/pf-vf", test_define_pf_vf);
+  g_test_add_func ("/virt/lock", test_lock);
+
+  return g_test_run ();
+}
