@@ -27,6 +27,21 @@
 #include "vpa-types.h"
 #include "test-hook-sysfs.h"
 
+/* The 2048-VF tree, built once for every case and the measurement. */
+static char *sysfs_tree;
+
+static const char *
+shared_sysfs_tree (guint n_vfs)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_cmpuint (n_vfs, ==, 2048);
+  if (sysfs_tree == NULL)
+    sysfs_tree = vpa_test_sysfs_tree (n_vfs, &error);
+  g_assert_no_error (error);
+  return sysfs_tree;
+}
+
 typedef struct {
   char *input;
   gsize len;
@@ -221,7 +236,8 @@ test_case (gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_autoptr (GKeyFile) kf = g_key_file_new ();
   g_autofree char *args_s = NULL, *stdin_rel = NULL, *module = NULL, *config = NULL;
-  g_autofree char *input = NULL, *sysfs = NULL, *base = NULL, *golden = NULL;
+  g_autofree char *input = NULL, *base = NULL, *golden = NULL;
+  const char *sysfs = NULL;
   g_autofree char *env_config = NULL, *env_module = NULL, *out = NULL, *err = NULL;
   g_autofree char *tmp1 = NULL, *tmp2 = NULL;
   g_auto (GStrv) args = NULL;
@@ -252,10 +268,7 @@ test_case (gconstpointer data)
     }
 
   if ((vfs = g_key_file_get_integer (kf, "case", "sysfs", NULL)) > 0)
-    {
-      sysfs = vpa_test_sysfs_tree (vfs, &error);
-      g_assert_no_error (error);
-    }
+    sysfs = shared_sysfs_tree ((guint) vfs);
   config = load_config (kf, sysfs, &error);
   g_assert_no_error (error);
   module = g_key_file_get_string (kf, "case", "module", NULL);
@@ -267,8 +280,6 @@ test_case (gconstpointer data)
     run_hook ((const char *const *) args, input, len, env, &res);
   }
   g_unlink (config);
-  if (sysfs != NULL)
-    vpa_test_sysfs_remove (sysfs);
 
   /* Paths differ between machines: name them by role. */
   tmp1 = replace_all (res.err, config, "@CONFIG@");
@@ -365,7 +376,7 @@ static void
 test_perf (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *root = vpa_test_sysfs_tree (2048, &error);
+  const char *root = shared_sysfs_tree (2048);
   g_autofree char *conf = NULL, *conf_text = NULL, *env_config = NULL, *env_module = NULL;
   g_autofree char *dom = perf_domain (4), *plain = NULL, *plain_path = NULL;
   const char *args[] = { "perf", "prepare", "begin", "-", NULL };
@@ -396,7 +407,6 @@ test_perf (void)
                   t_cat, t_plain, t_plain / t_cat, t_ports, t_ports / t_cat);
   g_test_minimized_result (t_ports / 1000.0, "prepare begin, 4 ports, 2048 VFs");
   g_unlink (conf);
-  vpa_test_sysfs_remove (root);
   g_assert_cmpfloat (t_plain, <=, 1.5 * t_cat);
   g_assert_cmpfloat (t_ports, <=, 3.0 * t_cat);
 }
@@ -431,7 +441,11 @@ add_cases (void)
 int
 main (int argc, char **argv)
 {
+  int ret;
+
   g_test_init (&argc, &argv, NULL);
+  /* Report every case that differs, not only the first. */
+  g_test_set_nonfatal_assertions ();
   /* The hook may exit without reading stdin, as libvirt allows. */
   signal (SIGPIPE, SIG_IGN);
   if (g_getenv ("VPA_HOOK_BIN") == NULL || g_getenv ("VPA_HOOK_MODULE") == NULL)
@@ -441,5 +455,8 @@ main (int argc, char **argv)
   add_cases ();
   if (g_test_perf ())
     g_test_add_func ("/hook/perf", test_perf);
-  return g_test_run ();
+  ret = g_test_run ();
+  vpa_test_sysfs_remove (sysfs_tree);
+  g_free (sysfs_tree);
+  return ret;
 }
