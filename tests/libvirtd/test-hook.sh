@@ -15,8 +15,8 @@
 # (skip) otherwise.
 set -euo pipefail
 
-front=${1:?usage: test-hook.sh HOOK-FRONT HOOK-MODULE}
-module=${2:?usage: test-hook.sh HOOK-FRONT HOOK-MODULE}
+front=$(realpath "${1:?usage: test-hook.sh HOOK-FRONT HOOK-MODULE}")
+module=$(realpath "${2:?usage: test-hook.sh HOOK-FRONT HOOK-MODULE}")
 data=${VPA_TEST_DATA:?}
 here=$(cd "$(dirname "$0")" && pwd)
 state=${VPA_LIBVIRTD_STATE:-/run/vpa-test-libvirtd}
@@ -43,13 +43,11 @@ if [ -e /etc/libvirt/hooks/qemu.d/virt-pci-affinity ]; then
 fi
 
 work=$(mktemp -d)
+# The daemon starts with the environment of a service, not of the tests.
 restart() {
   "$here/stop.sh" >/dev/null
-  if [ -n "${1:-}" ]; then
-    VPA_LIBVIRTD_HOOK=$1 "$here/start.sh" >/dev/null
-  else
-    "$here/start.sh" >/dev/null
-  fi
+  env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+    VPA_LIBVIRTD_STATE="$state" ${1:+VPA_LIBVIRTD_HOOK=$1} "$here/start.sh" >/dev/null
 }
 cleanup() {
   for dom in $(virsh list --all --name 2>/dev/null | grep "^$prefix-" || true); do
@@ -123,6 +121,7 @@ if virsh start "$prefix-bad" > "$work/bad.out" 2>&1; then
 fi
 grep -q "Hook script execution failed" "$work/bad.out" || fail "(b) not a hook failure: $(cat "$work/bad.out")"
 grep -q "virt-pci-affinity: domain '$prefix-bad'" "$work/bad.out" || fail "(b) our line is missing: $(cat "$work/bad.out")"
+cat "$work/bad.out" >&2
 grep -q "required" "$work/bad.out" || fail "(b) the policy is not named: $(cat "$work/bad.out")"
 [ "$(calls "$prefix-bad" prepare 1)" = 1 ] || fail "(b) prepare begin did not exit 1: $(cat "$work/calls")"
 echo "ok (b) virsh start fails with: $(grep -o 'virt-pci-affinity: .*' "$work/bad.out" | head -1)"
