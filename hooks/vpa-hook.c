@@ -73,17 +73,38 @@ load_config (GError **error)
   return vpa_config_new_default ();
 }
 
-/* This host's inventory and the claims of every other domain. */
+/* This host's inventory and the claims of every other domain. A check
+ * (dom given) on sysfs reads only the devices it judges: the domain's,
+ * the ones other domains hold, and their PFs — not every VF of the host. */
 static gboolean
-load_host (const HookRun *run, VpaHost **host, GPtrArray **claims, GError **error)
+load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray **claims,
+           GError **error)
 {
-  g_autoptr (VpaHost) h = vpa_source_load (run->config->inventory_source, error);
+  const char *source = run->config->inventory_source;
+  g_autoptr (VpaHost) h = NULL;
   g_autoptr (GPtrArray) c = NULL;
 
-  if (h == NULL)
-    return FALSE;
   c = vpa_statedirs_load ((const char *const *) run->config->state_dirs, run->guest, error);
   if (c == NULL)
+    return FALSE;
+  if (dom != NULL && g_str_has_prefix (source, "sysfs:") && source[6] != '\0')
+    {
+      g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+
+      for (guint i = 0; i < dom->hostdevs->len; i++)
+        {
+          const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+          if (hd->addr != VPA_ADDR_NONE)
+            g_array_append_val (addrs, hd->addr);
+        }
+      for (guint i = 0; i < c->len; i++)
+        g_array_append_val (addrs, ((const VpaClaim *) g_ptr_array_index (c, i))->addr);
+      h = vpa_sysfs_load_devices (source + 6, (const VpaAddr *) (gpointer) addrs->data,
+                                  addrs->len, error);
+    }
+  else
+    h = vpa_source_load (source, error);
+  if (h == NULL)
     return FALSE;
   *host = g_steal_pointer (&h);
   *claims = g_steal_pointer (&c);
@@ -133,7 +154,7 @@ hook_check (HookRun *run)
   if (!dom->has_affinity && dom->hostdevs->len == 0)
     return 0;
 
-  if (!load_host (run, &host, &claims, &error))
+  if (!load_host (run, dom, &host, &claims, &error))
     return fail (run, error->message);
   results = vpa_pipeline_check (g_steal_pointer (&host), claims, run->config, dom,
                                 TRUE, &ok, &error);
@@ -174,7 +195,7 @@ hook_place (HookRun *run)
 
   if (memmem (run->xml, run->len, VPA_HOOK_XMLNS, strlen (VPA_HOOK_XMLNS)) == NULL)
     return 0;
-  if (!load_host (run, &host, &claims, &error))
+  if (!load_host (run, NULL, &host, &claims, &error))
     return fail (run, error->message);
   out = vpa_pipeline_place (g_steal_pointer (&host), claims, run->config, run->xml,
                             run->len, "stdin", &report, &error);
