@@ -116,6 +116,13 @@ addrs=$(for dom in $(virsh -c "$uri" list --all --name | grep "^$prefix-"); do
 [ "$(echo "$addrs" | uniq | wc -l)" -eq 8 ] || fail "a VF was handed out twice: $addrs"
 echo "ok 3 16 concurrent defines: 8 defined with distinct VFs, 8 refused"
 
+# Pools are derived from the domains: the defines show at once.
+"$vpa" pools -c "$uri" --inventory "$snapshot" --format json > "$work/pools.json"
+vf_used=$(python3 -c 'import json,sys; print(sum(p["used"] for p in json.load(open(sys.argv[1]))["pools"] if p["dev_type"]=="type-VF"))' "$work/pools.json")
+vf_free=$(python3 -c 'import json,sys; print(sum(p["free"] for p in json.load(open(sys.argv[1]))["pools"] if p["dev_type"]=="type-VF"))' "$work/pools.json")
+[ "$vf_used" -eq 8 ] && [ "$vf_free" -eq 0 ] || fail "pools show $vf_used VFs used, $vf_free free (want 8 and 0)"
+echo "ok 4 pools show the 8 defined VFs as used"
+
 # 4. attach (persistent definition): no VF left, then one freed.
 doms=($(virsh -c "$uri" list --all --name | grep "^$prefix-" | sort))
 rc=0; "$vpa" attach -c "$uri" --inventory "$snapshot" "${doms[0]}" --port ua-net1 --config \
@@ -129,5 +136,5 @@ got=$("$vpa" attach -c "$uri" --inventory "$snapshot" "${doms[0]}" --port ua-net
 [ "$got" = "$freed" ] || fail "attach picked $got, the only free VF is $freed"
 virsh -c "$uri" dumpxml --inactive "${doms[0]}" | grep -q "<alias name='ua-net1'/>" ||
   fail "the attached interface is not in the persistent definition"
-echo "ok 4 attach --config: refused while every VF is held, then takes the freed $freed"
-echo "1..4"
+echo "ok 5 attach --config: refused while every VF is held, then takes the freed $freed"
+echo "1..5"
