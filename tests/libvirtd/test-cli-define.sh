@@ -30,6 +30,12 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# Domains left by a run that was killed before its cleanup would hold the
+# snapshot's VFs; they carry this suite's prefix.
+for dom in $(virsh -c "$uri" list --all --name | grep "^vpa-cli-[0-9]*-" || true); do
+  virsh -c "$uri" destroy "$dom" >/dev/null 2>&1 || true
+  virsh -c "$uri" undefine "$dom" >/dev/null 2>&1 || true
+done
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 domain_xml() {
@@ -68,7 +74,9 @@ name=$("$vpa" define -c "$uri" --inventory "$snapshot" "$work/first.xml") ||
 [ "$name" = "$prefix-first" ] || fail "define printed '$name'"
 first=$(placed_address "$prefix-first")
 [ -n "$first" ] || fail "no <vpa:placed> in the defined XML"
-virsh -c "$uri" dumpxml "$prefix-first" | grep -q "<alias name='ua-net0'/>" ||
+# (No "virsh | grep -q" under pipefail: grep's early exit would fail virsh.)
+virsh -c "$uri" dumpxml "$prefix-first" > "$work/first.defined.xml"
+grep -q "<alias name='ua-net0'/>" "$work/first.defined.xml" ||
   fail "the defined XML lost the interface's user alias"
 bus=$(virsh -c "$uri" dumpxml "$prefix-first" | xmllint --xpath \
   "string(//devices/interface[@type='hostdev']/source/address/@bus)" -)
@@ -134,7 +142,8 @@ virsh -c "$uri" undefine "${doms[1]}" >/dev/null
 got=$("$vpa" attach -c "$uri" --inventory "$snapshot" "${doms[0]}" --port ua-net1 --config) ||
   fail "attach after freeing $freed failed"
 [ "$got" = "$freed" ] || fail "attach picked $got, the only free VF is $freed"
-virsh -c "$uri" dumpxml --inactive "${doms[0]}" | grep -q "<alias name='ua-net1'/>" ||
+virsh -c "$uri" dumpxml --inactive "${doms[0]}" > "$work/attached.xml"
+grep -q "<alias name='ua-net1'/>" "$work/attached.xml" ||
   fail "the attached interface is not in the persistent definition"
 echo "ok 5 attach --config: refused while every VF is held, then takes the freed $freed"
 echo "1..5"
