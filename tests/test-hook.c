@@ -383,9 +383,9 @@ median (GArray *a)
   return g_array_index (a, gdouble, a->len / 2);
 }
 
-/* The budget: prepare begin of a domain with 4 ports on a 2048-VF sysfs
- * tree within 3x a trivial program reading stdin (cat), a domain without
- * our metadata within 1.5x. */
+/* Quick figures (-m perf): prepare begin of a domain with 4 ports on a
+ * 2048-VF sysfs tree and of a domain without our metadata, against a
+ * trivial program reading stdin (cat). */
 static void
 test_perf (void)
 {
@@ -430,8 +430,11 @@ test_perf (void)
                   t_cat, t_plain, t_plain / t_cat, t_ports, t_ports / t_cat);
   g_test_minimized_result (t_ports / 1000.0, "prepare begin, 4 ports, 2048 VFs");
   g_unlink (conf);
-  g_assert_cmpfloat (t_plain, <=, 1.5 * t_cat);
-  g_assert_cmpfloat (t_ports, <=, 3.0 * t_cat);
+  /* Figures only: the targets are judged by the benchmark (bench/run),
+   * never by a timed test. */
+  g_test_message ("targets: no metadata <= 1.5x (%s), 4 ports <= 3x (%s)",
+                  t_plain <= 1.5 * t_cat ? "met" : "not met",
+                  t_ports <= 3.0 * t_cat ? "met" : "not met");
 }
 
 static void
