@@ -49,9 +49,29 @@ decide (JsonBuilder *b, const Scenario *sc)
       json_builder_end_object (b);
       return;
     }
+  {
+    guint n_valid, best, n_best;
+    /* Small scenarios: whether any valid assignment exists, and the best
+     * tier total, by exhaustive search. */
+    if (scenario_brute_force (sc, &n_valid, &best, &n_best, NULL))
+      {
+        json_builder_set_member_name (b, "brute_valid");
+        json_builder_add_int_value (b, n_valid);
+        json_builder_set_member_name (b, "brute_best");
+        json_builder_add_int_value (b, n_valid > 0 ? (gint64) best : -1);
+      }
+  }
   pl = vpa_place (sc->inv, sc->requests, &sc->guest, &error);
   json_builder_set_member_name (b, "ok");
   json_builder_add_boolean_value (b, pl != NULL);
+  if (sc->nova_alloc != NULL)
+    {
+      g_autofree char *nova_why = scenario_check (sc, sc->nova_alloc);
+      json_builder_set_member_name (b, "nova_valid");
+      json_builder_add_boolean_value (b, nova_why == NULL);
+      json_builder_set_member_name (b, "nova_splits_group");
+      json_builder_add_boolean_value (b, nova_why != NULL && strstr (nova_why, "pf-group"));
+    }
   if (pl == NULL)
     {
       json_builder_set_member_name (b, "error");

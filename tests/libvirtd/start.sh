@@ -36,6 +36,8 @@ chmod 0700 "$state"
 
 # The QEMU driver refuses to start unless its compiled-in user exists.
 getent group kvm >/dev/null || groupadd -r kvm
+# libvirtd 9 also resolves a group of the same name as its QEMU user.
+getent group libvirt-qemu >/dev/null || groupadd -r libvirt-qemu
 id libvirt-qemu >/dev/null 2>&1 || useradd -r -g kvm -s /usr/sbin/nologin libvirt-qemu
 mkdir -p /var/log/libvirt /run/libvirt /var/lib/libvirt/qemu /var/cache/libvirt \
          /etc/libvirt/hooks/qemu.d

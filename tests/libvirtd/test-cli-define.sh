@@ -30,6 +30,12 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# Domains left by a run that was killed before its cleanup would hold the
+# snapshot's VFs; they carry this suite's prefix.
+for dom in $(virsh -c "$uri" list --all --name | grep "^vpa-cli-[0-9]*-" || true); do
+  virsh -c "$uri" destroy "$dom" >/dev/null 2>&1 || true
+  virsh -c "$uri" undefine "$dom" >/dev/null 2>&1 || true
+done
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 domain_xml() {
@@ -68,7 +74,9 @@ name=$("$vpa" define -c "$uri" --inventory "$snapshot" "$work/first.xml") ||
 [ "$name" = "$prefix-first" ] || fail "define printed '$name'"
 first=$(placed_address "$prefix-first")
 [ -n "$first" ] || fail "no <vpa:placed> in the defined XML"
-virsh -c "$uri" dumpxml "$prefix-first" | grep -q "<alias name='ua-net0'/>" ||
+# (No "virsh | grep -q" under pipefail: grep's early exit would fail virsh.)
+virsh -c "$uri" dumpxml "$prefix-first" > "$work/first.defined.xml"
+grep -q "<alias name='ua-net0'/>" "$work/first.defined.xml" ||
   fail "the defined XML lost the interface's user alias"
 bus=$(virsh -c "$uri" dumpxml "$prefix-first" | xmllint --xpath \
   "string(//devices/interface[@type='hostdev']/source/address/@bus)" -)
@@ -115,4 +123,27 @@ addrs=$(for dom in $(virsh -c "$uri" list --all --name | grep "^$prefix-"); do
 [ "$(echo "$addrs" | wc -l)" -eq 8 ] || fail "expected 8 placed domains"
 [ "$(echo "$addrs" | uniq | wc -l)" -eq 8 ] || fail "a VF was handed out twice: $addrs"
 echo "ok 3 16 concurrent defines: 8 defined with distinct VFs, 8 refused"
-echo "1..3"
+
+# Pools are derived from the domains: the defines show at once.
+"$vpa" pools -c "$uri" --inventory "$snapshot" --format json > "$work/pools.json"
+vf_used=$(python3 -c 'import json,sys; print(sum(p["used"] for p in json.load(open(sys.argv[1]))["pools"] if p["dev_type"]=="type-VF"))' "$work/pools.json")
+vf_free=$(python3 -c 'import json,sys; print(sum(p["free"] for p in json.load(open(sys.argv[1]))["pools"] if p["dev_type"]=="type-VF"))' "$work/pools.json")
+[ "$vf_used" -eq 8 ] && [ "$vf_free" -eq 0 ] || fail "pools show $vf_used VFs used, $vf_free free (want 8 and 0)"
+echo "ok 4 pools show the 8 defined VFs as used"
+
+# 4. attach (persistent definition): no VF left, then one freed.
+doms=($(virsh -c "$uri" list --all --name | grep "^$prefix-" | sort))
+rc=0; "$vpa" attach -c "$uri" --inventory "$snapshot" "${doms[0]}" --port ua-net1 --config \
+  >"$work/attach.out" 2>"$work/attach.err" || rc=$?
+[ "$rc" -eq 1 ] || fail "attach with every VF held exited $rc: $(cat "$work/attach.err")"
+[ ! -s "$work/attach.out" ] || fail "failed attach printed: $(cat "$work/attach.out")"
+freed=$(placed_address "${doms[1]}")
+virsh -c "$uri" undefine "${doms[1]}" >/dev/null
+got=$("$vpa" attach -c "$uri" --inventory "$snapshot" "${doms[0]}" --port ua-net1 --config) ||
+  fail "attach after freeing $freed failed"
+[ "$got" = "$freed" ] || fail "attach picked $got, the only free VF is $freed"
+virsh -c "$uri" dumpxml --inactive "${doms[0]}" > "$work/attached.xml"
+grep -q "<alias name='ua-net1'/>" "$work/attached.xml" ||
+  fail "the attached interface is not in the persistent definition"
+echo "ok 5 attach --config: refused while every VF is held, then takes the freed $freed"
+echo "1..5"

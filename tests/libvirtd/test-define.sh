@@ -27,6 +27,12 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# Domains left by a run that was killed before its cleanup would hold the
+# snapshot's VFs; they carry this suite's prefix.
+for dom in $(virsh -c "$uri" list --all --name | grep "^vpa-suite-[0-9]*-" || true); do
+  virsh -c "$uri" destroy "$dom" >/dev/null 2>&1 || true
+  virsh -c "$uri" undefine "$dom" >/dev/null 2>&1 || true
+done
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
