@@ -248,7 +248,7 @@ vpa_hook_main (int argc, char **argv, const char *xml, size_t len)
   if (!parse_op (argv[2], argv[3], &run.op))
     return 0;
   if ((run.config = load_config (&error)) == NULL)
-    return fail (&run, error->message);
+    return fail (&run, error->message); /* NOLINT(clang-analyzer-core.NullDereference): load_config sets error when it returns NULL */
 
   switch (run.op)
     {

@@ -227,7 +227,8 @@ find_pci_parent (SnapshotReader *r, const char *parent)
       if (dev != NULL)
         return dev;
     }
-  if (sscanf (parent, "pci_%4x_%2x_%2x_%1x", &d, &b, &s, &f) != 4)
+  /* Field widths bound every value; the round trip below refuses the rest. */
+  if (sscanf (parent, "pci_%4x_%2x_%2x_%1x", &d, &b, &s, &f) != 4) /* NOLINT(cert-err34-c) */
     return NULL;
   addr = VPA_ADDR (d, b, s, f);
   canonical_name (addr, buf);

@@ -36,6 +36,7 @@ read_attr (int dfd, const char *name, char *buf, gsize len)
   int e = 0;
   int fd;
 
+  buf[0] = '\0'; /* never handed back unset, whatever errno says */
   fd = openat (dfd, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return errno;

@@ -855,6 +855,7 @@ run_place (VpaVirtPlaceFunc place, gpointer user_data, GPtrArray *claims,
   if (xml != NULL)
     {
       g_clear_error (&place_error);
+      /* cppcheck-suppress returnDanglingLifetime ; xml is the callback's, not &place_error */
       return xml;
     }
   if (place_error == NULL)

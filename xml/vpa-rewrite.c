@@ -178,7 +178,7 @@ scan_spans (Rewrite *rw)
           i = close;
         }
       else if (rest >= 2 && p[1] == '!')
-        return FALSE; /* <!DOCTYPE: refused before we get here */
+        return FALSE; /* <!DOCTYPE: refused before we get here; NOLINT(bugprone-branch-clone) */
       else if (!scan_start_tag (rw, i, stack, &i))
         return FALSE;
     }
