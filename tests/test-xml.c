@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
+#include "vpa-domain.h"
+#include "vpa-source.h"
 #include "vpa-xml.h"
 
 static void
@@ -84,6 +86,115 @@ test_hostdev_address (void)
     }
 }
 
+
+/* ------------------------------------------------------------------ */
+/* The same hostile documents through every reader of untrusted XML:   */
+/* the DOM parser, the domain parser (the hook's stdin, the CLI's      */
+/* FILE) and the streaming snapshot reader.                            */
+/* ------------------------------------------------------------------ */
+
+typedef enum { READER_DOM, READER_DOMAIN, READER_SNAPSHOT } Reader;
+
+static const char *
+wrap (Reader r)
+{
+  return r == READER_SNAPSHOT ? "node" : "domain";
+}
+
+/* NULL result, VPA_ERROR_INVALID naming the source and containing needle,
+ * and nothing of /etc/passwd in the message. */
+static void
+refused_by (Reader r, const char *doc, gsize len, const char *needle)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean refused = FALSE;
+
+  switch (r)
+    {
+    case READER_DOM:
+      {
+        g_autoptr (xmlDoc) d = vpa_xml_parse_memory (doc, len, "t.xml", &error);
+        refused = d == NULL;
+        break;
+      }
+    case READER_DOMAIN:
+      {
+        g_autoptr (VpaDomain) d = vpa_domain_parse (doc, len, "t.xml", &error);
+        refused = d == NULL;
+        break;
+      }
+    case READER_SNAPSHOT:
+      {
+        g_autoptr (VpaHost) h = vpa_snapshot_load_memory (doc, len, "t.xml", &error);
+        refused = h == NULL;
+        break;
+      }
+    }
+  g_assert_true (refused);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+  if (strstr (error->message, needle) == NULL)
+    g_error ("'%s' not in '%s'", needle, error->message);
+  g_assert_nonnull (strstr (error->message, "t.xml"));
+  g_assert_null (strstr (error->message, "root:"));
+  g_assert_null (strchr (error->message, '\n'));
+}
+
+static void
+test_hostile (gconstpointer data)
+{
+  Reader r = GPOINTER_TO_INT (data);
+  const char *root = wrap (r);
+  g_autofree char *laughs = NULL, *xxe_file = NULL, *xxe_http = NULL, *xxe_param = NULL;
+  g_autofree char *undeclared = NULL;
+  g_autoptr (GString) l = g_string_new ("<?xml version='1.0'?><!DOCTYPE x [<!ENTITY l0 'lol'>");
+  g_autoptr (GString) deep = g_string_new (NULL);
+
+  /* Ten levels of ten references: 10^9 "lol"s if anything expanded them. */
+  for (guint i = 1; i < 10; i++)
+    {
+      g_string_append_printf (l, "<!ENTITY l%u '", i);
+      for (guint j = 0; j < 10; j++)
+        g_string_append_printf (l, "&l%u;", i - 1);
+      g_string_append (l, "'>");
+    }
+  laughs = g_strdup_printf ("%s]><%s><name>&l9;</name></%s>", l->str, root, root);
+  xxe_file = g_strdup_printf ("<?xml version='1.0'?><!DOCTYPE x [<!ENTITY x SYSTEM "
+                              "'file:///etc/passwd'>]><%s><name>&x;</name></%s>", root, root);
+  xxe_http = g_strdup_printf ("<?xml version='1.0'?><!DOCTYPE %s SYSTEM "
+                              "'http://127.0.0.1:1/x.dtd'><%s/>", root, root);
+  xxe_param = g_strdup_printf ("<?xml version='1.0'?><!DOCTYPE x [<!ENTITY %% p SYSTEM "
+                               "'http://127.0.0.1:1/p.dtd'> %%p;]><%s/>", root);
+  undeclared = g_strdup_printf ("<%s><name>&x;</name></%s>", root, root);
+  for (guint i = 0; i < 300; i++)
+    g_string_append_printf (deep, "<%s>", i == 0 ? root : "e");
+  for (guint i = 300; i > 0; i--)
+    g_string_append_printf (deep, "</%s>", i == 1 ? root : "e");
+
+  refused_by (r, laughs, strlen (laughs), "entit");
+  refused_by (r, xxe_file, strlen (xxe_file), "document type");
+  refused_by (r, xxe_http, strlen (xxe_http), "document type");
+  refused_by (r, xxe_param, strlen (xxe_param), "document type");
+  refused_by (r, undeclared, strlen (undeclared), "malformed XML");
+  refused_by (r, deep->str, deep->len, "Excessive depth");
+}
+
+/* Oversized documents are refused before a byte is parsed: a domain over
+ * VPA_XML_MAX_DOCUMENT, and (the streaming reader takes tens of MiB) a
+ * snapshot whose length libxml2's int cannot hold. */
+static void
+test_oversized (void)
+{
+  g_autofree char *big = g_malloc (VPA_XML_MAX_DOCUMENT + 2);
+
+  memset (big, ' ', VPA_XML_MAX_DOCUMENT + 1);
+  memcpy (big, "<domain>", 8);
+  big[VPA_XML_MAX_DOCUMENT + 1] = '\0';
+  refused_by (READER_DOM, big, VPA_XML_MAX_DOCUMENT + 1, "exceeds the limit");
+  refused_by (READER_DOMAIN, big, VPA_XML_MAX_DOCUMENT + 1, "exceeds the limit");
+  /* Checked against the length alone, so the buffer may be short. */
+  refused_by (READER_SNAPSHOT, "<node/>", (gsize) G_MAXINT + 1, "oversized");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -91,5 +202,9 @@ main (int argc, char **argv)
   g_test_add_func ("/xml/parse-ok", test_parse_ok);
   g_test_add_func ("/xml/parse-refused", test_parse_refused);
   g_test_add_func ("/xml/hostdev-address", test_hostdev_address);
+  g_test_add_data_func ("/xml/hostile/dom", GINT_TO_POINTER (READER_DOM), test_hostile);
+  g_test_add_data_func ("/xml/hostile/domain", GINT_TO_POINTER (READER_DOMAIN), test_hostile);
+  g_test_add_data_func ("/xml/hostile/snapshot", GINT_TO_POINTER (READER_SNAPSHOT), test_hostile);
+  g_test_add_func ("/xml/oversized", test_oversized);
   return g_test_run ();
 }
