@@ -203,17 +203,31 @@ run (GStrv argv, GStrv env, const char *cwd, const char *stdin_path, int *exit_s
   int wstatus = 0;
 
   g_assert_cmpint (in_fd, >=, 0);
-  g_assert_true (g_spawn_async_with_pipes_and_fds (cwd, (const char *const *) argv,
-                                                   (const char *const *) env,
-                                                   G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL,
-                                                   in_fd, out_fd, err_fd, NULL, NULL, 0,
-                                                   &pid, NULL, NULL, NULL, &error));
-  g_assert_no_error (error);
+  /* SEARCH_PATH: the wrapper ("valgrind ...") is named by its name. */
+  if (!g_spawn_async_with_pipes_and_fds (cwd, (const char *const *) argv,
+                                         (const char *const *) env,
+                                         G_SPAWN_DO_NOT_REAP_CHILD | G_SPAWN_SEARCH_PATH, NULL,
+                                         NULL, in_fd, out_fd, err_fd, NULL, NULL, 0, &pid, NULL,
+                                         NULL, NULL, &error))
+    {
+      g_test_fail_printf ("cannot run %s: %s", argv[0], error->message);
+      close (in_fd);
+      close (out_fd);
+      close (err_fd);
+      *exit_status = -1;
+      *out = slurp (out_path);
+      *err = slurp (err_path);
+      return;
+    }
   close (in_fd);
   close (out_fd);
   close (err_fd);
   while (waitpid (pid, &wstatus, 0) < 0)
-    g_assert_cmpint (errno, ==, EINTR);
+    if (errno != EINTR)
+      {
+        g_test_fail_printf ("waitpid %d: %s", (int) pid, g_strerror (errno));
+        break;
+      }
   g_spawn_close_pid (pid);
   *exit_status = WIFEXITED (wstatus) ? WEXITSTATUS (wstatus) : -1;
   *out = slurp (out_path);
