@@ -106,34 +106,31 @@ load_config (const VpaCli *cli, GError **error)
   return vpa_config_load_file (path, error);
 }
 
-/* The claims: the domains on the --connect connection. A snapshot named
- * by -c is read by our own reader (its <domain> children), so read-only
- * commands on a snapshot never start libvirt's test driver. */
 static GPtrArray *
-load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
+copy_claims (GPtrArray *from)
 {
-  const char *uri = connect_uri (cli);
+  GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  for (guint i = 0; i < from->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (from, i);
+      g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
+    }
+  return claims;
+}
+
+/* The claims of the domains on a connection. A snapshot URI is read by our
+ * own reader (its <domain> children), so read-only commands on a snapshot
+ * never start libvirt's test driver. */
+static GPtrArray *
+claims_from_uri (const char *uri, GError **error)
+{
   g_autofree char *snap = vpa_source_snapshot_path (uri);
-  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
 
   if (snap != NULL)
     {
-      g_autoptr (VpaHost) other = NULL;
-      VpaHost *from = inventory_host;
-
-      if (g_strcmp0 (inventory_uri (cli), uri) != 0)
-        {
-          other = vpa_snapshot_load (snap, error);
-          if (other == NULL)
-            return NULL;
-          from = other;
-        }
-      for (guint i = 0; i < from->claims->len; i++)
-        {
-          const VpaClaim *c = g_ptr_array_index (from->claims, i);
-          g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
-        }
-      return g_steal_pointer (&claims);
+      g_autoptr (VpaHost) host = vpa_snapshot_load (snap, error);
+      return host != NULL ? copy_claims (host->claims) : NULL;
     }
   {
     g_autoptr (virConnect) conn = vpa_virt_open (uri, TRUE, error);
@@ -141,6 +138,18 @@ load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
       return NULL;
     return vpa_virt_load_claims (conn, error);
   }
+}
+
+/* The claims: the domains on the --connect connection. */
+static GPtrArray *
+load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
+{
+  const char *uri = connect_uri (cli);
+  g_autofree char *snap = vpa_source_snapshot_path (uri);
+
+  if (snap != NULL && g_strcmp0 (inventory_uri (cli), uri) == 0)
+    return copy_claims (inventory_host->claims);
+  return claims_from_uri (uri, error);
 }
 
 static char *
@@ -267,7 +276,10 @@ cmd_pools (VpaCli *cli, GError **error)
   gboolean json;
 
   if (cli->group_by != NULL && !vpa_pool_keys_parse (cli->group_by, &keys, error))
-    return FALSE;
+    {
+      g_prefix_error (error, "--group-by: ");
+      return FALSE;
+    }
   if (cli->format != NULL && strcmp (cli->format, "text") != 0 && strcmp (cli->format, "json") != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -629,6 +641,7 @@ main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
   vpa_virt_register ();
+  vpa_cli_fleet_set_claims_loader (claims_from_uri);
 
   if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
     {

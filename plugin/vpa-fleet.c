@@ -418,14 +418,69 @@ vpa_fleet_store_sync_host (VpaFleetStore *store, const VpaFleetHostData *data,
   return store->ops->sync_host (store, data, error);
 }
 
+/* Unknown (-1) after every known value. */
+static gint
+null_last_cmp (gint a, gint b)
+{
+  if (a == b)
+    return 0;
+  if (a < 0)
+    return 1;
+  if (b < 0)
+    return -1;
+  return a < b ? -1 : 1;
+}
+
+/* Tag sets pair by pair, a prefix first: the order vpa_pools_generate()
+ * gives them, which a comparison of the JSON strings does not. */
+static gint
+tag_kv_cmp (char **a, char **b)
+{
+  guint i;
+
+  for (i = 0; a[i] != NULL && b[i] != NULL; i++)
+    {
+      gint c = strcmp (a[i], b[i]);
+      if (c != 0)
+        return c;
+    }
+  return a[i] != NULL ? 1 : b[i] != NULL ? -1 : 0;
+}
+
+static gint
+pool_output_cmp (gconstpointer pa, gconstpointer pb)
+{
+  const VpaFleetPool *a = *(VpaFleetPool *const *) pa;
+  const VpaFleetPool *b = *(VpaFleetPool *const *) pb;
+  gint c;
+
+  if ((c = strcmp (a->host, b->host)) != 0 ||
+      (c = strcmp (a->vendor_id, b->vendor_id)) != 0 ||
+      (c = strcmp (a->product_id, b->product_id)) != 0)
+    return c;
+  if (a->dev_type != b->dev_type)
+    return a->dev_type < b->dev_type ? -1 : 1;
+  if ((c = null_last_cmp (a->numa_node, b->numa_node)) != 0 ||
+      (c = null_last_cmp (a->socket, b->socket)) != 0)
+    return c;
+  return tag_kv_cmp (a->tag_kv, b->tag_kv);
+}
+
 GPtrArray *
 vpa_fleet_store_query_pools (VpaFleetStore *store, const char *host, GError **error)
 {
+  GPtrArray *pools;
+
   g_return_val_if_fail (store != NULL, NULL);
 
   if (host != NULL && !vpa_fleet_host_name_valid (host, error))
     return NULL;
-  return store->ops->query_pools (store, host, error);
+  pools = store->ops->query_pools (store, host, error);
+  /* The SQL ORDER BY decides all but the order of tag sets of one
+   * (vendor, product, type, node), which follows the in-process pools. */
+  if (pools != NULL)
+    g_ptr_array_sort (pools, pool_output_cmp);
+  return pools;
 }
 
 GPtrArray *

@@ -194,19 +194,44 @@ vpa_check_result_free (VpaCheckResult *res)
   g_free (res);
 }
 
-static const VpaClaim *
-claimed_by_other (GPtrArray *claims, const char *self, VpaAddr addr, gboolean running_only)
+/* The claims of other domains that count for a check. */
+static GPtrArray *
+other_claims (GPtrArray *claims, const char *self, gboolean running_only)
 {
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
   for (guint i = 0; claims != NULL && i < claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (claims, i);
-      if (c->addr != addr || g_strcmp0 (c->domain, self) == 0)
+      if (g_strcmp0 (c->domain, self) == 0 || (running_only && !c->running))
         continue;
-      if (running_only && !c->running)
-        continue;
-      return c;
+      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
     }
-  return NULL;
+  return out;
+}
+
+/* Why device idx is not free: which domain holds it or its relative. */
+static char *
+holder_of (const VpaInventory *inv, guint idx)
+{
+  const VpaDevice *dev = vpa_host_device (inv->host, idx);
+  char buf[VPA_ADDR_BUFLEN];
+
+  if (inv->state[idx] == VPA_DEV_STATE_HELD)
+    return g_strdup_printf ("is held by domain '%s'", inv->held_by[idx]);
+  if (dev->parent_index >= 0 && inv->held_by[dev->parent_index] != NULL)
+    return g_strdup_printf ("is unusable: its PF %s is held by domain '%s'",
+                            vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf),
+                            inv->held_by[dev->parent_index]);
+  for (guint i = 0; dev->vf_indices != NULL && i < dev->vf_indices->len; i++)
+    {
+      guint vf = g_array_index (dev->vf_indices, guint, i);
+      if (inv->held_by[vf] != NULL)
+        return g_strdup_printf ("is unusable as a whole PF: its VF %s is held by domain '%s'",
+                                vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf),
+                                inv->held_by[vf]);
+    }
+  return g_strdup ("is not free");
 }
 
 static const VpaRequest *
@@ -244,16 +269,14 @@ request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r)
 }
 
 static VpaCheckResult *
-check_one (const VpaInventory *inv, GPtrArray *claims, const VpaDomain *dom,
-           const VpaGuestNodes *guest, const VpaDomainHostdev *hd, const VpaRequest *r,
-           gboolean running_only)
+check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainHostdev *hd,
+           const VpaRequest *r)
 {
   VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
   g_autofree char *nodes = format_nodes (guest);
   g_autofree char *policy = NULL;
   char addr[VPA_ADDR_BUFLEN] = "-";
   char numa[16] = "-";
-  const VpaClaim *other;
   gint idx;
 
   res->device = g_strdup (hd->alias != NULL ? hd->alias : vpa_addr_format (hd->addr, addr));
@@ -284,11 +307,12 @@ check_one (const VpaInventory *inv, GPtrArray *claims, const VpaDomain *dom,
   if (res->numa_node != VPA_NUMA_NONE)
     g_snprintf (numa, sizeof numa, "%d", res->numa_node);
 
-  if ((other = claimed_by_other (claims, dom->name, hd->addr, running_only)) != NULL)
+  if (inv->state[idx] != VPA_DEV_STATE_FREE)
     {
+      g_autofree char *why = holder_of (inv, (guint) idx);
       res->status = VPA_CHECK_CLAIMED;
-      res->line = g_strdup_printf ("%s: device %s (NUMA node %s) is held by domain '%s'",
-                                   res->device, addr, numa, other->domain);
+      res->line = g_strdup_printf ("%s: device %s (NUMA node %s) %s", res->device, addr, numa,
+                                   why);
       return res;
     }
   if (r != NULL)
@@ -338,8 +362,10 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
   requests = vpa_requests_from_domain (dom, config, error);
   if (requests == NULL)
     return NULL;
-  /* Claims are checked by hand (running_only); the inventory sees none. */
-  inv = vpa_inventory_new (g_steal_pointer (&owned), config, NULL, error);
+  /* Other domains' claims (running ones only for a start), with PF/VF
+   * exclusivity: a VF whose PF another domain holds is not ours either. */
+  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
+                           other_claims (claims, dom->name, running_only), error);
   if (inv == NULL)
     return NULL;
   guest_from_domain (dom, &guest);
@@ -351,7 +377,7 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
       const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
       gint n = -1;
       const VpaRequest *r = request_for_hostdev (requests, hd, &n);
-      VpaCheckResult *res = check_one (inv, claims, dom, &guest, hd, r, running_only);
+      VpaCheckResult *res = check_one (inv, &guest, hd, r);
 
       if (r != NULL && r->kind == VPA_REQUEST_PORT)
         g_hash_table_add (seen, r->device);

@@ -720,7 +720,8 @@ state_take (const Place *pl, PlaceState *st, guint r, guint c, guint n)
 /* Routes the requests reqs[0..n) over what st has left. FALSE when they
  * cannot all be met (st is then unusable). */
 static gboolean
-place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboolean groups)
+place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboolean groups,
+             const gboolean *forbid, gboolean *unsat)
 {
   Flow f;
   guint base_cls = 2 + n;
@@ -728,6 +729,7 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
   g_autofree gint *gindex = NULL;
   g_autoptr (GArray) req_edges = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (GArray) req_pairs = g_array_new (FALSE, FALSE, sizeof (guint));
+  g_autofree guint *src_edges = g_new (guint, MAX (n, 1));
   g_autofree gint64 *cost = g_new (gint64, MAX (pl->n_cls, 1));
   gint64 need = 0, got;
   gboolean ok = TRUE;
@@ -749,11 +751,11 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
       gint g = groups ? pl->group[r] : -1;
 
       need += REQ (pl, r)->count;
-      flow_add_edge (&f, 0, 2 + i, REQ (pl, r)->count, 0);
+      src_edges[i] = flow_add_edge (&f, 0, 2 + i, REQ (pl, r)->count, 0);
       for (guint c = 0; c < pl->n_cls; c++)
         {
           guint e;
-          if (ELIG (pl, r, c) != ELIG_OK || st->cap[c] <= 0)
+          if (ELIG (pl, r, c) != ELIG_OK || st->cap[c] <= 0 || (forbid && forbid[c]))
             continue;
           if (g >= 0)
             {
@@ -774,6 +776,9 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
   got = flow_run (&f, 0, 1, need);
   if (got < need)
     ok = FALSE;
+  for (guint i = 0; !ok && unsat != NULL && i < n; i++)
+    if (flow_of (&f, src_edges[i]) < REQ (pl, reqs[i])->count)
+      unsat[reqs[i]] = TRUE;
   for (guint i = 0; ok && i < req_edges->len; i++)
     state_take (pl, st, g_array_index (req_pairs, guint, 2 * i),
                 g_array_index (req_pairs, guint, 2 * i + 1),
@@ -825,20 +830,102 @@ state_valid (const Place *pl, const PlaceState *st)
   return TRUE;
 }
 
+/* Runs the phases in order. On failure returns NULL; *failed (if not
+ * NULL) is the phase that failed, *fail_st the state it left and unsat
+ * the requests it could not meet. */
 static PlaceState *
-place_run_phases (const Place *pl, GPtrArray *phases, gboolean groups)
+place_run_phases (const Place *pl, GPtrArray *phases, gboolean groups,
+                  const gboolean *forbid, guint *failed, PlaceState **fail_st,
+                  gboolean *unsat)
 {
   g_autoptr (PlaceState) st = state_new (pl);
 
   for (guint i = 0; i < phases->len; i++)
     {
       GArray *ph = g_ptr_array_index (phases, i);
-      if (!place_phase (pl, st, (const guint *) (void *) ph->data, ph->len, groups))
-        return NULL;
+      if (!place_phase (pl, st, (const guint *) (void *) ph->data, ph->len, groups, forbid,
+                        unsat))
+        {
+          if (failed != NULL)
+            *failed = i;
+          if (fail_st != NULL)
+            *fail_st = g_steal_pointer (&st);
+          return NULL;
+        }
     }
   if (!state_valid (pl, st))
     return NULL;
   return g_steal_pointer (&st);
+}
+
+static gboolean
+state_uses (const Place *pl, const PlaceState *st, guint c)
+{
+  for (guint r = 0; r < pl->n_req; r++)
+    if (ALLOC (pl, st, r, c) > 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* After a failed second phase: what to keep away from the first one.
+ * PFs first: the PFs whose VFs the unmet requests needed. VFs first: the
+ * VFs of the PFs the unmet PF requests could have taken. */
+static gboolean
+place_refine (const Place *pl, const PlaceState *st, const gboolean *unsat,
+              gboolean pfs_first, gboolean *forbid)
+{
+  gboolean added = FALSE;
+
+  for (guint r = 0; r < pl->n_req; r++)
+    for (guint c = 0; unsat[r] && c < pl->n_cls; c++)
+      {
+        const PlaceClass *k = CLASS (pl, c);
+        if (ELIG (pl, r, c) != ELIG_OK)
+          continue;
+        if (pfs_first && k->pf_class >= 0 && !forbid[k->pf_class] &&
+            state_uses (pl, st, (guint) k->pf_class))
+          {
+            forbid[k->pf_class] = TRUE;
+            added = TRUE;
+          }
+        if (!pfs_first && k->dev->dev_type == VPA_DEV_TYPE_PF && st->broken[c])
+          for (guint v = 0; v < pl->n_cls; v++)
+            if (CLASS (pl, v)->pf_class == (gint) c && !forbid[v])
+              {
+                forbid[v] = TRUE;
+                added = TRUE;
+              }
+      }
+  return added;
+}
+
+/* Two phases, refined until they fit or nothing more can be kept away
+ * from the first: at most one round per class. */
+static PlaceState *
+place_two_phases (const Place *pl, GArray *first, GArray *second, gboolean groups,
+                  gboolean pfs_first)
+{
+  g_autoptr (GPtrArray) phases = g_ptr_array_new ();
+  g_autofree gboolean *forbid = g_new0 (gboolean, MAX (pl->n_cls, 1));
+  g_autofree gboolean *unsat = g_new0 (gboolean, MAX (pl->n_req, 1));
+
+  g_ptr_array_add (phases, first);
+  g_ptr_array_add (phases, second);
+  for (guint round = 0; round <= pl->n_cls; round++)
+    {
+      g_autoptr (PlaceState) fail_st = NULL;
+      guint failed = 0;
+      PlaceState *st;
+
+      memset (unsat, 0, sizeof (gboolean) * MAX (pl->n_req, 1));
+      st = place_run_phases (pl, phases, groups, forbid, &failed, &fail_st, unsat);
+      if (st != NULL)
+        return st;
+      if (fail_st == NULL || failed != 1 ||
+          !place_refine (pl, fail_st, unsat, pfs_first, forbid))
+        return NULL;
+    }
+  return NULL;
 }
 
 static GArray *
@@ -851,43 +938,35 @@ req_list_new (void)
 static PlaceState *
 place_solve (const Place *pl, const guint *subset, guint n, gboolean groups)
 {
-  g_autoptr (GPtrArray) s1 = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  g_autoptr (GPtrArray) s2 = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  g_autoptr (GPtrArray) s3 = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  GArray *pfs = req_list_new (), *rest = req_list_new ();
+  g_autoptr (GPtrArray) seq = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  g_autoptr (GArray) pfs = req_list_new ();
+  g_autoptr (GArray) rest = req_list_new ();
   g_autoptr (PlaceState) a = NULL;
   g_autoptr (PlaceState) b = NULL;
 
   for (guint i = 0; i < n; i++)
     g_array_append_val (pl->wants_pf[subset[i]] ? pfs : rest, subset[i]);
   /* PF requests first, so that they pick PFs whose VFs nobody needs... */
-  g_ptr_array_add (s1, pfs);
-  g_ptr_array_add (s1, rest);
-  a = place_run_phases (pl, s1, groups);
-  if (pfs->len == 0 || rest->len == 0)
-    {
-      if (a != NULL || !groups)
-        return g_steal_pointer (&a);
-    }
-  else
+  a = place_two_phases (pl, pfs, rest, groups, TRUE);
+  if (pfs->len > 0 && rest->len > 0)
     {
       /* ...or last, so that the others keep whole PFs free for them. */
-      g_ptr_array_add (s2, g_array_ref (rest));
-      g_ptr_array_add (s2, g_array_ref (pfs));
-      b = place_run_phases (pl, s2, groups);
-      if (a != NULL && (b == NULL || a->cost <= b->cost))
-        return g_steal_pointer (&a);
-      if (b != NULL)
+      b = place_two_phases (pl, rest, pfs, groups, FALSE);
+      if (b != NULL && (a == NULL || b->cost < a->cost))
         return g_steal_pointer (&b);
     }
+  if (a != NULL)
+    return g_steal_pointer (&a);
+  if (pfs->len == 0 && !groups)
+    return NULL;
   /* Last resort, Nova's own shape: one request after the other. */
   for (guint i = 0; i < n; i++)
     {
       GArray *one = req_list_new ();
       g_array_append_val (one, subset[i]);
-      g_ptr_array_add (s3, one);
+      g_ptr_array_add (seq, one);
     }
-  return place_run_phases (pl, s3, groups);
+  return place_run_phases (pl, seq, groups, NULL, NULL, NULL, NULL);
 }
 
 /* ------------------------------------------------------------------ */

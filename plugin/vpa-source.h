@@ -39,5 +39,10 @@ VpaHost *vpa_snapshot_load_memory (const char *buf, gsize len, const char *name,
 gboolean vpa_snapshot_write (const VpaHost *host, FILE *out, GError **error);
 
 VpaHost *vpa_sysfs_load (const char *root, GError **error);
+/* Only the devices at addrs (missing ones are left out) and their parent
+ * PFs, plus the whole topology: what a check of a few devices needs,
+ * without reading every device of a large host. */
+VpaHost *vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs,
+                                 GError **error);
 
 G_END_DECLS

@@ -526,16 +526,36 @@ read_topology (VpaHost *host, const char *root, GError **error)
   return ok;
 }
 
-VpaHost *
-vpa_sysfs_load (const char *root, GError **error)
+/* Reads the device at addr unless already read, then its parent PF. */
+static gboolean
+read_one_with_parent (VpaHost *host, int devs_fd, const char *path, GHashTable *seen,
+                      VpaAddr addr, GError **error)
 {
-  g_autofree char *source = NULL;
-  g_autoptr (VpaHost) host = NULL;
+  while (addr != VPA_ADDR_NONE && !g_hash_table_contains (seen, &addr))
+    {
+      char name[VPA_ADDR_BUFLEN];
+      DevPath p = { path, name };
+      VpaDevice *dev = NULL;
+      VpaAddr *key = g_new (VpaAddr, 1);
+
+      *key = addr;
+      g_hash_table_add (seen, key);
+      vpa_addr_format (addr, name);
+      if (!read_device (devs_fd, &p, addr, &dev, error))
+        return FALSE;
+      if (dev == NULL)
+        return TRUE;
+      addr = dev->parent_addr;
+      vpa_host_add_device (host, dev);
+    }
+  return TRUE;
+}
+
+static gboolean
+check_root (const char *root, GError **error)
+{
   struct stat st;
   int e = 0;
-
-  g_return_val_if_fail (root != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   if (stat (root, &st) != 0)
     e = errno;
@@ -545,8 +565,57 @@ vpa_sysfs_load (const char *root, GError **error)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read sysfs root: %s",
                    root, g_strerror (e));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+VpaHost *
+vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs, GError **error)
+{
+  g_autofree char *source = NULL;
+  g_autofree char *path = NULL;
+  g_autoptr (VpaHost) host = NULL;
+  g_autoptr (GHashTable) seen = NULL;
+  gboolean ok = TRUE;
+  int fd;
+
+  g_return_val_if_fail (root != NULL, NULL);
+  g_return_val_if_fail (addrs != NULL || n_addrs == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_root (root, error))
+    return NULL;
+  source = g_strconcat ("sysfs:", root, NULL);
+  host = vpa_host_new (source);
+  path = g_build_filename (root, PCI_DEVICES, NULL);
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read PCI devices: %s",
+                   path, g_strerror (errno));
       return NULL;
     }
+  seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint i = 0; ok && i < n_addrs; i++)
+    ok = read_one_with_parent (host, fd, path, seen, addrs[i], error);
+  close (fd);
+  if (!ok || !read_topology (host, root, error) || !vpa_host_seal (host, error))
+    return NULL;
+  return g_steal_pointer (&host);
+}
+
+VpaHost *
+vpa_sysfs_load (const char *root, GError **error)
+{
+  g_autofree char *source = NULL;
+  g_autoptr (VpaHost) host = NULL;
+
+  g_return_val_if_fail (root != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (!check_root (root, error))
+    return NULL;
   source = g_strconcat ("sysfs:", root, NULL);
   host = vpa_host_new (source);
   if (!read_devices (host, root, error) || !read_topology (host, root, error) ||

@@ -5,10 +5,16 @@
  * filter over pool rows.
  */
 #include <string.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 #include "vpa-fleet.h"
+#include "vpa-config.h"
+#include "vpa-domain.h"
+#include "vpa-output.h"
+#include "vpa-pools.h"
+#include "vpa-source.h"
 
 static char *pg_dir;      /* the private server's directory, or NULL */
 static char *pg_base_uri; /* its "postgres" database */
@@ -858,6 +864,169 @@ test_tags_canonical (void)
   g_assert_cmpint (vpa_fleet_tagset_key (PHYSNET1), !=, vpa_fleet_tagset_key (s1));
 }
 
+
+/* ------------------------------------------------------------------ */
+/* The command line (tests/fleet/fleet-cli)                            */
+/* ------------------------------------------------------------------ */
+
+/* Runs fleet ARGS...; returns the exit status. */
+static gint
+fleet_cli (char **out, char **err, ...)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *o = NULL, *e = NULL;
+  gint status = 0;
+  const char *arg;
+  va_list ap;
+
+  g_ptr_array_add (argv, (char *) VPA_FLEET_CLI);
+  va_start (ap, err);
+  while ((arg = va_arg (ap, const char *)) != NULL)
+    g_ptr_array_add (argv, (char *) arg);
+  va_end (ap);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
+                               &o, &e, &status, &error));
+  g_assert_no_error (error);
+  if (out != NULL)
+    *out = g_steal_pointer (&o);
+  if (err != NULL)
+    *err = g_steal_pointer (&e);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+/* pools' JSON of the in-process pools, with "host" first in each pool:
+ * what `fleet pools --format json` must print after a sync. */
+static char *
+inprocess_pools_json (const char *xml, const char *conf, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = vpa_config_load_file (conf, &error);
+  g_autoptr (VpaHost) host = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GArray) pools = NULL;
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  g_assert_no_error (error);
+  host = vpa_snapshot_load (xml, &error);
+  g_assert_no_error (error);
+  inv = vpa_inventory_new (g_steal_pointer (&host), config, NULL, &error);
+  g_assert_no_error (error);
+  pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "pools");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < pools->len; i++)
+    vpa_output_pool_json_add (b, config, &g_array_index (pools, VpaPool, i), "host", name);
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return vpa_output_json_to_string (root);
+}
+
+/* After a sync, fleet pools --host H prints the in-process pools of H's
+ * inventory, for every sample host. */
+static void
+test_samples_consistency (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *dir = g_build_filename (VPA_TEST_DATA, "hosts", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *entry;
+
+  if (backend_skip (fx->backend))
+    return;
+  g_assert_nonnull (d);
+  while ((entry = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (entry, ".xml"))
+      g_ptr_array_add (names, g_strndup (entry, strlen (entry) - 4));
+  g_assert_cmpuint (names->len, >, 0);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = g_ptr_array_index (names, i);
+      g_autofree char *xml = g_strdup_printf ("%s/%s.xml", dir, name);
+      g_autofree char *conf = g_strdup_printf ("%s/%s.conf", dir, name);
+      g_autofree char *expect = inprocess_pools_json (xml, conf, name);
+      g_autofree char *out = NULL, *err = NULL;
+
+      g_assert_cmpint (fleet_cli (&out, &err, "sync", "--store", fx->uri, "--inventory", xml,
+                                  "--config", conf, "--host", name, NULL), ==, 0);
+      g_clear_pointer (&out, g_free);
+      g_clear_pointer (&err, g_free);
+      g_assert_cmpint (fleet_cli (&out, &err, "pools", "--store", fx->uri, "--host", name,
+                                  "--format", "json", NULL), ==, 0);
+      g_assert_cmpstr (err, ==, "");
+      g_assert_cmpstr (out, ==, expect);
+    }
+}
+
+/* A guest with one cell, bound to the host node between head and tail. */
+static const char filter_domain_head[] =
+  "<domain type='kvm'><name>g1</name><vcpu>2</vcpu>"
+  "<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+  "<vpa:flavor aliases='QuickAssist:1'/>"
+  "<vpa:port device='ua-net0' physnet='physnet1' policy='required'/>"
+  "</vpa:affinity></metadata>"
+  "<cpu><numa><cell id='0' cpus='0-1' memory='1048576'/></numa></cpu>"
+  "<numatune><memnode cellid='0' mode='strict' nodeset='";
+static const char filter_domain_tail[] =
+  "'/></numatune>"
+  "<devices><interface type='hostdev'><alias name='ua-net0'/></interface></devices>"
+  "</domain>";
+
+static void
+test_cli (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *xml = g_build_filename (VPA_TEST_DATA, "hosts", "dual-socket.xml", NULL);
+  g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "dual-socket.conf", NULL);
+  g_autofree char *dom0 = g_build_filename (fx->tmpdir, "node0.xml", NULL);
+  g_autofree char *dom1 = g_build_filename (fx->tmpdir, "node1.xml", NULL);
+  g_autofree char *text0 = g_strconcat (filter_domain_head, "0", filter_domain_tail, NULL);
+  g_autofree char *text1 = g_strconcat (filter_domain_head, "1", filter_domain_tail, NULL);
+  g_autofree char *out = NULL, *err = NULL;
+
+  if (backend_skip (fx->backend))
+    return;
+  g_assert_true (g_file_set_contents (dom0, text0, -1, NULL));
+  g_assert_true (g_file_set_contents (dom1, text1, -1, NULL));
+
+  /* Bad host names and stores: 2; a store that cannot be opened: 3. */
+  g_assert_cmpint (fleet_cli (&out, &err, "sync", "--store", fx->uri, "--inventory", xml,
+                              "--host", "a b", NULL), ==, 2);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_nonnull (strstr (err, "'a b'"));
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", "mysql://x/y", NULL), ==, 2);
+  g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", "sqlite:relative", NULL), ==, 2);
+  g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", "/nonexistent/f.db", NULL), ==, 3);
+  g_assert_cmpint (fleet_cli (NULL, NULL, "sync", "--store", fx->uri, "--inventory",
+                              "/nonexistent/h.xml", "--host", "h", NULL), !=, 0);
+  g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", fx->uri, "--format", "yaml", NULL), ==, 2);
+  g_assert_cmpint (fleet_cli (NULL, NULL, "frobnicate", NULL), ==, 2);
+  /* Reading a store nobody synced yet. */
+  g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", fx->uri, NULL), ==, 3);
+
+  g_assert_cmpint (fleet_cli (NULL, NULL, "sync", "--store", fx->uri, "--inventory", xml,
+                              "--config", conf, "--host", "ds1", NULL), ==, 0);
+  g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", fx->uri, "--host", "ds2", NULL), ==, 2);
+
+  /* QuickAssist (node 0, required) and a physnet1 VF on node 0: the
+   * guest on node 0 fits, on node 1 it does not. */
+  g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
+                              dom0, "--format", "json", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\"host\": \"ds1\",\n      \"passes\": true,\n      \"weight\": "));
+  g_assert_nonnull (strstr (out, "\"reason\": null"));
+  g_clear_pointer (&err, g_free);
+  g_clear_pointer (&out, g_free);
+  g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
+                              dom1, NULL), ==, 1);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_nonnull (strstr (err, "no host passes: ds1: "));
+}
+
 /* ------------------------------------------------------------------ */
 
 static void
@@ -933,6 +1102,8 @@ main (int argc, char **argv)
   add_store_test ("concurrent-syncs", test_concurrent_syncs);
   add_store_test ("unknown-host", test_unknown_host);
   add_store_test ("filter", test_filter_store);
+  add_store_test ("samples-consistency", test_samples_consistency);
+  add_store_test ("cli", test_cli);
 
   pg_server_start ();
   rc = g_test_run ();

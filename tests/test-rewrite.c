@@ -342,6 +342,52 @@ test_nothing_to_do (void)
   g_assert_cmpstr (out, ==, doc);
 }
 
+/* Damaged inputs fail cleanly or rewrite idempotently, and never reach
+ * an internal error (the scanner must agree with libxml2). */
+static void
+test_mutations (void)
+{
+  static const char subst[] = "<>'\"&/:= \n-?!x";
+  g_autofree char *path = g_build_filename (VPA_TEST_DATA, "domain", "rewrite", "ports.xml", NULL);
+  g_autofree char *dpath = g_build_filename (VPA_TEST_DATA, "domain", "rewrite", "ports.decisions", NULL);
+  g_autoptr (GPtrArray) decisions = read_decisions (dpath);
+  g_autofree char *in = NULL;
+  gsize in_len;
+  guint ok = 0, failed = 0;
+
+  in = read_file (path, &in_len);
+  for (gsize pos = 0; pos < in_len; pos += 6)
+    for (guint k = 0; k < sizeof subst; k++)
+      {
+        g_autofree char *m = g_memdup2 (in, in_len + 1);
+        g_autoptr (GError) error = NULL;
+        g_autofree char *out = NULL;
+        gsize len = in_len, out_len = 0;
+
+        /* the last variant truncates */
+        if (k == sizeof subst - 1)
+          len = pos;
+        else
+          m[pos] = subst[k];
+        out = vpa_domain_rewrite (m, len, "m.xml", decisions, &out_len, &error);
+        g_assert_true ((out == NULL) == (error != NULL));
+        if (out == NULL)
+          {
+            g_assert_null (strstr (error->message, "internal error"));
+            failed++;
+            continue;
+          }
+        {
+          g_autofree char *again = vpa_domain_rewrite (out, out_len, "m.xml", decisions, &len, &error);
+          g_assert_no_error (error);
+          g_assert_cmpstr (again, ==, out);
+        }
+        ok++;
+      }
+  g_assert_cmpuint (ok, >, 0);
+  g_assert_cmpuint (failed, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -349,6 +395,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rewrite/insert-only-keeps-bytes", test_insert_only_keeps_bytes);
   g_test_add_func ("/rewrite/replace-converges", test_replace_converges);
   g_test_add_func ("/rewrite/nothing-to-do", test_nothing_to_do);
+  g_test_add_func ("/rewrite/mutations", test_mutations);
   add_fixture_tests ();
   return g_test_run ();
 }

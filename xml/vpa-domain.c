@@ -17,8 +17,10 @@
 
 typedef struct {
   const char *what;
-  gboolean strict; /* the domain has vpa:affinity */
+  gboolean strict;          /* the domain has vpa:affinity */
   VpaDomain *dom;
+  GHashTable *port_devices; /* borrowed VpaPortRequest.device */
+  GHashTable *placed_devices; /* borrowed VpaPlacedRecord.device */
 } ParseCtx;
 
 /* ------------------------------------------------------------------ */
@@ -407,7 +409,6 @@ parse_port (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "device", "physnet", "vnic-type", "trusted",
                                        "pf-group", "policy", NULL };
-  g_autoptr (GError) local = NULL;
   VpaPortRequest *port;
 
   if (!check_attributes (ctx, node, known, error))
@@ -431,17 +432,13 @@ parse_port (ParseCtx *ctx, xmlNode *node, GError **error)
                    ctx->what, port->device, VPA_ALIAS_PREFIX);
       return FALSE;
     }
-  for (guint i = 0; i + 1 < ctx->dom->ports->len; i++)
+  if (!g_hash_table_add (ctx->port_devices, port->device))
     {
-      const VpaPortRequest *other = g_ptr_array_index (ctx->dom->ports, i);
-      if (strcmp (other->device, port->device) == 0)
-        {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:port device='%s'>: device '%s' is already requested by "
-                       "another <vpa:port>",
-                       ctx->what, port->device, port->device);
-          return FALSE;
-        }
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:port device='%s'>: device '%s' is already requested by another "
+                   "<vpa:port>",
+                   ctx->what, port->device, port->device);
+      return FALSE;
     }
   return parse_port_attrs (ctx, node, port, error);
 }
@@ -492,18 +489,15 @@ parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
   if (source == NULL || !vpa_policy_source_from_string (source, &rec.source))
     return placed_fail (ctx, node, "source", source, "port, flavor, image, alias or default",
                         error);
-  for (guint i = 0; i < ctx->dom->placed->len; i++)
+  if (g_hash_table_contains (ctx->placed_devices, device))
     {
-      const VpaPlacedRecord *other = g_ptr_array_index (ctx->dom->placed, i);
-      if (strcmp (other->device, device) == 0)
-        {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:placed device='%s'>: device '%s' is recorded twice", ctx->what,
-                       device, device);
-          return FALSE;
-        }
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:placed device='%s'>: device '%s' is recorded twice", ctx->what,
+                   device, device);
+      return FALSE;
     }
   rec.device = g_steal_pointer (&device);
+  g_hash_table_add (ctx->placed_devices, rec.device);
   g_ptr_array_add (ctx->dom->placed, g_memdup2 (&rec, sizeof rec));
   return TRUE;
 }
@@ -636,17 +630,19 @@ parse_hostdevs (ParseCtx *ctx, xmlNode *domain, GError **error)
 static gboolean
 check_ports (ParseCtx *ctx, GError **error)
 {
+  g_autoptr (GHashTable) aliases = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint j = 0; j < ctx->dom->hostdevs->len; j++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (ctx->dom->hostdevs, j);
+      if (hd->alias != NULL)
+        g_hash_table_add (aliases, hd->alias);
+    }
   for (guint i = 0; i < ctx->dom->ports->len; i++)
     {
       const VpaPortRequest *port = g_ptr_array_index (ctx->dom->ports, i);
-      gboolean found = FALSE;
 
-      for (guint j = 0; j < ctx->dom->hostdevs->len && !found; j++)
-        {
-          const VpaDomainHostdev *hd = g_ptr_array_index (ctx->dom->hostdevs, j);
-          found = g_strcmp0 (hd->alias, port->device) == 0;
-        }
-      if (!found)
+      if (!g_hash_table_contains (aliases, port->device))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: <vpa:port device='%s'>: no <interface type='hostdev'> or PCI "
@@ -738,16 +734,19 @@ parse_cells (ParseCtx *ctx, xmlNode *domain, GError **error)
   return TRUE;
 }
 
-static VpaDomainCell *
-find_cell (VpaDomain *dom, guint id)
+/* Cell id -> cell; the first of a repeated id wins. */
+static GHashTable *
+cells_by_id (VpaDomain *dom)
 {
+  GHashTable *ret = g_hash_table_new (NULL, NULL);
+
   for (guint i = 0; i < dom->cells->len; i++)
     {
       VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
-      if (cell->id == id)
-        return cell;
+      if (!g_hash_table_contains (ret, GUINT_TO_POINTER (cell->id)))
+        g_hash_table_insert (ret, GUINT_TO_POINTER (cell->id), cell);
     }
-  return NULL;
+  return ret;
 }
 
 static gboolean
@@ -756,9 +755,11 @@ parse_numatune (ParseCtx *ctx, xmlNode *domain, GError **error)
   xmlNode *numatune = vpa_xml_child (domain, "numatune", NULL);
   xmlNode *memory;
   g_autoptr (GArray) all = NULL;
+  g_autoptr (GHashTable) cells = NULL;
 
   if (numatune == NULL || ctx->dom->cells->len == 0)
     return TRUE;
+  cells = cells_by_id (ctx->dom);
   for (xmlNode *c = numatune->children; c != NULL; c = c->next)
     {
       g_autofree char *label = NULL;
@@ -770,7 +771,7 @@ parse_numatune (ParseCtx *ctx, xmlNode *domain, GError **error)
         continue;
       if (!parse_id_attr (ctx, c, "cellid", "<numatune><memnode>", &found, &id, error))
         return FALSE;
-      if (!found || (cell = find_cell (ctx->dom, id)) == NULL || cell->nodeset != NULL)
+      if (!found || (cell = g_hash_table_lookup (cells, GUINT_TO_POINTER (id))) == NULL || cell->nodeset != NULL)
         continue; /* libvirt refuses these; nothing of ours to bind */
       label = g_strdup_printf ("<numatune><memnode cellid='%u'>", id);
       if (!parse_set_attr (ctx, c, "nodeset", label, &cell->nodeset, error))
@@ -788,27 +789,65 @@ parse_numatune (ParseCtx *ctx, xmlNode *domain, GError **error)
   return TRUE;
 }
 
-static gint
-uint_cmp (gconstpointer a, gconstpointer b)
+/* A pinned CPU set, stamped with the last cell it was merged into so
+ * that vCPUs sharing one set cost one merge per cell. */
+typedef struct {
+  GArray *set;
+  guint stamp;
+} PinSet;
+
+static void
+pin_set_free (PinSet *p)
 {
-  guint x = *(const guint *) a, y = *(const guint *) b;
-  return x < y ? -1 : x > y;
+  g_array_unref (p->set);
+  g_free (p);
 }
 
-/* Sorted unique union of guint sets; *acc is created on first use. */
-static void
-set_union (GArray **acc, const GArray *add)
+/* The cell's CPU set from the union bitmap, or NULL if empty. */
+static GArray *
+bitmap_to_set (const GByteArray *bits)
 {
-  guint out = 0;
+  GArray *ret = NULL;
 
-  if (*acc == NULL)
-    *acc = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_array_append_vals (*acc, add->data, add->len);
-  g_array_sort (*acc, uint_cmp);
-  for (guint i = 0; i < (*acc)->len; i++)
-    if (out == 0 || g_array_index (*acc, guint, i) != g_array_index (*acc, guint, out - 1))
-      g_array_index (*acc, guint, out++) = g_array_index (*acc, guint, i);
-  g_array_set_size (*acc, out);
+  for (guint i = 0; i < bits->len; i++)
+    {
+      if (!bits->data[i])
+        continue;
+      if (ret == NULL)
+        ret = g_array_new (FALSE, FALSE, sizeof (guint));
+      g_array_append_val (ret, i);
+    }
+  return ret;
+}
+
+static void
+bind_cell_pins (VpaDomainCell *cell, guint stamp, GHashTable *pins, PinSet *fallback)
+{
+  g_autoptr (GByteArray) bits = g_byte_array_new ();
+
+  for (guint j = 0; j < cell->vcpus->len; j++)
+    {
+      guint v = g_array_index (cell->vcpus, guint, j);
+      PinSet *p = g_hash_table_lookup (pins, GUINT_TO_POINTER (v));
+
+      if (p == NULL)
+        p = fallback;
+      if (p == NULL || p->stamp == stamp)
+        continue;
+      p->stamp = stamp;
+      for (guint k = 0; k < p->set->len; k++)
+        {
+          guint cpu = g_array_index (p->set, guint, k);
+          if (bits->len <= cpu)
+            {
+              guint old = bits->len;
+              g_byte_array_set_size (bits, cpu + 1);
+              memset (bits->data + old, 0, cpu + 1 - old);
+            }
+          bits->data[cpu] = 1;
+        }
+    }
+  cell->cpuset = bitmap_to_set (bits);
 }
 
 /* Each cell's host CPUs: its vCPUs' <vcpupin cpuset>, else <vcpu cpuset>. */
@@ -817,14 +856,16 @@ parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
   xmlNode *vcpu = vpa_xml_child (domain, "vcpu", NULL);
   xmlNode *cputune = vpa_xml_child (domain, "cputune", NULL);
-  g_autoptr (GArray) fallback = NULL;
   g_autoptr (GHashTable) pins = NULL;
+  g_autoptr (GArray) fallback_set = NULL;
+  PinSet fallback = { NULL, 0 };
 
   if (ctx->dom->cells->len == 0)
     return TRUE;
-  if (vcpu != NULL && !parse_set_attr (ctx, vcpu, "cpuset", "<vcpu>", &fallback, error))
+  if (vcpu != NULL && !parse_set_attr (ctx, vcpu, "cpuset", "<vcpu>", &fallback_set, error))
     return FALSE;
-  pins = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) g_array_unref);
+  fallback.set = fallback_set;
+  pins = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) pin_set_free);
   for (xmlNode *c = cputune != NULL ? cputune->children : NULL; c != NULL; c = c->next)
     {
       g_autofree char *label = NULL;
@@ -842,21 +883,15 @@ parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
       if (!parse_set_attr (ctx, c, "cpuset", label, &set, error))
         return FALSE;
       if (set != NULL)
-        g_hash_table_replace (pins, GUINT_TO_POINTER (id), set);
-    }
-  for (guint i = 0; i < ctx->dom->cells->len; i++)
-    {
-      VpaDomainCell *cell = g_ptr_array_index (ctx->dom->cells, i);
-      for (guint j = 0; j < cell->vcpus->len; j++)
         {
-          guint v = g_array_index (cell->vcpus, guint, j);
-          const GArray *set = g_hash_table_lookup (pins, GUINT_TO_POINTER (v));
-          if (set == NULL)
-            set = fallback;
-          if (set != NULL)
-            set_union (&cell->cpuset, set);
+          PinSet *p = g_new0 (PinSet, 1);
+          p->set = set;
+          g_hash_table_replace (pins, GUINT_TO_POINTER (id), p);
         }
     }
+  for (guint i = 0; i < ctx->dom->cells->len; i++)
+    bind_cell_pins (g_ptr_array_index (ctx->dom->cells, i), i + 1, pins,
+                    fallback_set != NULL ? &fallback : NULL);
   return TRUE;
 }
 
@@ -889,18 +924,29 @@ add_nodeset (GArray *nodes, const GArray *nodeset)
     }
 }
 
-/* The host node holding cpu, or -1. */
-static gint
-host_cpu_node (const VpaHost *host, guint cpu)
+/* Host CPU -> NUMA node (-1: in no cell), indexed by CPU id. */
+static GArray *
+host_cpu_nodes (const VpaHost *host)
 {
+  GArray *map = g_array_new (FALSE, FALSE, sizeof (gint));
+
   for (guint i = 0; i < host->cells->len; i++)
     {
       const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
       for (guint j = 0; c->cpus != NULL && j < c->cpus->len; j++)
-        if (g_array_index (c->cpus, guint, j) == cpu)
-          return c->id;
+        {
+          guint cpu = g_array_index (c->cpus, guint, j);
+          if (cpu > VPA_CPUSET_MAX)
+            continue; /* no guest can pin to it */
+          while (map->len <= cpu)
+            {
+              gint none = -1;
+              g_array_append_val (map, none);
+            }
+          g_array_index (map, gint, cpu) = c->id;
+        }
     }
-  return -1;
+  return map;
 }
 
 /* "0-3,8" */
@@ -923,14 +969,15 @@ format_set (const GArray *set)
 }
 
 static gboolean
-bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host, GArray *nodes,
-                GError **error)
+bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
+                const GArray *cpu_nodes, GArray *nodes, GError **error)
 {
   guint found = 0;
 
   for (guint i = 0; i < cell->cpuset->len; i++)
     {
-      gint n = host_cpu_node (host, g_array_index (cell->cpuset, guint, i));
+      guint cpu = g_array_index (cell->cpuset, guint, i);
+      gint n = cpu < cpu_nodes->len ? g_array_index (cpu_nodes, gint, cpu) : -1;
       /* An offline or absent CPU is skipped: libvirt decides whether the
        * domain can run with it; the others still bind the cell. */
       if (n < 0)
@@ -954,17 +1001,20 @@ gboolean
 vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
 {
   g_autoptr (GArray) nodes = g_array_new (FALSE, FALSE, sizeof (gint));
+  g_autoptr (GArray) cpu_nodes = NULL;
 
   g_return_val_if_fail (dom != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (host != NULL && host->cells->len > 0)
+    cpu_nodes = host_cpu_nodes (host);
   for (guint i = 0; i < dom->cells->len; i++)
     {
       const VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
       if (cell->nodeset != NULL)
         add_nodeset (nodes, cell->nodeset);
-      else if (cell->cpuset != NULL && host != NULL && host->cells->len > 0 &&
-               !bind_cell_cpus (dom, cell, host, nodes, error))
+      else if (cell->cpuset != NULL && cpu_nodes != NULL &&
+               !bind_cell_cpus (dom, cell, host, cpu_nodes, nodes, error))
         return FALSE;
     }
   sort_unique_nodes (nodes);
@@ -992,7 +1042,9 @@ VpaDomain *
 vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
 {
   g_autoptr (VpaDomain) dom = NULL;
-  ParseCtx ctx = { .what = what };
+  g_autoptr (GHashTable) port_devices = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) placed_devices = g_hash_table_new (g_str_hash, g_str_equal);
+  ParseCtx ctx = { .what = what, .port_devices = port_devices, .placed_devices = placed_devices };
 
   g_return_val_if_fail (node != NULL, NULL);
   g_return_val_if_fail (what != NULL, NULL);

@@ -334,24 +334,24 @@ static void
 learn_layout (Rewrite *rw, xmlNode *root)
 {
   xmlNode *child = first_element (root);
+  g_autofree char *outer = NULL;
+  g_autofree char *inner = NULL;
+  gsize ws;
 
   rw->dev_quote = quote_of (rw, root, '\'');
+  rw->newlines = TRUE;
+  rw->step = g_strdup ("  ");
   if (child == NULL)
+    return;
+  outer = own_indent (rw, root);
+  inner = own_indent (rw, child);
+  ws = ws_before (rw, span_of (child)->start);
+  rw->newlines = memchr (rw->buf + ws, '\n', span_of (child)->start - ws) != NULL;
+  if (g_str_has_prefix (inner, outer) && strlen (inner) > strlen (outer))
     {
-      rw->newlines = TRUE;
-      rw->step = g_strdup ("  ");
-      return;
+      g_free (rw->step);
+      rw->step = g_strdup (inner + strlen (outer));
     }
-  {
-    g_autofree char *outer = own_indent (rw, root);
-    g_autofree char *inner = own_indent (rw, child);
-    gsize ws = ws_before (rw, span_of (child)->start);
-
-    rw->newlines = memchr (rw->buf + ws, '\n', span_of (child)->start - ws) != NULL;
-    rw->step = g_str_has_prefix (inner, outer) && strlen (inner) > strlen (outer)
-                 ? g_strdup (inner + strlen (outer))
-                 : g_strdup ("  ");
-  }
 }
 
 /* ------------------------------------------------------------------ */
@@ -559,19 +559,24 @@ is_pci_device (Rewrite *rw, xmlNode *node)
          vpa_xml_hostdev_address (node, rw->what, &is_pci, &addr, NULL) && is_pci;
 }
 
-static xmlNode *
-find_device (Rewrite *rw, xmlNode *devices, const char *alias)
+/* User alias -> PCI <interface>/<hostdev> of <devices>; the first of a
+ * repeated alias wins (libvirt refuses repeats). */
+static GHashTable *
+devices_by_alias (Rewrite *rw, xmlNode *devices)
 {
+  GHashTable *ret = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
   for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
     {
-      g_autofree char *name = NULL;
-      if (!is_pci_device (rw, c))
+      char *name;
+      if (!is_pci_device (rw, c) || (name = user_alias_of (c)) == NULL)
         continue;
-      name = user_alias_of (c);
-      if (g_strcmp0 (name, alias) == 0)
-        return c;
+      if (g_hash_table_contains (ret, name))
+        g_free (name);
+      else
+        g_hash_table_insert (ret, name, c);
     }
-  return NULL;
+  return ret;
 }
 
 /* Gives a device the decided <source><address>, changing nothing when
@@ -615,6 +620,8 @@ fill_source (Rewrite *rw, xmlNode *node, VpaAddr addr, GError **error)
 static gboolean
 rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GError **error)
 {
+  g_autoptr (GHashTable) by_alias = devices_by_alias (rw, devices);
+
   for (guint i = 0; i < decisions->len; i++)
     {
       const VpaDecision *d = g_ptr_array_index (decisions, i);
@@ -622,8 +629,9 @@ rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GError **err
 
       if (d->kind != VPA_DECISION_PORT)
         continue;
-      node = g_str_has_prefix (d->device, VPA_ALIAS_PREFIX) ? NULL
-                                                            : find_device (rw, devices, d->device);
+      node = g_str_has_prefix (d->device, VPA_ALIAS_PREFIX)
+               ? NULL
+               : g_hash_table_lookup (by_alias, d->device);
       if (node == NULL)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -790,13 +798,19 @@ check_decisions (const char *what, GPtrArray *decisions, GError **error)
       g_return_val_if_fail (d->policy < VPA_POLICY_LAST, FALSE);
       g_return_val_if_fail (d->source < VPA_POLICY_SOURCE_LAST, FALSE);
       name = vpa_decision_user_alias (d);
-      if (d->addr == VPA_ADDR_NONE || *d->device == '\0' ||
+      if (*d->device == '\0' ||
           (d->kind == VPA_DECISION_ALIAS &&
            strspn (d->device, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
              strlen (d->device)))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: decision for '%s': no address or not a valid user alias", what, name);
+                       "%s: decision for device '%s': not a valid libvirt user alias", what, name);
+          return FALSE;
+        }
+      if (d->addr == VPA_ADDR_NONE)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: decision for device '%s': no PCI address", what, name);
           return FALSE;
         }
       if (g_hash_table_contains (seen, name))

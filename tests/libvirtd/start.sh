@@ -19,8 +19,12 @@ for tool in libvirtd virtlogd virsh qemu-system-x86_64; do
   command -v "$tool" >/dev/null || { echo "start.sh: $tool not installed" >&2; exit 77; }
 done
 if [ -e "$state/libvirtd.pid" ]; then
-  echo "start.sh: $state/libvirtd.pid exists; run stop.sh first" >&2
-  exit 1
+  if kill -0 "$(cat "$state/libvirtd.pid")" 2>/dev/null; then
+    echo "start.sh: $state/libvirtd.pid exists; run stop.sh first" >&2
+    exit 1
+  fi
+  # Left over from a run that was killed: its daemon is gone.
+  rm -f "$state/libvirtd.pid"
 fi
 if virsh -c "$uri" version >/dev/null 2>&1; then
   echo "start.sh: a libvirtd already answers on $uri; using it, starting nothing"
@@ -32,6 +36,8 @@ chmod 0700 "$state"
 
 # The QEMU driver refuses to start unless its compiled-in user exists.
 getent group kvm >/dev/null || groupadd -r kvm
+# libvirtd 9 also resolves a group of the same name as its QEMU user.
+getent group libvirt-qemu >/dev/null || groupadd -r libvirt-qemu
 id libvirt-qemu >/dev/null 2>&1 || useradd -r -g kvm -s /usr/sbin/nologin libvirt-qemu
 mkdir -p /var/log/libvirt /run/libvirt /var/lib/libvirt/qemu /var/cache/libvirt \
          /etc/libvirt/hooks/qemu.d

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "vpa-statedirs.h"
+
+#include <string.h>
+#include "vpa-xml.h"
+
+/* libvirt writes "0x81" (hex) and accepts "129" (decimal). */
+static gboolean
+parse_field (xmlNode *addr, const char *name, guint64 max, guint64 *out)
+{
+  g_autofree char *s = vpa_xml_prop (addr, name);
+  char *end = NULL;
+  guint64 v;
+
+  if (s == NULL || *s == '\0')
+    return FALSE;
+  if (g_str_has_prefix (s, "0x") || g_str_has_prefix (s, "0X"))
+    v = s[2] != '\0' ? g_ascii_strtoull (s + 2, &end, 16) : 0;
+  else
+    v = g_ascii_strtoull (s, &end, 10);
+  if (end == NULL || *end != '\0' || v > max)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* <actual type='hostdev'><source><address .../></source></actual> inside
+ * an <interface type='network'> of a running domain's status file. */
+static VpaAddr
+actual_hostdev_address (xmlNode *iface)
+{
+  xmlNode *actual = vpa_xml_child (iface, "actual", NULL);
+  g_autofree char *type = actual != NULL ? vpa_xml_prop (actual, "type") : NULL;
+  xmlNode *source, *addr;
+  guint64 d = 0, b, s, f;
+
+  if (g_strcmp0 (type, "hostdev") != 0)
+    return VPA_ADDR_NONE;
+  source = vpa_xml_child (actual, "source", NULL);
+  addr = source != NULL ? vpa_xml_child (source, "address", NULL) : NULL;
+  if (addr == NULL)
+    return VPA_ADDR_NONE;
+  if (xmlHasProp (addr, (const xmlChar *) "domain") != NULL &&
+      !parse_field (addr, "domain", G_MAXUINT32, &d))
+    return VPA_ADDR_NONE;
+  if (!parse_field (addr, "bus", 0xff, &b) || !parse_field (addr, "slot", 0x1f, &s) ||
+      !parse_field (addr, "function", 7, &f))
+    return VPA_ADDR_NONE;
+  return VPA_ADDR (d, b, s, f);
+}
+
+/* The PCI address a <devices> child holds, or VPA_ADDR_NONE. An address
+ * that does not parse claims nothing: libvirt would not have written it. */
+static VpaAddr
+device_address (xmlNode *dev, const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean is_pci = FALSE;
+  VpaAddr addr = VPA_ADDR_NONE;
+
+  if (!vpa_xml_is (dev, "hostdev", NULL) && !vpa_xml_is (dev, "interface", NULL))
+    return VPA_ADDR_NONE;
+  if (!vpa_xml_hostdev_address (dev, what, &is_pci, &addr, &error))
+    {
+      g_debug ("%s", error->message);
+      return VPA_ADDR_NONE;
+    }
+  if (!is_pci && vpa_xml_is (dev, "interface", NULL))
+    return actual_hostdev_address (dev);
+  return addr;
+}
+
+gboolean
+vpa_statedirs_parse (const char *buf, gsize len, const char *what,
+                     const char *exclude, GPtrArray *claims, GError **error)
+{
+  g_autoptr (xmlDoc) doc = NULL;
+  g_autofree char *name = NULL;
+  xmlNode *root, *dom, *devices, *n;
+  gboolean running;
+
+  g_return_val_if_fail (claims != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL)
+    return FALSE;
+  root = xmlDocGetRootElement (doc);
+  running = vpa_xml_is (root, "domstatus", NULL);
+  dom = running ? vpa_xml_child (root, "domain", NULL) : root;
+  if (!vpa_xml_is (dom, "domain", NULL))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: root element <%s> is neither <domain> nor <domstatus><domain>",
+                   what, (const char *) root->name);
+      return FALSE;
+    }
+  n = vpa_xml_child (dom, "name", NULL);
+  name = n != NULL ? vpa_xml_text (n) : NULL;
+  if (name == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <domain> without <name>", what);
+      return FALSE;
+    }
+  if (g_strcmp0 (name, exclude) == 0)
+    return TRUE;
+  if ((devices = vpa_xml_child (dom, "devices", NULL)) == NULL)
+    return TRUE;
+  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+    {
+      VpaAddr addr = device_address (c, what);
+      if (addr != VPA_ADDR_NONE)
+        g_ptr_array_add (claims, vpa_claim_new (name, addr, running));
+    }
+  return TRUE;
+}
+
+/* Reads one state file into claims; a file that vanished, is too large
+ * or does not parse adds nothing. */
+static gboolean
+load_file (const char *path, const char *exclude, GPtrArray *claims, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autofree char *buf = NULL;
+  gsize len = 0;
+
+  if (!g_file_get_contents (path, &buf, &len, &local))
+    {
+      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s", local->message);
+      return FALSE;
+    }
+  /* Most domains hold no PCI device: skip them without parsing. */
+  if (memmem (buf, len, "hostdev", strlen ("hostdev")) == NULL)
+    return TRUE;
+  if (len > VPA_XML_MAX_DOCUMENT)
+    {
+      g_debug ("%s: skipped: %" G_GSIZE_FORMAT " bytes", path, len);
+      return TRUE;
+    }
+  if (!vpa_statedirs_parse (buf, len, path, exclude, claims, &local))
+    g_debug ("skipped: %s", local->message);
+  return TRUE;
+}
+
+static gint
+name_cmp (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static gboolean
+load_dir (const char *dir, const char *exclude, GPtrArray *claims, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GDir) d = g_dir_open (dir, 0, &local);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *entry;
+
+  if (d == NULL)
+    {
+      if (g_error_matches (local, G_FILE_ERROR, G_FILE_ERROR_NOENT))
+        return TRUE;
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "[claims] state-dirs: cannot read '%s': %s", dir, local->message);
+      return FALSE;
+    }
+  while ((entry = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (entry, ".xml") && entry[0] != '.')
+      g_ptr_array_add (names, g_strdup (entry));
+  /* Name order keeps the claims (and messages naming them) stable. */
+  g_ptr_array_sort (names, name_cmp);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
+      if (!load_file (path, exclude, claims, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+GPtrArray *
+vpa_statedirs_load (const char *const *dirs, const char *exclude, GError **error)
+{
+  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  for (guint i = 0; dirs != NULL && dirs[i] != NULL; i++)
+    {
+      if (*dirs[i] == '\0')
+        continue;
+      if (!load_dir (dirs[i], exclude, claims, error))
+        return NULL;
+    }
+  return g_steal_pointer (&claims);
+}

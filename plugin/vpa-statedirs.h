@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Claims read from libvirt's own files, for the qemu hook (which must
+ * never call back into the daemon): /run/libvirt/qemu/NAME.xml holds a
+ * running domain as <domstatus>, /etc/libvirt/qemu/NAME.xml a defined one
+ * as <domain>. Only their PCI devices are read: <hostdev type='pci'>,
+ * <interface type='hostdev'>, and the <actual type='hostdev'> libvirt
+ * records for a VF it took from a hostdev network.
+ */
+#pragma once
+
+#include "vpa-types.h"
+
+G_BEGIN_DECLS
+
+/* Pure: adds to claims (VpaClaim*) the PCI devices of one state file's
+ * contents. A <domstatus> root gives running claims, a <domain> root
+ * defined ones. A domain named exclude (may be NULL) adds nothing.
+ * Errors: VPA_ERROR_INVALID for a document that does not parse or has
+ * another root element; claims is then unchanged. */
+gboolean vpa_statedirs_parse (const char *buf, gsize len, const char *what,
+                              const char *exclude, GPtrArray *claims,
+                              GError **error);
+
+/* Reads every "*.xml" directly in each of dirs (NULL-terminated), in
+ * name order. A directory that does not exist is skipped (the daemon has
+ * not created it yet); a file that vanishes while scanning, is larger
+ * than VPA_XML_MAX_DOCUMENT or does not parse is skipped, so that a
+ * daemon writing its files concurrently never makes this fail. Errors:
+ * VPA_ERROR_ENVIRONMENT when a directory or a file exists but cannot be
+ * read (the caller must not assume there are no claims). Returns a new
+ * array of VpaClaim*. */
+GPtrArray *vpa_statedirs_load (const char *const *dirs, const char *exclude,
+                               GError **error);
+
+G_END_DECLS

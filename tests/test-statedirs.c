@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <string.h>
+#include <glib/gstdio.h>
+#include "vpa-statedirs.h"
+#include "vpa-xml.h"
+
+static char *
+claims_to_string (GPtrArray *claims)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+
+  for (guint i = 0; i < claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (claims, i);
+      char buf[VPA_ADDR_BUFLEN];
+      g_string_append_printf (s, "%s%s %s %s", i ? "\n" : "", c->domain,
+                              vpa_addr_format (c->addr, buf),
+                              c->running ? "running" : "defined");
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+/* data/hook/state: a running domain with a hostdev and a network VF, the
+ * hooked guest itself, a half-written file, a file that vanished, and a
+ * defined domain. */
+static void
+test_load (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *run = g_build_filename (VPA_TEST_DATA, "hook", "state", "run", NULL);
+  g_autofree char *etc = g_build_filename (VPA_TEST_DATA, "hook", "state", "etc", NULL);
+  const char *dirs[] = { run, "/nonexistent/qemu", etc, NULL };
+  g_autoptr (GPtrArray) claims = vpa_statedirs_load (dirs, "guest", &error);
+  g_autofree char *s = NULL;
+
+  g_assert_no_error (error);
+  g_assert_nonnull (claims);
+  s = claims_to_string (claims);
+  g_assert_cmpstr (s, ==,
+                   "other 0000:82:10.3 running\n"
+                   "other 0000:81:10.1 running\n"
+                   "defined 0000:82:10.1 defined");
+
+  /* Without exclusion the guest's own running devices are claims too. */
+  g_clear_pointer (&claims, g_ptr_array_unref);
+  g_clear_pointer (&s, g_free);
+  claims = vpa_statedirs_load (dirs, NULL, &error);
+  g_assert_no_error (error);
+  s = claims_to_string (claims);
+  g_assert_nonnull (strstr (s, "guest 0000:3d:00.0 running"));
+  g_assert_cmpuint (claims->len, ==, 5);
+}
+
+static void
+test_parse (void)
+{
+  struct {
+    const char *xml;
+    gboolean ok;
+    const char *claims;
+  } cases[] = {
+    { "<domain><name>a</name><devices><interface type='hostdev'><source><address "
+      "type='pci' domain='0' bus='129' slot='16' function='2'/></source></interface>"
+      "<interface type='hostdev'/></devices></domain>",
+      TRUE, "a 0000:81:10.2 defined" },
+    { "<domstatus><domain><name>b</name><devices><interface type='network'><actual "
+      "type='bridge'/></interface><hostdev mode='subsystem' type='pci'><source><address "
+      "bus='0x81' slot='0x20' function='0x0'/></source></hostdev></devices></domain></domstatus>",
+      TRUE, "" },
+    { "<domain><name>c</name></domain>", TRUE, "" },
+    { "<network><name>n</name></network>", FALSE, NULL },
+    { "<domain><devices/></domain>", FALSE, NULL },
+    { "<domain><name>d</name><devices>", FALSE, NULL },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+      g_autofree char *s = NULL;
+      gboolean ok = vpa_statedirs_parse (cases[i].xml, strlen (cases[i].xml), "s.xml", "x",
+                                         claims, &error);
+
+      g_assert_cmpint (ok, ==, cases[i].ok);
+      if (!ok)
+        {
+          g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+          g_assert_nonnull (strstr (error->message, "s.xml"));
+          g_assert_cmpuint (claims->len, ==, 0);
+          continue;
+        }
+      g_assert_no_error (error);
+      s = claims_to_string (claims);
+      g_assert_cmpstr (s, ==, cases[i].claims);
+    }
+}
+
+/* A directory that exists but cannot be read must not look empty. */
+static void
+test_unreadable (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("vpa-statedirs-XXXXXX", &error);
+  g_autofree char *file = NULL;
+  const char *dirs[] = { NULL, NULL };
+  g_autoptr (GPtrArray) claims = NULL;
+
+  g_assert_no_error (error);
+  file = g_build_filename (dir, "x.xml", NULL);
+  g_assert_true (g_file_set_contents (file, "<domain><name>x</name></domain>", -1, &error));
+  dirs[0] = file; /* a file where a directory is expected */
+  claims = vpa_statedirs_load (dirs, NULL, &error);
+  g_assert_null (claims);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_nonnull (strstr (error->message, file));
+  g_unlink (file);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/statedirs/load", test_load);
+  g_test_add_func ("/statedirs/parse", test_parse);
+  g_test_add_func ("/statedirs/unreadable", test_unreadable);
+  return g_test_run ();
+}
