@@ -73,9 +73,45 @@ load_config (GError **error)
   return vpa_config_new_default ();
 }
 
+/* The domain's devices and their PFs from sysfs; with extra (may be NULL)
+ * added to the addresses read. */
+static VpaHost *
+load_domain_devices (const char *root, const VpaDomain *dom, GPtrArray *extra, GError **error)
+{
+  g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      if (hd->addr != VPA_ADDR_NONE)
+        g_array_append_val (addrs, hd->addr);
+    }
+  for (guint i = 0; extra != NULL && i < extra->len; i++)
+    g_array_append_val (addrs, ((const VpaClaim *) g_ptr_array_index (extra, i))->addr);
+  return vpa_sysfs_load_devices (root, (const VpaAddr *) (gpointer) addrs->data, addrs->len,
+                                 error);
+}
+
+static gboolean
+domain_holds_pf (const VpaHost *host, const VpaDomain *dom)
+{
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      gint idx = hd->addr != VPA_ADDR_NONE ? vpa_host_lookup (host, hd->addr) : -1;
+
+      if (idx >= 0 && vpa_host_device (host, (guint) idx)->dev_type == VPA_DEV_TYPE_PF)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* This host's inventory and the claims of every other domain. A check
- * (dom given) on sysfs reads only the devices it judges: the domain's,
- * the ones other domains hold, and their PFs — not every VF of the host. */
+ * (dom given) on sysfs reads only the devices it judges: the domain's
+ * and their PFs, which is all PF/VF exclusivity needs for VFs (a held
+ * PF is among them; a held VF elsewhere blocks nothing of ours). Only a
+ * domain holding a whole PF also reads the held devices, to find held
+ * VFs of that PF. Never every VF of the host. */
 static gboolean
 load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray **claims,
            GError **error)
@@ -89,18 +125,12 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
     return FALSE;
   if (dom != NULL && g_str_has_prefix (source, "sysfs:") && source[6] != '\0')
     {
-      g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
-
-      for (guint i = 0; i < dom->hostdevs->len; i++)
+      h = load_domain_devices (source + 6, dom, NULL, error);
+      if (h != NULL && domain_holds_pf (h, dom))
         {
-          const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
-          if (hd->addr != VPA_ADDR_NONE)
-            g_array_append_val (addrs, hd->addr);
+          g_clear_pointer (&h, vpa_host_free);
+          h = load_domain_devices (source + 6, dom, c, error);
         }
-      for (guint i = 0; i < c->len; i++)
-        g_array_append_val (addrs, ((const VpaClaim *) g_ptr_array_index (c, i))->addr);
-      h = vpa_sysfs_load_devices (source + 6, (const VpaAddr *) (gpointer) addrs->data,
-                                  addrs->len, error);
     }
   else
     h = vpa_source_load (source, error);
