@@ -73,6 +73,8 @@ domain_to_stdin (const char *xml, size_t len)
 
       if (n < 0 && errno == EINTR)
         continue;
+      if (n == 0)
+        errno = EIO;
       if (n <= 0)
         break;
       off += (size_t) n;
@@ -82,7 +84,7 @@ domain_to_stdin (const char *xml, size_t len)
     {
       int saved = errno;
       close (fd);
-      errno = saved != 0 ? saved : EIO;
+      errno = saved;
       return -1;
     }
   close (fd);
