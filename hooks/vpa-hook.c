@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The qemu hook's module: loaded by the front (vpa-hook-front.c) only for
+ * The qemu hook's module: run by the front (vpa-hook-front.c) only for
  * "prepare|start|migrate|restore begin" of a domain whose XML mentions our
- * namespace or a PCI device. Checks the domain (prepare, start) or places
+ * namespace or a PCI device, with the hook's arguments and the domain XML
+ * on stdin (vpa-hook.h). Checks the domain (prepare, start) or places
  * it again on this host (migrate, restore). Fails closed: on any error it
  * prints one line on stderr, nothing on stdout, and returns 1.
  */
@@ -10,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,7 +22,7 @@
 #include "vpa-statedirs.h"
 #include "vpa-xml.h"
 
-#define PROG "virt-pci-affinity"
+#define PROG VPA_HOOK_PROG
 #define VPA_HOOK_DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
 
 G_STATIC_ASSERT (VPA_HOOK_MAX_INPUT == VPA_XML_MAX_DOCUMENT);
@@ -263,32 +265,51 @@ parse_op (const char *op, const char *subop, HookOp *out)
   return FALSE;
 }
 
-__attribute__ ((visibility ("default"))) int
-vpa_hook_main (int argc, char **argv, const char *xml, size_t len)
+static int
+hook_run (HookRun *run)
 {
-  g_auto (HookRun) run = { 0 };
   g_autoptr (GError) error = NULL;
 
-  if (argc != 5 || xml == NULL)
-    return 2;
+  if ((run->config = load_config (&error)) == NULL)
+    return fail (run, error->message);
+
+  switch (run->op)
+    {
+    case HOOK_OP_PREPARE:
+    case HOOK_OP_START:
+      return hook_check (run);
+    case HOOK_OP_MIGRATE:
+    case HOOK_OP_RESTORE:
+      return hook_place (run);
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_auto (HookRun) run = { 0 };
+  char *xml = NULL;
+  size_t len = 0;
+  int ret;
+
+  if (argc != 5)
+    {
+      fprintf (stderr, "%s: usage: virt-pci-affinity-hook-module GUEST OPERATION SUB-OPERATION "
+               "EXTRA (run by the hook with the domain XML on stdin); got %d arguments\n",
+               PROG, argc > 0 ? argc - 1 : 0);
+      return 2;
+    }
+  if (!parse_op (argv[2], argv[3], &run.op))
+    return 0;
+  if (vpa_hook_read_domain (argv, &xml, &len) < 0)
+    return 1;
   run.guest = argv[1];
   run.op_name = argv[2];
   run.xml = xml;
   run.len = len;
-  if (!parse_op (argv[2], argv[3], &run.op))
-    return 0;
-  if ((run.config = load_config (&error)) == NULL)
-    return fail (&run, error->message);
-
-  switch (run.op)
-    {
-    case HOOK_OP_PREPARE:
-    case HOOK_OP_START:
-      return hook_check (&run);
-    case HOOK_OP_MIGRATE:
-    case HOOK_OP_RESTORE:
-      return hook_place (&run);
-    default:
-      g_assert_not_reached ();
-    }
+  ret = hook_run (&run);
+  free (xml);
+  return ret;
 }
