@@ -14,6 +14,13 @@ G_BEGIN_DECLS
  * Only the grouped columns appear; unknown NUMA/socket print as "-". */
 char *vpa_output_pools_text (const VpaInventory *inv, GArray *pools);
 
+/* rows (each an array of n_cols strings, the header first) as an aligned
+ * table, a line a row: two spaces between columns, the columns from
+ * right_from on right-aligned, the others left-aligned, no trailing
+ * blanks. shown (n_cols flags; NULL: all) leaves columns out. */
+char *vpa_output_table_text (GPtrArray *rows, guint n_cols, const gboolean *shown,
+                             guint right_from);
+
 /* {"pools": [{"vendor_id": .., "product_id": .., "numa_node": .., "socket": ..,
  * "dev_type": .., "tags": {..}, "address": .., "total": .., "free": ..,
  * "used": .., "blocked": ..}, ...]}: keys not grouped are left out,
