@@ -28,15 +28,6 @@ make_host (void)
   return host;
 }
 
-static VpaConfig *
-load_config (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  VpaConfig *config = vpa_config_load_data (text, strlen (text), "t.conf", &error);
-  g_assert_no_error (error);
-  return config;
-}
-
 static const char vf_only_conf[] =
   "[device-spec vfs]\nproduct-id=1889\nphysical-network=physnet1\n"
   "[device-spec gpu]\nvendor-id=10de\nremote-managed=true\n";
@@ -72,7 +63,7 @@ make_inventory (const VpaConfig *config, GPtrArray *claims)
 static void
 test_specs (void)
 {
-  g_autoptr (VpaConfig) config = load_config (vf_only_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (vf_only_conf);
   g_autoptr (VpaConfig) all = vpa_config_new_default ();
   g_autoptr (VpaInventory) inv = make_inventory (config, NULL);
   g_autoptr (VpaInventory) inv_all = make_inventory (all, NULL);
@@ -92,7 +83,7 @@ test_specs (void)
 static void
 test_claim_vf (void)
 {
-  g_autoptr (VpaConfig) config = load_config (vf_only_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (vf_only_conf);
   GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
   g_autoptr (VpaInventory) inv = NULL;
   g_autofree char *s = NULL;
@@ -201,7 +192,7 @@ test_seal_error (void)
 static void
 test_prop (void)
 {
-  g_autoptr (VpaConfig) config = load_config (vf_only_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (vf_only_conf);
   g_autoptr (VpaInventory) inv = make_inventory (config, NULL);
   guint vf0 = (guint) idx (inv, VPA_ADDR (0, 0x81, 0x10, 0));
   guint vf1 = (guint) idx (inv, VPA_ADDR (0, 0x81, 0x10, 1));
@@ -238,7 +229,7 @@ match (const VpaInventory *inv, VpaAddr addr, const char *const *pairs)
 static void
 test_spec_match (void)
 {
-  g_autoptr (VpaConfig) config = load_config (vf_only_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (vf_only_conf);
   g_autoptr (VpaConfig) all = vpa_config_new_default ();
   g_autoptr (VpaInventory) inv = make_inventory (config, NULL);
   g_autoptr (VpaInventory) untagged = make_inventory (all, NULL);

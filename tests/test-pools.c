@@ -97,15 +97,6 @@ static const char handmade_conf_reversed[] =
   "[device-spec physnet2]\ndevname=ens2f0\nphysical-network=physnet2\n"
   "[device-spec physnet1]\naddress=0000:81:00.0\nphysical-network=physnet1\ntrusted=true\n";
 
-static VpaConfig *
-load_config (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  VpaConfig *config = vpa_config_load_data (text, strlen (text), "t.conf", &error);
-  g_assert_no_error (error);
-  return config;
-}
-
 static VpaInventory *
 make_inventory (const VpaConfig *config, gboolean shuffle, gboolean cells_known)
 {
@@ -173,7 +164,7 @@ summary (const VpaInventory *inv, GArray *pools)
 static void
 test_default_keys (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
   g_autoptr (VpaInventory) inv = make_inventory (config, FALSE, TRUE);
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT);
   g_autofree char *s = summary (inv, pools);
@@ -195,7 +186,7 @@ test_default_keys (void)
 static void
 test_other_keys (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
   g_autoptr (VpaInventory) inv = make_inventory (config, FALSE, FALSE);
   struct {
     const char *keys;
@@ -239,8 +230,8 @@ test_other_keys (void)
 static void
 test_order_independent (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
-  g_autoptr (VpaConfig) reversed = load_config (handmade_conf_reversed);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
+  g_autoptr (VpaConfig) reversed = vpa_test_config_load (handmade_conf_reversed);
   g_autoptr (VpaInventory) inv = make_inventory (config, FALSE, TRUE);
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_PF);
   g_autofree char *expected = vpa_output_pools_json (inv, pools);
@@ -258,7 +249,7 @@ test_order_independent (void)
 static void
 test_golden (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
   g_autoptr (VpaInventory) inv = make_inventory (config, TRUE, FALSE);
   struct {
     const char *keys;
@@ -289,7 +280,7 @@ test_golden (void)
 static void
 test_output_empty (void)
 {
-  g_autoptr (VpaConfig) config = load_config ("[device-spec none]\nvendor-id=1234\n");
+  g_autoptr (VpaConfig) config = vpa_test_config_load ("[device-spec none]\nvendor-id=1234\n");
   g_autoptr (VpaInventory) inv = make_inventory (config, FALSE, TRUE);
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT);
   g_autofree char *json = vpa_output_pools_json (inv, pools);
@@ -304,8 +295,8 @@ test_output_empty (void)
 static void
 test_traits (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
-  g_autoptr (VpaConfig) no_vfs = load_config ("[device-spec gpu]\nvendor-id=10de\n");
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
+  g_autoptr (VpaConfig) no_vfs = vpa_test_config_load ("[device-spec gpu]\nvendor-id=10de\n");
   g_autoptr (VpaInventory) both = make_inventory (config, FALSE, TRUE);
   g_autoptr (VpaInventory) no_socket = make_inventory (config, FALSE, FALSE);
   g_autoptr (VpaInventory) none = make_inventory (no_vfs, FALSE, FALSE);
@@ -331,7 +322,7 @@ test_traits (void)
 static void
 test_large_host (void)
 {
-  g_autoptr (VpaConfig) config = load_config (
+  g_autoptr (VpaConfig) config = vpa_test_config_load (
     "[device-spec intel]\nvendor-id=8086\nphysical-network=physnet0\n");
   VpaHost *host = vpa_host_new ("speed");
   g_autoptr (VpaInventory) inv = NULL;

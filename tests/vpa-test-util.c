@@ -88,6 +88,16 @@ vpa_test_add_fixture_cases (const char *dir, const char *glob, const char *prefi
     }
 }
 
+VpaConfig *
+vpa_test_config_load (const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  VpaConfig *config = vpa_config_load_data (text, strlen (text), "t.conf", &error);
+
+  g_assert_no_error (error);
+  return config;
+}
+
 VpaDevice *
 vpa_test_device_new (VpaAddr addr, const char *ids, VpaDevType type, VpaAddr parent,
                      gint numa, const char *netdev)

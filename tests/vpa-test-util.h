@@ -5,6 +5,7 @@
  */
 #pragma once
 
+#include "vpa-config.h"
 #include "vpa-types.h"
 
 G_BEGIN_DECLS
@@ -28,6 +29,9 @@ GPtrArray *vpa_test_list_fixtures (const char *dir, const char *glob);
  * path. */
 void vpa_test_add_fixture_cases (const char *dir, const char *glob, const char *prefix,
                                  GTestDataFunc func);
+
+/* A configuration from text, which must load; messages name it "t.conf". */
+VpaConfig *vpa_test_config_load (const char *text);
 
 /* A device for a handmade host: ids is "VVVV:PPPP"; netdev may be NULL. */
 VpaDevice *vpa_test_device_new (VpaAddr addr, const char *ids, VpaDevType type,
