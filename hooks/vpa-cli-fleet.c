@@ -117,16 +117,6 @@ cmd_sync (FleetCli *cli, GError **error)
 /* pools                                                               */
 /* ------------------------------------------------------------------ */
 
-static void
-add_int_or_null (JsonBuilder *b, const char *key, gint value)
-{
-  json_builder_set_member_name (b, key);
-  if (value < 0)
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_int_value (b, value);
-}
-
 /* The keys and order of vpa_output_pool_json_add, "host" first. */
 static void
 pool_json_add (JsonBuilder *b, const VpaFleetPool *p)
@@ -138,8 +128,8 @@ pool_json_add (JsonBuilder *b, const VpaFleetPool *p)
   json_builder_add_string_value (b, p->vendor_id);
   json_builder_set_member_name (b, "product_id");
   json_builder_add_string_value (b, p->product_id);
-  add_int_or_null (b, "numa_node", p->numa_node);
-  add_int_or_null (b, "socket", p->socket);
+  vpa_output_json_add_int_or_null (b, "numa_node", p->numa_node);
+  vpa_output_json_add_int_or_null (b, "socket", p->socket);
   json_builder_set_member_name (b, "dev_type");
   json_builder_add_string_value (b, vpa_dev_type_to_string (p->dev_type));
   json_builder_set_member_name (b, "tags");

@@ -168,8 +168,8 @@ vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
-static void
-add_int_or_null (JsonBuilder *b, const char *key, gint v)
+void
+vpa_output_json_add_int_or_null (JsonBuilder *b, const char *key, gint v)
 {
   json_builder_set_member_name (b, key);
   if (v < 0)
@@ -220,9 +220,9 @@ vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool
       json_builder_add_string_value (b, pool->product_id);
     }
   if (k & VPA_POOL_KEY_NUMA_NODE)
-    add_int_or_null (b, "numa_node", pool->numa_node);
+    vpa_output_json_add_int_or_null (b, "numa_node", pool->numa_node);
   if (k & VPA_POOL_KEY_SOCKET)
-    add_int_or_null (b, "socket", pool->socket);
+    vpa_output_json_add_int_or_null (b, "socket", pool->socket);
   if (k & VPA_POOL_KEY_DEV_TYPE)
     {
       json_builder_set_member_name (b, "dev_type");

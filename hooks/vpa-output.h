@@ -33,6 +33,9 @@ void vpa_output_pool_json_add (JsonBuilder *builder, const VpaConfig *config,
                                const VpaPool *pool, const char *first_key,
                                const char *first_value);
 
+/* "key": value, or null for an unknown (negative) NUMA node or socket. */
+void vpa_output_json_add_int_or_null (JsonBuilder *builder, const char *key, gint value);
+
 /* root as pretty JSON: "key": value, two-space indentation, members in
  * insertion order, a trailing newline. */
 char *vpa_output_json_to_string (JsonNode *root);

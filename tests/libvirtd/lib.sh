@@ -1,10 +1,10 @@
 # Shared set-up of the real-daemon suites, sourced with the stem of the
 # suite's domain names:  . "$(dirname "$0")/lib.sh" vpa-suite
 # Exits 77 (skip) without root or without a libvirtd on qemu:///system.
-# Sets uri, snapshot (data/virt/host.xml: 8 VFs), prefix (STEM-PID: this
-# run's domains) and work (a temporary directory), both removed on exit;
-# removes the domains runs killed before their cleanup left behind (they
-# would hold the snapshot's VFs). Defines fail MESSAGE.
+# Sets uri, snapshot (data/virt/host.xml, checked to hold 8 VFs), prefix
+# (STEM-PID: this run's domains) and work (a temporary directory), both
+# removed on exit; removes the domains runs killed before their cleanup
+# left behind (they would hold the snapshot's VFs). Defines fail MESSAGE.
 
 stem=${1:?usage: . lib.sh DOMAIN-NAME-STEM}
 uri=qemu:///system
@@ -34,3 +34,7 @@ for dom in $(virsh -c "$uri" list --all --name | grep "^$stem-[0-9]*-" || true);
 done
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# The suites race for the snapshot's 8 VFs (and their 2 PFs).
+nvf=$(grep -c "<capability type='phys_function'>" "$snapshot")
+[ "$nvf" -eq 8 ] || fail "expected 8 VFs in $snapshot, found $nvf"
