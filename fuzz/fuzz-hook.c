@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The qemu hook's module in-process (vpa_hook_main): the operation from
- * the first input byte, the domain XML on "stdin" from the rest, against
- * a fixed snapshot host (data/hosts/dual-socket.xml and its config).
+ * The qemu hook's module in-process: its main() (renamed
+ * vpa_hook_module_main by fuzz/meson.build) with the operation from the
+ * first input byte and the rest as the domain XML on stdin, against a
+ * fixed snapshot host (data/hosts/dual-socket.xml and its config).
  * Exit status 0, 1 (one line on stderr) or 2; stdout only on success and
  * only a document that parses as a domain again.
  */
@@ -14,6 +15,8 @@
 #include "vpa-fuzz.h"
 #include "vpa-domain.h"
 #include "vpa-hook.h"
+
+int vpa_hook_module_main (int argc, char **argv);
 
 static const char *const ops[][2] = {
   { "prepare", "begin" }, { "start", "begin" }, { "migrate", "begin" },
@@ -55,7 +58,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *out = NULL;
   char *argv[6] = { (char *) "virt-pci-affinity-hook", (char *) "fuzz-vm", NULL, NULL,
                     (char *) "-", NULL };
-  int saved, capture, ret;
+  int saved, saved_in, input, capture, ret;
   gsize out_len = 0;
   off_t end;
 
@@ -67,15 +70,23 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   argv[3] = (char *) ops[data[0] % G_N_ELEMENTS (ops)][1];
   xml = vpa_fuzz_strndup (data + 1, size - 1);
 
-  /* The hook writes its document to fd 1 itself: catch it in a memfd. */
+  /* The module reads stdin and writes fd 1 itself: a memfd for each. */
   fflush (stdout);
+  input = memfd_create ("hook-stdin", MFD_CLOEXEC);
   capture = memfd_create ("hook-stdout", MFD_CLOEXEC);
-  VPA_FUZZ_CHECK (capture >= 0);
+  VPA_FUZZ_CHECK (input >= 0 && capture >= 0);
+  VPA_FUZZ_CHECK (write (input, xml, size - 1) == (ssize_t) (size - 1));
+  VPA_FUZZ_CHECK (lseek (input, 0, SEEK_SET) == 0);
+  saved_in = dup (STDIN_FILENO);
   saved = dup (STDOUT_FILENO);
+  dup2 (input, STDIN_FILENO);
   dup2 (capture, STDOUT_FILENO);
-  ret = vpa_hook_main (5, argv, xml, size - 1);
+  ret = vpa_hook_module_main (5, argv);
   dup2 (saved, STDOUT_FILENO);
+  dup2 (saved_in, STDIN_FILENO);
   close (saved);
+  close (saved_in);
+  close (input);
 
   end = lseek (capture, 0, SEEK_END);
   VPA_FUZZ_CHECK (end >= 0);

@@ -6,10 +6,10 @@
  */
 #include "vpa-cli-fleet.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "vpa-cli-common.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-fleet.h"
@@ -17,9 +17,6 @@
 #include "vpa-output.h"
 #include "vpa-requests.h"
 #include "vpa-source.h"
-
-#define DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
-#define MAX_DOMAIN_SIZE (16 * 1024 * 1024)
 
 static VpaFleetClaimsLoader claims_loader;
 
@@ -30,25 +27,17 @@ vpa_cli_fleet_set_claims_loader (VpaFleetClaimsLoader loader)
 }
 
 typedef struct {
+  VpaCliCommon common;
   char *store;
-  char *connect;
-  char *inventory;
-  char *config_path;
   char *host;
-  char *format;
-  char **args;
 } FleetCli;
 
 static void
 fleet_cli_clear (FleetCli *cli)
 {
+  vpa_cli_common_clear (&cli->common);
   g_free (cli->store);
-  g_free (cli->connect);
-  g_free (cli->inventory);
-  g_free (cli->config_path);
   g_free (cli->host);
-  g_free (cli->format);
-  g_strfreev (cli->args);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FleetCli, fleet_cli_clear)
@@ -56,56 +45,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FleetCli, fleet_cli_clear)
 static int
 fail (const GError *error)
 {
-  int code = VPA_ERROR_ENVIRONMENT;
-
-  if (error->domain == VPA_ERROR)
-    code = error->code;
-  else if (error->domain == G_OPTION_ERROR)
-    code = VPA_ERROR_INVALID;
-  fprintf (stderr, "virt-pci-affinity: fleet: %s\n", error->message);
-  return code;
-}
-
-static gboolean
-write_stdout (const char *buf, GError **error)
-{
-  gsize len = strlen (buf);
-
-  if (fwrite (buf, 1, len, stdout) != len || fflush (stdout) != 0)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "cannot write to stdout: %s",
-                   g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
-}
-
-static VpaConfig *
-load_config (const FleetCli *cli, GError **error)
-{
-  const char *path = cli->config_path;
-
-  if (path == NULL)
-    path = g_getenv ("VPA_CONFIG");
-  if (path == NULL && g_file_test (DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
-    path = DEFAULT_CONFIG;
-  if (path == NULL)
-    return vpa_config_new_default ();
-  return vpa_config_load_file (path, error);
-}
-
-static gboolean
-check_format (const FleetCli *cli, gboolean *json, GError **error)
-{
-  if (cli->format != NULL && strcmp (cli->format, "text") != 0 &&
-      strcmp (cli->format, "json") != 0)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "--format '%s': expected text or json", cli->format);
-      return FALSE;
-    }
-  *json = g_strcmp0 (cli->format, "json") == 0;
-  return TRUE;
+  return vpa_cli_fail ("virt-pci-affinity: fleet: ", error);
 }
 
 static gboolean
@@ -123,46 +63,24 @@ require (const char *value, const char *option, GError **error)
 /* sync                                                                */
 /* ------------------------------------------------------------------ */
 
-static const char *
-connect_uri (const FleetCli *cli)
-{
-  const char *env = g_getenv ("LIBVIRT_DEFAULT_URI");
-
-  if (cli->connect != NULL)
-    return cli->connect;
-  return env != NULL && *env != '\0' ? env : "qemu:///system";
-}
-
-static GPtrArray *
-claims_copy (GPtrArray *from)
-{
-  GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
-
-  for (guint i = 0; from != NULL && i < from->len; i++)
-    {
-      const VpaClaim *c = g_ptr_array_index (from, i);
-      g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
-    }
-  return claims;
-}
-
 /* The claims: the domains of the --connect connection. A snapshot's own
  * <domain> children; a live connection's domains through the loader the
  * CLI registers (libvpa-virt); without one, the inventory's own. */
 static GPtrArray *
 load_claims (const FleetCli *cli, const char *source, VpaHost *host, GError **error)
 {
-  const char *uri = connect_uri (cli);
+  const char *uri = vpa_cli_connect_uri (&cli->common);
   g_autofree char *snap = vpa_source_snapshot_path (uri);
 
   if (snap != NULL && g_strcmp0 (uri, source) != 0)
     {
       g_autoptr (VpaHost) other = vpa_snapshot_load (snap, error);
-      return other != NULL ? claims_copy (other->claims) : NULL;
+      return other != NULL ? vpa_cli_claims_copy (other->claims) : NULL;
     }
-  if (snap == NULL && claims_loader != NULL && (cli->connect != NULL || cli->inventory == NULL))
+  if (snap == NULL && claims_loader != NULL &&
+      (cli->common.connect != NULL || cli->common.inventory == NULL))
     return claims_loader (uri, error);
-  return claims_copy (host->claims);
+  return vpa_cli_claims_copy (host->claims);
 }
 
 static gboolean
@@ -180,8 +98,8 @@ cmd_sync (FleetCli *cli, GError **error)
   if (!require (cli->store, "--store", error) || !require (cli->host, "--host", error) ||
       !vpa_fleet_host_name_valid (cli->host, error))
     return FALSE;
-  source = cli->inventory != NULL ? cli->inventory : connect_uri (cli);
-  if ((config = load_config (cli, error)) == NULL ||
+  source = vpa_cli_inventory_uri (&cli->common);
+  if ((config = vpa_cli_load_config (&cli->common, error)) == NULL ||
       (host = vpa_source_load (source, error)) == NULL ||
       (claims = load_claims (cli, source, host, error)) == NULL ||
       (inv = vpa_inventory_new (g_steal_pointer (&host), config,
@@ -192,22 +110,12 @@ cmd_sync (FleetCli *cli, GError **error)
       !vpa_fleet_store_sync_host (store, data, error))
     return FALSE;
   out = g_strdup_printf ("%s: %u devices\n", cli->host, data->devices->len);
-  return write_stdout (out, error);
+  return vpa_cli_write_stdout (out, error);
 }
 
 /* ------------------------------------------------------------------ */
 /* pools                                                               */
 /* ------------------------------------------------------------------ */
-
-static void
-add_int_or_null (JsonBuilder *b, const char *key, gint value)
-{
-  json_builder_set_member_name (b, key);
-  if (value < 0)
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_int_value (b, value);
-}
 
 /* The keys and order of vpa_output_pool_json_add, "host" first. */
 static void
@@ -220,8 +128,8 @@ pool_json_add (JsonBuilder *b, const VpaFleetPool *p)
   json_builder_add_string_value (b, p->vendor_id);
   json_builder_set_member_name (b, "product_id");
   json_builder_add_string_value (b, p->product_id);
-  add_int_or_null (b, "numa_node", p->numa_node);
-  add_int_or_null (b, "socket", p->socket);
+  vpa_output_json_add_int_or_null (b, "numa_node", p->numa_node);
+  vpa_output_json_add_int_or_null (b, "socket", p->socket);
   json_builder_set_member_name (b, "dev_type");
   json_builder_add_string_value (b, vpa_dev_type_to_string (p->dev_type));
   json_builder_set_member_name (b, "tags");
@@ -258,38 +166,6 @@ pools_json (GPtrArray *pools)
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   return vpa_output_json_to_string (root);
-}
-
-/* An aligned table; columns after `right_from` are right-aligned. */
-static char *
-table_text (GPtrArray *rows, guint n_cols, guint right_from)
-{
-  g_autofree guint *width = g_new0 (guint, n_cols);
-  GString *out = g_string_new (NULL);
-
-  for (guint r = 0; r < rows->len; r++)
-    for (guint c = 0; c < n_cols; c++)
-      width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) g_ptr_array_index (rows, r))[c], -1));
-  for (guint r = 0; r < rows->len; r++)
-    {
-      char **row = g_ptr_array_index (rows, r);
-      gsize start = out->len;
-
-      for (guint c = 0; c < n_cols; c++)
-        {
-          gint pad = (gint) width[c] - (gint) g_utf8_strlen (row[c], -1);
-          if (c > 0)
-            g_string_append (out, "  ");
-          if (c >= right_from)
-            g_string_append_printf (out, "%*s%s", MAX (pad, 0), "", row[c]);
-          else
-            g_string_append_printf (out, "%s%*s", row[c], MAX (pad, 0), "");
-        }
-      while (out->len > start && out->str[out->len - 1] == ' ')
-        g_string_truncate (out, out->len - 1);
-      g_string_append_c (out, '\n');
-    }
-  return g_string_free (out, FALSE);
 }
 
 static char *
@@ -336,7 +212,7 @@ pools_text (GPtrArray *pools)
       row[10] = g_strdup_printf ("%u", p->blocked);
       g_ptr_array_add (rows, row);
     }
-  return table_text (rows, 11, 7);
+  return vpa_output_table_text (rows, 11, NULL, 7);
 }
 
 static gboolean
@@ -347,14 +223,15 @@ cmd_pools (FleetCli *cli, GError **error)
   g_autofree char *out = NULL;
   gboolean json;
 
-  if (!require (cli->store, "--store", error) || !check_format (cli, &json, error) ||
+  if (!require (cli->store, "--store", error) ||
+      !vpa_cli_format_is_json (&cli->common, &json, error) ||
       (cli->host != NULL && !vpa_fleet_host_name_valid (cli->host, error)))
     return FALSE;
   if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
       (pools = vpa_fleet_store_query_pools (store, cli->host, error)) == NULL)
     return FALSE;
   out = json ? pools_json (pools) : pools_text (pools);
-  return write_stdout (out, error);
+  return vpa_cli_write_stdout (out, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -367,25 +244,7 @@ read_domain (const char *path, char **buf, gsize *len, GError **error)
   g_autoptr (GError) local = NULL;
 
   if (strcmp (path, "-") == 0)
-    {
-      g_autoptr (GString) s = g_string_new (NULL);
-      char chunk[65536];
-      size_t n;
-
-      while ((n = fread (chunk, 1, sizeof chunk, stdin)) > 0)
-        {
-          g_string_append_len (s, chunk, (gssize) n);
-          if (s->len > MAX_DOMAIN_SIZE)
-            {
-              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                           "stdin: input exceeds the limit of 16 MiB");
-              return FALSE;
-            }
-        }
-      *len = s->len;
-      *buf = g_string_free (g_steal_pointer (&s), FALSE);
-      return TRUE;
-    }
+    return vpa_cli_read_stdin (buf, len, error);
   if (!g_file_get_contents (path, buf, len, &local))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: cannot read: %s", path,
@@ -472,7 +331,7 @@ verdicts_text (GPtrArray *verdicts)
       g_ptr_array_add (rows, row);
     }
   /* Only WEIGHT right-aligned would need a column range; keep it simple. */
-  return table_text (rows, 5, 5);
+  return vpa_output_table_text (rows, 5, NULL, 5);
 }
 
 static gboolean
@@ -490,17 +349,18 @@ cmd_filter (FleetCli *cli, GError **error)
   gboolean json;
   gsize len;
 
-  if (!require (cli->store, "--store", error) || !check_format (cli, &json, error))
+  if (!require (cli->store, "--store", error) ||
+      !vpa_cli_format_is_json (&cli->common, &json, error))
     return FALSE;
-  if (cli->args == NULL || cli->args[0] == NULL || cli->args[1] != NULL)
+  if (cli->common.args == NULL || cli->common.args[0] == NULL || cli->common.args[1] != NULL)
     {
       g_set_error_literal (error, VPA_ERROR, VPA_ERROR_INVALID,
                            "filter takes one DOMAIN.xml (or - for stdin)");
       return FALSE;
     }
-  if ((config = load_config (cli, error)) == NULL ||
-      !read_domain (cli->args[0], &buf, &len, error) ||
-      (dom = vpa_domain_parse (buf, len, cli->args[0], error)) == NULL ||
+  if ((config = vpa_cli_load_config (&cli->common, error)) == NULL ||
+      !read_domain (cli->common.args[0], &buf, &len, error) ||
+      (dom = vpa_domain_parse (buf, len, cli->common.args[0], error)) == NULL ||
       (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
     return FALSE;
   query_from_domain (dom, requests, &query);
@@ -519,12 +379,12 @@ cmd_filter (FleetCli *cli, GError **error)
           g_string_append_printf (why, "%s%s: %s", i > 0 ? "; " : "", v->host, v->reason);
         }
       g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: no host passes%s%s",
-                   cli->args[0], verdicts->len > 0 ? ": " : " (the store has no hosts)",
+                   cli->common.args[0], verdicts->len > 0 ? ": " : " (the store has no hosts)",
                    why->str);
       return FALSE;
     }
   out = json ? verdicts_json (verdicts) : verdicts_text (verdicts);
-  return write_stdout (out, error);
+  return vpa_cli_write_stdout (out, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -562,12 +422,14 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
   GOptionEntry entries[] = {
     { "store", 0, 0, G_OPTION_ARG_STRING, &cli.store, "the fleet store", "STORE" },
     { "host", 0, 0, G_OPTION_ARG_STRING, &cli.host, "the host's name in the store", "NAME" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.format, "text (default) or json", "FORMAT" },
-    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.config_path, "configuration file", "FILE" },
-    { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.connect, "libvirt URI of the domains (claims)", "URI" },
-    { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.inventory,
+    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format, "text (default) or json", "FORMAT" },
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.common.config_path, "configuration file",
+      "FILE" },
+    { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.common.connect,
+      "libvirt URI of the domains (claims)", "URI" },
+    { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.common.inventory,
       "where devices and topology come from (default: the --connect URI)", "SOURCE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.args, NULL, NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
     { NULL }
   };
 
@@ -576,9 +438,9 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
-  if ((!sync && (cli.connect != NULL || cli.inventory != NULL)) ||
-      (!sync && !filter && cli.config_path != NULL) || (filter && cli.host != NULL) ||
-      (sync && cli.format != NULL) || (!filter && cli.args != NULL))
+  if ((!sync && (cli.common.connect != NULL || cli.common.inventory != NULL)) ||
+      (!sync && !filter && cli.common.config_path != NULL) || (filter && cli.host != NULL) ||
+      (sync && cli.common.format != NULL) || (!filter && cli.common.args != NULL))
     {
       g_set_error (&error, VPA_ERROR, VPA_ERROR_INVALID,
                    "fleet %s: an option or argument it does not take (usage: fleet %s)",

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "vpa-types.h"
+#include "vpa-cli-common.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
@@ -21,13 +22,8 @@
 #include "vpa-virt.h"
 #include "vpa-cli-fleet.h"
 
-#define DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
-
 typedef struct {
-  char *connect;
-  char *inventory;
-  char *config_path;
-  char *format;
+  VpaCliCommon common;
   char *group_by;
   gboolean explain;
   char *port;
@@ -35,21 +31,16 @@ typedef struct {
   char *policy;
   gboolean live;
   gboolean persistent;
-  char **args;
 } VpaCli;
 
 static void
 vpa_cli_clear (VpaCli *cli)
 {
-  g_free (cli->connect);
-  g_free (cli->inventory);
-  g_free (cli->config_path);
-  g_free (cli->format);
+  vpa_cli_common_clear (&cli->common);
   g_free (cli->group_by);
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
-  g_strfreev (cli->args);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaCli, vpa_cli_clear)
@@ -57,16 +48,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaCli, vpa_cli_clear)
 static int
 fail (GError *error)
 {
-  int code = 1;
-
-  if (error->domain == VPA_ERROR)
-    code = error->code;
-  else if (error->domain == G_OPTION_ERROR)
-    code = VPA_ERROR_INVALID;
-  else
-    code = VPA_ERROR_ENVIRONMENT;
-  fprintf (stderr, "virt-pci-affinity: %s\n", error->message);
-  return code;
+  return vpa_cli_fail ("virt-pci-affinity: ", error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -76,47 +58,19 @@ fail (GError *error)
 static const char *
 connect_uri (const VpaCli *cli)
 {
-  const char *env;
-
-  if (cli->connect != NULL)
-    return cli->connect;
-  env = g_getenv ("LIBVIRT_DEFAULT_URI");
-  if (env != NULL && *env != '\0')
-    return env;
-  return "qemu:///system";
+  return vpa_cli_connect_uri (&cli->common);
 }
 
 static const char *
 inventory_uri (const VpaCli *cli)
 {
-  return cli->inventory != NULL ? cli->inventory : connect_uri (cli);
+  return vpa_cli_inventory_uri (&cli->common);
 }
 
 static VpaConfig *
 load_config (const VpaCli *cli, GError **error)
 {
-  const char *path = cli->config_path;
-
-  if (path == NULL)
-    path = g_getenv ("VPA_CONFIG");
-  if (path == NULL && g_file_test (DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
-    path = DEFAULT_CONFIG;
-  if (path == NULL)
-    return vpa_config_new_default ();
-  return vpa_config_load_file (path, error);
-}
-
-static GPtrArray *
-copy_claims (GPtrArray *from)
-{
-  GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
-
-  for (guint i = 0; i < from->len; i++)
-    {
-      const VpaClaim *c = g_ptr_array_index (from, i);
-      g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
-    }
-  return claims;
+  return vpa_cli_load_config (&cli->common, error);
 }
 
 /* The claims of the domains on a connection. A snapshot URI is read by our
@@ -130,7 +84,7 @@ claims_from_uri (const char *uri, GError **error)
   if (snap != NULL)
     {
       g_autoptr (VpaHost) host = vpa_snapshot_load (snap, error);
-      return host != NULL ? copy_claims (host->claims) : NULL;
+      return host != NULL ? vpa_cli_claims_copy (host->claims) : NULL;
     }
   {
     g_autoptr (virConnect) conn = vpa_virt_open (uri, TRUE, error);
@@ -148,7 +102,7 @@ load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
   g_autofree char *snap = vpa_source_snapshot_path (uri);
 
   if (snap != NULL && g_strcmp0 (inventory_uri (cli), uri) == 0)
-    return copy_claims (inventory_host->claims);
+    return vpa_cli_claims_copy (inventory_host->claims);
   return claims_from_uri (uri, error);
 }
 
@@ -215,15 +169,13 @@ world_inventory (VpaCliWorld *w, GError **error)
   return inv;
 }
 
-/* Bounded for files too: a FIFO, /dev/zero or a runaway file must not
- * exhaust memory before the XML parser's own size limit refuses it. */
+/* A FILE is bounded like stdin: a FIFO, /dev/zero or a runaway file must
+ * not exhaust memory before the XML parser's own size limit refuses it. */
 static gboolean
-read_input (const char *path, char **buf, gsize *len, GError **error)
+read_file_bounded (const char *path, char **buf, gsize *len, GError **error)
 {
-  gboolean is_stdin = g_strcmp0 (path, "-") == 0;
-  const char *what = is_stdin ? "stdin" : path;
   g_autoptr (GString) s = g_string_new (NULL);
-  FILE *f = is_stdin ? stdin : fopen (path, "re");
+  FILE *f = fopen (path, "re");
   char chunk[65536];
   size_t n;
   int e = 0;
@@ -239,18 +191,17 @@ read_input (const char *path, char **buf, gsize *len, GError **error)
     g_string_append_len (s, chunk, (gssize) n);
   if (ferror (f))
     e = errno != 0 ? errno : EIO;
-  if (!is_stdin)
-    fclose (f);
+  fclose (f);
   if (e != 0)
     {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: cannot read: %s", what,
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: cannot read: %s", path,
                    g_strerror (e));
       return FALSE;
     }
   if (s->len > 16 * 1024 * 1024)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: input exceeds the limit of 16 MiB", what);
+                   "%s: input exceeds the limit of 16 MiB", path);
       return FALSE;
     }
   *len = s->len;
@@ -259,15 +210,11 @@ read_input (const char *path, char **buf, gsize *len, GError **error)
 }
 
 static gboolean
-write_stdout (const char *buf, gsize len, GError **error)
+read_input (const char *path, char **buf, gsize *len, GError **error)
 {
-  if (fwrite (buf, 1, len, stdout) != len || fflush (stdout) != 0)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "cannot write to stdout: %s",
-                   g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
+  if (g_strcmp0 (path, "-") == 0)
+    return vpa_cli_read_stdin (buf, len, error);
+  return read_file_bounded (path, buf, len, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -289,18 +236,13 @@ cmd_pools (VpaCli *cli, GError **error)
       g_prefix_error (error, "--group-by: ");
       return FALSE;
     }
-  if (cli->format != NULL && strcmp (cli->format, "text") != 0 && strcmp (cli->format, "json") != 0)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "--format '%s': expected text or json", cli->format);
-      return FALSE;
-    }
-  json = g_strcmp0 (cli->format, "json") == 0;
+  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+    return FALSE;
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
     return FALSE;
   pools = vpa_pools_generate (inv, keys);
   out = json ? vpa_output_pools_json (inv, pools) : vpa_output_pools_text (inv, pools);
-  return write_stdout (out, strlen (out), error);
+  return vpa_cli_write_stdout (out, error);
 }
 
 static gboolean
@@ -315,7 +257,7 @@ cmd_traits (VpaCli *cli, GError **error)
     return FALSE;
   traits = vpa_traits_compute (inv);
   out = vpa_output_traits_text (traits);
-  return write_stdout (out, strlen (out), error);
+  return vpa_cli_write_stdout (out, error);
 }
 
 static gboolean
@@ -345,12 +287,12 @@ cmd_place (VpaCli *cli, GError **error)
   gsize len;
   VpaPlaceReport report = { 0 };
 
-  if (cli->args == NULL || g_strv_length (cli->args) != 1)
+  if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "place: expected one FILE (or - for stdin)");
       return FALSE;
     }
-  path = cli->args[0];
+  path = cli->common.args[0];
   if (!read_input (path, &buf, &len, error))
     return FALSE;
   if (!world_load (cli, &w, error))
@@ -366,7 +308,7 @@ cmd_place (VpaCli *cli, GError **error)
     }
   if (out == NULL)
     return FALSE;
-  return write_stdout (out, strlen (out), error);
+  return vpa_cli_write_stdout (out, error);
 }
 
 static gboolean
@@ -380,12 +322,12 @@ cmd_check (VpaCli *cli, GError **error)
   gsize len;
   gboolean ok = TRUE;
 
-  if (cli->args == NULL || g_strv_length (cli->args) != 1)
+  if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "check: expected one DOMAIN or FILE");
       return FALSE;
     }
-  arg = cli->args[0];
+  arg = cli->common.args[0];
   if (strcmp (arg, "-") == 0 || g_file_test (arg, G_FILE_TEST_EXISTS))
     {
       if (!read_input (arg, &buf, &len, error))
@@ -451,16 +393,16 @@ cmd_define (VpaCli *cli, GError **error)
   gsize len;
   DefineCtx ctx;
 
-  if (cli->args == NULL || g_strv_length (cli->args) != 1)
+  if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "define: expected one FILE");
       return FALSE;
     }
-  if (!read_input (cli->args[0], &buf, &len, error))
+  if (!read_input (cli->common.args[0], &buf, &len, error))
     return FALSE;
   if ((config = load_config (cli, error)) == NULL)
     return FALSE;
-  ctx = (DefineCtx){ cli, config, buf, len, cli->args[0] };
+  ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0] };
   if ((conn = vpa_virt_open (connect_uri (cli), FALSE, error)) == NULL)
     return FALSE;
   if ((inventory = vpa_source_load (inventory_uri (cli), error)) == NULL)
@@ -489,7 +431,8 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
   VpaHost *host;
   VpaAddr addr;
 
-  dom = vpa_domain_parse (ctx->domain_xml, strlen (ctx->domain_xml), ctx->cli->args[0], error);
+  dom = vpa_domain_parse (ctx->domain_xml, strlen (ctx->domain_xml), ctx->cli->common.args[0],
+                          error);
   if (dom == NULL)
     return NULL;
   if ((host = vpa_source_load (inventory_uri (ctx->cli), error)) == NULL)
@@ -511,7 +454,7 @@ cmd_attach (VpaCli *cli, GError **error)
   VpaAddr addr = VPA_ADDR_NONE;
   char buf[VPA_ADDR_BUFLEN];
 
-  if (cli->args == NULL || g_strv_length (cli->args) != 1 || cli->port == NULL)
+  if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1 || cli->port == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "attach: expected DOMAIN --port ALIAS [--physnet N] [--policy P]");
@@ -528,7 +471,7 @@ cmd_attach (VpaCli *cli, GError **error)
   ctx.has_policy = cli->policy != NULL;
   if ((config = load_config (cli, error)) == NULL)
     return FALSE;
-  if ((xml = domain_xml (connect_uri (cli), cli->args[0], error)) == NULL)
+  if ((xml = domain_xml (connect_uri (cli), cli->common.args[0], error)) == NULL)
     return FALSE;
   ctx.cli = cli;
   ctx.config = config;
@@ -543,7 +486,7 @@ cmd_attach (VpaCli *cli, GError **error)
     return FALSE;
   if ((inventory = vpa_source_load (inventory_uri (cli), error)) == NULL)
     return FALSE;
-  if (!vpa_virt_attach (conn, connect_uri (cli), cli->args[0], flags, inventory,
+  if (!vpa_virt_attach (conn, connect_uri (cli), cli->common.args[0], flags, inventory,
                         attach_place_cb, &ctx, &addr, error))
     return FALSE;
   printf ("%s\n", vpa_addr_format (addr, buf));
@@ -591,16 +534,17 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autofree char *param = g_strdup_printf ("%s %s", cmd->name, cmd->args);
   GOptionEntry common[] = {
-    { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.connect, "libvirt URI of the domains (claims)", "URI" },
-    { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.inventory,
+    { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.common.connect,
+      "libvirt URI of the domains (claims)", "URI" },
+    { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.common.inventory,
       "where devices and topology come from (default: the --connect URI)", "SOURCE" },
-    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.config_path,
+    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.common.config_path,
       "configuration file (attach: VPA_CONFIG; its --config is virsh's)", "FILE" },
-    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.args, NULL, NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
     { NULL }
   };
   GOptionEntry pools[] = {
-    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.format, "text (default) or json", "FORMAT" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format, "text (default) or json", "FORMAT" },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &cli.group_by,
       "pool keys: vendor,product,numa_node,socket,dev_type,tags,pf", "KEYS" },
     { NULL }
@@ -634,10 +578,10 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, attach, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
-  if (cli.args != NULL && cmd->args[0] == '\0')
+  if (cli.common.args != NULL && cmd->args[0] == '\0')
     {
       g_set_error (&error, VPA_ERROR, VPA_ERROR_INVALID, "%s: unexpected argument '%s'",
-                   cmd->name, cli.args[0]);
+                   cmd->name, cli.common.args[0]);
       return fail (error);
     }
   if (!cmd->run (&cli, &error))

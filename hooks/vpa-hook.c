@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The qemu hook's module: loaded by the front (vpa-hook-front.c) only for
+ * The qemu hook's module: run by the front (vpa-hook-front.c) only for
  * "prepare|start|migrate|restore begin" of a domain whose XML mentions our
- * namespace or a PCI device. Checks the domain (prepare, start) or places
+ * namespace or a PCI device, with the hook's arguments and the domain XML
+ * on stdin (vpa-hook.h). Checks the domain (prepare, start) or places
  * it again on this host (migrate, restore). Fails closed: on any error it
  * prints one line on stderr, nothing on stdout, and returns 1.
  */
@@ -10,6 +11,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,7 +22,7 @@
 #include "vpa-statedirs.h"
 #include "vpa-xml.h"
 
-#define PROG "virt-pci-affinity"
+#define PROG VPA_HOOK_PROG
 #define VPA_HOOK_DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
 
 G_STATIC_ASSERT (VPA_HOOK_MAX_INPUT == VPA_XML_MAX_DOCUMENT);
@@ -73,9 +75,45 @@ load_config (GError **error)
   return vpa_config_new_default ();
 }
 
+/* The domain's devices and their PFs from sysfs; with extra (may be NULL)
+ * added to the addresses read. */
+static VpaHost *
+load_domain_devices (const char *root, const VpaDomain *dom, GPtrArray *extra, GError **error)
+{
+  g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      if (hd->addr != VPA_ADDR_NONE)
+        g_array_append_val (addrs, hd->addr);
+    }
+  for (guint i = 0; extra != NULL && i < extra->len; i++)
+    g_array_append_val (addrs, ((const VpaClaim *) g_ptr_array_index (extra, i))->addr);
+  return vpa_sysfs_load_devices (root, (const VpaAddr *) (gpointer) addrs->data, addrs->len,
+                                 error);
+}
+
+static gboolean
+domain_holds_pf (const VpaHost *host, const VpaDomain *dom)
+{
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      gint idx = hd->addr != VPA_ADDR_NONE ? vpa_host_lookup (host, hd->addr) : -1;
+
+      if (idx >= 0 && vpa_host_device (host, (guint) idx)->dev_type == VPA_DEV_TYPE_PF)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* This host's inventory and the claims of every other domain. A check
- * (dom given) on sysfs reads only the devices it judges: the domain's,
- * the ones other domains hold, and their PFs — not every VF of the host. */
+ * (dom given) on sysfs reads only the devices it judges: the domain's
+ * and their PFs, which is all PF/VF exclusivity needs for VFs (a held
+ * PF is among them; a held VF elsewhere blocks nothing of ours). Only a
+ * domain holding a whole PF also reads the held devices, to find held
+ * VFs of that PF. Never every VF of the host. */
 static gboolean
 load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray **claims,
            GError **error)
@@ -89,18 +127,12 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
     return FALSE;
   if (dom != NULL && g_str_has_prefix (source, "sysfs:") && source[6] != '\0')
     {
-      g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
-
-      for (guint i = 0; i < dom->hostdevs->len; i++)
+      h = load_domain_devices (source + 6, dom, NULL, error);
+      if (h != NULL && domain_holds_pf (h, dom))
         {
-          const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
-          if (hd->addr != VPA_ADDR_NONE)
-            g_array_append_val (addrs, hd->addr);
+          g_clear_pointer (&h, vpa_host_free);
+          h = load_domain_devices (source + 6, dom, c, error);
         }
-      for (guint i = 0; i < c->len; i++)
-        g_array_append_val (addrs, ((const VpaClaim *) g_ptr_array_index (c, i))->addr);
-      h = vpa_sysfs_load_devices (source + 6, (const VpaAddr *) (gpointer) addrs->data,
-                                  addrs->len, error);
     }
   else
     h = vpa_source_load (source, error);
@@ -233,32 +265,51 @@ parse_op (const char *op, const char *subop, HookOp *out)
   return FALSE;
 }
 
-__attribute__ ((visibility ("default"))) int
-vpa_hook_main (int argc, char **argv, const char *xml, size_t len)
+static int
+hook_run (HookRun *run)
 {
-  g_auto (HookRun) run = { 0 };
   g_autoptr (GError) error = NULL;
 
-  if (argc != 5 || xml == NULL)
-    return 2;
+  if ((run->config = load_config (&error)) == NULL)
+    return fail (run, error->message);
+
+  switch (run->op)
+    {
+    case HOOK_OP_PREPARE:
+    case HOOK_OP_START:
+      return hook_check (run);
+    case HOOK_OP_MIGRATE:
+    case HOOK_OP_RESTORE:
+      return hook_place (run);
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_auto (HookRun) run = { 0 };
+  char *xml = NULL;
+  size_t len = 0;
+  int ret;
+
+  if (argc != 5)
+    {
+      fprintf (stderr, "%s: usage: virt-pci-affinity-hook-module GUEST OPERATION SUB-OPERATION "
+               "EXTRA (run by the hook with the domain XML on stdin); got %d arguments\n",
+               PROG, argc > 0 ? argc - 1 : 0);
+      return 2;
+    }
+  if (!parse_op (argv[2], argv[3], &run.op))
+    return 0;
+  if (vpa_hook_read_domain (argv, &xml, &len) < 0)
+    return 1;
   run.guest = argv[1];
   run.op_name = argv[2];
   run.xml = xml;
   run.len = len;
-  if (!parse_op (argv[2], argv[3], &run.op))
-    return 0;
-  if ((run.config = load_config (&error)) == NULL)
-    return fail (&run, error->message); /* NOLINT(clang-analyzer-core.NullDereference): load_config sets error when it returns NULL */
-
-  switch (run.op)
-    {
-    case HOOK_OP_PREPARE:
-    case HOOK_OP_START:
-      return hook_check (&run);
-    case HOOK_OP_MIGRATE:
-    case HOOK_OP_RESTORE:
-      return hook_place (&run);
-    default:
-      g_assert_not_reached ();
-    }
+  ret = hook_run (&run);
+  free (xml);
+  return ret;
 }

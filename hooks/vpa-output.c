@@ -83,21 +83,23 @@ pool_row (const VpaConfig *config, const VpaPool *p)
 }
 
 static void
-append_row (GString *out, char *const *row, const gboolean *shown, const guint *width)
+append_row (GString *out, char *const *row, guint n_cols, const gboolean *shown,
+            const guint *width, guint right_from)
 {
   gsize start = out->len;
+  gboolean first = TRUE;
 
-  for (guint c = 0; c < COL_LAST; c++)
+  for (guint c = 0; c < n_cols; c++)
     {
       gint pad;
 
-      if (!shown[c])
+      if (shown != NULL && !shown[c])
         continue;
-      if (out->len > start)
+      if (!first)
         g_string_append (out, "  ");
+      first = FALSE;
       pad = (gint) width[c] - (gint) g_utf8_strlen (row[c], -1);
-      /* counts right-aligned, the rest left-aligned */
-      if (c >= COL_TOTAL)
+      if (c >= right_from)
         g_string_append_printf (out, "%*s%s", MAX (pad, 0), "", row[c]);
       else
         g_string_append_printf (out, "%s%*s", row[c], MAX (pad, 0), "");
@@ -108,17 +110,29 @@ append_row (GString *out, char *const *row, const gboolean *shown, const guint *
 }
 
 char *
+vpa_output_table_text (GPtrArray *rows, guint n_cols, const gboolean *shown, guint right_from)
+{
+  g_autofree guint *width = g_new0 (guint, n_cols);
+  GString *out = g_string_new (NULL);
+
+  for (guint r = 0; r < rows->len; r++)
+    for (guint c = 0; c < n_cols; c++)
+      width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) rows->pdata[r])[c], -1));
+  for (guint r = 0; r < rows->len; r++)
+    append_row (out, rows->pdata[r], n_cols, shown, width, right_from);
+  return g_string_free (out, FALSE);
+}
+
+char *
 vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
 {
   VpaPoolKeys keys;
   gboolean shown[COL_LAST];
-  guint width[COL_LAST] = { 0 };
   guint sums[4] = { 0 };
   guint first = COL_TOTAL;
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-  char *header[COL_LAST + 1] = { NULL };
+  char **header = g_new0 (char *, COL_LAST + 1);
   char **totals;
-  GString *out;
 
   g_return_val_if_fail (inv != NULL && pools != NULL, NULL);
 
@@ -126,10 +140,11 @@ vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
   for (guint c = 0; c < COL_LAST; c++)
     {
       shown[c] = columns[c].key == 0 || (keys & columns[c].key) != 0;
-      header[c] = (char *) columns[c].title;
+      header[c] = g_strdup (columns[c].title);
       if (c < first && shown[c])
         first = c;
     }
+  g_ptr_array_add (rows, header);
   for (guint p = 0; p < pools->len; p++)
     {
       const VpaPool *pool = &g_array_index (pools, VpaPool, p);
@@ -145,26 +160,16 @@ vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
   for (guint c = COL_TOTAL; c < COL_LAST; c++)
     totals[c] = g_strdup_printf ("%u", sums[c - COL_TOTAL]);
   g_ptr_array_add (rows, totals);
-
-  for (guint c = 0; c < COL_LAST; c++)
-    {
-      width[c] = (guint) strlen (header[c]);
-      for (guint r = 0; r < rows->len; r++)
-        width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) rows->pdata[r])[c], -1));
-    }
-  out = g_string_new (NULL);
-  append_row (out, header, shown, width);
-  for (guint r = 0; r < rows->len; r++)
-    append_row (out, rows->pdata[r], shown, width);
-  return g_string_free (out, FALSE);
+  /* counts right-aligned, the rest left-aligned */
+  return vpa_output_table_text (rows, COL_LAST, shown, COL_TOTAL);
 }
 
 /* ------------------------------------------------------------------ */
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
-static void
-add_int_or_null (JsonBuilder *b, const char *key, gint v)
+void
+vpa_output_json_add_int_or_null (JsonBuilder *b, const char *key, gint v)
 {
   json_builder_set_member_name (b, key);
   if (v < 0)
@@ -215,9 +220,9 @@ vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool
       json_builder_add_string_value (b, pool->product_id);
     }
   if (k & VPA_POOL_KEY_NUMA_NODE)
-    add_int_or_null (b, "numa_node", pool->numa_node);
+    vpa_output_json_add_int_or_null (b, "numa_node", pool->numa_node);
   if (k & VPA_POOL_KEY_SOCKET)
-    add_int_or_null (b, "socket", pool->socket);
+    vpa_output_json_add_int_or_null (b, "socket", pool->socket);
   if (k & VPA_POOL_KEY_DEV_TYPE)
     {
       json_builder_set_member_name (b, "dev_type");

@@ -14,6 +14,13 @@ G_BEGIN_DECLS
  * Only the grouped columns appear; unknown NUMA/socket print as "-". */
 char *vpa_output_pools_text (const VpaInventory *inv, GArray *pools);
 
+/* rows (each an array of n_cols strings, the header first) as an aligned
+ * table, a line a row: two spaces between columns, the columns from
+ * right_from on right-aligned, the others left-aligned, no trailing
+ * blanks. shown (n_cols flags; NULL: all) leaves columns out. */
+char *vpa_output_table_text (GPtrArray *rows, guint n_cols, const gboolean *shown,
+                             guint right_from);
+
 /* {"pools": [{"vendor_id": .., "product_id": .., "numa_node": .., "socket": ..,
  * "dev_type": .., "tags": {..}, "address": .., "total": .., "free": ..,
  * "used": .., "blocked": ..}, ...]}: keys not grouped are left out,
@@ -25,6 +32,9 @@ char *vpa_output_pools_json (const VpaInventory *inv, GArray *pools);
 void vpa_output_pool_json_add (JsonBuilder *builder, const VpaConfig *config,
                                const VpaPool *pool, const char *first_key,
                                const char *first_value);
+
+/* "key": value, or null for an unknown (negative) NUMA node or socket. */
+void vpa_output_json_add_int_or_null (JsonBuilder *builder, const char *key, gint value);
 
 /* root as pretty JSON: "key": value, two-space indentation, members in
  * insertion order, a trailing newline. */

@@ -151,13 +151,43 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
   return sql_exec (self, ddl, error) && sql_exec (self, insert, error);
 }
 
+static int
+journal_mode_cb (void *data, int n, char **values, char **names)
+{
+  gboolean *wal = data;
+  (void) names;
+  *wal = n > 0 && values[0] != NULL && g_ascii_strcasecmp (values[0], "wal") == 0;
+  return 0;
+}
+
+/* WAL: readers do not wait for a sync; persistent in the file. Switching
+ * needs the file to itself, and SQLite reports a concurrent opener as
+ * busy without calling the busy handler: retry within the busy timeout. */
+static gboolean
+sqlite_enable_wal (VpaFleetSqlite *self, GError **error)
+{
+  for (guint waited = 0;; waited += 10)
+    {
+      gboolean wal = FALSE;
+      int rc = sqlite3_exec (self->db, "PRAGMA journal_mode = WAL", journal_mode_cb, &wal, NULL);
+
+      if (rc == SQLITE_OK && wal)
+        return TRUE;
+      if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED && rc != SQLITE_OK)
+        break;
+      if (waited >= BUSY_TIMEOUT_MS)
+        break;
+      g_usleep (10 * 1000);
+    }
+  return sql_exec (self, "PRAGMA journal_mode = WAL", error);
+}
+
 static gboolean
 sqlite_migrate (VpaFleetStore *store, GError **error)
 {
   VpaFleetSqlite *self = (VpaFleetSqlite *) store;
 
-  /* WAL: readers do not wait for a sync. Persistent in the file. */
-  if (!sql_exec (self, "PRAGMA journal_mode = WAL", error))
+  if (!sqlite_enable_wal (self, error))
     return FALSE;
   /* Decide and create under the write lock: two first syncs race here. */
   if (!sql_exec (self, "BEGIN IMMEDIATE", error))

@@ -5,6 +5,7 @@
  * inventory) and the host filter over pool rows.
  */
 #include "vpa-fleet.h"
+#include "vpa-pools.h"
 
 #include <string.h>
 #include <json-glib/json-glib.h>
@@ -418,19 +419,6 @@ vpa_fleet_store_sync_host (VpaFleetStore *store, const VpaFleetHostData *data,
   return store->ops->sync_host (store, data, error);
 }
 
-/* Unknown (-1) after every known value. */
-static gint
-null_last_cmp (gint a, gint b)
-{
-  if (a == b)
-    return 0;
-  if (a < 0)
-    return 1;
-  if (b < 0)
-    return -1;
-  return a < b ? -1 : 1;
-}
-
 /* Tag sets pair by pair, a prefix first: the order vpa_pools_generate()
  * gives them, which a comparison of the JSON strings does not. */
 static gint
@@ -460,8 +448,8 @@ pool_output_cmp (gconstpointer pa, gconstpointer pb)
     return c;
   if (a->dev_type != b->dev_type)
     return a->dev_type < b->dev_type ? -1 : 1;
-  if ((c = null_last_cmp (a->numa_node, b->numa_node)) != 0 ||
-      (c = null_last_cmp (a->socket, b->socket)) != 0)
+  if ((c = vpa_pool_null_last_cmp (a->numa_node, b->numa_node)) != 0 ||
+      (c = vpa_pool_null_last_cmp (a->socket, b->socket)) != 0)
     return c;
   return tag_kv_cmp (a->tag_kv, b->tag_kv);
 }

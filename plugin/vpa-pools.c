@@ -252,9 +252,8 @@ tagset_ranks (const VpaConfig *config)
   return rank;
 }
 
-/* Unknown (-1) after every known value. */
-static gint
-null_last_cmp (gint a, gint b)
+gint
+vpa_pool_null_last_cmp (gint a, gint b)
 {
   if (a == b)
     return 0;
@@ -278,9 +277,9 @@ pool_cmp (gconstpointer pa, gconstpointer pb, gpointer data)
     return c;
   if (a->dev_type != b->dev_type)
     return a->dev_type < b->dev_type ? -1 : 1;
-  if ((c = null_last_cmp (a->numa_node, b->numa_node)) != 0)
+  if ((c = vpa_pool_null_last_cmp (a->numa_node, b->numa_node)) != 0)
     return c;
-  if ((c = null_last_cmp (a->socket, b->socket)) != 0)
+  if ((c = vpa_pool_null_last_cmp (a->socket, b->socket)) != 0)
     return c;
   if (rank[a->tagset] != rank[b->tagset])
     return rank[a->tagset] < rank[b->tagset] ? -1 : 1;

@@ -47,4 +47,8 @@ typedef struct {
  * tags, pf): deterministic whatever the source's device order. */
 GArray *vpa_pools_generate (const VpaInventory *inv, VpaPoolKeys keys);
 
+/* NUMA nodes and sockets as pools are ordered by them: unknown (-1)
+ * after every known value. */
+gint vpa_pool_null_last_cmp (gint a, gint b);
+
 G_END_DECLS

@@ -843,14 +843,30 @@ check_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArray *a
   return FALSE;
 }
 
-/* Runs place under the lock and returns its XML; error if place
- * returned NULL without setting one. */
+/* Takes the define lock of conn; a NULL *uri becomes the connection's
+ * canonical URI (owned by *canonical). */
+static VpaVirtLock *
+lock_for_change (virConnectPtr conn, const char **uri, char **canonical, GError **error)
+{
+  virt_init ();
+  *canonical = virt_conn_uri (conn, *uri);
+  if (*uri == NULL)
+    *uri = *canonical;
+  return vpa_virt_lock_acquire (conn, *uri, VPA_VIRT_LOCK_TIMEOUT_MS, error);
+}
+
+/* Under the lock: loads the claims into *claims, runs place on them and
+ * returns its XML; error if place returned NULL without setting one. */
 static char *
-run_place (VpaVirtPlaceFunc place, gpointer user_data, GPtrArray *claims,
-           const char *uri, GError **error)
+run_place (virConnectPtr conn, VpaVirtPlaceFunc place, gpointer user_data,
+           GPtrArray **claims, const char *uri, GError **error)
 {
   GError *place_error = NULL;
-  char *xml = place (claims, user_data, &place_error);
+  char *xml;
+
+  if ((*claims = vpa_virt_load_claims (conn, error)) == NULL)
+    return NULL;
+  xml = place (*claims, user_data, &place_error);
 
   if (xml != NULL)
     {
@@ -863,6 +879,20 @@ run_place (VpaVirtPlaceFunc place, gpointer user_data, GPtrArray *claims,
                  "%s: placement produced no XML", uri);
   g_propagate_error (error, place_error);
   return NULL;
+}
+
+#define VPA_VIRT_BYPASS_NOTE " (defined meanwhile without the define lock)"
+
+/* After the change, with *claims reloaded: a define that bypassed the
+ * lock may have taken one of addrs. */
+static gboolean
+recheck_unclaimed (virConnectPtr conn, const char *uri, const char *name, GArray *addrs,
+                   const VpaHost *inventory, GPtrArray **claims, GError **error)
+{
+  g_clear_pointer (claims, g_ptr_array_unref);
+  *claims = vpa_virt_load_claims (conn, error);
+  return *claims != NULL &&
+         check_unclaimed (*claims, uri, name, addrs, inventory, VPA_VIRT_BYPASS_NOTE, error);
 }
 
 /* What a define replaced, to undo it. */
@@ -941,8 +971,6 @@ rollback_define (virConnectPtr conn, virDomainPtr dom, const PrevDef *prev, GErr
   append_message (error, msg);
 }
 
-#define VPA_VIRT_BYPASS_NOTE " (defined meanwhile without the define lock)"
-
 gboolean
 vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost *inventory,
                              VpaVirtPlaceFunc place, gpointer user_data, char **out_name,
@@ -963,16 +991,9 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
   g_return_val_if_fail (place != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  virt_init ();
-  canonical = virt_conn_uri (conn, uri);
-  if (uri == NULL)
-    uri = canonical;
-  lock = vpa_virt_lock_acquire (conn, uri, VPA_VIRT_LOCK_TIMEOUT_MS, error);
-  if (lock == NULL)
+  if ((lock = lock_for_change (conn, &uri, &canonical, error)) == NULL)
     return FALSE;
-  if ((claims = vpa_virt_load_claims (conn, error)) == NULL)
-    return FALSE;
-  if ((xml = run_place (place, user_data, claims, uri, error)) == NULL)
+  if ((xml = run_place (conn, place, user_data, &claims, uri, error)) == NULL)
     return FALSE;
   if (!placed_domain_parse (xml, uri, &name, addrs, error) ||
       !check_unclaimed (claims, uri, name, addrs, inventory, "", error))
@@ -990,11 +1011,7 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
       return FALSE;
     }
 
-  /* Verify: a define that bypassed the lock may have taken a device. */
-  g_clear_pointer (&claims, g_ptr_array_unref);
-  claims = vpa_virt_load_claims (conn, error);
-  if (claims == NULL ||
-      !check_unclaimed (claims, uri, name, addrs, inventory, VPA_VIRT_BYPASS_NOTE, error))
+  if (!recheck_unclaimed (conn, uri, name, addrs, inventory, &claims, error))
     {
       rollback_define (conn, dom, &prev, error != NULL ? *error : NULL);
       return FALSE;
@@ -1064,12 +1081,7 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
   g_return_val_if_fail (place != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  virt_init ();
-  canonical = virt_conn_uri (conn, uri);
-  if (uri == NULL)
-    uri = canonical;
-  lock = vpa_virt_lock_acquire (conn, uri, VPA_VIRT_LOCK_TIMEOUT_MS, error);
-  if (lock == NULL)
+  if ((lock = lock_for_change (conn, &uri, &canonical, error)) == NULL)
     return FALSE;
   dom = virDomainLookupByName (conn, domain);
   if (dom == NULL)
@@ -1078,9 +1090,7 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
                       domain);
       return FALSE;
     }
-  if ((claims = vpa_virt_load_claims (conn, error)) == NULL)
-    return FALSE;
-  if ((xml = run_place (place, user_data, claims, uri, error)) == NULL)
+  if ((xml = run_place (conn, place, user_data, &claims, uri, error)) == NULL)
     return FALSE;
   if (!placed_device_parse (xml, uri, domain, addrs, error) ||
       !check_unclaimed (claims, uri, domain, addrs, inventory, "", error))
@@ -1091,10 +1101,7 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
                       uri, domain);
       return FALSE;
     }
-  g_clear_pointer (&claims, g_ptr_array_unref);
-  claims = vpa_virt_load_claims (conn, error);
-  if (claims == NULL ||
-      !check_unclaimed (claims, uri, domain, addrs, inventory, VPA_VIRT_BYPASS_NOTE, error))
+  if (!recheck_unclaimed (conn, uri, domain, addrs, inventory, &claims, error))
     {
       rollback_attach (dom, xml, flags, error != NULL ? *error : NULL);
       return FALSE;

@@ -2,35 +2,15 @@
 #include <string.h>
 
 #include "vpa-config.h"
-
-/* Compares text with the golden file; VPA_TEST_REGENERATE=1 rewrites it. */
-static void
-assert_golden (const char *path, const char *text)
-{
-  g_autofree char *expected = NULL;
-  g_autoptr (GError) error = NULL;
-
-  if (g_getenv ("VPA_TEST_REGENERATE") != NULL)
-    {
-      g_file_set_contents (path, text, -1, &error);
-      g_assert_no_error (error);
-      return;
-    }
-  g_file_get_contents (path, &expected, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (text, ==, expected);
-}
+#include "vpa-test-util.h"
 
 static VpaConfig *
 load_fixture (const char *name, GError **error)
 {
   g_autofree char *path = g_build_filename (VPA_TEST_DATA, "config", name, NULL);
-  g_autofree char *data = NULL;
   gsize len = 0;
-  g_autoptr (GError) local = NULL;
+  g_autofree char *data = vpa_test_read_fixture (path, &len);
 
-  g_file_get_contents (path, &data, &len, &local);
-  g_assert_no_error (local);
   /* the bare name keeps messages independent of the checkout */
   return vpa_config_load_data (data, len, name, error);
 }
@@ -150,9 +130,10 @@ test_full (void)
 static void
 test_bad (gconstpointer data)
 {
-  const char *name = data;
-  g_autofree char *base = g_strndup (name, strlen (name) - strlen (".conf"));
-  g_autofree char *errfile = g_strdup_printf ("%s/config/%s.err", VPA_TEST_DATA, base);
+  const char *path = data;
+  g_autofree char *name = g_path_get_basename (path);
+  g_autofree char *stem = g_strndup (path, strlen (path) - strlen (".conf"));
+  g_autofree char *errfile = g_strconcat (stem, ".err", NULL);
   g_autofree char *message = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaConfig) config = load_fixture (name, &error);
@@ -161,7 +142,7 @@ test_bad (gconstpointer data)
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_assert_null (strchr (error->message, '\n'));
   message = g_strdup_printf ("%s\n", error->message);
-  assert_golden (errfile, message);
+  vpa_test_assert_golden (errfile, message);
 }
 
 static void
@@ -208,22 +189,6 @@ test_spec_dict (void)
 
 /* ------------------------------------------------------------------ */
 
-static VpaDevice *
-add_dev (VpaHost *host, VpaAddr addr, const char *ids, VpaDevType type, VpaAddr parent,
-         const char *netdev)
-{
-  VpaDevice *dev = vpa_device_new ();
-
-  dev->addr = addr;
-  g_strlcpy (dev->vendor_id, ids, 5);
-  g_strlcpy (dev->product_id, ids + 5, 5);
-  dev->dev_type = type;
-  dev->parent_addr = parent;
-  dev->netdev = g_strdup (netdev);
-  vpa_host_add_device (host, dev);
-  return dev;
-}
-
 /* PF 81:00.0 (ens1f0) with VFs 81:10.0 (ens1f0v0) and 81:10.2, PF 83:00.0
  * (ens2f0) with VF 83:10.0, a GPU at 3b:00.0. */
 static VpaHost *
@@ -233,12 +198,18 @@ make_host (void)
   VpaAddr pf1 = VPA_ADDR (0, 0x81, 0, 0), pf2 = VPA_ADDR (0, 0x83, 0, 0);
   g_autoptr (GError) error = NULL;
 
-  add_dev (host, VPA_ADDR (0, 0x81, 0x10, 2), "8086:1889", VPA_DEV_TYPE_VF, pf1, NULL);
-  add_dev (host, VPA_ADDR (0, 0x81, 0x10, 0), "8086:1889", VPA_DEV_TYPE_VF, pf1, "ens1f0v0");
-  add_dev (host, pf1, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, "ens1f0");
-  add_dev (host, pf2, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, "ens2f0");
-  add_dev (host, VPA_ADDR (0, 0x83, 0x10, 0), "8086:1889", VPA_DEV_TYPE_VF, pf2, NULL);
-  add_dev (host, VPA_ADDR (0, 0x3b, 0, 0), "10de:2236", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, NULL);
+  vpa_test_add_device (host, VPA_ADDR (0, 0x81, 0x10, 2), "8086:1889", VPA_DEV_TYPE_VF, pf1,
+                       VPA_NUMA_NONE, NULL);
+  vpa_test_add_device (host, VPA_ADDR (0, 0x81, 0x10, 0), "8086:1889", VPA_DEV_TYPE_VF, pf1,
+                       VPA_NUMA_NONE, "ens1f0v0");
+  vpa_test_add_device (host, pf1, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, VPA_NUMA_NONE,
+                       "ens1f0");
+  vpa_test_add_device (host, pf2, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, VPA_NUMA_NONE,
+                       "ens2f0");
+  vpa_test_add_device (host, VPA_ADDR (0, 0x83, 0x10, 0), "8086:1889", VPA_DEV_TYPE_VF, pf2,
+                       VPA_NUMA_NONE, NULL);
+  vpa_test_add_device (host, VPA_ADDR (0, 0x3b, 0, 0), "10de:2236", VPA_DEV_TYPE_PCI,
+                       VPA_ADDR_NONE, VPA_NUMA_NONE, NULL);
   g_assert_true (vpa_host_seal (host, &error));
   g_assert_no_error (error);
   return host;
@@ -319,20 +290,9 @@ test_match_all (void)
     }
 }
 
-static gint
-str_ptr_cmp (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
 int
 main (int argc, char **argv)
 {
-  g_autofree char *dir = g_build_filename (VPA_TEST_DATA, "config", NULL);
-  g_autoptr (GDir) d = NULL;
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/config/defaults", test_defaults);
   g_test_add_func ("/config/full", test_full);
@@ -341,17 +301,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/match", test_match);
   g_test_add_func ("/config/match-all", test_match_all);
 
-  d = g_dir_open (dir, 0, NULL);
-  g_assert_nonnull (d);
-  while ((name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_prefix (name, "bad-") && g_str_has_suffix (name, ".conf"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, str_ptr_cmp);
-  g_assert_cmpuint (names->len, >, 0);
-  for (guint i = 0; i < names->len; i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/config/bad/%s", (char *) names->pdata[i]);
-      g_test_add_data_func_full (path, g_strdup (names->pdata[i]), test_bad, g_free);
-    }
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/config", "bad-*.conf", "/config/bad",
+                              test_bad);
   return g_test_run ();
 }

@@ -9,27 +9,11 @@
 #include <string.h>
 #include "vpa-domain.h"
 #include "vpa-xml.h"
+#include "vpa-test-util.h"
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 /* ------------------------------------------------------------------ */
-
-static void
-assert_golden (const char *path, const char *actual)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *expected = NULL;
-
-  if (g_strcmp0 (g_getenv ("VPA_TEST_REGENERATE"), "1") == 0)
-    {
-      g_file_set_contents (path, actual, -1, &error);
-      g_assert_no_error (error);
-      return;
-    }
-  g_file_get_contents (path, &expected, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (actual, ==, expected);
-}
 
 /* Nodes 0-3, each with eight CPUs (node n: 8n..8n+7); CPUs 32-39 exist
  * in no cell (offline). */
@@ -150,17 +134,6 @@ dump_numa (GString *s, const VpaDomain *dom)
 /* Fixture cases                                                       */
 /* ------------------------------------------------------------------ */
 
-static char *
-read_fixture (const char *path, gsize *len)
-{
-  g_autoptr (GError) error = NULL;
-  char *buf = NULL;
-
-  g_file_get_contents (path, &buf, len, &error);
-  g_assert_no_error (error);
-  return buf;
-}
-
 static void
 test_parse_fixture (gconstpointer data)
 {
@@ -174,7 +147,7 @@ test_parse_fixture (gconstpointer data)
   g_autofree char *buf = NULL;
   gsize len;
 
-  buf = read_fixture (path, &len);
+  buf = vpa_test_read_fixture (path, &len);
   dom = vpa_domain_parse (buf, len, base, &error);
   g_assert_no_error (error);
   g_assert_nonnull (dom);
@@ -190,7 +163,7 @@ test_parse_fixture (gconstpointer data)
   g_string_append (s, "bound-nodes: ");
   dump_nodes (s, dom->guest_nodes);
   g_string_append_c (s, '\n');
-  assert_golden (golden, s->str);
+  vpa_test_assert_golden (golden, s->str);
 }
 
 static void
@@ -206,7 +179,7 @@ test_bad_fixture (gconstpointer data)
   g_autofree char *line = NULL;
   gsize len;
 
-  buf = read_fixture (path, &len);
+  buf = vpa_test_read_fixture (path, &len);
   dom = vpa_domain_parse (buf, len, base, &error);
   /* A few errors need the host (pins to CPUs it does not have). */
   if (dom != NULL)
@@ -214,36 +187,7 @@ test_bad_fixture (gconstpointer data)
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_assert_null (strchr (error->message, '\n'));
   line = g_strdup_printf ("%s\n", error->message);
-  assert_golden (errfile, line);
-}
-
-static gint
-name_cmp (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-static void
-add_fixture_tests (const char *dir, const char *prefix, GTestDataFunc func)
-{
-  g_autofree char *path = g_build_filename (VPA_TEST_DATA, "domain", dir, NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GDir) d = g_dir_open (path, 0, &error);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  g_assert_no_error (error);
-  while ((name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (name, ".xml"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_assert_cmpuint (names->len, >, 0);
-  g_ptr_array_sort (names, name_cmp);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      g_autofree char *test = g_strdup_printf ("%s/%.*s", prefix, (int) (strlen (n) - 4), n);
-      g_test_add_data_func_full (test, g_build_filename (path, n, NULL), func, g_free);
-    }
+  vpa_test_assert_golden (errfile, line);
 }
 
 /* ------------------------------------------------------------------ */
@@ -315,7 +259,7 @@ test_parse_node (void)
   xmlNode *root;
   gsize len;
 
-  buf = read_fixture (path, &len);
+  buf = vpa_test_read_fixture (path, &len);
   doc = vpa_xml_parse_memory (buf, len, "status.xml", &error);
   g_assert_no_error (error);
   root = xmlDocGetRootElement (doc);
@@ -395,7 +339,9 @@ main (int argc, char **argv)
   g_test_add_func ("/domain/parse-node", test_parse_node);
   g_test_add_func ("/domain/bind-follows-pins", test_bind_follows_pins);
   g_test_add_func ("/domain/foreign-tolerated", test_foreign_tolerated);
-  add_fixture_tests ("parse", "/domain/parse", test_parse_fixture);
-  add_fixture_tests ("bad", "/domain/bad", test_bad_fixture);
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/domain/parse", "*.xml", "/domain/parse",
+                              test_parse_fixture);
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/domain/bad", "*.xml", "/domain/bad",
+                              test_bad_fixture);
   return g_test_run ();
 }

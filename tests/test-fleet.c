@@ -15,6 +15,7 @@
 #include "vpa-output.h"
 #include "vpa-pools.h"
 #include "vpa-source.h"
+#include "vpa-test-util.h"
 
 static char *pg_dir;      /* the private server's directory, or NULL */
 static char *pg_base_uri; /* its "postgres" database */
@@ -931,18 +932,12 @@ inprocess_pools_json (const char *xml, const char *conf, const char *name)
 static void
 test_samples_consistency (Fixture *fx, gconstpointer data)
 {
-  g_autofree char *dir = g_build_filename (VPA_TEST_DATA, "hosts", NULL);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *entry;
+  const char *dir = VPA_TEST_DATA "/hosts";
+  g_autoptr (GPtrArray) names = NULL;
 
   if (backend_skip (fx->backend))
     return;
-  g_assert_nonnull (d);
-  while ((entry = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (entry, ".xml"))
-      g_ptr_array_add (names, g_strndup (entry, strlen (entry) - 4));
-  g_assert_cmpuint (names->len, >, 0);
+  names = vpa_test_list_fixtures (dir, "*.xml");
   for (guint i = 0; i < names->len; i++)
     {
       const char *name = g_ptr_array_index (names, i);

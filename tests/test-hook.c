@@ -9,6 +9,7 @@
  *   args=guest prepare begin -     argv after the program, split on spaces
  *   stdin=domains/x.xml            relative to data/hook (absent: empty)
  *   stdin-bytes=N                  instead: N bytes of filler
+ *   pad=N                          N spaces before the stdin document
  *   config=configs/two-node.conf   the default; @DATA@ and @SYSFS@ replaced
  *   sysfs=VFS                      generate a fake sysfs tree with VFS VFs
  *   module=PATH                    VPA_HOOK_MODULE override
@@ -262,8 +263,15 @@ test_case (gconstpointer data)
   if (stdin_rel != NULL)
     {
       g_autofree char *p = g_build_filename (VPA_TEST_DATA, "hook", stdin_rel, NULL);
-      g_assert_true (g_file_get_contents (p, &input, &len, &error));
+      g_autofree char *doc = NULL;
+      gsize doc_len = 0, pad = g_key_file_get_uint64 (kf, "case", "pad", NULL);
+
+      g_assert_true (g_file_get_contents (p, &doc, &doc_len, &error));
       g_assert_no_error (error);
+      len = pad + doc_len;
+      input = g_malloc (len);
+      memset (input, ' ', pad);
+      memcpy (input + pad, doc, doc_len);
     }
   else if (bytes > 0)
     {
@@ -324,6 +332,42 @@ test_front_links_libc_only (void)
   g_assert_null (strstr (out, "libglib"));
   g_assert_null (strstr (out, "libxml2"));
   g_assert_null (strstr (out, "libvirt"));
+}
+
+/* The module links as the build chose (VPA_HOOK_MODULE_LINK, from
+ * -Dhook_module_link): statically, GLib, libxml2 and ICU are not loaded
+ * at run time, which is what keeps a check within its budget. */
+static void
+test_module_links (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL, *err = NULL, *all = NULL;
+  const char *link = g_getenv ("VPA_HOOK_MODULE_LINK");
+  const char *argv[] = { "ldd", g_getenv ("VPA_HOOK_MODULE"), NULL };
+  gint status = 0;
+
+  if (link == NULL || g_strcmp0 (link, "shared") == 0)
+    {
+      g_test_skip ("the module links GLib and libxml2 shared");
+      return;
+    }
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                     &status, &error))
+    {
+      g_test_skip (error->message);
+      return;
+    }
+  all = g_strconcat (out, err, NULL);
+  g_assert_null (strstr (all, "libglib"));
+  g_assert_null (strstr (all, "libxml2"));
+  g_assert_null (strstr (all, "libicu"));
+  g_assert_null (strstr (all, "libvirt"));
+  /* ldd says either, depending on the glibc. */
+  if (g_strcmp0 (link, "static") == 0)
+    g_assert_true (strstr (all, "statically linked") != NULL ||
+                   strstr (all, "not a dynamic executable") != NULL);
+  else
+    g_assert_nonnull (strstr (all, "libc.so"));
 }
 
 /* A domain with n ports placed on the first VFs of the generated sysfs
@@ -478,6 +522,7 @@ main (int argc, char **argv)
     g_error ("VPA_HOOK_BIN and VPA_HOOK_MODULE must name the built hook and its module");
 
   g_test_add_func ("/hook/front-links-libc-only", test_front_links_libc_only);
+  g_test_add_func ("/hook/module-links", test_module_links);
   add_cases ();
   if (g_test_perf ())
     g_test_add_func ("/hook/perf", test_perf);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `meson install --destdir` puts the hook where libvirt and an operator
 # expect it: the front as qemu.d/virt-pci-affinity (and nothing else in
-# qemu.d), the module under $libdir/virt-pci-affinity, the sample
+# qemu.d), the module (an executable the front runs) alone under
+# $libdir/virt-pci-affinity, the sample
 # configuration, the man page; a second install keeps an edited config.
 set -euo pipefail
 
@@ -16,9 +17,10 @@ meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null
 hook=$dest$qemu_d/virt-pci-affinity
 [ -x "$hook" ] || fail "$hook missing or not executable"
 [ "$(ls "$dest$qemu_d")" = virt-pci-affinity ] || fail "qemu.d holds more than the hook: $(ls "$dest$qemu_d")"
-module=$libdir/virt-pci-affinity-hook-module.so
-[ -f "$dest$module" ] || fail "$dest$module missing"
-grep -qF "$module" "$hook" || fail "the installed hook does not load $module"
+module=$libdir/virt-pci-affinity-hook-module
+[ -x "$dest$module" ] || fail "$dest$module missing or not executable"
+[ "$(ls "$dest$libdir")" = virt-pci-affinity-hook-module ] || fail "$libdir holds more than the module: $(ls "$dest$libdir")"
+grep -qF "$module" "$hook" || fail "the installed hook does not run $module"
 conf=$dest$confdir/virt-pci-affinity.conf
 [ -f "$conf" ] || fail "$conf missing"
 [ -f "$dest$mandir/man8/virt-pci-affinity-hook.8" ] || fail "man page missing"

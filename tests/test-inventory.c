@@ -2,26 +2,11 @@
 #include <string.h>
 
 #include "vpa-inventory.h"
+#include "vpa-test-util.h"
 
 #define PF1 VPA_ADDR (0, 0x81, 0, 0)
 #define PF2 VPA_ADDR (0, 0x82, 0, 0)
 #define GPU VPA_ADDR (0, 0x3b, 0, 0)
-
-static void
-add_dev (VpaHost *host, VpaAddr addr, const char *ids, VpaDevType type, VpaAddr parent,
-         gint numa, const char *netdev)
-{
-  VpaDevice *dev = vpa_device_new ();
-
-  dev->addr = addr;
-  g_strlcpy (dev->vendor_id, ids, 5);
-  g_strlcpy (dev->product_id, ids + 5, 5);
-  dev->dev_type = type;
-  dev->parent_addr = parent;
-  dev->numa_node = numa;
-  dev->netdev = g_strdup (netdev);
-  vpa_host_add_device (host, dev);
-}
 
 /* PF1 (ens1f0, node 0) with VFs 81:10.0-3, PF2 (ens2f0, node 1) with VFs
  * 82:10.0-1, a GPU without NUMA information. Added out of order. */
@@ -31,23 +16,16 @@ make_host (void)
   VpaHost *host = vpa_host_new ("test");
 
   for (guint f = 0; f < 2; f++)
-    add_dev (host, VPA_ADDR (0, 0x82, 0x10, f), "8086:1889", VPA_DEV_TYPE_VF, PF2, 1, NULL);
-  add_dev (host, GPU, "10de:2236", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, VPA_NUMA_NONE, NULL);
-  add_dev (host, PF2, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 1, "ens2f0");
+    vpa_test_add_device (host, VPA_ADDR (0, 0x82, 0x10, f), "8086:1889", VPA_DEV_TYPE_VF, PF2,
+                         1, NULL);
+  vpa_test_add_device (host, GPU, "10de:2236", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, VPA_NUMA_NONE,
+                       NULL);
+  vpa_test_add_device (host, PF2, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 1, "ens2f0");
   for (guint f = 0; f < 4; f++)
-    add_dev (host, VPA_ADDR (0, 0x81, 0x10, f), "8086:1889", VPA_DEV_TYPE_VF, PF1, 0,
-             f == 0 ? "ens1f0v0" : NULL);
-  add_dev (host, PF1, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 0, "ens1f0");
+    vpa_test_add_device (host, VPA_ADDR (0, 0x81, 0x10, f), "8086:1889", VPA_DEV_TYPE_VF, PF1,
+                         0, f == 0 ? "ens1f0v0" : NULL);
+  vpa_test_add_device (host, PF1, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 0, "ens1f0");
   return host;
-}
-
-static VpaConfig *
-load_config (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  VpaConfig *config = vpa_config_load_data (text, strlen (text), "t.conf", &error);
-  g_assert_no_error (error);
-  return config;
 }
 
 static const char vf_only_conf[] =
@@ -85,7 +63,7 @@ make_inventory (const VpaConfig *config, GPtrArray *claims)
 static void
 test_specs (void)
 {
-  g_autoptr (VpaConfig) config = load_config (vf_only_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (vf_only_conf);
   g_autoptr (VpaConfig) all = vpa_config_new_default ();
   g_autoptr (VpaInventory) inv = make_inventory (config, NULL);
   g_autoptr (VpaInventory) inv_all = make_inventory (all, NULL);
@@ -105,7 +83,7 @@ test_specs (void)
 static void
 test_claim_vf (void)
 {
-  g_autoptr (VpaConfig) config = load_config (vf_only_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (vf_only_conf);
   GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
   g_autoptr (VpaInventory) inv = NULL;
   g_autofree char *s = NULL;
@@ -204,7 +182,7 @@ test_seal_error (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaInventory) inv = NULL;
 
-  add_dev (host, GPU, "10de:2236", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, 0, NULL);
+  vpa_test_add_device (host, GPU, "10de:2236", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, 0, NULL);
   inv = vpa_inventory_new (host, config, NULL, &error);
   g_assert_null (inv);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
@@ -214,7 +192,7 @@ test_seal_error (void)
 static void
 test_prop (void)
 {
-  g_autoptr (VpaConfig) config = load_config (vf_only_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (vf_only_conf);
   g_autoptr (VpaInventory) inv = make_inventory (config, NULL);
   guint vf0 = (guint) idx (inv, VPA_ADDR (0, 0x81, 0x10, 0));
   guint vf1 = (guint) idx (inv, VPA_ADDR (0, 0x81, 0x10, 1));
@@ -251,7 +229,7 @@ match (const VpaInventory *inv, VpaAddr addr, const char *const *pairs)
 static void
 test_spec_match (void)
 {
-  g_autoptr (VpaConfig) config = load_config (vf_only_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (vf_only_conf);
   g_autoptr (VpaConfig) all = vpa_config_new_default ();
   g_autoptr (VpaInventory) inv = make_inventory (config, NULL);
   g_autoptr (VpaInventory) untagged = make_inventory (all, NULL);

@@ -8,6 +8,7 @@
 #include <glib/gstdio.h>
 #include <string.h>
 #include "vpa-xml.h"
+#include "vpa-test-util.h"
 
 static const char *
 num_or_none (gint v, char buf[16])
@@ -82,33 +83,21 @@ golden_check (const char *stem, gboolean ok, const char *actual)
   g_autofree char *err_path = g_strconcat (stem, ".err", NULL);
   const char *want_path = ok ? exp_path : err_path;
   const char *other_path = ok ? err_path : exp_path;
-  g_autofree char *expected = NULL;
-  g_autoptr (GError) error = NULL;
 
   if (g_strcmp0 (g_getenv ("VPA_TEST_REGENERATE"), "1") == 0)
-    {
-      g_file_set_contents (want_path, actual, -1, &error);
-      g_assert_no_error (error);
-      (void) g_remove (other_path);
-      return;
-    }
-  if (!g_file_get_contents (want_path, &expected, NULL, NULL))
-    g_error ("%s: parse %s, but %s does not exist; output:\n%s", stem,
-             ok ? "succeeded" : "failed", want_path, actual);
-  g_assert_cmpstr (actual, ==, expected);
+    (void) g_remove (other_path);
+  vpa_test_assert_golden (want_path, actual);
 }
 
 static xmlDoc *
 load_fixture (const char *path, char **base)
 {
-  g_autofree char *buf = NULL;
   gsize len;
+  g_autofree char *buf = vpa_test_read_fixture (path, &len);
   g_autoptr (GError) error = NULL;
   xmlDoc *doc;
 
   *base = g_path_get_basename (path);
-  g_file_get_contents (path, &buf, &len, &error);
-  g_assert_no_error (error);
   doc = vpa_xml_parse_memory (buf, len, *base, &error);
   g_assert_no_error (error);
   return doc;
@@ -288,41 +277,14 @@ test_capabilities_rules (void)
     }
 }
 
-static gint
-str_ptr_cmp (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-static void
-add_fixture_tests (const char *subdir, GTestDataFunc func)
-{
-  g_autofree char *dir_path = g_build_filename (VPA_TEST_DATA, "nodedev", subdir, NULL);
-  g_autoptr (GDir) dir = g_dir_open (dir_path, 0, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_suffix (name, ".xml"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_assert_cmpuint (names->len, >, 0);
-  g_ptr_array_sort (names, str_ptr_cmp);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      g_autofree char *stem = g_strndup (n, strlen (n) - 4);
-      g_autofree char *test = g_strdup_printf ("/nodedev/%s/%s", subdir, stem);
-      g_test_add_data_func_full (test, g_build_filename (dir_path, n, NULL), func, g_free);
-    }
-}
-
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  add_fixture_tests ("devices", test_device_fixture);
-  add_fixture_tests ("capabilities", test_capabilities_fixture);
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/nodedev/devices", "*.xml", "/nodedev/devices",
+                              test_device_fixture);
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/nodedev/capabilities", "*.xml",
+                              "/nodedev/capabilities", test_capabilities_fixture);
   g_test_add_func ("/nodedev/rules/device-type", test_device_type_rules);
   g_test_add_func ("/nodedev/rules/fields", test_device_fields);
   g_test_add_func ("/nodedev/rules/capabilities-sockets", test_capabilities_rules);

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "vpa-place.h"
 #include "vpa-requests.h"
+#include "vpa-test-util.h"
 
 /* ------------------------------------------------------------------ */
 /* Fixtures built in code: hosts, configs, requests                    */
@@ -21,32 +22,16 @@ host_new (void)
   return host;
 }
 
-static VpaDevice *
-add_dev (VpaHost *host, VpaAddr addr, const char *product, VpaDevType type, gint node,
-         VpaAddr parent)
-{
-  VpaDevice *dev = vpa_device_new ();
-
-  dev->addr = addr;
-  g_strlcpy (dev->vendor_id, "8086", sizeof dev->vendor_id);
-  g_strlcpy (dev->product_id, product, sizeof dev->product_id);
-  dev->dev_type = type;
-  dev->numa_node = node;
-  dev->parent_addr = parent;
-  vpa_host_add_device (host, dev);
-  return dev;
-}
-
 /* A PF at bus:00.0 (product 1528) with n VFs at bus:10.x (product 1515). */
 static void
 add_nic (VpaHost *host, guint bus, gint node, guint n_vfs)
 {
   VpaAddr pf = VPA_ADDR (0, bus, 0, 0);
 
-  add_dev (host, pf, "1528", VPA_DEV_TYPE_PF, node, VPA_ADDR_NONE);
+  vpa_test_add_device (host, pf, "8086:1528", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, node, NULL);
   for (guint i = 0; i < n_vfs; i++)
-    add_dev (host, VPA_ADDR (0, bus, 0x10 + i / 8, i % 8), "1515", VPA_DEV_TYPE_VF, node,
-             pf);
+    vpa_test_add_device (host, VPA_ADDR (0, bus, 0x10 + i / 8, i % 8), "8086:1515",
+                         VPA_DEV_TYPE_VF, pf, node, NULL);
 }
 
 typedef struct {
@@ -349,20 +334,28 @@ test_pf_vf_exclusive (void)
     }
 }
 
+/* PFs 81:00.0 on node 0 and 82:00.0 on node second_node, four VFs
+ * each; another domain holds VF 82:10.0, so the second PF is broken. */
+static void
+fixture_init_broken_pf (Fixture *fx, gint second_node)
+{
+  GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+  VpaHost *host = host_new ();
+
+  add_nic (host, 0x81, 0, 4);
+  add_nic (host, 0x82, second_node, 4);
+  g_ptr_array_add (claims, vpa_claim_new ("other", VPA_ADDR (0, 0x82, 0x10, 0), TRUE));
+  fixture_init (fx, host, CONFIG_PHYSNET, claims);
+}
+
 static void
 test_keep_pf_whole (void)
 {
   g_auto (Fixture) fx = { 0 };
   g_autoptr (VpaPlacement) pl = NULL;
-  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
-  VpaHost *host = host_new ();
   const gint nodes[] = { 0 };
 
-  add_nic (host, 0x81, 0, 4);
-  add_nic (host, 0x82, 0, 4);
-  /* Another domain holds a VF of the second PF: that PF is broken. */
-  g_ptr_array_add (claims, vpa_claim_new ("other", VPA_ADDR (0, 0x82, 0x10, 0), TRUE));
-  fixture_init (&fx, host, CONFIG_PHYSNET, g_steal_pointer (&claims));
+  fixture_init_broken_pf (&fx, 0);
   add_port (&fx, "ua-data0", VPA_POLICY_REQUIRED, NULL, FALSE);
   add_port (&fx, "ua-data1", VPA_POLICY_REQUIRED, NULL, FALSE);
   pl = place_ok (&fx, nodes, 1);
@@ -375,14 +368,9 @@ test_keep_pf_whole_unless_remote (void)
 {
   g_auto (Fixture) fx = { 0 };
   g_autoptr (VpaPlacement) pl = NULL;
-  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
-  VpaHost *host = host_new ();
   const gint nodes[] = { 0 };
 
-  add_nic (host, 0x81, 0, 4);
-  add_nic (host, 0x82, 1, 4);
-  g_ptr_array_add (claims, vpa_claim_new ("other", VPA_ADDR (0, 0x82, 0x10, 0), TRUE));
-  fixture_init (&fx, host, CONFIG_PHYSNET, g_steal_pointer (&claims));
+  fixture_init_broken_pf (&fx, 1);
   /* The tier wins over keeping a PF whole. */
   add_port (&fx, "ua-data0", VPA_POLICY_PREFERRED, NULL, FALSE);
   pl = place_ok (&fx, nodes, 1);
@@ -398,9 +386,10 @@ test_unrequested_pf (void)
   const gint nodes[] = { 0 };
 
   /* PF and VFs share the product id: the PF is not handed out. */
-  add_dev (host, VPA_ADDR (0, 0x81, 0, 0), "1515", VPA_DEV_TYPE_PF, 0, VPA_ADDR_NONE);
-  add_dev (host, VPA_ADDR (0, 0x81, 0x10, 0), "1515", VPA_DEV_TYPE_VF, 0,
-           VPA_ADDR (0, 0x81, 0, 0));
+  vpa_test_add_device (host, VPA_ADDR (0, 0x81, 0, 0), "8086:1515", VPA_DEV_TYPE_PF,
+                       VPA_ADDR_NONE, 0, NULL);
+  vpa_test_add_device (host, VPA_ADDR (0, 0x81, 0x10, 0), "8086:1515", VPA_DEV_TYPE_VF,
+                       VPA_ADDR (0, 0x81, 0, 0), 0, NULL);
   fixture_init (&fx, host, "[device-spec all]\nvendor-id=8086\n", NULL);
   add_alias (&fx, "QuickAssist", "1515", NULL, 2, VPA_POLICY_REQUIRED);
   msg = place_fail (&fx, nodes, 1);
@@ -559,10 +548,11 @@ test_speed (void)
   for (guint b = 0; b < 64; b++)
     {
       VpaAddr pf = VPA_ADDR (0, 0x40 + b, 0, 0);
-      add_dev (host, pf, "1528", VPA_DEV_TYPE_PF, (gint) (b % 4), VPA_ADDR_NONE);
+      vpa_test_add_device (host, pf, "8086:1528", VPA_DEV_TYPE_PF, VPA_ADDR_NONE,
+                           (gint) (b % 4), NULL);
       for (guint i = 0; i < 256; i++)
-        add_dev (host, VPA_ADDR (1 + b, 0, i / 8, i % 8), "1515", VPA_DEV_TYPE_VF,
-                 (gint) (b % 4), pf);
+        vpa_test_add_device (host, VPA_ADDR (1 + b, 0, i / 8, i % 8), "8086:1515",
+                             VPA_DEV_TYPE_VF, pf, (gint) (b % 4), NULL);
     }
   fixture_init (&fx, host, CONFIG_PHYSNET, NULL);
   for (guint i = 0; i < 32; i++)

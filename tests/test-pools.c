@@ -5,52 +5,26 @@
 #include "vpa-pools.h"
 #include "vpa-source.h"
 #include "vpa-traits.h"
+#include "vpa-test-util.h"
 
 #define PF1 VPA_ADDR (0, 0x81, 0, 0)
 #define PF2 VPA_ADDR (0, 0x82, 0, 0)
 #define PF3 VPA_ADDR (0, 0x85, 0, 0)
 
-/* Compares text with the golden file; VPA_TEST_REGENERATE=1 rewrites it. */
+/* data/pools/NAME holds the expected text. */
 static void
 assert_golden (const char *name, const char *text)
 {
   g_autofree char *path = g_build_filename (VPA_TEST_DATA, "pools", name, NULL);
-  g_autofree char *expected = NULL;
-  g_autoptr (GError) error = NULL;
 
-  if (g_getenv ("VPA_TEST_REGENERATE") != NULL)
-    {
-      g_autofree char *dir = g_path_get_dirname (path);
-      g_mkdir_with_parents (dir, 0755);
-      g_file_set_contents (path, text, -1, &error);
-      g_assert_no_error (error);
-      return;
-    }
-  g_file_get_contents (path, &expected, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (text, ==, expected);
-}
-
-static gint
-str_ptr_cmp (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
+  vpa_test_assert_golden (path, text);
 }
 
 static void
 add_dev (GPtrArray *devs, VpaAddr addr, const char *ids, VpaDevType type, VpaAddr parent,
          gint numa, const char *netdev)
 {
-  VpaDevice *dev = vpa_device_new ();
-
-  dev->addr = addr;
-  g_strlcpy (dev->vendor_id, ids, 5);
-  g_strlcpy (dev->product_id, ids + 5, 5);
-  dev->dev_type = type;
-  dev->parent_addr = parent;
-  dev->numa_node = numa;
-  dev->netdev = g_strdup (netdev);
-  g_ptr_array_add (devs, dev);
+  g_ptr_array_add (devs, vpa_test_device_new (addr, ids, type, parent, numa, netdev));
 }
 
 static void
@@ -123,15 +97,6 @@ static const char handmade_conf_reversed[] =
   "[device-spec physnet2]\ndevname=ens2f0\nphysical-network=physnet2\n"
   "[device-spec physnet1]\naddress=0000:81:00.0\nphysical-network=physnet1\ntrusted=true\n";
 
-static VpaConfig *
-load_config (const char *text)
-{
-  g_autoptr (GError) error = NULL;
-  VpaConfig *config = vpa_config_load_data (text, strlen (text), "t.conf", &error);
-  g_assert_no_error (error);
-  return config;
-}
-
 static VpaInventory *
 make_inventory (const VpaConfig *config, gboolean shuffle, gboolean cells_known)
 {
@@ -199,7 +164,7 @@ summary (const VpaInventory *inv, GArray *pools)
 static void
 test_default_keys (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
   g_autoptr (VpaInventory) inv = make_inventory (config, FALSE, TRUE);
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT);
   g_autofree char *s = summary (inv, pools);
@@ -221,7 +186,7 @@ test_default_keys (void)
 static void
 test_other_keys (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
   g_autoptr (VpaInventory) inv = make_inventory (config, FALSE, FALSE);
   struct {
     const char *keys;
@@ -265,8 +230,8 @@ test_other_keys (void)
 static void
 test_order_independent (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
-  g_autoptr (VpaConfig) reversed = load_config (handmade_conf_reversed);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
+  g_autoptr (VpaConfig) reversed = vpa_test_config_load (handmade_conf_reversed);
   g_autoptr (VpaInventory) inv = make_inventory (config, FALSE, TRUE);
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_PF);
   g_autofree char *expected = vpa_output_pools_json (inv, pools);
@@ -284,7 +249,7 @@ test_order_independent (void)
 static void
 test_golden (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
   g_autoptr (VpaInventory) inv = make_inventory (config, TRUE, FALSE);
   struct {
     const char *keys;
@@ -315,7 +280,7 @@ test_golden (void)
 static void
 test_output_empty (void)
 {
-  g_autoptr (VpaConfig) config = load_config ("[device-spec none]\nvendor-id=1234\n");
+  g_autoptr (VpaConfig) config = vpa_test_config_load ("[device-spec none]\nvendor-id=1234\n");
   g_autoptr (VpaInventory) inv = make_inventory (config, FALSE, TRUE);
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT);
   g_autofree char *json = vpa_output_pools_json (inv, pools);
@@ -330,8 +295,8 @@ test_output_empty (void)
 static void
 test_traits (void)
 {
-  g_autoptr (VpaConfig) config = load_config (handmade_conf);
-  g_autoptr (VpaConfig) no_vfs = load_config ("[device-spec gpu]\nvendor-id=10de\n");
+  g_autoptr (VpaConfig) config = vpa_test_config_load (handmade_conf);
+  g_autoptr (VpaConfig) no_vfs = vpa_test_config_load ("[device-spec gpu]\nvendor-id=10de\n");
   g_autoptr (VpaInventory) both = make_inventory (config, FALSE, TRUE);
   g_autoptr (VpaInventory) no_socket = make_inventory (config, FALSE, FALSE);
   g_autoptr (VpaInventory) none = make_inventory (no_vfs, FALSE, FALSE);
@@ -357,7 +322,7 @@ test_traits (void)
 static void
 test_large_host (void)
 {
-  g_autoptr (VpaConfig) config = load_config (
+  g_autoptr (VpaConfig) config = vpa_test_config_load (
     "[device-spec intel]\nvendor-id=8086\nphysical-network=physnet0\n");
   VpaHost *host = vpa_host_new ("speed");
   g_autoptr (VpaInventory) inv = NULL;
@@ -452,9 +417,11 @@ test_json_printer (void)
 static void
 test_sample_host (gconstpointer data)
 {
-  const char *name = data;
-  g_autofree char *xml = g_strdup_printf ("%s/hosts/%s.xml", VPA_TEST_DATA, name);
-  g_autofree char *conf = g_strdup_printf ("%s/hosts/%s.conf", VPA_TEST_DATA, name);
+  const char *xml = data;
+  g_autofree char *base = g_path_get_basename (xml);
+  g_autofree char *name = g_strndup (base, strlen (base) - strlen (".xml"));
+  g_autofree char *stem = g_strndup (xml, strlen (xml) - strlen (".xml"));
+  g_autofree char *conf = g_strconcat (stem, ".conf", NULL);
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaConfig) config = NULL;
   g_autoptr (VpaInventory) inv = NULL;
@@ -499,27 +466,6 @@ test_sample_host (gconstpointer data)
   }
 }
 
-static void
-add_sample_hosts (void)
-{
-  g_autofree char *dir = g_build_filename (VPA_TEST_DATA, "hosts", NULL);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *entry;
-
-  g_assert_nonnull (d);
-  while ((entry = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (entry, ".xml"))
-      g_ptr_array_add (names, g_strndup (entry, strlen (entry) - 4));
-  g_ptr_array_sort (names, str_ptr_cmp);
-  g_assert_cmpuint (names->len, >, 0);
-  for (guint i = 0; i < names->len; i++)
-    {
-      g_autofree char *path = g_strdup_printf ("/pools/host/%s", (char *) names->pdata[i]);
-      g_test_add_data_func_full (path, g_strdup (names->pdata[i]), test_sample_host, g_free);
-    }
-}
-
 int
 main (int argc, char **argv)
 {
@@ -533,6 +479,7 @@ main (int argc, char **argv)
   g_test_add_func ("/pools/traits", test_traits);
   g_test_add_func ("/pools/json-printer", test_json_printer);
   g_test_add_func ("/pools/large-host", test_large_host);
-  add_sample_hosts ();
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/hosts", "*.xml", "/pools/host",
+                              test_sample_host);
   return g_test_run ();
 }

@@ -12,41 +12,14 @@
 #include <glib/gstdio.h>
 #include "vpa-domain.h"
 #include "vpa-rewrite.h"
-
-static void
-assert_golden (const char *path, const char *actual)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *expected = NULL;
-
-  if (g_strcmp0 (g_getenv ("VPA_TEST_REGENERATE"), "1") == 0)
-    {
-      g_file_set_contents (path, actual, -1, &error);
-      g_assert_no_error (error);
-      return;
-    }
-  g_file_get_contents (path, &expected, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (actual, ==, expected);
-}
-
-static char *
-read_file (const char *path, gsize *len)
-{
-  g_autoptr (GError) error = NULL;
-  char *buf = NULL;
-
-  g_file_get_contents (path, &buf, len, &error);
-  g_assert_no_error (error);
-  return buf;
-}
+#include "vpa-test-util.h"
 
 /* One decision a line: "port DEVICE ADDRESS NODE POLICY SOURCE" or
  * "alias NAME INDEX ADDRESS NODE POLICY SOURCE"; '#' starts a comment. */
 static GPtrArray *
 read_decisions (const char *path)
 {
-  g_autofree char *buf = read_file (path, NULL);
+  g_autofree char *buf = vpa_test_read_fixture (path, NULL);
   g_auto (GStrv) lines = g_strsplit (buf, "\n", -1);
   GPtrArray *ret = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
 
@@ -135,10 +108,10 @@ assert_holds (const char *out, gsize len, GPtrArray *decisions)
 static void
 test_rewrite_fixture (gconstpointer data)
 {
-  const char *path = data;
-  g_autofree char *stem = g_strndup (path, strlen (path) - strlen (".xml"));
+  const char *dpath = data;
+  g_autofree char *stem = g_strndup (dpath, strlen (dpath) - strlen (".decisions"));
+  g_autofree char *path = g_strconcat (stem, ".xml", NULL);
   g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *dpath = g_strconcat (stem, ".decisions", NULL);
   g_autoptr (GPtrArray) decisions = read_decisions (dpath);
   g_autoptr (GError) error = NULL;
   g_autofree char *in = NULL;
@@ -146,7 +119,7 @@ test_rewrite_fixture (gconstpointer data)
   g_autofree char *again = NULL;
   gsize in_len, out_len = 0, again_len = 0;
 
-  in = read_file (path, &in_len);
+  in = vpa_test_read_fixture (path, &in_len);
   out = vpa_domain_rewrite (in, in_len, base, decisions, &out_len, &error);
   if (g_str_has_prefix (base, "bad-"))
     {
@@ -157,7 +130,7 @@ test_rewrite_fixture (gconstpointer data)
       g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
       g_assert_null (strchr (error->message, '\n'));
       line = g_strdup_printf ("%s\n", error->message);
-      assert_golden (errfile, line);
+      vpa_test_assert_golden (errfile, line);
       return;
     }
   g_assert_no_error (error);
@@ -165,7 +138,7 @@ test_rewrite_fixture (gconstpointer data)
   g_assert_cmpuint (strlen (out), ==, out_len);
   {
     g_autofree char *golden = g_strconcat (stem, ".out.xml", NULL);
-    assert_golden (golden, out);
+    vpa_test_assert_golden (golden, out);
   }
   assert_holds (out, out_len, decisions);
 
@@ -173,36 +146,6 @@ test_rewrite_fixture (gconstpointer data)
   g_assert_no_error (error);
   g_assert_cmpuint (again_len, ==, out_len);
   g_assert_cmpstr (again, ==, out);
-}
-
-static gint
-name_cmp (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-static void
-add_fixture_tests (void)
-{
-  g_autofree char *dir = g_build_filename (VPA_TEST_DATA, "domain", "rewrite", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GDir) d = g_dir_open (dir, 0, &error);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  g_assert_no_error (error);
-  while ((name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (name, ".xml") && !g_str_has_suffix (name, ".out.xml"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_assert_cmpuint (names->len, >, 0);
-  g_ptr_array_sort (names, name_cmp);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      g_autofree char *test = g_strdup_printf ("/rewrite/fixture/%.*s", (int) (strlen (n) - 4), n);
-      g_test_add_data_func_full (test, g_build_filename (dir, n, NULL), test_rewrite_fixture,
-                                 g_free);
-    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -317,7 +260,7 @@ test_replace_converges (void)
   g_autofree char *b = NULL;
   gsize in_len, a_len, ab_len, b_len;
 
-  in = read_file (path, &in_len);
+  in = vpa_test_read_fixture (path, &in_len);
   a = rewrite_ok (in, in_len, first, &a_len);
   ab = rewrite_ok (a, a_len, second, &ab_len);
   b = rewrite_ok (in, in_len, second, &b_len);
@@ -355,7 +298,7 @@ test_mutations (void)
   gsize in_len;
   guint ok = 0, failed = 0;
 
-  in = read_file (path, &in_len);
+  in = vpa_test_read_fixture (path, &in_len);
   for (gsize pos = 0; pos < in_len; pos += 6)
     for (guint k = 0; k < sizeof subst; k++)
       {
@@ -396,6 +339,8 @@ main (int argc, char **argv)
   g_test_add_func ("/rewrite/replace-converges", test_replace_converges);
   g_test_add_func ("/rewrite/nothing-to-do", test_nothing_to_do);
   g_test_add_func ("/rewrite/mutations", test_mutations);
-  add_fixture_tests ();
+  /* A case a NAME.decisions: "*.xml" would take the NAME.out.xml outputs too. */
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/domain/rewrite", "*.decisions",
+                              "/rewrite/fixture", test_rewrite_fixture);
   return g_test_run ();
 }

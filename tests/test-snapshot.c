@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "vpa-source.h"
+#include "vpa-test-util.h"
 
 static char *
 data_path (const char *name)
@@ -17,60 +18,11 @@ data_path (const char *name)
   return g_build_filename (VPA_TEST_DATA, "snapshot", name, NULL);
 }
 
-static const VpaDevice *
-device_at (const VpaHost *host, const char *addr_str)
-{
-  VpaAddr addr;
-  gint i;
-
-  g_assert_true (vpa_addr_parse (addr_str, &addr));
-  i = vpa_host_lookup (host, addr);
-  if (i < 0)
-    g_error ("%s: no device %s", host->source, addr_str);
-  return vpa_host_device (host, (guint) i);
-}
-
-static void
-assert_devices_equal (const VpaDevice *a, const VpaDevice *b)
-{
-  g_assert_cmphex (a->addr, ==, b->addr);
-  g_assert_cmpstr (a->vendor_id, ==, b->vendor_id);
-  g_assert_cmpstr (a->product_id, ==, b->product_id);
-  g_assert_cmphex (a->class_code, ==, b->class_code);
-  g_assert_cmpint (a->dev_type, ==, b->dev_type);
-  g_assert_cmpint (a->numa_node, ==, b->numa_node);
-  g_assert_cmphex (a->parent_addr, ==, b->parent_addr);
-  g_assert_cmpuint (a->max_vfs, ==, b->max_vfs);
-  g_assert_cmpint (a->iommu_group, ==, b->iommu_group);
-  g_assert_cmpstr (a->netdev, ==, b->netdev);
-  g_assert_cmpstr (a->driver, ==, b->driver);
-  g_assert_cmpint (a->parent_index, ==, b->parent_index);
-  g_assert_cmpuint (a->vf_indices ? a->vf_indices->len : 0, ==,
-                    b->vf_indices ? b->vf_indices->len : 0);
-  for (guint i = 0; a->vf_indices != NULL && i < a->vf_indices->len; i++)
-    g_assert_cmpuint (g_array_index (a->vf_indices, guint, i), ==,
-                      g_array_index (b->vf_indices, guint, i));
-}
-
+/* The same host: devices, cells and claims. */
 static void
 assert_hosts_equal (const VpaHost *a, const VpaHost *b)
 {
-  g_assert_cmpuint (a->devices->len, ==, b->devices->len);
-  for (guint i = 0; i < a->devices->len; i++)
-    assert_devices_equal (vpa_host_device (a, i), vpa_host_device (b, i));
-
-  g_assert_cmpuint (a->cells->len, ==, b->cells->len);
-  for (guint i = 0; i < a->cells->len; i++)
-    {
-      const VpaCell *ca = &g_array_index (a->cells, VpaCell, i);
-      const VpaCell *cb = &g_array_index (b->cells, VpaCell, i);
-      g_assert_cmpint (ca->id, ==, cb->id);
-      g_assert_cmpint (ca->socket, ==, cb->socket);
-      g_assert_cmpuint (ca->memory_kib, ==, cb->memory_kib);
-      g_assert_cmpmem (ca->cpus->data, ca->cpus->len * sizeof (guint), cb->cpus->data,
-                       cb->cpus->len * sizeof (guint));
-    }
-
+  vpa_test_assert_hosts_equal (a, b);
   g_assert_cmpuint (a->claims->len, ==, b->claims->len);
   for (guint i = 0; i < a->claims->len; i++)
     {
@@ -104,7 +56,7 @@ test_mini (void)
   g_assert_true (host->sealed);
   g_assert_cmpuint (host->devices->len, ==, 9);
 
-  pf = device_at (host, "0000:81:00.0");
+  pf = vpa_test_device_at (host, "0000:81:00.0");
   g_assert_cmpint (pf->dev_type, ==, VPA_DEV_TYPE_PF);
   g_assert_cmpuint (pf->max_vfs, ==, 64);
   g_assert_cmpstr (pf->netdev, ==, "ens1f0"); /* its net device comes before it */
@@ -113,8 +65,8 @@ test_mini (void)
   g_assert_nonnull (pf->vf_indices);
   g_assert_cmpuint (pf->vf_indices->len, ==, 2);
 
-  vf0 = device_at (host, "0000:81:02.0");
-  vf1 = device_at (host, "0000:81:02.1");
+  vf0 = vpa_test_device_at (host, "0000:81:02.0");
+  vf1 = vpa_test_device_at (host, "0000:81:02.1");
   g_assert_true (vpa_host_device (host, g_array_index (pf->vf_indices, guint, 0)) == vf0);
   g_assert_true (vpa_host_device (host, g_array_index (pf->vf_indices, guint, 1)) == vf1);
   g_assert_cmpint (vf0->dev_type, ==, VPA_DEV_TYPE_VF);
@@ -123,18 +75,18 @@ test_mini (void)
   g_assert_null (vf1->netdev);
   g_assert_cmpint (vf1->iommu_group, ==, 61);
 
-  pf1 = device_at (host, "0000:81:00.1");
+  pf1 = vpa_test_device_at (host, "0000:81:00.1");
   g_assert_cmpint (pf1->dev_type, ==, VPA_DEV_TYPE_PF);
   g_assert_null (pf1->vf_indices);
   g_assert_cmpstr (pf1->netdev, ==, "ens1f1");
 
-  gpu = device_at (host, "0000:3b:00.0");
+  gpu = vpa_test_device_at (host, "0000:3b:00.0");
   g_assert_cmpint (gpu->dev_type, ==, VPA_DEV_TYPE_PCI);
   g_assert_cmpstr (gpu->vendor_id, ==, "10de");
   g_assert_cmphex (gpu->class_code, ==, 0x030200);
   g_assert_cmpint (gpu->numa_node, ==, 0);
 
-  nic = device_at (host, "0000:00:1f.6");
+  nic = vpa_test_device_at (host, "0000:00:1f.6");
   g_assert_cmpint (nic->numa_node, ==, VPA_NUMA_NONE);
   g_assert_cmpstr (nic->netdev, ==, "eno1");
 
@@ -161,14 +113,12 @@ static void
 test_memory (void)
 {
   g_autofree char *path = data_path ("mini.xml");
-  g_autofree char *buf = NULL;
   gsize len;
+  g_autofree char *buf = vpa_test_read_fixture (path, &len);
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaHost) a = load_mini ();
   g_autoptr (VpaHost) b = NULL;
 
-  g_file_get_contents (path, &buf, &len, &error);
-  g_assert_no_error (error);
   b = vpa_snapshot_load_memory (buf, len, "mini", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (b->source, ==, "mini");
@@ -270,7 +220,6 @@ test_bad_fixture (gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaHost) host = NULL;
   g_autofree char *actual = NULL;
-  g_autofree char *expected = NULL;
   g_autofree char *prefix = g_strconcat (dir, "/", NULL);
 
   host = vpa_snapshot_load (path, &error);
@@ -280,16 +229,7 @@ test_bad_fixture (gconstpointer data)
    * directory. */
   g_assert_true (g_str_has_prefix (error->message, path));
   actual = g_strconcat (error->message + strlen (prefix), "\n", NULL);
-  g_clear_error (&error);
-  if (g_strcmp0 (g_getenv ("VPA_TEST_REGENERATE"), "1") == 0)
-    {
-      g_file_set_contents (err_path, actual, -1, &error);
-      g_assert_no_error (error);
-      return;
-    }
-  g_file_get_contents (err_path, &expected, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_cmpstr (actual, ==, expected);
+  vpa_test_assert_golden (err_path, actual);
 }
 
 static void
@@ -423,58 +363,13 @@ test_registry (void)
   g_assert_cmpstr (h4->source, ==, "qemu:///system");
 }
 
-static gint
-str_ptr_cmp (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 static void
 add_round_trips (void)
 {
-  g_autoptr (GDir) dir = g_dir_open (VPA_TEST_DATA "/hosts", 0, NULL);
-  const char *name;
-
   g_test_add_data_func_full ("/snapshot/round-trip/mini", data_path ("mini.xml"),
                              test_round_trip, g_free);
-  if (dir == NULL)
-    return;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *stem = NULL;
-      g_autofree char *test = NULL;
-
-      if (!g_str_has_suffix (name, ".xml"))
-        continue;
-      stem = g_strndup (name, strlen (name) - strlen (".xml"));
-      test = g_strdup_printf ("/snapshot/round-trip/%s", stem);
-      g_test_add_data_func_full (test, g_build_filename (VPA_TEST_DATA, "hosts", name, NULL),
-                                 test_round_trip, g_free);
-    }
-}
-
-static void
-add_bad_fixtures (void)
-{
-  g_autofree char *dir_path = g_build_filename (VPA_TEST_DATA, "snapshot", NULL);
-  g_autoptr (GDir) dir = g_dir_open (dir_path, 0, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  g_assert_nonnull (dir);
-  while ((name = g_dir_read_name (dir)) != NULL)
-    if (g_str_has_prefix (name, "bad-") && g_str_has_suffix (name, ".xml"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_assert_cmpuint (names->len, >, 0);
-  g_ptr_array_sort (names, str_ptr_cmp);
-  for (guint i = 0; i < names->len; i++)
-    {
-      const char *n = g_ptr_array_index (names, i);
-      g_autofree char *stem = g_strndup (n, strlen (n) - 4);
-      g_autofree char *test = g_strdup_printf ("/snapshot/bad/%s", stem + 4);
-      g_test_add_data_func_full (test, g_build_filename (dir_path, n, NULL), test_bad_fixture,
-                                 g_free);
-    }
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/hosts", "*.xml", "/snapshot/round-trip",
+                              test_round_trip);
 }
 
 int
@@ -486,7 +381,8 @@ main (int argc, char **argv)
   add_round_trips ();
   g_test_add_func ("/snapshot/many-vfs", test_many_vfs);
   g_test_add_func ("/snapshot/open-errors", test_open_errors);
-  add_bad_fixtures ();
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/snapshot", "bad-*.xml", "/snapshot/bad",
+                              test_bad_fixture);
   g_test_add_func ("/source/snapshot-path", test_snapshot_path);
   g_test_add_func ("/source/registry", test_registry);
   return g_test_run ();

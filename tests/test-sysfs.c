@@ -9,19 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "vpa-source.h"
-
-static const VpaDevice *
-device_at (const VpaHost *host, const char *addr_str)
-{
-  VpaAddr addr;
-  gint i;
-
-  g_assert_true (vpa_addr_parse (addr_str, &addr));
-  i = vpa_host_lookup (host, addr);
-  if (i < 0)
-    g_error ("%s: no device %s", host->source, addr_str);
-  return vpa_host_device (host, (guint) i);
-}
+#include "vpa-test-util.h"
 
 static VpaHost *
 load_ok (const char *root)
@@ -42,7 +30,7 @@ test_mini (void)
   const VpaDevice *pf, *pf1, *vf, *gpu, *nic;
 
   g_assert_cmpuint (host->devices->len, ==, 9);
-  pf = device_at (host, "0000:81:00.0");
+  pf = vpa_test_device_at (host, "0000:81:00.0");
   g_assert_cmpint (pf->dev_type, ==, VPA_DEV_TYPE_PF);
   g_assert_cmpuint (pf->max_vfs, ==, 64);
   g_assert_cmpstr (pf->vendor_id, ==, "8086");
@@ -53,7 +41,7 @@ test_mini (void)
   g_assert_cmpint (pf->iommu_group, ==, 50);
   g_assert_cmpuint (pf->vf_indices->len, ==, 2);
 
-  vf = device_at (host, "0000:81:02.0");
+  vf = vpa_test_device_at (host, "0000:81:02.0");
   g_assert_cmpint (vf->dev_type, ==, VPA_DEV_TYPE_VF);
   g_assert_cmphex (vf->parent_addr, ==, pf->addr);
   g_assert_true (vpa_host_device (host, (guint) vf->parent_index) == pf);
@@ -61,17 +49,17 @@ test_mini (void)
   g_assert_cmpstr (vf->driver, ==, "iavf");
 
   /* SR-IOV capable with no VFs enabled: still a PF, as libvirt says. */
-  pf1 = device_at (host, "0000:81:00.1");
+  pf1 = vpa_test_device_at (host, "0000:81:00.1");
   g_assert_cmpint (pf1->dev_type, ==, VPA_DEV_TYPE_PF);
   g_assert_null (pf1->vf_indices);
 
-  gpu = device_at (host, "0000:3b:00.0");
+  gpu = vpa_test_device_at (host, "0000:3b:00.0");
   g_assert_cmpint (gpu->dev_type, ==, VPA_DEV_TYPE_PCI);
   g_assert_cmpint (gpu->numa_node, ==, 0);
-  nic = device_at (host, "0000:00:1f.6");
+  nic = vpa_test_device_at (host, "0000:00:1f.6");
   g_assert_cmpint (nic->numa_node, ==, VPA_NUMA_NONE);
   g_assert_cmpstr (nic->netdev, ==, "eno1");
-  g_assert_null (device_at (host, "0000:00:00.0")->driver);
+  g_assert_null (vpa_test_device_at (host, "0000:00:00.0")->driver);
 
   g_assert_cmpuint (host->cells->len, ==, 2);
   g_assert_cmpint (vpa_host_node_socket (host, 0), ==, 0);
@@ -91,40 +79,7 @@ assert_same_host (const char *sysfs_root, const char *snapshot)
   g_autoptr (VpaHost) b = vpa_snapshot_load (snapshot, &error);
 
   g_assert_no_error (error);
-  g_assert_cmpuint (a->devices->len, ==, b->devices->len);
-  for (guint i = 0; i < a->devices->len; i++)
-    {
-      const VpaDevice *x = vpa_host_device (a, i), *y = vpa_host_device (b, i);
-      char buf[VPA_ADDR_BUFLEN];
-
-      g_test_message ("device %s", vpa_addr_format (x->addr, buf));
-      g_assert_cmphex (x->addr, ==, y->addr);
-      g_assert_cmpstr (x->vendor_id, ==, y->vendor_id);
-      g_assert_cmpstr (x->product_id, ==, y->product_id);
-      g_assert_cmphex (x->class_code, ==, y->class_code);
-      g_assert_cmpint (x->dev_type, ==, y->dev_type);
-      g_assert_cmpint (x->numa_node, ==, y->numa_node);
-      g_assert_cmphex (x->parent_addr, ==, y->parent_addr);
-      g_assert_cmpuint (x->max_vfs, ==, y->max_vfs);
-      g_assert_cmpint (x->iommu_group, ==, y->iommu_group);
-      g_assert_cmpstr (x->netdev, ==, y->netdev);
-      g_assert_cmpstr (x->driver, ==, y->driver);
-      g_assert_cmpint (x->parent_index, ==, y->parent_index);
-      g_assert_cmpuint (x->vf_indices ? x->vf_indices->len : 0, ==,
-                        y->vf_indices ? y->vf_indices->len : 0);
-    }
-  g_assert_cmpuint (a->cells->len, ==, b->cells->len);
-  for (guint i = 0; i < a->cells->len; i++)
-    {
-      const VpaCell *x = &g_array_index (a->cells, VpaCell, i);
-      const VpaCell *y = &g_array_index (b->cells, VpaCell, i);
-
-      g_assert_cmpint (x->id, ==, y->id);
-      g_assert_cmpint (x->socket, ==, y->socket);
-      g_assert_cmpuint (x->memory_kib, ==, y->memory_kib);
-      g_assert_cmpmem (x->cpus->data, x->cpus->len * sizeof (guint), y->cpus->data,
-                       y->cpus->len * sizeof (guint));
-    }
+  vpa_test_assert_hosts_equal (a, b);
 }
 
 static void
@@ -142,33 +97,6 @@ test_sample_host (gconstpointer data)
   g_autofree char *snapshot = g_strconcat (stem, ".xml", NULL);
 
   assert_same_host (root, snapshot);
-}
-
-static void
-add_sample_hosts (void)
-{
-  g_autoptr (GDir) dir = g_dir_open (VPA_TEST_DATA "/hosts", 0, NULL);
-  const char *name;
-
-  if (dir == NULL)
-    return;
-  while ((name = g_dir_read_name (dir)) != NULL)
-    {
-      g_autofree char *root = NULL;
-      g_autofree char *stem = NULL;
-      g_autofree char *snapshot = NULL;
-      g_autofree char *test = NULL;
-
-      if (!g_str_has_suffix (name, ".sysfs"))
-        continue;
-      root = g_build_filename (VPA_TEST_DATA, "hosts", name, NULL);
-      stem = g_strndup (name, strlen (name) - strlen (".sysfs"));
-      snapshot = g_strdup_printf ("%s/hosts/%s.xml", VPA_TEST_DATA, stem);
-      if (!g_file_test (snapshot, G_FILE_TEST_EXISTS))
-        continue;
-      test = g_strdup_printf ("/sysfs/sample-host/%s", stem);
-      g_test_add_data_func_full (test, g_steal_pointer (&root), test_sample_host, g_free);
-    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -261,8 +189,8 @@ test_vanished_and_no_numa (void)
 
   host = load_ok (root);
   g_assert_cmpuint (host->devices->len, ==, 2);
-  g_assert_cmpint (device_at (host, "0000:00:02.0")->numa_node, ==, VPA_NUMA_NONE);
-  g_assert_cmpstr (device_at (host, "0000:00:03.0")->vendor_id, ==, "15b3");
+  g_assert_cmpint (vpa_test_device_at (host, "0000:00:02.0")->numa_node, ==, VPA_NUMA_NONE);
+  g_assert_cmpstr (vpa_test_device_at (host, "0000:00:03.0")->vendor_id, ==, "15b3");
   g_assert_cmpint (vpa_host_lookup (host, VPA_ADDR (0, 0, 5, 0)), ==, -1);
   g_assert_cmpuint (host->cells->len, ==, 1);
   cell = vpa_host_cell (host, 0);
@@ -354,7 +282,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sysfs/mini", test_mini);
   g_test_add_func ("/sysfs/same-as-snapshot", test_same_as_snapshot);
-  add_sample_hosts ();
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/hosts", "*.sysfs", "/sysfs/sample-host",
+                              test_sample_host);
   g_test_add_func ("/sysfs/vanished-and-no-numa", test_vanished_and_no_numa);
   g_test_add_func ("/sysfs/offline-cpu-and-memory-node", test_offline_cpu_and_memory_node);
   g_test_add_func ("/sysfs/errors", test_errors);

@@ -10,6 +10,7 @@
 
 #include "vpa-source.h"
 #include "vpa-virt.h"
+#include "vpa-test-util.h"
 
 #define FIXTURE VPA_TEST_DATA "/virt/host.xml"
 
@@ -30,14 +31,6 @@ open_rw (const char *uri)
   g_assert_no_error (error);
   g_assert_nonnull (conn);
   return conn;
-}
-
-static const VpaDevice *
-device_at (const VpaHost *host, const char *addr)
-{
-  gint i = vpa_host_lookup (host, addr_of (addr));
-  g_assert_cmpint (i, >=, 0);
-  return vpa_host_device (host, i);
 }
 
 static gint
@@ -119,7 +112,7 @@ test_load_fixture (void)
   g_assert_true (host->sealed);
   g_assert_cmpuint (host->devices->len, ==, 13);
 
-  d = device_at (host, "0000:81:00.1");
+  d = vpa_test_device_at (host, "0000:81:00.1");
   g_assert_cmpint (d->dev_type, ==, VPA_DEV_TYPE_PF);
   g_assert_cmpstr (d->vendor_id, ==, "8086");
   g_assert_cmpstr (d->product_id, ==, "1572");
@@ -130,15 +123,15 @@ test_load_fixture (void)
   g_assert_cmpstr (d->netdev, ==, "ens1f1");
   g_assert_cmpuint (d->vf_indices->len, ==, 4);
 
-  d = device_at (host, "0000:81:03.2");
+  d = vpa_test_device_at (host, "0000:81:03.2");
   g_assert_cmpint (d->dev_type, ==, VPA_DEV_TYPE_VF);
   g_assert_cmpuint (d->parent_addr, ==, addr_of ("0000:81:00.1"));
   g_assert_cmpstr (d->netdev, ==, "ens1f1v2");
-  g_assert_null (device_at (host, "0000:81:03.1")->netdev);
+  g_assert_null (vpa_test_device_at (host, "0000:81:03.1")->netdev);
 
-  g_assert_cmpint (device_at (host, "0000:3c:00.0")->numa_node, ==, VPA_NUMA_NONE);
-  g_assert_cmpint (device_at (host, "0000:3b:00.0")->dev_type, ==, VPA_DEV_TYPE_PCI);
-  g_assert_cmpint (device_at (host, "0001:05:00.0")->numa_node, ==, 0);
+  g_assert_cmpint (vpa_test_device_at (host, "0000:3c:00.0")->numa_node, ==, VPA_NUMA_NONE);
+  g_assert_cmpint (vpa_test_device_at (host, "0000:3b:00.0")->dev_type, ==, VPA_DEV_TYPE_PCI);
+  g_assert_cmpint (vpa_test_device_at (host, "0001:05:00.0")->numa_node, ==, 0);
 
   /* Cells come from the file's <capabilities>: the test driver has none. */
   g_assert_cmpuint (host->cells->len, ==, 3);
@@ -196,46 +189,16 @@ test_source_register (void)
 /* The snapshot equivalence proof                                      */
 /* ------------------------------------------------------------------ */
 
-/* Every field of a device on one line, so a mismatch names the device. */
-static char *
-device_string (const VpaDevice *d, gboolean with_driver)
-{
-  char a[VPA_ADDR_BUFLEN], p[VPA_ADDR_BUFLEN];
-  GString *s = g_string_new (NULL);
-
-  g_string_append_printf (s, "%s %s:%s class=%06x %s numa=%d parent=%s max_vfs=%u "
-                          "iommu=%d netdev=%s driver=%s parent_index=%d vfs=",
-                          vpa_addr_format (d->addr, a), d->vendor_id, d->product_id,
-                          d->class_code, vpa_dev_type_to_string (d->dev_type), d->numa_node,
-                          d->parent_addr == VPA_ADDR_NONE ? "-" : vpa_addr_format (d->parent_addr, p),
-                          d->max_vfs, d->iommu_group, d->netdev ? d->netdev : "-",
-                          with_driver && d->driver ? d->driver : "-", d->parent_index);
-  for (guint i = 0; d->vf_indices != NULL && i < d->vf_indices->len; i++)
-    g_string_append_printf (s, "%s%u", i ? "," : "", g_array_index (d->vf_indices, guint, i));
-  return g_string_free (s, FALSE);
-}
-
 static void
 assert_devices_equal (const VpaDevice *theirs, const VpaDevice *ours)
 {
   /* libvirt's test driver does not keep <driver> (a real daemon reads it
    * from sysfs), so the driver is compared only when libvirt has one. */
   gboolean with_driver = theirs->driver != NULL;
-  g_autofree char *a = device_string (theirs, with_driver);
-  g_autofree char *b = device_string (ours, with_driver);
+  g_autofree char *a = vpa_test_device_string (theirs, with_driver);
+  g_autofree char *b = vpa_test_device_string (ours, with_driver);
 
   g_assert_cmpstr (a, ==, b);
-}
-
-static void
-assert_cells_equal (const VpaCell *a, const VpaCell *b)
-{
-  g_assert_cmpint (a->id, ==, b->id);
-  g_assert_cmpint (a->socket, ==, b->socket);
-  g_assert_cmpuint (a->memory_kib, ==, b->memory_kib);
-  g_assert_cmpuint (a->cpus->len, ==, b->cpus->len);
-  g_assert_cmpmem (a->cpus->data, a->cpus->len * sizeof (guint), b->cpus->data,
-                   b->cpus->len * sizeof (guint));
 }
 
 static void
@@ -263,41 +226,12 @@ test_equivalence (gconstpointer data)
 
   g_assert_cmpuint (theirs->cells->len, ==, ours->cells->len);
   for (guint i = 0; i < ours->cells->len; i++)
-    assert_cells_equal (&g_array_index (theirs->cells, VpaCell, i),
-                        &g_array_index (ours->cells, VpaCell, i));
+    vpa_test_assert_cells_equal (&g_array_index (theirs->cells, VpaCell, i),
+                                 &g_array_index (ours->cells, VpaCell, i));
 
   ours_claims = claims_string (ours->claims);
   theirs_claims = claims_string (theirs->claims);
   g_assert_cmpstr (theirs_claims, ==, ours_claims);
-}
-
-static gint
-name_order (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
-static void
-add_equivalence_tests (const char *subdir)
-{
-  g_autofree char *dir = g_build_filename (VPA_TEST_DATA, subdir, NULL);
-  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
-  const char *name;
-
-  if (d == NULL)
-    return;
-  while ((name = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (name, ".xml"))
-      g_ptr_array_add (names, g_strdup (name));
-  g_ptr_array_sort (names, name_order);
-  for (guint i = 0; i < names->len; i++)
-    {
-      g_autofree char *test = g_strdup_printf ("/virt/equivalence/%s/%s", subdir,
-                                               (char *) names->pdata[i]);
-      g_test_add_data_func_full (test, g_build_filename (dir, names->pdata[i], NULL),
-                                 test_equivalence, g_free);
-    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -612,8 +546,10 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/load/fixture", test_load_fixture);
   g_test_add_func ("/virt/load/default", test_load_default);
   g_test_add_func ("/virt/source/register", test_source_register);
-  add_equivalence_tests ("virt");
-  add_equivalence_tests ("hosts");
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/virt", "*.xml", "/virt/equivalence/virt",
+                              test_equivalence);
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/hosts", "*.xml", "/virt/equivalence/hosts",
+                              test_equivalence);
   g_test_add_func ("/virt/claims/states", test_claims_states);
   g_test_add_func ("/virt/define/distinct", test_define_distinct);
   g_test_add_func ("/virt/define/precheck", test_define_precheck);

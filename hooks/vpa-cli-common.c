@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "vpa-cli-common.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
+#define MAX_INPUT_SIZE (16 * 1024 * 1024)
+
+void
+vpa_cli_common_clear (VpaCliCommon *common)
+{
+  g_free (common->connect);
+  g_free (common->inventory);
+  g_free (common->config_path);
+  g_free (common->format);
+  g_strfreev (common->args);
+}
+
+int
+vpa_cli_fail (const char *prefix, const GError *error)
+{
+  int code = VPA_ERROR_ENVIRONMENT;
+
+  if (error->domain == VPA_ERROR)
+    code = error->code;
+  else if (error->domain == G_OPTION_ERROR)
+    code = VPA_ERROR_INVALID;
+  fprintf (stderr, "%s%s\n", prefix, error->message);
+  return code;
+}
+
+const char *
+vpa_cli_connect_uri (const VpaCliCommon *common)
+{
+  const char *env;
+
+  if (common->connect != NULL)
+    return common->connect;
+  env = g_getenv ("LIBVIRT_DEFAULT_URI");
+  if (env != NULL && *env != '\0')
+    return env;
+  return "qemu:///system";
+}
+
+const char *
+vpa_cli_inventory_uri (const VpaCliCommon *common)
+{
+  return common->inventory != NULL ? common->inventory : vpa_cli_connect_uri (common);
+}
+
+VpaConfig *
+vpa_cli_load_config (const VpaCliCommon *common, GError **error)
+{
+  const char *path = common->config_path;
+
+  if (path == NULL)
+    path = g_getenv ("VPA_CONFIG");
+  if (path == NULL && g_file_test (DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
+    path = DEFAULT_CONFIG;
+  if (path == NULL)
+    return vpa_config_new_default ();
+  return vpa_config_load_file (path, error);
+}
+
+gboolean
+vpa_cli_format_is_json (const VpaCliCommon *common, gboolean *json, GError **error)
+{
+  if (common->format != NULL && strcmp (common->format, "text") != 0 &&
+      strcmp (common->format, "json") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--format '%s': expected text or json", common->format);
+      return FALSE;
+    }
+  *json = g_strcmp0 (common->format, "json") == 0;
+  return TRUE;
+}
+
+GPtrArray *
+vpa_cli_claims_copy (GPtrArray *from)
+{
+  GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  for (guint i = 0; from != NULL && i < from->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (from, i);
+      g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
+    }
+  return claims;
+}
+
+gboolean
+vpa_cli_read_stdin (char **buf, gsize *len, GError **error)
+{
+  g_autoptr (GString) s = g_string_new (NULL);
+  char chunk[65536];
+  size_t n;
+
+  while ((n = fread (chunk, 1, sizeof chunk, stdin)) > 0)
+    {
+      g_string_append_len (s, chunk, (gssize) n);
+      if (s->len > MAX_INPUT_SIZE)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "stdin: input exceeds the limit of 16 MiB");
+          return FALSE;
+        }
+    }
+  *len = s->len;
+  *buf = g_string_free (g_steal_pointer (&s), FALSE);
+  return TRUE;
+}
+
+gboolean
+vpa_cli_write_stdout (const char *text, GError **error)
+{
+  gsize len = strlen (text);
+
+  if (fwrite (text, 1, len, stdout) != len || fflush (stdout) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "cannot write to stdout: %s",
+                   g_strerror (errno));
+      return FALSE;
+    }
+  return TRUE;
+}

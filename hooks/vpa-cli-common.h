@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * What the CLI and its fleet commands share: the options that say where
+ * the inventory, the claims and the configuration come from, stdin and
+ * stdout, and GError -> one stderr line and an exit status.
+ */
+#pragma once
+
+#include "vpa-config.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *connect;
+  char *inventory;
+  char *config_path;
+  char *format;
+  char **args;
+} VpaCliCommon;
+
+void vpa_cli_common_clear (VpaCliCommon *common);
+
+/* Prints prefix and error's message as one line on stderr; returns the
+ * exit status: a VPA_ERROR's code, VPA_ERROR_INVALID for a bad option,
+ * VPA_ERROR_ENVIRONMENT for anything else. */
+int vpa_cli_fail (const char *prefix, const GError *error);
+
+/* --connect, else $LIBVIRT_DEFAULT_URI when not empty, else qemu:///system. */
+const char *vpa_cli_connect_uri (const VpaCliCommon *common);
+
+/* --inventory, else the connect URI. */
+const char *vpa_cli_inventory_uri (const VpaCliCommon *common);
+
+/* --config, else $VPA_CONFIG, else the installed file when it exists,
+ * else the built-in defaults. */
+VpaConfig *vpa_cli_load_config (const VpaCliCommon *common, GError **error);
+
+/* --format: text (the default) or json. */
+gboolean vpa_cli_format_is_json (const VpaCliCommon *common, gboolean *json, GError **error);
+
+/* A copy of claims (VpaClaim*; may be NULL: an empty array). */
+GPtrArray *vpa_cli_claims_copy (GPtrArray *from);
+
+/* All of stdin, at most 16 MiB. */
+gboolean vpa_cli_read_stdin (char **buf, gsize *len, GError **error);
+
+gboolean vpa_cli_write_stdout (const char *text, GError **error);
+
+G_END_DECLS
