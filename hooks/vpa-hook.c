@@ -271,7 +271,7 @@ hook_run (HookRun *run)
   g_autoptr (GError) error = NULL;
 
   if ((run->config = load_config (&error)) == NULL)
-    return fail (run, error->message);
+    return fail (run, error->message); /* NOLINT(clang-analyzer-core.NullDereference): load_config sets error when it returns NULL */
 
   switch (run->op)
     {
