@@ -165,12 +165,14 @@ module_dlerror (const char *path)
 gconstpointer
 vpa_cli_module_load (const char *file, const char *entry, GError **error)
 {
-  g_autofree char *path = module_path (file);
+  g_autofree char *path = NULL;
   gconstpointer (*get) (void);
   const guint *table;
   void *handle;
 
   g_return_val_if_fail (file != NULL && entry != NULL, NULL);
+
+  path = module_path (file);
 
   /* RTLD_NOW: a module of another build fails here, naming the symbol
    * it misses, rather than later in the middle of a command. */
