@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-cli-common.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "vpa-cli-module.h"
 
 #define DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
 #define MAX_INPUT_SIZE (16 * 1024 * 1024)
@@ -125,4 +128,79 @@ vpa_cli_write_stdout (const char *text, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+/* Next to the running executable first, so that a build tree runs with
+ * its own modules and no environment; else the installed directory. */
+static char *
+module_path (const char *file)
+{
+  g_autofree char *exe = g_file_read_link ("/proc/self/exe", NULL);
+
+  if (exe != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (exe);
+      g_autofree char *path = g_build_filename (dir, file, NULL);
+
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&path);
+    }
+  return g_build_filename (VPA_CLI_MODULEDIR, file, NULL);
+}
+
+/* dlerror () without the "PATH: " it usually starts with. */
+static const char *
+module_dlerror (const char *path)
+{
+  const char *msg = dlerror ();
+  gsize len = strlen (path);
+
+  if (msg == NULL)
+    return "unknown error";
+  if (strncmp (msg, path, len) == 0 && strncmp (msg + len, ": ", 2) == 0)
+    return msg + len + 2;
+  return msg;
+}
+
+gconstpointer
+vpa_cli_module_load (const char *file, const char *entry, GError **error)
+{
+  g_autofree char *path = NULL;
+  gconstpointer (*get) (void);
+  const guint *table;
+  void *handle;
+
+  g_return_val_if_fail (file != NULL && entry != NULL, NULL);
+
+  path = module_path (file);
+
+  /* RTLD_NOW: a module of another build fails here, naming the symbol
+   * it misses, rather than later in the middle of a command. */
+  handle = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+  if (handle == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "cannot load module '%s': %s",
+                   path, module_dlerror (path));
+      return NULL;
+    }
+  get = (gconstpointer (*) (void)) dlsym (handle, entry);
+  if (get == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "cannot load module '%s': %s",
+                   path, module_dlerror (path));
+      dlclose (handle);
+      return NULL;
+    }
+  /* Every table starts with its interface version. */
+  table = get ();
+  if (table == NULL || *table != VPA_CLI_MODULE_VERSION)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "cannot load module '%s': interface version %u, expected %u", path,
+                   table != NULL ? *table : 0, VPA_CLI_MODULE_VERSION);
+      dlclose (handle);
+      return NULL;
+    }
+  /* Never closed: the tables and the libraries stay in use until exit. */
+  return table;
 }

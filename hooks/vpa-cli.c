@@ -19,8 +19,7 @@
 #include "vpa-pools.h"
 #include "vpa-source.h"
 #include "vpa-traits.h"
-#include "vpa-virt.h"
-#include "vpa-cli-fleet.h"
+#include "vpa-cli-module.h"
 
 typedef struct {
   VpaCliCommon common;
@@ -73,6 +72,42 @@ load_config (const VpaCli *cli, GError **error)
   return vpa_cli_load_config (&cli->common, error);
 }
 
+/* libvirt, loaded by the first command that needs a live connection. */
+static const VpaCliVirtModule *
+virt_module (GError **error)
+{
+  static const VpaCliVirtModule *virt;
+
+  if (virt == NULL)
+    virt = vpa_cli_module_load (VPA_CLI_VIRT_MODULE, VPA_CLI_VIRT_ENTRY, error);
+  return virt;
+}
+
+/* The libvirt inventory source without loading libvirt for the built-in
+ * sources (tried first): a URI reaches this one only when it is neither a
+ * snapshot nor sysfs. The probe of libvpa-virt wants a "://"; with the
+ * module missing, the URI is taken so that load reports why. */
+static gboolean
+virt_stub_probe (const char *uri)
+{
+  const VpaCliVirtModule *virt;
+
+  if (strstr (uri, "://") == NULL)
+    return FALSE;
+  virt = virt_module (NULL);
+  return virt == NULL || virt->probe (uri);
+}
+
+static VpaHost *
+virt_stub_load (const char *uri, GError **error)
+{
+  const VpaCliVirtModule *virt = virt_module (error);
+
+  return virt != NULL ? virt->load_host (uri, error) : NULL;
+}
+
+static const VpaSourceOps virt_stub_ops = { "libvirt", virt_stub_probe, virt_stub_load };
+
 /* The claims of the domains on a connection. A snapshot URI is read by our
  * own reader (its <domain> children), so read-only commands on a snapshot
  * never start libvirt's test driver. */
@@ -87,10 +122,8 @@ claims_from_uri (const char *uri, GError **error)
       return host != NULL ? vpa_cli_claims_copy (host->claims) : NULL;
     }
   {
-    g_autoptr (virConnect) conn = vpa_virt_open (uri, TRUE, error);
-    if (conn == NULL)
-      return NULL;
-    return vpa_virt_load_claims (conn, error);
+    const VpaCliVirtModule *virt = virt_module (error);
+    return virt != NULL ? virt->load_claims (uri, error) : NULL;
   }
 }
 
@@ -109,27 +142,9 @@ load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
 static char *
 domain_xml (const char *uri, const char *name, GError **error)
 {
-  g_autoptr (virConnect) conn = vpa_virt_open (uri, TRUE, error);
-  g_autoptr (virDomain) dom = NULL;
-  char *xml;
+  const VpaCliVirtModule *virt = virt_module (error);
 
-  if (conn == NULL)
-    return NULL;
-  dom = virDomainLookupByName (conn, name);
-  if (dom == NULL)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "no domain or file '%s' on '%s'", name, uri);
-      return NULL;
-    }
-  xml = virDomainGetXMLDesc (dom, 0);
-  if (xml == NULL)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "cannot read the XML of domain '%s' on '%s'", name, uri);
-      return NULL;
-    }
-  return xml;
+  return virt != NULL ? virt->domain_xml (uri, name, error) : NULL;
 }
 
 typedef struct {
@@ -388,8 +403,7 @@ cmd_define (VpaCli *cli, GError **error)
   g_autoptr (VpaConfig) config = NULL;
   g_autofree char *buf = NULL;
   g_autofree char *name = NULL;
-  g_autoptr (virConnect) conn = NULL;
-  g_autoptr (VpaHost) inventory = NULL;
+  const VpaCliVirtModule *virt;
   gsize len;
   DefineCtx ctx;
 
@@ -403,12 +417,9 @@ cmd_define (VpaCli *cli, GError **error)
   if ((config = load_config (cli, error)) == NULL)
     return FALSE;
   ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0] };
-  if ((conn = vpa_virt_open (connect_uri (cli), FALSE, error)) == NULL)
-    return FALSE;
-  if ((inventory = vpa_source_load (inventory_uri (cli), error)) == NULL)
-    return FALSE;
-  if (!vpa_virt_define_placed_full (conn, connect_uri (cli), inventory, define_place_cb, &ctx,
-                                    &name, error))
+  if ((virt = virt_module (error)) == NULL ||
+      !virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &ctx, &name,
+                     error))
     return FALSE;
   printf ("%s\n", name);
   return TRUE;
@@ -446,11 +457,9 @@ static gboolean
 cmd_attach (VpaCli *cli, GError **error)
 {
   g_autoptr (VpaConfig) config = NULL;
-  g_autoptr (virConnect) conn = NULL;
-  g_autoptr (VpaHost) inventory = NULL;
   g_autofree char *xml = NULL;
+  const VpaCliVirtModule *virt;
   AttachCtx ctx = { 0 };
-  guint flags = 0;
   VpaAddr addr = VPA_ADDR_NONE;
   char buf[VPA_ADDR_BUFLEN];
 
@@ -476,18 +485,9 @@ cmd_attach (VpaCli *cli, GError **error)
   ctx.cli = cli;
   ctx.config = config;
   ctx.domain_xml = xml;
-  if (cli->live)
-    flags |= VIR_DOMAIN_AFFECT_LIVE;
-  if (cli->persistent)
-    flags |= VIR_DOMAIN_AFFECT_CONFIG;
-  if (flags == 0)
-    flags = VIR_DOMAIN_AFFECT_CURRENT;
-  if ((conn = vpa_virt_open (connect_uri (cli), FALSE, error)) == NULL)
-    return FALSE;
-  if ((inventory = vpa_source_load (inventory_uri (cli), error)) == NULL)
-    return FALSE;
-  if (!vpa_virt_attach (conn, connect_uri (cli), cli->common.args[0], flags, inventory,
-                        attach_place_cb, &ctx, &addr, error))
+  if ((virt = virt_module (error)) == NULL ||
+      !virt->attach (connect_uri (cli), inventory_uri (cli), cli->common.args[0], cli->live,
+                     cli->persistent, attach_place_cb, &ctx, &addr, error))
     return FALSE;
   printf ("%s\n", vpa_addr_format (addr, buf));
   return TRUE;
@@ -589,12 +589,26 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   return 0;
 }
 
+/* The fleet commands live in their module with sqlite3 and libpq; a
+ * live --connect's claims come from the libvirt one. */
+static int
+run_fleet (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  const VpaCliFleetModule *fleet;
+
+  fleet = vpa_cli_module_load (VPA_CLI_FLEET_MODULE, VPA_CLI_FLEET_ENTRY, &error);
+  if (fleet == NULL)
+    return fail (error);
+  fleet->set_claims_loader (claims_from_uri);
+  return fleet->run (argc, argv);
+}
+
 int
 main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
-  vpa_virt_register ();
-  vpa_cli_fleet_set_claims_loader (claims_from_uri);
+  vpa_source_register (&virt_stub_ops);
 
   if (argc < 2 || strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0)
     {
@@ -607,7 +621,7 @@ main (int argc, char **argv)
       return 0;
     }
   if (strcmp (argv[1], "fleet") == 0)
-    return vpa_cli_fleet (argc - 1, argv + 1);
+    return run_fleet (argc - 1, argv + 1);
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       return run_command (&commands[i], argc - 1, argv + 1);

@@ -543,6 +543,12 @@ static const VpaSourceOps virt_source_ops = {
   .load = virt_load,
 };
 
+const VpaSourceOps *
+vpa_virt_source_ops (void)
+{
+  return &virt_source_ops;
+}
+
 void
 vpa_virt_register (void)
 {

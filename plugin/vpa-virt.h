@@ -4,12 +4,14 @@
  * source for libvirt URIs, claims from a connection's domains, and the
  * define/attach paths that must never hand out a device twice.
  *
- * Only the CLI links this library: the hook and the core never load
- * libvirt.so.
+ * Only the CLI's libvirt module (virt-pci-affinity-virt.so, loaded on
+ * demand) and the tests link this library: the hook and the core never
+ * load libvirt.so.
  */
 #pragma once
 
 #include <libvirt/libvirt.h>
+#include "vpa-source.h"
 #include "vpa-types.h"
 
 G_BEGIN_DECLS
@@ -25,6 +27,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (virNodeDevice, virNodeDeviceFree)
  * test:///default, qemu+ssh://...). Snapshot URIs (test:///ABS/PATH.xml)
  * stay with the built-in streaming reader. Idempotent. */
 void vpa_virt_register (void);
+/* The source vpa_virt_register registers, for a front end that registers
+ * it through a stub of its own (the CLI loads libvirt on demand). */
+const VpaSourceOps *vpa_virt_source_ops (void);
 
 /* Opens uri (NULL: libvirt's default) with libvirt's own stderr output
  * silenced; VPA_ERROR_ENVIRONMENT "cannot connect to 'URI': ..." on
