@@ -108,35 +108,70 @@ domain_holds_pf (const VpaHost *host, const VpaDomain *dom)
   return FALSE;
 }
 
+/* The PCI buses of every device of h: a claim elsewhere cannot touch them
+ * (a VF's PF is in h; a whole PF's VFs are handled by the caller). */
+static GArray *
+host_buses (const VpaHost *h)
+{
+  GArray *buses = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint i = 0; i < h->devices->len; i++)
+    {
+      guint bus = VPA_ADDR_BUS (vpa_host_device (h, i)->addr);
+      gboolean seen = FALSE;
+
+      for (guint j = 0; !seen && j < buses->len; j++)
+        seen = g_array_index (buses, guint, j) == bus;
+      if (!seen)
+        g_array_append_val (buses, bus);
+    }
+  return buses;
+}
+
 /* This host's inventory and the claims of every other domain. A check
  * (dom given) on sysfs reads only the devices it judges: the domain's
  * and their PFs, which is all PF/VF exclusivity needs for VFs (a held
  * PF is among them; a held VF elsewhere blocks nothing of ours). Only a
  * domain holding a whole PF also reads the held devices, to find held
- * VFs of that PF. Never every VF of the host. */
+ * VFs of that PF. Never every VF of the host,
+ * and only the state files that mention those devices' PCI buses. */
 static gboolean
 load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray **claims,
            GError **error)
 {
   const char *source = run->config->inventory_source;
+  const char *const *dirs = (const char *const *) run->config->state_dirs;
   g_autoptr (VpaHost) h = NULL;
   g_autoptr (GPtrArray) c = NULL;
 
-  c = vpa_statedirs_load ((const char *const *) run->config->state_dirs, run->guest, error);
-  if (c == NULL)
-    return FALSE;
   if (dom != NULL && g_str_has_prefix (source, "sysfs:") && source[6] != '\0')
     {
       h = load_domain_devices (source + 6, dom, NULL, error);
-      if (h != NULL && domain_holds_pf (h, dom))
+      if (h == NULL)
+        return FALSE;
+      if (domain_holds_pf (h, dom))
         {
+          /* The held VFs of a whole PF can be on any bus: read every
+           * claim, then the held devices too. */
+          c = vpa_statedirs_load (dirs, run->guest, error);
           g_clear_pointer (&h, vpa_host_free);
-          h = load_domain_devices (source + 6, dom, c, error);
+          if (c != NULL)
+            h = load_domain_devices (source + 6, dom, c, error);
+        }
+      else
+        {
+          g_autoptr (GArray) buses = host_buses (h);
+          c = vpa_statedirs_load_buses (dirs, run->guest, (const guint *) (gpointer) buses->data,
+                                        buses->len, error);
         }
     }
   else
-    h = vpa_source_load (source, error);
-  if (h == NULL)
+    {
+      c = vpa_statedirs_load (dirs, run->guest, error);
+      if (c != NULL)
+        h = vpa_source_load (source, error);
+    }
+  if (h == NULL || c == NULL)
     return FALSE;
   *host = g_steal_pointer (&h);
   *claims = g_steal_pointer (&c);

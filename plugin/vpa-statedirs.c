@@ -117,7 +117,8 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
 /* Reads one state file into claims; a file that vanished, is too large
  * or does not parse adds nothing. */
 static gboolean
-load_file (const char *path, const char *exclude, GPtrArray *claims, GError **error)
+load_file (const char *path, const char *exclude, const char *const *needles,
+           GPtrArray *claims, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autofree char *buf = NULL;
@@ -133,6 +134,14 @@ load_file (const char *path, const char *exclude, GPtrArray *claims, GError **er
   /* Most domains hold no PCI device: skip them without parsing. */
   if (memmem (buf, len, "hostdev", strlen ("hostdev")) == NULL)
     return TRUE;
+  if (needles != NULL)
+    {
+      gboolean any = FALSE;
+      for (guint i = 0; !any && needles[i] != NULL; i++)
+        any = memmem (buf, len, needles[i], strlen (needles[i])) != NULL;
+      if (!any)
+        return TRUE;
+    }
   if (len > VPA_XML_MAX_DOCUMENT)
     {
       g_debug ("%s: skipped: %" G_GSIZE_FORMAT " bytes", path, len);
@@ -150,7 +159,8 @@ name_cmp (gconstpointer a, gconstpointer b)
 }
 
 static gboolean
-load_dir (const char *dir, const char *exclude, GPtrArray *claims, GError **error)
+load_dir (const char *dir, const char *exclude, const char *const *needles, GPtrArray *claims,
+          GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autoptr (GDir) d = g_dir_open (dir, 0, &local);
@@ -173,7 +183,7 @@ load_dir (const char *dir, const char *exclude, GPtrArray *claims, GError **erro
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir, g_ptr_array_index (names, i), NULL);
-      if (!load_file (path, exclude, claims, error))
+      if (!load_file (path, exclude, needles, claims, error))
         return FALSE;
     }
   return TRUE;
@@ -182,15 +192,34 @@ load_dir (const char *dir, const char *exclude, GPtrArray *claims, GError **erro
 GPtrArray *
 vpa_statedirs_load (const char *const *dirs, const char *exclude, GError **error)
 {
+  return vpa_statedirs_load_buses (dirs, exclude, NULL, 0, error);
+}
+
+GPtrArray *
+vpa_statedirs_load_buses (const char *const *dirs, const char *exclude, const guint *buses,
+                          guint n_buses, GError **error)
+{
+  g_auto (GStrv) needles = NULL;
   g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (buses != NULL)
+    {
+      /* libvirt writes its own files' PCI addresses as bus='0x81'; the
+       * other quote is accepted for files edited by hand. */
+      needles = g_new0 (char *, 2 * n_buses + 1);
+      for (guint i = 0; i < n_buses; i++)
+        {
+          needles[2 * i] = g_strdup_printf ("bus='0x%02x'", buses[i]);
+          needles[2 * i + 1] = g_strdup_printf ("bus=\"0x%02x\"", buses[i]);
+        }
+    }
   for (guint i = 0; dirs != NULL && dirs[i] != NULL; i++)
     {
       if (*dirs[i] == '\0')
         continue;
-      if (!load_dir (dirs[i], exclude, claims, error))
+      if (!load_dir (dirs[i], exclude, (const char *const *) needles, claims, error))
         return NULL;
     }
   return g_steal_pointer (&claims);

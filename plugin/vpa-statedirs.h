@@ -33,4 +33,11 @@ gboolean vpa_statedirs_parse (const char *buf, gsize len, const char *what,
 GPtrArray *vpa_statedirs_load (const char *const *dirs, const char *exclude,
                                GError **error);
 
+/* The same, reading only the files that mention one of the PCI buses
+ * (as libvirt writes addresses: bus='0x81'): a check of a few devices
+ * needs only the claims on those devices and their relatives, and the
+ * caller knows their buses. buses NULL reads every file. */
+GPtrArray *vpa_statedirs_load_buses (const char *const *dirs, const char *exclude,
+                                     const guint *buses, guint n_buses, GError **error);
+
 G_END_DECLS
