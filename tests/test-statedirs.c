@@ -49,6 +49,23 @@ test_load (void)
   s = claims_to_string (claims);
   g_assert_nonnull (strstr (s, "guest 0000:3d:00.0 running"));
   g_assert_cmpuint (claims->len, ==, 5);
+
+  /* Only the files that mention bus 0x81 (the domain "other" holds
+   * 81:10.1 and 82:10.3: all of a file's claims come with it). */
+  {
+    const guint buses[] = { 0x81 };
+    const guint none[] = { 0x17 };
+    g_clear_pointer (&claims, g_ptr_array_unref);
+    g_clear_pointer (&s, g_free);
+    claims = vpa_statedirs_load_buses (dirs, "guest", buses, G_N_ELEMENTS (buses), &error);
+    g_assert_no_error (error);
+    s = claims_to_string (claims);
+    g_assert_cmpstr (s, ==, "other 0000:82:10.3 running\nother 0000:81:10.1 running");
+    g_clear_pointer (&claims, g_ptr_array_unref);
+    claims = vpa_statedirs_load_buses (dirs, "guest", none, G_N_ELEMENTS (none), &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (claims->len, ==, 0);
+  }
 }
 
 static void
