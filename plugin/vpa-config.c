@@ -250,19 +250,46 @@ loc_error (GError **error, const Loc *loc, const char *fmt, ...)
   return FALSE;
 }
 
+/* GKeyFile's string escapes (\s \n \t \r \\). GLib 2.74 sets its error
+ * twice for a value with an invalid escape followed by a trailing
+ * backslash, so escapes are checked here first. */
+static gboolean
+check_escapes (const Loc *loc, const char *raw, GError **error)
+{
+  for (const char *p = raw; p != NULL && *p != '\0'; p++)
+    {
+      if (*p != '\\')
+        continue;
+      p++;
+      if (*p == '\0')
+        return loc_error (error, loc, "escape character at end of line");
+      if (strchr ("sntr\\", *p) == NULL)
+        return loc_error (error, loc, "invalid escape sequence '\\%c'", *p);
+    }
+  return TRUE;
+}
+
 /* The value of key, whitespace-stripped. */
 static char *
 get_value (GKeyFile *kf, const Loc *loc, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autofree char *value = g_key_file_get_string (kf, loc->group, loc->key, &local);
+  g_autofree char *raw = g_key_file_get_value (kf, loc->group, loc->key, NULL);
+  g_autofree char *value = NULL;
+
+  {
+    Loc raw_loc = *loc;
+    raw_loc.value = raw;
+    if (!check_escapes (&raw_loc, raw, error))
+      return NULL;
+  }
+  value = g_key_file_get_string (kf, loc->group, loc->key, &local);
 
   if (value == NULL)
     {
-      Loc raw = *loc;
-      g_autofree char *text = g_key_file_get_value (kf, loc->group, loc->key, NULL);
-      raw.value = text;
-      loc_error (error, &raw, "%s", local->message);
+      Loc raw_loc = *loc;
+      raw_loc.value = raw;
+      loc_error (error, &raw_loc, "%s", local->message);
       return NULL;
     }
   return g_strstrip (g_steal_pointer (&value));
