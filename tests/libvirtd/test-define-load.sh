@@ -121,7 +121,9 @@ n=$(echo "$addrs" | sed '/^$/d' | wc -l)
   fail "a VF is held twice after killed defines: $addrs"
 # A domain defined without our record would hold a VF we cannot see.
 for dom in $(ours); do
-  virsh -c "$uri" dumpxml --inactive "$dom" | grep -q "vpa:placed" ||
+  # (Not "virsh | grep -q" under pipefail: grep's early exit fails virsh.)
+  xml=$(virsh -c "$uri" dumpxml --inactive "$dom")
+  grep -q "vpa:placed" <<<"$xml" ||
     fail "$dom was defined without its placement record"
 done
 echo "ok 2 killed defines: $n domains hold $n distinct VFs"
