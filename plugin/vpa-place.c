@@ -192,19 +192,6 @@ class_equal (gconstpointer a, gconstpointer b)
          strcmp (x->dev->product_id, y->dev->product_id) == 0;
 }
 
-static guint
-addr_hash (gconstpointer p)
-{
-  VpaAddr a = *(const VpaAddr *) p;
-  return (guint) (a ^ (a >> 32));
-}
-
-static gboolean
-addr_equal (gconstpointer a, gconstpointer b)
-{
-  return *(const VpaAddr *) a == *(const VpaAddr *) b;
-}
-
 /* oslo's bool_from_string, which Nova applies to remote_managed. */
 static gboolean
 truthy (const char *s)
@@ -312,7 +299,7 @@ place_build_classes (Place *pl)
 {
   const VpaHost *host = pl->host;
   g_autoptr (GHashTable) index = g_hash_table_new (class_hash, class_equal);
-  g_autoptr (GHashTable) pf_ids = g_hash_table_new (addr_hash, addr_equal);
+  g_autoptr (GHashTable) pf_ids = g_hash_table_new (vpa_addr_hash, vpa_addr_equal);
   g_autofree gint *class_of = g_new (gint, MAX (host->devices->len, 1));
 
   pl->classes = g_ptr_array_new_with_free_func ((GDestroyNotify) place_class_free);

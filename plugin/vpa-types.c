@@ -276,15 +276,15 @@ cell_cmp (gconstpointer a, gconstpointer b)
   return ca->id < cb->id ? -1 : ca->id > cb->id;
 }
 
-static guint
-addr_hash (gconstpointer p)
+guint
+vpa_addr_hash (gconstpointer p)
 {
   VpaAddr a = *(const VpaAddr *) p;
   return (guint) (a ^ (a >> 32));
 }
 
-static gboolean
-addr_equal (gconstpointer a, gconstpointer b)
+gboolean
+vpa_addr_equal (gconstpointer a, gconstpointer b)
 {
   return *(const VpaAddr *) a == *(const VpaAddr *) b;
 }
@@ -311,7 +311,7 @@ vpa_host_seal (VpaHost *host, GError **error)
 
   if (host->by_addr != NULL)
     g_hash_table_unref (host->by_addr);
-  host->by_addr = g_hash_table_new (addr_hash, addr_equal);
+  host->by_addr = g_hash_table_new (vpa_addr_hash, vpa_addr_equal);
 
   for (guint i = 0; i < host->devices->len; i++)
     {

@@ -49,6 +49,9 @@ gboolean vpa_addr_parse (const char *str, VpaAddr *out);
 /* Formats as %04x:%02x:%02x.%x into buf, returns buf. */
 const char *vpa_addr_format (VpaAddr addr, char buf[VPA_ADDR_BUFLEN]);
 char *vpa_addr_to_string (VpaAddr addr);
+/* GHashTable functions for keys that point at a VpaAddr. */
+guint vpa_addr_hash (gconstpointer p);
+gboolean vpa_addr_equal (gconstpointer a, gconstpointer b);
 
 /* ------------------------------------------------------------------ */
 /* Enums, each with a string table                                     */
