@@ -336,6 +336,7 @@ cmd_check (VpaCli *cli, GError **error)
   const char *arg;
   gsize len;
   gboolean ok = TRUE;
+  guint problems = 0;
 
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
@@ -366,11 +367,22 @@ cmd_check (VpaCli *cli, GError **error)
     {
       const VpaCheckResult *r = g_ptr_array_index (results, i);
       printf ("%s\n", r->line);
+      if (r->status != VPA_CHECK_OK)
+        problems++;
+    }
+  /* The report is check's answer, on stdout even when it is "no" (exit
+   * 1); stderr says so in one line, wherever stdout goes. */
+  if (fflush (stdout) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "check: cannot write the report: %s",
+                   g_strerror (errno));
+      return FALSE;
     }
   if (!ok)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                   "check: domain '%s' breaks its placement (see above)", dom->name);
+                   "check: domain '%s' breaks its placement: %u problem%s (the report is on stdout)",
+                   dom->name != NULL ? dom->name : "(unnamed)", problems, problems == 1 ? "" : "s");
       return FALSE;
     }
   return TRUE;

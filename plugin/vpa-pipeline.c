@@ -234,29 +234,65 @@ holder_of (const VpaInventory *inv, guint idx)
   return g_strdup ("is not free");
 }
 
-static const VpaRequest *
-request_for_hostdev (GPtrArray *requests, const VpaDomainHostdev *hd, gint *alias_n)
+/* One unit of a request: a port, or device N of an alias. Every unit
+ * must be filled by the hostdev whose user alias is exactly its key. */
+typedef struct {
+  const VpaRequest *request;
+  guint index;      /* device number of an alias (ua-vpa-NAME-N) */
+  gboolean filled;
+} RequestUnit;
+
+/* Full user alias -> RequestUnit*: a port by its device, alias units as
+ * ua-vpa-NAME-N numbered per alias name across requests (the numbering
+ * the rewrite writes). Exact keys: aliases 'a' and 'a-b' never meet. */
+static GHashTable *
+index_request_units (GPtrArray *requests, GPtrArray *order)
 {
+  GHashTable *units = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GHashTable) next_index = g_hash_table_new (g_str_hash, g_str_equal);
+
   for (guint i = 0; i < requests->len; i++)
     {
       const VpaRequest *r = g_ptr_array_index (requests, i);
+      guint n = r->kind == VPA_REQUEST_ALIAS
+        ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device)) : 0;
+      guint count = r->kind == VPA_REQUEST_PORT ? 1 : r->count;
 
-      if (hd->alias == NULL)
-        return NULL;
-      if (r->kind == VPA_REQUEST_PORT && g_strcmp0 (r->device, hd->alias) == 0)
-        return r;
-      if (r->kind == VPA_REQUEST_ALIAS && g_str_has_prefix (hd->alias, VPA_ALIAS_PREFIX))
+      for (guint j = 0; j < count; j++)
         {
-          const char *rest = hd->alias + strlen (VPA_ALIAS_PREFIX);
-          gsize n = strlen (r->device);
-          if (strncmp (rest, r->device, n) == 0 && rest[n] == '-')
+          RequestUnit *u = g_new0 (RequestUnit, 1);
+          char *key = r->kind == VPA_REQUEST_PORT
+            ? g_strdup (r->device)
+            : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n + j);
+
+          u->request = r;
+          u->index = n + j;
+          if (g_hash_table_contains (units, key))
             {
-              *alias_n = (gint) g_ascii_strtoll (rest + n + 1, NULL, 10);
-              return r;
+              g_free (key);
+              g_free (u);
+              continue;
             }
+          g_hash_table_insert (units, key, u);
+          g_ptr_array_add (order, u);
         }
+      if (r->kind == VPA_REQUEST_ALIAS)
+        g_hash_table_insert (next_index, r->device, GUINT_TO_POINTER (n + count));
     }
-  return NULL;
+  return units;
+}
+
+/* The line for a unit no hostdev fills. */
+static char *
+unfilled_line (const RequestUnit *u)
+{
+  const VpaRequest *r = u->request;
+
+  if (r->kind == VPA_REQUEST_PORT)
+    return g_strdup_printf ("%s: no device element with this alias", r->label);
+  return g_strdup_printf ("%s: no device element has the user alias '" VPA_ALIAS_PREFIX
+                          "%s-%u' (the flavor asks for %s:%u)",
+                          r->label, r->device, u->index, r->device, r->count);
 }
 
 static gboolean
@@ -349,7 +385,8 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (GPtrArray) results = NULL;
-  g_autoptr (GHashTable) seen = NULL;
+  g_autoptr (GHashTable) units = NULL;
+  g_autoptr (GPtrArray) order = NULL;
   VpaGuestNodes guest;
 
   g_return_val_if_fail (host != NULL && config != NULL && dom != NULL && ok != NULL, NULL);
@@ -371,32 +408,37 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
   guest_from_domain (dom, &guest);
 
   results = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_check_result_free);
-  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  order = g_ptr_array_new ();
+  units = index_request_units (requests, order);
   for (guint i = 0; i < dom->hostdevs->len; i++)
     {
       const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
-      gint n = -1;
-      const VpaRequest *r = request_for_hostdev (requests, hd, &n);
-      VpaCheckResult *res = check_one (inv, &guest, hd, r);
+      RequestUnit *u = hd->alias != NULL ? g_hash_table_lookup (units, hd->alias) : NULL;
+      VpaCheckResult *res = check_one (inv, &guest, hd, u != NULL ? u->request : NULL);
 
-      if (r != NULL && r->kind == VPA_REQUEST_PORT)
-        g_hash_table_add (seen, r->device);
+      if (u != NULL)
+        u->filled = TRUE;
       if (res->status != VPA_CHECK_OK)
         *ok = FALSE;
       g_ptr_array_add (results, res);
     }
-  /* A port whose device element is gone is a broken request too. */
-  for (guint i = 0; i < requests->len; i++)
+  /* Every unit of every request needs its device: a port whose device
+   * element is gone, an alias device never added, are broken requests. */
+  for (guint i = 0; i < order->len; i++)
     {
-      const VpaRequest *r = g_ptr_array_index (requests, i);
-      if (r->kind != VPA_REQUEST_PORT || g_hash_table_contains (seen, r->device))
+      const RequestUnit *u = g_ptr_array_index (order, i);
+      VpaCheckResult *res;
+
+      if (u->filled)
         continue;
-      VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
-      res->device = g_strdup (r->device);
+      res = g_new0 (VpaCheckResult, 1);
+      res->device = u->request->kind == VPA_REQUEST_PORT
+        ? g_strdup (u->request->device)
+        : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", u->request->device, u->index);
       res->addr = VPA_ADDR_NONE;
       res->numa_node = VPA_NUMA_NONE;
       res->status = VPA_CHECK_UNPLACED;
-      res->line = g_strdup_printf ("%s: no device element with this alias", r->label);
+      res->line = unfilled_line (u);
       *ok = FALSE;
       g_ptr_array_add (results, res);
     }
