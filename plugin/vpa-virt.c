@@ -777,7 +777,7 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
     return FALSE;
   root = xmlDocGetRootElement (doc);
   name_node = vpa_xml_is (root, "domain", NULL) ? vpa_xml_child (root, "name", NULL) : NULL;
-  *name = name_node != NULL ? vpa_xml_text (name_node) : NULL;
+  *name = name_node != NULL ? vpa_xml_name (name_node) : NULL;
   if (*name == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <domain><name> missing", what);

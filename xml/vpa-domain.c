@@ -1033,7 +1033,7 @@ parse_identity (VpaDomain *dom, xmlNode *domain)
   xmlNode *n;
 
   if ((n = vpa_xml_child (domain, "name", NULL)) != NULL)
-    dom->name = vpa_xml_text (n);
+    dom->name = vpa_xml_name (n);
   if ((n = vpa_xml_child (domain, "uuid", NULL)) != NULL)
     dom->uuid = vpa_xml_text (n);
 }

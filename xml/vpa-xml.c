@@ -153,6 +153,19 @@ vpa_xml_text (xmlNode *node)
   return g_steal_pointer (&s);
 }
 
+char *
+vpa_xml_name (xmlNode *node)
+{
+  xmlChar *v = xmlNodeGetContent (node);
+  char *s;
+
+  if (v == NULL)
+    return NULL;
+  s = *v != '\0' ? g_strdup ((const char *) v) : NULL;
+  xmlFree (v);
+  return s;
+}
+
 /* libvirt accepts "0x81" (hex) and "129" (decimal) in <address>. */
 static gboolean
 parse_addr_field (const char *s, guint64 max, guint64 *out)

@@ -35,6 +35,9 @@ xmlNode *vpa_xml_child (xmlNode *node, const char *name, const char *ns);
 xmlNode *vpa_xml_next_element (xmlNode *node);
 /* The element's text content, stripped (free with g_free), or NULL if empty. */
 char *vpa_xml_text (xmlNode *node);
+/* A domain's <name> exactly as libvirt keeps it (libvirt does not strip
+ * it: 'guest ' and 'guest' are two domains), or NULL if empty. */
+char *vpa_xml_name (xmlNode *node);
 /* TRUE if node is an element called name (and in namespace ns if given). */
 gboolean vpa_xml_is (xmlNode *node, const char *name, const char *ns);
 
