@@ -111,6 +111,13 @@ vpa_cli_read_stdin (char **buf, gsize *len, GError **error)
           return FALSE;
         }
     }
+  /* A read error is not the end of the document. */
+  if (ferror (stdin))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "stdin: cannot read: %s",
+                   g_strerror (errno));
+      return FALSE;
+    }
   *len = s->len;
   *buf = g_string_free (g_steal_pointer (&s), FALSE);
   return TRUE;
