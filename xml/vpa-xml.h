@@ -13,6 +13,16 @@ G_BEGIN_DECLS
 /* Largest document we accept (the hook's stdin, a domain file). */
 #define VPA_XML_MAX_DOCUMENT (16 * 1024 * 1024)
 
+/* Most attributes one element may carry (libvirt's have a handful; ours
+ * at most six). */
+#define VPA_XML_MAX_ATTRIBUTES 256
+
+/* A linear pre-scan of an untrusted document, before libxml2 sees it:
+ * VPA_ERROR_INVALID "WHAT:LINE: element <NAME> has N attributes ..." for
+ * an element over VPA_XML_MAX_ATTRIBUTES. Called by
+ * vpa_xml_parse_memory(). */
+gboolean vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error);
+
 /* libxml2 parser options for untrusted input: no network, no entity
  * substitution, no DTD loading, no huge-document relaxation. */
 int vpa_xml_parse_options (void);
