@@ -30,7 +30,11 @@ vpa_cli_fail (const char *prefix, const GError *error)
     code = error->code;
   else if (error->domain == G_OPTION_ERROR)
     code = VPA_ERROR_INVALID;
-  fprintf (stderr, "%s%s\n", prefix, error->message);
+  {
+    g_autofree char *line = g_strconcat (prefix, error->message, NULL);
+    g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
+    fprintf (stderr, "%s\n", bounded);
+  }
   return code;
 }
 

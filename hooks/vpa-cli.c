@@ -366,7 +366,8 @@ cmd_check (VpaCli *cli, GError **error)
   for (guint i = 0; i < results->len; i++)
     {
       const VpaCheckResult *r = g_ptr_array_index (results, i);
-      printf ("%s\n", r->line);
+      g_autofree char *line = vpa_message_bound (r->line, VPA_MESSAGE_MAX);
+      printf ("%s\n", line);
       if (r->status != VPA_CHECK_OK)
         problems++;
     }

@@ -55,10 +55,10 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HookRun, hook_run_clear)
 static int
 fail (const HookRun *run, const char *message)
 {
-  g_autofree char *line = g_strdup (message);
+  g_autofree char *line = g_strdup_printf ("%s: domain '%s': %s", PROG, run->guest, message);
+  g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
 
-  g_strdelimit (line, "\n", ' ');
-  fprintf (stderr, "%s: domain '%s': %s\n", PROG, run->guest, line);
+  fprintf (stderr, "%s\n", bounded);
   return 1;
 }
 

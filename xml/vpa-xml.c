@@ -86,13 +86,38 @@ scan_start_tag (const char *p, const char *stop, guint *n_attrs)
   return stop;
 }
 
+static gboolean
+too_many_attributes (GError **error, const char *what, const char *buf, const char *tag, guint n)
+{
+  gsize name_len = strcspn (tag + 1, " \t\r\n/>=");
+  g_autofree char *name = g_strndup (tag + 1, MIN (name_len, (gsize) 64));
+
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s:%u: element <%s> has %u attributes (at most %d are accepted)", what,
+               line_of (buf, tag), name, n, VPA_XML_MAX_ATTRIBUTES);
+  return FALSE;
+}
+
+static gboolean
+prescan_fail (GError **error, const char *what, const char *buf, const char *at,
+              const char *bound, guint max)
+{
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s:%u: the document has more than %u %s (libvirt's documents have far fewer)",
+               what, line_of (buf, at), max, bound);
+  return FALSE;
+}
+
 gboolean
 vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
 {
   const char *p = buf, *stop = buf + len;
+  guint elements = 0, attributes = 0;
 
   /* One linear pass before libxml2, whose duplicate-attribute check is
-   * quadratic in the attributes of one element (100 000 cost 23 s). */
+   * quadratic in the attributes of one element (100 000 cost 23 s) and
+   * whose tree costs about 1 KiB per element (16 MiB of "<a/>" would be
+   * 4 GiB). */
   while ((p = memchr (p, '<', (gsize) (stop - p))) != NULL)
     {
       const char *tag = p;
@@ -106,15 +131,17 @@ vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
         p = skip_past (p + 2, stop, "?>");
       else if (stop - p >= 2 && (p[1] == '!' || p[1] == '/'))
         p = skip_past (p + 2, stop, ">");
-      else if ((p = scan_start_tag (p, stop, &n)) != NULL && n > VPA_XML_MAX_ATTRIBUTES)
+      else
         {
-          gsize name_len = strcspn (tag + 1, " \t\r\n/>=");
-          g_autofree char *name = g_strndup (tag + 1, MIN (name_len, (gsize) 64));
-
-          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s:%u: element <%s> has %u attributes (at most %d are accepted)",
-                       what, line_of (buf, tag), name, n, VPA_XML_MAX_ATTRIBUTES);
-          return FALSE;
+          p = scan_start_tag (p, stop, &n);
+          if (++elements > VPA_XML_MAX_ELEMENTS)
+            return prescan_fail (error, what, buf, tag, "elements", VPA_XML_MAX_ELEMENTS);
+          if (n > VPA_XML_MAX_ATTRIBUTES)
+            return too_many_attributes (error, what, buf, tag, n);
+          attributes += n;
+          if (attributes > VPA_XML_MAX_ATTRIBUTES_TOTAL)
+            return prescan_fail (error, what, buf, tag, "attributes",
+                                 VPA_XML_MAX_ATTRIBUTES_TOTAL);
         }
       if (p >= stop)
         break;

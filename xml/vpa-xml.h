@@ -16,10 +16,17 @@ G_BEGIN_DECLS
 /* Most attributes one element may carry (libvirt's have a handful; ours
  * at most six). */
 #define VPA_XML_MAX_ATTRIBUTES 256
+/* Most elements and attributes a whole document may have: the status XML
+ * of a domain with 4096 pinned vCPUs and a hundred devices stays well
+ * below, and libxml2's tree of the most stays around 40 MiB. */
+#define VPA_XML_MAX_ELEMENTS 32768
+#define VPA_XML_MAX_ATTRIBUTES_TOTAL 131072
 
 /* A linear pre-scan of an untrusted document, before libxml2 sees it:
  * VPA_ERROR_INVALID "WHAT:LINE: element <NAME> has N attributes ..." for
- * an element over VPA_XML_MAX_ATTRIBUTES. Called by
+ * an element over VPA_XML_MAX_ATTRIBUTES, and "WHAT:LINE: the document
+ * has more than N elements|attributes ..." past the document's bounds
+ * (LINE: where the bound was crossed). Called by
  * vpa_xml_parse_memory(). */
 gboolean vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error);
 
