@@ -236,6 +236,20 @@ read_input (const char *path, char **buf, gsize *len, GError **error)
 /* Commands                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Nothing whitelisted means nothing assignable (Nova's empty whitelist):
+ * say so, and how to whitelist, rather than print an empty table only. */
+static void
+pools_hint (const VpaInventory *inv)
+{
+  if (inv->config->device_specs->len > 0 || inv->host->devices->len == 0)
+    return;
+  fprintf (stderr,
+           "virt-pci-affinity: pools: none of the %u PCI devices of %s is assignable: %s has no "
+           "[device-spec NAME] group; add one per set of devices to pass through (e.g. "
+           "address=0000:3b:00.0 and physical-network=physnet1; bridges never are)\n",
+           inv->host->devices->len, inv->host->source, inv->config->path);
+}
+
 static gboolean
 cmd_pools (VpaCli *cli, GError **error)
 {
@@ -257,7 +271,10 @@ cmd_pools (VpaCli *cli, GError **error)
     return FALSE;
   pools = vpa_pools_generate (inv, keys);
   out = json ? vpa_output_pools_json (inv, pools) : vpa_output_pools_text (inv, pools);
-  return vpa_cli_write_stdout (out, error);
+  if (!vpa_cli_write_stdout (out, error))
+    return FALSE;
+  pools_hint (inv);
+  return TRUE;
 }
 
 static gboolean

@@ -124,6 +124,20 @@ decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement
   return g_steal_pointer (&out);
 }
 
+/* Without a device spec nothing is assignable (Nova's empty whitelist):
+ * say that rather than "no device matches" for every request. */
+static gboolean
+config_admits_devices (const VpaConfig *config, GPtrArray *requests, GError **error)
+{
+  if (requests->len == 0 || config->device_specs->len > 0)
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+               "%s: no device is assignable: the configuration has no [device-spec NAME] "
+               "group (add one per set of devices to pass through)",
+               config->path);
+  return FALSE;
+}
+
 static VpaDomain *
 parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *what,
                 GError **error)
@@ -165,6 +179,8 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   inv = vpa_inventory_new (g_steal_pointer (&owned), config,
                            vpa_claims_without_domain (claims, dom->name), error);
   if (inv == NULL)
+    return NULL;
+  if (!config_admits_devices (config, requests, error))
     return NULL;
   guest_from_domain (dom, &guest);
   placement = vpa_place (inv, requests, &guest, &local);
@@ -504,6 +520,8 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   inv = vpa_inventory_new (g_steal_pointer (&owned), config,
                            vpa_claims_without_domain (claims, NULL), error);
   if (inv == NULL)
+    return NULL;
+  if (!config_admits_devices (config, mine, error))
     return NULL;
   guest_from_domain (dom, &guest);
   placement = vpa_place (inv, mine, &guest, error);

@@ -17,7 +17,8 @@
  *   unchanged=@CASE@/host.xml   # optional: files that must be untouched
  *   stdout=report.txt           # optional: a file of the case holding the
  *                               # exact stdout (@CASE@/@DATA@ expanded); only
- *                               # `check`, whose report is its answer
+ *                               # `check`, whose report is its answer,
+ *                               # or a command that succeeds
  *
  * @CASE@ is the case directory, @DATA@ the data directory, @BUILD@ the
  * build directory. A command
