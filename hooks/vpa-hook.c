@@ -128,6 +128,17 @@ host_buses (const VpaHost *h)
   return buses;
 }
 
+static void
+add_source_claims (GPtrArray *claims, const VpaHost *h, const char *guest)
+{
+  for (guint i = 0; h->claims != NULL && i < h->claims->len; i++)
+    {
+      const VpaClaim *cl = g_ptr_array_index (h->claims, i);
+      if (g_strcmp0 (cl->domain, guest) != 0)
+        g_ptr_array_add (claims, vpa_claim_new (cl->domain, cl->addr, cl->running));
+    }
+}
+
 /* This host's inventory and the claims of every other domain. A check
  * (dom given) on sysfs reads only the devices it judges: the domain's
  * and their PFs, which is all PF/VF exclusivity needs for VFs (a held
@@ -170,6 +181,10 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
       c = vpa_statedirs_load (dirs, run->guest, error);
       if (c != NULL)
         h = vpa_source_load (source, error);
+      /* A snapshot's <domain> children are claims, as for the CLI: one
+       * source gives the same claims everywhere. */
+      if (h != NULL)
+        add_source_claims (c, h, run->guest);
     }
   if (h == NULL || c == NULL)
     return FALSE;
