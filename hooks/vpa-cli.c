@@ -343,6 +343,16 @@ cmd_place (VpaCli *cli, GError **error)
   return vpa_cli_write_stdout (out, error);
 }
 
+/* check's argument by its form, never by what the current directory
+ * holds: a FILE is "-", has a '/' or ends in ".xml" (./NAME for any
+ * other file); anything else names a domain (libvirt's names have no
+ * '/'). */
+static gboolean
+check_arg_is_file (const char *arg)
+{
+  return strcmp (arg, "-") == 0 || strchr (arg, '/') != NULL || g_str_has_suffix (arg, ".xml");
+}
+
 static gboolean
 cmd_check (VpaCli *cli, GError **error)
 {
@@ -361,7 +371,7 @@ cmd_check (VpaCli *cli, GError **error)
       return FALSE;
     }
   arg = cli->common.args[0];
-  if (strcmp (arg, "-") == 0 || g_file_test (arg, G_FILE_TEST_EXISTS))
+  if (check_arg_is_file (arg))
     {
       if (!read_input (arg, &buf, &len, error))
         return FALSE;
@@ -376,7 +386,7 @@ cmd_check (VpaCli *cli, GError **error)
   dom = vpa_domain_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
   if (dom == NULL)
     return FALSE;
-  results = vpa_pipeline_check (g_steal_pointer (&w.host), w.claims, w.config, dom, FALSE, &ok,
+  results = vpa_pipeline_check (g_steal_pointer (&w.host), w.claims, w.config, dom, TRUE, &ok,
                                 error);
   if (results == NULL)
     return FALSE;
@@ -537,7 +547,9 @@ static const VpaCommand commands[] = {
   { "pools", "", "PCI device pools generated on demand from the inventory", cmd_pools, TRUE },
   { "place", "FILE|-", "fill every request of a domain with a device; print the XML", cmd_place,
     FALSE, TRUE },
-  { "check", "DOMAIN|FILE", "verify placed devices still meet their policies", cmd_check },
+  { "check", "DOMAIN|FILE",
+    "verify placed devices meet their policies (report on stdout, also on exit 1)",
+    cmd_check },
   { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define },
   { "attach", "DOMAIN --port ALIAS", "hot-plug a VF for a port by the same rules", cmd_attach,
     FALSE, FALSE, TRUE },
@@ -562,14 +574,14 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   g_auto (VpaCli) cli = { 0 };
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *param = g_strdup_printf ("%s %s", cmd->name, cmd->args);
+  g_autofree char *prog = g_strdup_printf ("virt-pci-affinity %s", cmd->name);
   GOptionEntry common[] = {
     { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.common.connect,
       "libvirt URI of the domains (claims)", "URI" },
     { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.common.inventory,
       "where devices and topology come from (default: the --connect URI)", "SOURCE" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.common.config_path,
-      "configuration file (attach: VPA_CONFIG; its --config is virsh's)", "FILE" },
+      "configuration file", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
     { NULL }
   };
@@ -590,11 +602,15 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "the port's NUMA affinity policy", "POLICY" },
     { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
     { "config", 0, 0, G_OPTION_ARG_NONE, &cli.persistent,
-      "affect the persistent definition (as virsh attach-device --config)", NULL },
+      "affect the persistent definition (as virsh attach-device --config; the "
+      "configuration file is VPA_CONFIG's, else the installed one)", NULL },
     { NULL }
   };
 
-  ctx = g_option_context_new (param);
+  /* "Usage: virt-pci-affinity check [OPTION…] DOMAIN|FILE": GOption
+   * names the program by argv[0]. */
+  argv[0] = prog;
+  ctx = g_option_context_new (cmd->args);
   g_option_context_set_summary (ctx, cmd->summary);
   /* attach's --config is virsh's "affect the persistent definition". */
   if (cmd->wants_attach)

@@ -320,6 +320,16 @@ request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r)
   return FALSE;
 }
 
+/* Adds one problem to the device's line; the first one sets the status. */
+static void
+add_problem (VpaCheckResult *res, GString *problems, VpaCheckStatus status, char *text)
+{
+  if (res->status == VPA_CHECK_OK)
+    res->status = status;
+  g_string_append_printf (problems, "%s%s", problems->len > 0 ? "; " : "", text);
+  g_free (text);
+}
+
 static VpaCheckResult *
 check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainHostdev *hd,
            const VpaRequest *r)
@@ -327,6 +337,7 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
   g_autofree char *nodes = format_nodes (guest);
   g_autofree char *policy = NULL;
+  g_autoptr (GString) problems = g_string_new (NULL);
   char addr[VPA_ADDR_BUFLEN] = "-";
   char numa[16] = "-";
   gint idx;
@@ -334,6 +345,7 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   res->device = g_strdup (hd->alias != NULL ? hd->alias : vpa_addr_format (hd->addr, addr));
   res->addr = hd->addr;
   res->numa_node = VPA_NUMA_NONE;
+  res->status = VPA_CHECK_OK;
   if (r != NULL)
     policy = g_strdup_printf ("policy %s from %s", vpa_policy_to_string (r->policy),
                               vpa_policy_source_to_string (r->policy_source));
@@ -359,35 +371,22 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   if (res->numa_node != VPA_NUMA_NONE)
     g_snprintf (numa, sizeof numa, "%d", res->numa_node);
 
+  /* Every problem of the device, not only the first. */
   if (inv->state[idx] != VPA_DEV_STATE_FREE)
+    add_problem (res, problems, VPA_CHECK_CLAIMED, holder_of (inv, (guint) idx));
+  if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !request_matches (inv, (guint) idx, r)))
+    add_problem (res, problems, VPA_CHECK_POLICY, g_strdup_printf ("does not match %s", r->label));
+  else if (r != NULL &&
+           !vpa_policy_allows (r->policy, inv->host, guest,
+                               vpa_policy_tier (inv->host, guest, res->numa_node)))
+    add_problem (res, problems, VPA_CHECK_POLICY,
+                 g_strdup_printf ("breaks %s: guest host nodes %s", policy, nodes));
+  if (res->status != VPA_CHECK_OK)
     {
-      g_autofree char *why = holder_of (inv, (guint) idx);
-      res->status = VPA_CHECK_CLAIMED;
       res->line = g_strdup_printf ("%s: device %s (NUMA node %s) %s", res->device, addr, numa,
-                                   why);
+                                   problems->str);
       return res;
     }
-  if (r != NULL)
-    {
-      VpaTier tier = vpa_policy_tier (inv->host, guest, res->numa_node);
-
-      if (!vpa_inventory_has (inv, (guint) idx) || !request_matches (inv, (guint) idx, r))
-        {
-          res->status = VPA_CHECK_POLICY;
-          res->line = g_strdup_printf ("%s: device %s (NUMA node %s) does not match %s",
-                                       res->device, addr, numa, r->label);
-          return res;
-        }
-      if (!vpa_policy_allows (r->policy, inv->host, guest, tier))
-        {
-          res->status = VPA_CHECK_POLICY;
-          res->line = g_strdup_printf ("%s: device %s on NUMA node %s breaks %s: guest host "
-                                       "nodes %s",
-                                       res->device, addr, numa, policy, nodes);
-          return res;
-        }
-    }
-  res->status = VPA_CHECK_OK;
   res->line = g_strdup_printf ("%s: device %s on NUMA node %s: ok (%s, guest host nodes %s)",
                                res->device, addr, numa, policy, nodes);
   return res;
