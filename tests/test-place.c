@@ -690,14 +690,14 @@ test_requests_errors (void)
   g_assert_null (reqs);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_assert_cmpstr (error->message, ==,
-                   "domain 'vm1': alias 'Nope' in <vpa:flavor aliases> is not defined in "
+                   "domain.xml: alias 'Nope' in <vpa:flavor aliases> is not defined in "
                    "test.conf");
   g_clear_error (&error);
   reqs = requests_for ("<vpa:flavor policy='legacy'/><vpa:image policy='required'/>", &error);
   g_assert_null (reqs);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_assert_cmpstr (error->message, ==,
-                   "domain 'vm1': image policy 'required' is not permitted to override the "
+                   "domain.xml: image policy 'required' is not permitted to override the "
                    "flavor policy 'legacy'");
 }
 
