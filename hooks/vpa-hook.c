@@ -128,6 +128,22 @@ host_buses (const VpaHost *h)
   return buses;
 }
 
+/* The hook runs inside libvirtd's own request: it must never connect
+ * back to it (a deadlock), so a libvirt URI cannot be its source. */
+static gboolean
+source_usable (const VpaConfig *config, GError **error)
+{
+  const char *source = config->inventory_source;
+
+  if (strstr (source, "://") == NULL || g_str_has_prefix (source, "test:///"))
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: [inventory] source='%s': the hook cannot use a libvirt connection (it runs "
+               "inside libvirtd's request); use sysfs:/ or a host snapshot",
+               config->path, source);
+  return FALSE;
+}
+
 static void
 add_source_claims (GPtrArray *claims, const VpaHost *h, const char *guest)
 {
@@ -178,6 +194,8 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
     }
   else
     {
+      if (!source_usable (run->config, error))
+        return FALSE;
       c = vpa_statedirs_load (dirs, run->guest, error);
       if (c != NULL)
         h = vpa_source_load (source, error);

@@ -29,6 +29,7 @@ typedef struct {
   GHashTable *placed_devices; /* borrowed VpaPlacedRecord.device */
   GArray *vcpu_cell;        /* gint16 cell index of each guest vCPU, or -1 */
   guint n_requested;        /* ports and alias devices so far */
+  GHashTable *other_aliases; /* alias -> "<interface type='network'>" of non-PCI devices */
 } ParseCtx;
 
 /* ------------------------------------------------------------------ */
@@ -751,6 +752,21 @@ parse_metadata (ParseCtx *ctx, xmlNode *domain, GError **error)
 /* Devices                                                             */
 /* ------------------------------------------------------------------ */
 
+/* The user alias of a device that is not a PCI device (an <interface
+ * type='network'>, a USB <hostdev>), for the message of a port naming it. */
+static void
+remember_other_alias (ParseCtx *ctx, xmlNode *dev)
+{
+  xmlNode *alias = vpa_xml_child (dev, "alias", NULL);
+  g_autofree char *name = alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
+  g_autofree char *type = vpa_xml_prop (dev, "type");
+
+  if (name != NULL && !g_hash_table_contains (ctx->other_aliases, name))
+    g_hash_table_insert (ctx->other_aliases, g_steal_pointer (&name),
+                         g_strdup_printf ("<%s type='%s'>", (const char *) dev->name,
+                                          type != NULL ? type : ""));
+}
+
 /* libvirt's content: in a domain we do not manage a bad address only
  * loses that address (libvirt would not have accepted it anyway). */
 static gboolean
@@ -781,7 +797,10 @@ parse_hostdevs (ParseCtx *ctx, xmlNode *domain, GError **error)
           addr = VPA_ADDR_NONE;
         }
       if (!is_pci)
-        continue;
+        {
+          remember_other_alias (ctx, c);
+          continue;
+        }
       hd = g_new0 (VpaDomainHostdev, 1);
       alias = vpa_xml_child (c, "alias", NULL);
       hd->alias = alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
@@ -807,6 +826,17 @@ check_ports (ParseCtx *ctx, GError **error)
     {
       const VpaPortRequest *port = g_ptr_array_index (ctx->dom->ports, i);
 
+      const char *other = g_hash_table_lookup (ctx->other_aliases, port->device);
+
+      if (!g_hash_table_contains (aliases, port->device) && other != NULL)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <vpa:port device='%s'>: the device with that user alias, %s, is "
+                       "not a PCI device (a port fills an <interface type='hostdev'> or a PCI "
+                       "<hostdev>)",
+                       ctx->what, port->device, other);
+          return FALSE;
+        }
       if (!g_hash_table_contains (aliases, port->device))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -1241,8 +1271,10 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   g_autoptr (GHashTable) port_devices = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GHashTable) placed_devices = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GArray) vcpu_cell = g_array_new (FALSE, FALSE, sizeof (gint16));
+  g_autoptr (GHashTable) other_aliases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                                g_free);
   ParseCtx ctx = { .what = what, .port_devices = port_devices, .placed_devices = placed_devices,
-                   .vcpu_cell = vcpu_cell };
+                   .vcpu_cell = vcpu_cell, .other_aliases = other_aliases };
 
   g_return_val_if_fail (node != NULL, NULL);
   g_return_val_if_fail (what != NULL, NULL);
