@@ -577,10 +577,13 @@ check_root (const char *root, GError **error)
     e = errno;
   else if (!S_ISDIR (st.st_mode))
     e = ENOTDIR;
+  /* As for a snapshot: a root that does not exist (or is no directory)
+   * is a wrong argument, one that cannot be read the environment. */
   if (e != 0)
     {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read sysfs root: %s",
-                   root, g_strerror (e));
+      g_set_error (error, VPA_ERROR,
+                   e == ENOENT || e == ENOTDIR ? VPA_ERROR_INVALID : VPA_ERROR_ENVIRONMENT,
+                   "%s: cannot read sysfs root: %s", root, g_strerror (e));
       return FALSE;
     }
   return TRUE;
