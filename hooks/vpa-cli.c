@@ -270,7 +270,8 @@ cmd_pools (VpaCli *cli, GError **error)
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
     return FALSE;
   pools = vpa_pools_generate (inv, keys);
-  out = json ? vpa_output_pools_json (inv, pools) : vpa_output_pools_text (inv, pools);
+  out = json ? vpa_output_pools_json (inv, pools)
+             : vpa_output_pools_text_ordered (inv, pools, cli->group_by);
   if (!vpa_cli_write_stdout (out, error))
     return FALSE;
   pools_hint (inv);
