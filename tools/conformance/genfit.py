@@ -8,7 +8,7 @@
   genfit.py --summary DIR       the counts of the committed files
 
 Families (FIT-FORMAT.md): exhaustive, shared, hugepages, threads, pci,
-shapes. Every scenario gets "nova" (novafit.py: Nova's own
+shapes, cache. Every scenario gets "nova" (novafit.py: Nova's own
 numa_fit_instance_to_host with its PCI stats), "brute" (brutefit.py, no
 Nova) and "compare" (the verdict of one against the other). Run with
 /usr/bin/python3 (python3-nova).
@@ -34,6 +34,7 @@ FAMILIES = {
     'threads': (200, 1203),
     'pci': (220, 1204),
     'shapes': (180, 1205),
+    'cache': (200, 1206),
 }
 GIB = 1024
 
@@ -103,6 +104,9 @@ def guest(cells, policy='shared', thread=None, implicit=False):
 def scenario(name, family, cells, g, **kw):
     sc = {'name': name, 'family': family, 'host_cells': cells, 'guest': g}
     sc.update(kw)
+    # tests/place-scenario.c loads the PCI parts: they are always there.
+    for k in ('devices', 'claims', 'requests'):
+        sc.setdefault(k, [])
     for r in sc.get('requests', []):
         r['policy'], r['source'] = generate.resolve(sc, r)
     return sc
@@ -224,6 +228,8 @@ def family_threads(count, seed):
             cells[-1]['memory_mb'] = 16 * GIB
         ncells = rnd.randint(1, n)
         policy = rnd.choice(['prefer', 'isolate', 'require', 'require'])
+        if i % 10 == 0:
+            policy = 'require'          # on a host without SMT
         g = guest([(rnd.randint(1, cores * threads // 2 + 1), GIB, None)
                    for _ in range(ncells)], 'dedicated', thread=policy)
         out.append(scenario('threads-%03d' % i, 'threads', cells, g))
@@ -352,6 +358,25 @@ def family_shapes(count, seed):
 
 
 # --------------------------------------------------------------------------
+# (g) where Nova's fit caches bite: 3 dedicated cells on 4 nodes
+# --------------------------------------------------------------------------
+def family_cache(count, seed):
+    rnd = random.Random(seed)
+    out = []
+    for i in range(count):
+        pins = [rnd.randint(0, 4) for _ in range(4)]
+        cells = [host_cell(n, 4 * n, 4, pinned=range(4 * n, 4 * n + k),
+                           memory_mb=8 * GIB) for n, k in enumerate(pins)]
+        sizes = [rnd.randint(1, 4) for _ in range(3)]
+        name = 'cache-p%s-g%s' % (''.join(map(str, pins)),
+                                  ''.join(map(str, sizes)))
+        out.append(scenario('%s-%03d' % (name, i), 'cache', cells,
+                            guest([(v, GIB, None) for v in sizes],
+                                  'dedicated')))
+    return out
+
+
+# --------------------------------------------------------------------------
 # Outcomes
 # --------------------------------------------------------------------------
 def pci_reason(sc):
@@ -402,6 +427,9 @@ def compare(sc):
 
 def outcome(sc):
     sc['nova'] = novafit.nova_fit(sc)
+    # the PCI scenarios' names for the same facts (tests/place-scenario.c)
+    sc['nova']['ok'] = sc['nova']['fits']
+    sc['nova']['allocated'] = sc['nova'].get('pci_allocated')
     sc['brute'] = brutefit.brute_fit(sc)
     sc['compare'] = compare(sc)
     return sc
