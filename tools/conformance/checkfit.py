@@ -15,6 +15,8 @@ Without Nova (pure Python). For every scenario (FIT-FORMAT.md):
 * every valid pinning Nova recorded passes the pinning rule;
 * the recorded "compare" verdict follows from "nova" and "brute", and no
   scenario is "nova-only";
+* where both fit and Nova's mapping has the best tiers, it is
+  brute.preferred (the order of trial FIT-FORMAT.md describes is Nova's);
 * with --runner CMD: CMD reads the scenario on stdin and prints its
   verdict; brutefit.check_result() must find nothing wrong with it
   (--strict-order: and the mapping must be brute.preferred).
@@ -66,6 +68,13 @@ def check_recorded(sc):
             if why:
                 probs.append('Nova\'s pinning of cell %d: %s' % (i, why))
     v = verdict(sc)
+    bf = sc['brute']
+    if v == 'both-fit' and bf['nova_tier_cost'] == bf['best_tier_cost'] and \
+            nv['cells'] != bf['preferred']:
+        # Nova keeps the first mapping that fits in its order; when that
+        # one has the best tiers it must be the one brute.preferred names
+        probs.append('Nova chose %s, the order of FIT-FORMAT.md says %s' % (
+            nv['cells'], bf['preferred']))
     if v != sc['compare']['verdict']:
         probs.append('verdict %s, recorded %s' % (v, sc['compare']['verdict']))
     if v == 'nova-only':
@@ -123,12 +132,17 @@ def main(argv):
     bad = 0
     for path in files(args):
         counts, ours = {}, {'agree': 0}
-        for sc in json.load(open(path)):
+        scs = json.load(open(path))
+        for sc in scs:
             probs = check_recorded(sc)
             c = sc['compare']
             key = c['verdict'] + ('(%s)' % c['category'] if 'category' in c
                                   else '')
             counts[key] = counts.get(key, 0) + 1
+            if key == 'both-fit' and sc['brute']['nova_tier_cost'] > \
+                    sc['brute']['best_tier_cost']:
+                counts['both-fit, better tiers than Nova\'s'] = counts.get(
+                    'both-fit, better tiers than Nova\'s', 0) + 1
             if runner:
                 rp, _ = check_runner(runner, sc, strict)
                 probs += ['runner: ' + p for p in rp]
@@ -139,7 +153,7 @@ def main(argv):
                                            p))
             bad += bool(probs)
         line = '%s: %d scenarios: %s' % (
-            os.path.basename(path), sum(counts.values()),
+            os.path.basename(path), len(scs),
             ' '.join('%s=%d' % kv for kv in sorted(counts.items())))
         if runner:
             line += '; runner right in %d' % ours['agree']
