@@ -8,7 +8,7 @@
   genfit.py --summary DIR       the counts of the committed files
 
 Families (FIT-FORMAT.md): exhaustive, shared, hugepages, threads, pci,
-shapes, cache. Every scenario gets "nova" (novafit.py: Nova's own
+shapes, cache, tiers. Every scenario gets "nova" (novafit.py: Nova's own
 numa_fit_instance_to_host with its PCI stats), "brute" (brutefit.py, no
 Nova) and "compare" (the verdict of one against the other). Run with
 /usr/bin/python3 (python3-nova).
@@ -35,6 +35,7 @@ FAMILIES = {
     'pci': (220, 1204),
     'shapes': (180, 1205),
     'cache': (200, 1206),
+    'tiers': (150, 1207),
 }
 GIB = 1024
 
@@ -354,6 +355,52 @@ def family_shapes(count, seed):
                                  'port_policy': rnd.choice(
                                      generate.POLICIES)}])
         out.append(scenario('shapes-%03d' % i, 'shapes', cells, g, **kw))
+    return out
+
+
+# --------------------------------------------------------------------------
+# (h) device tiers: many mappings fit, their tiers differ
+# --------------------------------------------------------------------------
+def family_tiers(count, seed):
+    rnd = random.Random(seed)
+    out = []
+    for i in range(count):
+        n = rnd.choice([2, 3, 4, 4])
+        cells = [host_cell(node, 8 * node, 8, socket=node // 2, layout='both',
+                           pinned=range(8 * node, 8 * node + rnd.choice(
+                               [0, 0, 2, 4, 6])), memory_mb=16 * GIB)
+                 for node in range(n)]
+        devices, specs = [], []
+        for k in range(rnd.randint(1, 3)):
+            node = None if rnd.random() < 0.15 else rnd.randrange(n)
+            specs.append(_nic(devices, k, node, rnd.choice([1, 2, 3]),
+                              'physnet1'))
+        # devices nobody asks for: Nova's order counts them too
+        if rnd.random() < 0.6:
+            node = rnd.randrange(n)
+            for f in range(rnd.randint(2, 6)):
+                devices.append({'address': generate.addr(0, 0x90, 0, f),
+                                'vendor_id': '10de', 'product_id': '1db4',
+                                'dev_type': 'type-PCI', 'numa_node': node,
+                                'parent_addr': None})
+        specs.append({'vendor_id': '10de', 'product_id': '1db4'})
+        reqs = [{'kind': 'port', 'label': "port 'ua-data%d'" % p, 'count': 1,
+                 'spec': [{'physical_network': 'physnet1',
+                           'remote_managed': 'False'}],
+                 'port_policy': rnd.choice(['preferred', 'preferred', 'socket',
+                                            'legacy'])}
+                for p in range(rnd.randint(1, 3))]
+        ncells = rnd.randint(1, min(2, n))
+        policy = rnd.choice(['shared', 'dedicated'])
+        g = guest([(rnd.choice([1, 2]), 2 * GIB, None)
+                   for _ in range(ncells)], policy,
+                  implicit=(ncells == 1 and rnd.random() < 0.3))
+        out.append(scenario('tiers-%03d' % i, 'tiers', cells, g,
+                            device_spec=specs, devices=devices, claims=[],
+                            requests=reqs, sort_by_address=False,
+                            cell_allocation=rnd.choice(['spread', 'pack']),
+                            limits={'cpu_allocation_ratio': 16.0,
+                                    'ram_allocation_ratio': 1.0}))
     return out
 
 
