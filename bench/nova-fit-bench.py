@@ -29,8 +29,10 @@ what is timed is numa_fit_instance_to_host(host, guest, pci_requests,
 pci_stats) on fresh copies of the host and guest topologies, as the
 scheduler's NUMA filter calls it.
 
-Prints one JSON object: per case, "fits", the host cells chosen and the
-times in ns, or "timeout": true when it did not finish within timeout_s.
+Prints one JSON object: per case, "fits", the host cells chosen, the
+times in ns and "support_calls" (how many mappings reached Nova's PCI
+check, i.e. passed the CPU and memory checks), or "timeout": true when
+it did not finish within timeout_s.
 """
 import copy
 import importlib.util
@@ -144,7 +146,16 @@ def run_case(sc, case, host, stats, timeout):
                    'dev_type': a['device_type']}]))
     out = {'name': case['name'], 'cells': case['cells'], 'requests': len(reqs),
            'ns': []}
+    calls = [0]
+    support = type(stats).support_requests
+
+    def counting(requests, numa_cells=None):
+        calls[0] += 1
+        return support(stats, requests, numa_cells)
+
+    stats.support_requests = counting
     for _ in range(sc.get('runs', 3)):
+        calls[0] = 0
         h, g = copy.deepcopy(host), guest_topology(case)
         signal.alarm(timeout)
         t0 = time.perf_counter_ns()
@@ -154,10 +165,14 @@ def run_case(sc, case, host, stats, timeout):
         except Timeout:
             out['timeout'] = True
             out['timeout_s'] = timeout
+            out['support_calls'] = calls[0]
             return out
         finally:
             signal.alarm(0)
+            del stats.support_requests
         out['ns'].append(time.perf_counter_ns() - t0)
+        out['support_calls'] = calls[0]
+        stats.support_requests = counting
         out['fits'] = fitted is not None
         out['host_cells'] = [c.id for c in fitted.cells] if fitted else None
     return out
