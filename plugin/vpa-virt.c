@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "vpa-source.h"
+#include "vpa-capabilities.h"
+#include "vpa-nodedev.h"
 #include "vpa-xml.h"
 
 /* ------------------------------------------------------------------ */

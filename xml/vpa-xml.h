@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * XML boundary: safe parsing of untrusted documents and the parsers of
- * libvirt's nodedev and capabilities XML into the core structs.
+ * XML boundary: safe parsing of untrusted documents and the small
+ * accessors every reader of libvirt XML shares (the readers have their
+ * own headers: vpa-nodedev.h, vpa-capabilities.h, vpa-domain.h,
+ * vpa-snapshot.h, vpa-statedirs.h).
  */
 #pragma once
 
@@ -47,31 +49,5 @@ gboolean vpa_xml_is (xmlNode *node, const char *name, const char *ns);
  * other interface types), which callers skip. */
 gboolean vpa_xml_hostdev_address (xmlNode *node, const char *what,
                                   gboolean *is_pci, VpaAddr *out, GError **error);
-
-typedef enum {
-  VPA_NODEDEV_OTHER,
-  VPA_NODEDEV_PCI,
-  VPA_NODEDEV_NET,
-} VpaNodedevKind;
-
-typedef struct {
-  VpaNodedevKind kind;
-  char *name;       /* <name>, e.g. pci_0000_81_00_0 */
-  char *parent;     /* <parent>, or NULL */
-  VpaDevice *pci;   /* kind PCI: the device (owned) */
-  char *interface;  /* kind NET: <capability type='net'><interface> */
-} VpaNodedev;
-
-void vpa_nodedev_clear (VpaNodedev *nd);
-
-/* Parses one <device> element as virsh nodedev-dumpxml prints it.
- * what names the source in messages. */
-gboolean vpa_xml_nodedev_parse (xmlNode *device, const char *what,
-                                VpaNodedev *out, GError **error);
-
-/* Adds the NUMA cells of a <capabilities> element (host/topology/cells)
- * to host, sockets by Nova's rule. */
-gboolean vpa_xml_capabilities_parse (xmlNode *caps, const char *what,
-                                     VpaHost *host, GError **error);
 
 G_END_DECLS

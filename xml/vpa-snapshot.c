@@ -9,7 +9,9 @@
  * streamed with xmlTextReader: one top-level child is expanded into a
  * small tree, turned into structs, and freed before the next is read.
  */
-#include "vpa-source.h"
+#include "vpa-snapshot.h"
+#include "vpa-capabilities.h"
+#include "vpa-nodedev.h"
 #include "vpa-xml.h"
 
 #include <errno.h>
