@@ -496,37 +496,20 @@ parse_metadata (ParseCtx *ctx, xmlNode *domain, GError **error)
 static gboolean
 parse_hostdevs (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
-  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
+  g_autoptr (GArray) devs = vpa_xml_domain_pci_devices (
+      domain, ctx->what, ctx->strict ? VPA_XML_PCI_STRICT : 0, error);
 
-  if (devices == NULL)
-    return TRUE;
-  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+  if (devs == NULL)
+    return FALSE;
+  for (guint i = 0; i < devs->len; i++)
     {
-      g_autoptr (GError) local = NULL;
-      VpaDomainHostdev *hd;
-      gboolean is_pci;
-      VpaAddr addr;
-      xmlNode *alias;
+      const VpaXmlPciDevice *d = &g_array_index (devs, VpaXmlPciDevice, i);
+      VpaDomainHostdev *hd = g_new0 (VpaDomainHostdev, 1);
+      xmlNode *alias = vpa_xml_child (d->node, "alias", NULL);
 
-      if (!vpa_xml_is (c, "hostdev", NULL) && !vpa_xml_is (c, "interface", NULL))
-        continue;
-      if (!vpa_xml_hostdev_address (c, ctx->what, &is_pci, &addr, &local))
-        {
-          if (ctx->strict)
-            {
-              g_propagate_error (error, g_steal_pointer (&local));
-              return FALSE;
-            }
-          g_debug ("%s", local->message);
-          addr = VPA_ADDR_NONE;
-        }
-      if (!is_pci)
-        continue;
-      hd = g_new0 (VpaDomainHostdev, 1);
-      alias = vpa_xml_child (c, "alias", NULL);
       hd->alias = alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
-      hd->addr = addr;
-      hd->is_interface = vpa_xml_is (c, "interface", NULL);
+      hd->addr = d->addr;
+      hd->is_interface = d->is_interface;
       g_ptr_array_add (ctx->dom->hostdevs, hd);
     }
   return TRUE;
