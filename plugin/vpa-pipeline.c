@@ -131,9 +131,11 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (VpaPlacement) placement = NULL;
+  g_autoptr (VpaPlacement) failed = NULL;
   g_autoptr (GPtrArray) decisions = NULL;
   g_autoptr (GError) local = NULL;
   VpaGuestNodes guest;
+  gboolean explain;
   gsize out_len = 0;
   char *out;
 
@@ -152,9 +154,12 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   if (inv == NULL)
     return NULL;
   guest_from_domain (dom, &guest);
-  placement = vpa_place (inv, requests, &guest, &local);
-  if (report != NULL && report->explain != NULL && placement != NULL)
-    explain_placement (report->explain, inv, &guest, placement);
+  explain = report != NULL && report->explain != NULL;
+  /* A failure is explained too: every request's candidates and their
+   * verdicts, no devices. */
+  placement = vpa_place_explain (inv, requests, &guest, explain ? &failed : NULL, &local);
+  if (explain && (placement != NULL || failed != NULL))
+    explain_placement (report->explain, inv, &guest, placement != NULL ? placement : failed);
   if (placement == NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));

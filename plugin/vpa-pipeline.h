@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 
 typedef struct {
   gboolean changed;     /* the rewritten document differs from the input */
-  GString *explain;     /* if not NULL on input: the --explain report */
+  GString *explain;     /* if not NULL on input: the --explain report, also on failure */
 } VpaPlaceReport;
 
 /* Places every request of the domain document buf on host (transfer full)
