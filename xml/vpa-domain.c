@@ -108,233 +108,6 @@ vpa_domain_free (VpaDomain *dom)
 }
 
 /* ------------------------------------------------------------------ */
-/* Sets of CPU and node ids                                            */
-/* ------------------------------------------------------------------ */
-
-/* One bit per id up to VPA_CPUSET_MAX: a set costs at most 8 KiB, whatever
- * its string says, and unions are word operations. */
-struct _VpaBits {
-  guint n_words;
-  guint64 *w;
-};
-
-#define BITS_WORD(i) ((i) / 64)
-#define BITS_MASK(i) (G_GUINT64_CONSTANT (1) << ((i) % 64))
-
-static VpaBits *
-bits_new (void)
-{
-  return g_new0 (VpaBits, 1);
-}
-
-void
-vpa_bits_free (VpaBits *bits)
-{
-  if (bits == NULL)
-    return;
-  g_free (bits->w);
-  g_free (bits);
-}
-
-static void
-bits_grow (VpaBits *b, guint max_id)
-{
-  guint need = BITS_WORD (max_id) + 1;
-
-  if (need <= b->n_words)
-    return;
-  b->w = g_renew (guint64, b->w, need);
-  memset (b->w + b->n_words, 0, (need - b->n_words) * sizeof (guint64));
-  b->n_words = need;
-}
-
-static void
-bits_set_range (VpaBits *b, guint lo, guint hi, gboolean on)
-{
-  if (on)
-    bits_grow (b, hi);
-  else if (BITS_WORD (lo) >= b->n_words)
-    return;
-  else if (BITS_WORD (hi) >= b->n_words)
-    hi = b->n_words * 64 - 1;
-  for (guint i = lo; i <= hi;)
-    {
-      if (i % 64 == 0 && hi - i >= 63)
-        {
-          b->w[BITS_WORD (i)] = on ? G_MAXUINT64 : 0;
-          i += 64;
-          continue;
-        }
-      if (on)
-        b->w[BITS_WORD (i)] |= BITS_MASK (i);
-      else
-        b->w[BITS_WORD (i)] &= ~BITS_MASK (i);
-      i++;
-    }
-}
-
-static gboolean
-bits_has (const VpaBits *b, guint i)
-{
-  return b != NULL && BITS_WORD (i) < b->n_words && (b->w[BITS_WORD (i)] & BITS_MASK (i)) != 0;
-}
-
-static void
-bits_or (VpaBits *dst, const VpaBits *src)
-{
-  if (src == NULL || src->n_words == 0)
-    return;
-  bits_grow (dst, src->n_words * 64 - 1);
-  for (guint i = 0; i < src->n_words; i++)
-    dst->w[i] |= src->w[i];
-}
-
-/* The first member >= from, or -1. */
-static gint
-bits_next (const VpaBits *b, guint from)
-{
-  for (guint wi = BITS_WORD (from); b != NULL && wi < b->n_words; wi++)
-    {
-      guint64 word = b->w[wi];
-
-      if (wi == BITS_WORD (from))
-        word &= ~(BITS_MASK (from) - 1);
-      if (word != 0)
-        return (gint) (wi * 64 + (guint) __builtin_ctzll (word));
-    }
-  return -1;
-}
-
-GArray *
-vpa_bits_to_array (const VpaBits *bits)
-{
-  GArray *ret;
-
-  if (bits == NULL)
-    return NULL;
-  ret = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (gint i = bits_next (bits, 0); i >= 0; i = bits_next (bits, (guint) i + 1))
-    {
-      guint v = (guint) i;
-      g_array_append_val (ret, v);
-    }
-  return ret;
-}
-
-/* A decimal number at *pp (before end), at most VPA_CPUSET_MAX. */
-static gboolean
-cpuset_number (const char **pp, const char *end, guint *out)
-{
-  const char *p = *pp;
-  guint v = 0;
-
-  if (p == end || !g_ascii_isdigit (*p))
-    return FALSE;
-  for (; p < end && g_ascii_isdigit (*p); p++)
-    {
-      v = v * 10 + (guint) (*p - '0');
-      if (v > VPA_CPUSET_MAX)
-        return FALSE;
-    }
-  *pp = p;
-  *out = v;
-  return TRUE;
-}
-
-/* One comma-separated entry [p, end): "N", "N-M" or "^N", blanks around
- * allowed; parsed in place (a set of millions of entries costs one pass). */
-static gboolean
-cpuset_entry (const char *str, const char *p, const char *end, VpaBits *bits, GError **error)
-{
-  const char *q;
-  gboolean neg = FALSE, ok;
-  guint lo = 0, hi = 0;
-
-  while (p < end && g_ascii_isspace (*p))
-    p++;
-  while (end > p && g_ascii_isspace (end[-1]))
-    end--;
-  q = p;
-  if (q < end && *q == '^')
-    {
-      neg = TRUE;
-      q++;
-    }
-  ok = cpuset_number (&q, end, &lo);
-  hi = lo;
-  if (ok && !neg && q < end && *q == '-')
-    {
-      q++;
-      ok = cpuset_number (&q, end, &hi);
-    }
-  if (!ok || q != end)
-    {
-      int n = (int) MIN (end - p, 32);
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "invalid CPU or node set '%s': entry '%.*s%s' is not N, N-M or ^N "
-                   "with N and M at most %u",
-                   str, n, p, end - p > 32 ? "…" : "", VPA_CPUSET_MAX);
-      return FALSE;
-    }
-  if (hi < lo)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "invalid CPU or node set '%s': range '%u-%u' is reversed", str, lo, hi);
-      return FALSE;
-    }
-  bits_set_range (bits, lo, hi, !neg);
-  return TRUE;
-}
-
-/* The set as bits; entries apply left to right. No copy of the string per
- * entry: a 10 MB "0,0,0,..." costs one pass. */
-static VpaBits *
-parse_cpuset_bits (const char *str, GError **error)
-{
-  g_autoptr (VpaBits) bits = bits_new ();
-  const char *p = str;
-
-  if (*str == '\0')
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "invalid CPU or node set '': it is empty");
-      return NULL;
-    }
-  for (;;)
-    {
-      const char *comma = strchr (p, ',');
-      const char *end = comma != NULL ? comma : p + strlen (p);
-
-      if (!cpuset_entry (str, p, end, bits, error))
-        return NULL;
-      if (comma == NULL)
-        break;
-      p = comma + 1;
-    }
-  if (bits_next (bits, 0) < 0)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "invalid CPU or node set '%s': it selects nothing", str);
-      return NULL;
-    }
-  return g_steal_pointer (&bits);
-}
-
-gboolean
-vpa_parse_cpuset (const char *str, GArray **out, GError **error)
-{
-  g_autoptr (VpaBits) bits = NULL;
-
-  g_return_val_if_fail (str != NULL, FALSE);
-  g_return_val_if_fail (out != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if ((bits = parse_cpuset_bits (str, error)) == NULL)
-    return FALSE;
-  *out = vpa_bits_to_array (bits);
-  return TRUE;
-}
-
-/* ------------------------------------------------------------------ */
 /* <vpa:affinity>                                                      */
 /* ------------------------------------------------------------------ */
 
@@ -755,6 +528,21 @@ parse_metadata (ParseCtx *ctx, xmlNode *domain, GError **error)
 /* The user alias of a device that is not a PCI device (an <interface
  * type='network'>, a USB <hostdev>), for the message of a port naming it. */
 static void
+remember_other_alias (ParseCtx *ctx, xmlNode *dev);
+
+/* Every <hostdev>/<interface> alias with its element (only consulted for
+ * an alias no PCI device has). */
+static void
+remember_other_aliases (ParseCtx *ctx, xmlNode *domain)
+{
+  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
+
+  for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
+    if (vpa_xml_is (c, "hostdev", NULL) || vpa_xml_is (c, "interface", NULL))
+      remember_other_alias (ctx, c);
+}
+
+static void
 remember_other_alias (ParseCtx *ctx, xmlNode *dev)
 {
   xmlNode *alias = vpa_xml_child (dev, "alias", NULL);
@@ -772,42 +560,23 @@ remember_other_alias (ParseCtx *ctx, xmlNode *dev)
 static gboolean
 parse_hostdevs (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
-  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
+  g_autoptr (GArray) devs = vpa_xml_domain_pci_devices (
+      domain, ctx->what, ctx->strict ? VPA_XML_PCI_STRICT : 0, error);
 
-  if (devices == NULL)
-    return TRUE;
-  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+  if (devs == NULL)
+    return FALSE;
+  for (guint i = 0; i < devs->len; i++)
     {
-      g_autoptr (GError) local = NULL;
-      VpaDomainHostdev *hd;
-      gboolean is_pci;
-      VpaAddr addr;
-      xmlNode *alias;
+      const VpaXmlPciDevice *d = &g_array_index (devs, VpaXmlPciDevice, i);
+      VpaDomainHostdev *hd = g_new0 (VpaDomainHostdev, 1);
+      xmlNode *alias = vpa_xml_child (d->node, "alias", NULL);
 
-      if (!vpa_xml_is (c, "hostdev", NULL) && !vpa_xml_is (c, "interface", NULL))
-        continue;
-      if (!vpa_xml_hostdev_address (c, ctx->what, &is_pci, &addr, &local))
-        {
-          if (ctx->strict)
-            {
-              g_propagate_error (error, g_steal_pointer (&local));
-              return FALSE;
-            }
-          g_debug ("%s", local->message);
-          addr = VPA_ADDR_NONE;
-        }
-      if (!is_pci)
-        {
-          remember_other_alias (ctx, c);
-          continue;
-        }
-      hd = g_new0 (VpaDomainHostdev, 1);
-      alias = vpa_xml_child (c, "alias", NULL);
       hd->alias = alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
-      hd->addr = addr;
-      hd->is_interface = vpa_xml_is (c, "interface", NULL);
+      hd->addr = d->addr;
+      hd->is_interface = d->is_interface;
       g_ptr_array_add (ctx->dom->hostdevs, hd);
     }
+  remember_other_aliases (ctx, domain);
   return TRUE;
 }
 
@@ -863,7 +632,7 @@ parse_set_attr (ParseCtx *ctx, xmlNode *node, const char *attr, const char *labe
   g_autoptr (GError) local = NULL;
 
   *out = NULL;
-  if (s == NULL || (*out = parse_cpuset_bits (s, &local)) != NULL)
+  if (s == NULL || (*out = vpa_parse_cpuset_bits (s, &local)) != NULL)
     return TRUE;
   if (!ctx->strict)
     {
@@ -923,7 +692,7 @@ vcpu_cell (const ParseCtx *ctx, guint v)
 static void
 map_cell_vcpus (ParseCtx *ctx, const VpaBits *vcpus, guint cell_index)
 {
-  for (gint v = bits_next (vcpus, 0); v >= 0; v = bits_next (vcpus, (guint) v + 1))
+  for (gint v = vpa_bits_next (vcpus, 0); v >= 0; v = vpa_bits_next (vcpus, (guint) v + 1))
     {
       while (ctx->vcpu_cell->len <= (guint) v)
         {
@@ -964,7 +733,7 @@ parse_cells (ParseCtx *ctx, xmlNode *domain, GError **error)
       if (!parse_set_attr (ctx, c, "cpus", "<cpu><numa><cell>", &cell->vcpus, error))
         return FALSE;
       if (cell->vcpus == NULL)
-        cell->vcpus = bits_new ();
+        cell->vcpus = vpa_bits_new ();
       map_cell_vcpus (ctx, cell->vcpus, ctx->dom->cells->len - 1);
     }
   ctx->dom->numa_guest = ctx->dom->cells->len > 0;
@@ -1037,7 +806,7 @@ parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
   xmlNode *vcpu = vpa_xml_child (domain, "vcpu", NULL);
   xmlNode *cputune = vpa_xml_child (domain, "cputune", NULL);
   g_autoptr (VpaBits) fallback = NULL;
-  g_autoptr (VpaBits) pinned = bits_new ();
+  g_autoptr (VpaBits) pinned = vpa_bits_new ();
   g_autofree gboolean *needs_fallback = NULL;
   guint n_pins = 0;
 
@@ -1064,24 +833,24 @@ parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
         }
       if (!parse_id_attr (ctx, c, "vcpu", "<cputune><vcpupin>", &found, &id, error))
         return FALSE;
-      if (!found || id > VPA_CPUSET_MAX || bits_has (pinned, id))
+      if (!found || id > VPA_CPUSET_MAX || vpa_bits_has (pinned, id))
         continue; /* libvirt refuses a second pin of one vCPU */
       label = g_strdup_printf ("<cputune><vcpupin vcpu='%u'>", id);
       if (!parse_set_attr (ctx, c, "cpuset", label, &set, error))
         return FALSE;
       if (set == NULL || (ci = vcpu_cell (ctx, id)) < 0)
         continue;
-      bits_set_range (pinned, id, id, TRUE);
+      vpa_bits_set_range (pinned, id, id, TRUE);
       cell = g_ptr_array_index (ctx->dom->cells, ci);
       if (cell->cpuset == NULL)
-        cell->cpuset = bits_new ();
-      bits_or (cell->cpuset, set);
+        cell->cpuset = vpa_bits_new ();
+      vpa_bits_or (cell->cpuset, set);
     }
   if (fallback == NULL)
     return TRUE;
   needs_fallback = g_new0 (gboolean, ctx->dom->cells->len);
   for (guint v = 0; v < ctx->vcpu_cell->len; v++)
-    if (vcpu_cell (ctx, v) >= 0 && !bits_has (pinned, v))
+    if (vcpu_cell (ctx, v) >= 0 && !vpa_bits_has (pinned, v))
       needs_fallback[vcpu_cell (ctx, v)] = TRUE;
   for (guint i = 0; i < ctx->dom->cells->len; i++)
     {
@@ -1089,8 +858,8 @@ parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
       if (!needs_fallback[i])
         continue;
       if (cell->cpuset == NULL)
-        cell->cpuset = bits_new ();
-      bits_or (cell->cpuset, fallback);
+        cell->cpuset = vpa_bits_new ();
+      vpa_bits_or (cell->cpuset, fallback);
     }
   return TRUE;
 }
@@ -1101,10 +870,10 @@ format_bits (const VpaBits *set, guint max_len)
 {
   GString *s = g_string_new (NULL);
 
-  for (gint lo = bits_next (set, 0); lo >= 0;)
+  for (gint lo = vpa_bits_next (set, 0); lo >= 0;)
     {
       gint hi = lo;
-      while (bits_has (set, (guint) hi + 1))
+      while (vpa_bits_has (set, (guint) hi + 1))
         hi++;
       if (s->len > max_len)
         {
@@ -1114,7 +883,7 @@ format_bits (const VpaBits *set, guint max_len)
       g_string_append_printf (s, "%s%d", s->len ? "," : "", lo);
       if (hi > lo)
         g_string_append_printf (s, "-%d", hi);
-      lo = bits_next (set, (guint) hi + 1);
+      lo = vpa_bits_next (set, (guint) hi + 1);
     }
   return g_string_free (s, FALSE);
 }
@@ -1137,13 +906,13 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HostTopo, host_topo_clear)
 static void
 host_topo_init (HostTopo *t, const VpaHost *host)
 {
-  t->nodes = bits_new ();
+  t->nodes = vpa_bits_new ();
   t->cpu_node = g_array_new (FALSE, FALSE, sizeof (gint));
   for (guint i = 0; i < host->cells->len; i++)
     {
       const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
       if (c->id >= 0 && c->id <= VPA_CPUSET_MAX)
-        bits_set_range (t->nodes, (guint) c->id, (guint) c->id, TRUE);
+        vpa_bits_set_range (t->nodes, (guint) c->id, (guint) c->id, TRUE);
       for (guint j = 0; c->cpus != NULL && j < c->cpus->len; j++)
         {
           guint cpu = g_array_index (c->cpus, guint, j);
@@ -1169,9 +938,9 @@ check_nodeset (const VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *h
   g_autofree char *label = NULL;
   g_autofree char *have = NULL;
 
-  for (gint n = bits_next (set, 0); n >= 0; n = bits_next (set, (guint) n + 1))
+  for (gint n = vpa_bits_next (set, 0); n >= 0; n = vpa_bits_next (set, (guint) n + 1))
     {
-      if (bits_has (topo->nodes, (guint) n))
+      if (vpa_bits_has (topo->nodes, (guint) n))
         continue;
       label = cell->nodeset != NULL ? g_strdup_printf ("<numatune><memnode cellid='%u'>", cell->id)
                                     : g_strdup ("<numatune><memory>");
@@ -1191,8 +960,8 @@ bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
   guint found = 0;
   guint n_cpus = topo->cpu_node->len;
 
-  for (gint cpu = bits_next (cell->cpuset, 0); cpu >= 0;
-       cpu = bits_next (cell->cpuset, (guint) cpu + 1))
+  for (gint cpu = vpa_bits_next (cell->cpuset, 0); cpu >= 0;
+       cpu = vpa_bits_next (cell->cpuset, (guint) cpu + 1))
     {
       gint n = (guint) cpu < n_cpus ? g_array_index (topo->cpu_node, gint, cpu) : -1;
 
@@ -1201,7 +970,7 @@ bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
        * domain can run with it; the others still bind the cell. */
       if (n < 0)
         continue;
-      bits_set_range (nodes, (guint) n, (guint) n, TRUE);
+      vpa_bits_set_range (nodes, (guint) n, (guint) n, TRUE);
       found++;
     }
   if (found == 0 && dom->has_affinity)
@@ -1219,7 +988,7 @@ bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
 gboolean
 vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
 {
-  g_autoptr (VpaBits) nodes = bits_new ();
+  g_autoptr (VpaBits) nodes = vpa_bits_new ();
   g_auto (HostTopo) topo = { NULL, NULL };
   gboolean known = host != NULL && host->cells->len > 0;
 
@@ -1237,14 +1006,14 @@ vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
         {
           if (known && dom->has_affinity && !check_nodeset (dom, cell, host, &topo, error))
             return FALSE;
-          bits_or (nodes, nodeset);
+          vpa_bits_or (nodes, nodeset);
         }
       else if (cell->cpuset != NULL && known &&
                !bind_cell_cpus (dom, cell, host, &topo, nodes, error))
         return FALSE;
     }
   g_array_set_size (dom->guest_nodes, 0);
-  for (gint n = bits_next (nodes, 0); n >= 0; n = bits_next (nodes, (guint) n + 1))
+  for (gint n = vpa_bits_next (nodes, 0); n >= 0; n = vpa_bits_next (nodes, (guint) n + 1))
     g_array_append_val (dom->guest_nodes, n);
   return TRUE;
 }

@@ -9,6 +9,7 @@
 
 #include <libxml/tree.h>
 #include "vpa-types.h"
+#include "vpa-cpuset.h"
 
 G_BEGIN_DECLS
 
@@ -37,13 +38,6 @@ typedef struct {
   VpaAddr addr;        /* its <source><address>, or VPA_ADDR_NONE */
   gboolean is_interface;
 } VpaDomainHostdev;
-
-/* A set of CPU or node ids (one bit each, at most VPA_CPUSET_MAX). */
-typedef struct _VpaBits VpaBits;
-void vpa_bits_free (VpaBits *bits);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaBits, vpa_bits_free)
-/* The members, ascending (GArray of guint), or NULL for NULL. */
-GArray *vpa_bits_to_array (const VpaBits *bits);
 
 /* A guest NUMA cell (<cpu><numa><cell>) and what binds it to host
  * nodes, in the order docs/placement.md gives. */
@@ -106,12 +100,5 @@ const VpaBits *vpa_domain_cell_nodeset (const VpaDomain *dom, const VpaDomainCel
  * the host does not have. A host
  * without NUMA cells binds only by nodeset. */
 gboolean vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error);
-
-/* Parses a libvirt cpuset/nodeset string ("0-3,^2,8") into sorted unique
- * values (a GArray of guint, each at most VPA_CPUSET_MAX). Entries apply
- * left to right, as in libvirt; a set that selects nothing is an error.
- * Messages name the string; callers prefix the element. */
-#define VPA_CPUSET_MAX 65535
-gboolean vpa_parse_cpuset (const char *str, GArray **out, GError **error);
 
 G_END_DECLS
