@@ -35,7 +35,7 @@ read_attr (int dfd, const char *name, char *buf, gsize len)
 {
   ssize_t n;
   gsize got = 0;
-  char extra;
+  char extra = 0;
   int e = 0;
   int fd;
 

@@ -53,6 +53,8 @@ vpa_bits_set_range (VpaBits *b, guint lo, guint hi, gboolean on)
     return;
   else if (BITS_WORD (hi) >= b->n_words)
     hi = b->n_words * 64 - 1;
+  if (b->w == NULL || BITS_WORD (hi) >= b->n_words)
+    return; /* cannot happen: grown above, or clamped to the words there are */
   for (guint i = lo; i <= hi;)
     {
       if (i % 64 == 0 && hi - i >= 63)
