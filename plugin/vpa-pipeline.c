@@ -124,6 +124,54 @@ decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement
   return g_steal_pointer (&out);
 }
 
+/* Each guest cell with the host nodes that back it. Today these are the
+ * domain's own binding; whole-guest placement hands its chosen nodes in
+ * the same shape. The nodes are borrowed from dom. */
+static GArray *
+guest_cell_nodes (const VpaDomain *dom)
+{
+  GArray *cells = g_array_new (FALSE, FALSE, sizeof (VpaCellNodes));
+
+  for (guint i = 0; i < dom->cells->len; i++)
+    {
+      const VpaDomainCell *c = g_ptr_array_index (dom->cells, i);
+      VpaCellNodes cn = { c->id, c->host_nodes };
+      g_array_append_val (cells, cn);
+    }
+  return cells;
+}
+
+static gboolean
+has_own_controllers (const VpaGuestBus *bus)
+{
+  for (guint i = 0; i < bus->controllers->len; i++)
+    if (vpa_guest_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
+      return TRUE;
+  return FALSE;
+}
+
+/* The guest PCI layout for the decisions, or NULL (no error) when the
+ * domain has none of it to write. cells: VpaCellNodes. */
+static VpaGuestTopology *
+plan_guest_topology (const VpaDomain *dom, GPtrArray *decisions, const GArray *cells,
+                     gboolean keep, GError **error)
+{
+  g_autoptr (GPtrArray) devices = NULL;
+
+  if (dom->bus == NULL || (!dom->guest_numa && (keep || !has_own_controllers (dom->bus))))
+    return NULL;
+  devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_topo_device_free);
+  for (guint i = 0; dom->guest_numa && i < decisions->len; i++)
+    {
+      const VpaDecision *d = g_ptr_array_index (decisions, i);
+      g_autofree char *alias = vpa_decision_user_alias (d);
+      g_ptr_array_add (devices, vpa_topo_device_new (alias, vpa_guest_cell_of_node (cells, d->numa_node),
+                                                     d->numa_node));
+    }
+  return vpa_guest_topology_plan (dom->bus, devices, dom->guest_numa_spare, keep, dom->source,
+                                  error);
+}
+
 static VpaDomain *
 parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *what,
                 GError **error)
@@ -148,6 +196,8 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   g_autoptr (VpaPlacement) placement = NULL;
   g_autoptr (GPtrArray) decisions = NULL;
   g_autoptr (GError) local = NULL;
+  g_autoptr (GArray) cells = NULL;
+  g_autoptr (VpaGuestTopology) topo = NULL;
   VpaGuestNodes guest;
   gsize out_len = 0;
   char *out;
@@ -176,7 +226,17 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
       return NULL;
     }
   decisions = decisions_from_placement (inv, placement);
-  out = vpa_domain_rewrite (buf, len, what, decisions, &out_len, error);
+  cells = guest_cell_nodes (dom);
+  topo = plan_guest_topology (dom, decisions, cells,
+                              report != NULL && report->keep_guest_topology, &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  if (topo != NULL && report != NULL && report->explain != NULL)
+    vpa_guest_topology_explain (topo, report->explain);
+  out = vpa_domain_rewrite_topology (buf, len, what, decisions, topo, &out_len, error);
   if (out != NULL && report != NULL)
     report->changed = out_len != len || memcmp (out, buf, len) != 0;
   return out;

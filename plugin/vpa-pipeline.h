@@ -19,6 +19,8 @@ GPtrArray *vpa_claims_without_domain (GPtrArray *claims, const char *name);
 typedef struct {
   gboolean changed;     /* the rewritten document differs from the input */
   GString *explain;     /* if not NULL on input: the --explain report */
+  gboolean keep_guest_topology; /* in: the guest's PCI controllers must not
+                                 * change (migration, restore) */
 } VpaPlaceReport;
 
 /* Places every request of the domain document buf on host (transfer full)
