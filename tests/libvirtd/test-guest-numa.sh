@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Real-daemon suite for guest-visible device NUMA: `virt-pci-affinity
+# define` of data/guest-numa/q35-two-cells.xml (devices from the
+# dual-socket snapshot) on qemu:///system; the daemon keeps our expander
+# buses, root ports and device addresses; placing its dumpxml again
+# changes nothing; and `virsh domxml-to-native qemu-argv` gives QEMU a
+# pxb-pcie with numa_node=C per guest cell and each device on its root
+# port. libvirt 9.0 cannot format a PCI hostdev whose host device is not
+# bound to vfio-pci, so for the argv (only) each hostdev is stood in for
+# by an emulated NIC at the same guest address; this host's single NUMA
+# node is why <numatune> is left out there too.
+# Needs root and a running libvirtd (tests/libvirtd/start.sh); exits 77
+# (skip) otherwise.
+set -euo pipefail
+
+vpa=${1:?usage: test-guest-numa.sh VIRT-PCI-AFFINITY}
+. "$(dirname "$0")/lib.sh" vpa-gn
+
+host=$VPA_TEST_DATA/hosts/dual-socket.xml
+conf=$VPA_TEST_DATA/hosts/dual-socket.conf
+name=$prefix-q35
+sed "s|<name>gn-q35</name>|<name>$name</name>|; s|<uuid>.*</uuid>|<uuid>$(cat /proc/sys/kernel/random/uuid)</uuid>|" \
+  "$VPA_TEST_DATA/guest-numa/q35-two-cells.xml" > "$work/in.xml"
+
+# 1. define: the daemon accepts and keeps the layout.
+out=$("$vpa" define -c "$uri" --inventory "$host" --config "$conf" "$work/in.xml") ||
+  fail "define of $name failed"
+[ "$out" = "$name" ] || fail "define printed '$out'"
+virsh -c "$uri" dumpxml --inactive "$name" > "$work/defined.xml"
+x() { xmllint --xpath "$1" "$work/defined.xml"; }
+[ "$(x "string(//controller[alias/@name='ua-vpa-pxb-1']/model/@name)")" = pxb-pcie ] ||
+  fail "libvirt did not take ua-vpa-pxb-1 as a pxb-pcie"
+[ "$(x "string(//controller[alias/@name='ua-vpa-pxb-1']/target/node)")" = 1 ] ||
+  fail "ua-vpa-pxb-1 lost its <node>1</node>"
+rp=$(x "string(//controller[alias/@name='ua-vpa-rp-ua-vpa-GPU-0']/@index)")
+[ -n "$rp" ] || fail "no root port ua-vpa-rp-ua-vpa-GPU-0 in the defined XML"
+gpu_bus=$(x "string(//hostdev[alias/@name='ua-vpa-GPU-0']/address/@bus)")
+[ "$((gpu_bus))" -eq "$rp" ] || fail "the GPU is on bus $gpu_bus, not on its root port (index $rp)"
+echo "ok 1 define keeps the expander of cell 1 and the GPU on its root port (index $rp)"
+
+# 2. Placing libvirt's own formatting of it again changes nothing.
+"$vpa" place --inventory "$host" --config "$conf" "$work/defined.xml" > "$work/again.xml" ||
+  fail "place of the defined XML failed"
+cmp -s "$work/defined.xml" "$work/again.xml" ||
+  fail "place changed the defined XML: $(diff "$work/defined.xml" "$work/again.xml" | head -20)"
+echo "ok 2 placing the dumpxml again changes nothing"
+
+# 3. The QEMU command line.
+python3 - "$work/defined.xml" "$work/native.xml" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+s = re.sub(r"\s*<numatune>.*?</numatune>", "", s, flags=re.S)
+def standin(m):
+    el = m.group(0)
+    alias = re.search(r"<alias name='([^']+)'/>", el).group(1)
+    addr = re.findall(r"<address type='pci'[^>]*/>", el)[-1]  # its own, after <source>
+    return ("<interface type='user'><model type='e1000e'/><alias name='%s'/>%s</interface>"
+            % (alias, addr))
+s = re.sub(r"<hostdev .*?</hostdev>", standin, s, flags=re.S)
+s = re.sub(r"<interface type='hostdev'.*?</interface>", standin, s, flags=re.S)
+open(sys.argv[2], "w").write(s)
+PY
+virsh -c "$uri" domxml-to-native qemu-argv "$work/native.xml" > "$work/argv" 2> "$work/argv.err" ||
+  fail "domxml-to-native failed: $(cat "$work/argv.err")"
+for c in 0 1; do
+  grep -q "\"driver\":\"pxb-pcie\",\"bus_nr\":[0-9]*,\"id\":\"ua-vpa-pxb-$c\",\"numa_node\":$c," "$work/argv" ||
+    fail "no pxb-pcie ua-vpa-pxb-$c with numa_node=$c in: $(tr ' ' '\n' < "$work/argv" | grep pxb)"
+done
+grep -q "\"driver\":\"pcie-root-port\",[^}]*\"id\":\"ua-vpa-rp-ua-vpa-GPU-0\",\"bus\":\"ua-vpa-pxb-1\"" "$work/argv" ||
+  fail "the GPU's root port is not on ua-vpa-pxb-1"
+grep -q "\"driver\":\"e1000e\",[^}]*\"bus\":\"ua-vpa-rp-ua-vpa-GPU-0\",\"addr\":\"0x0\"" "$work/argv" ||
+  fail "the GPU's stand-in is not on its root port: $(tr ' ' '\n' < "$work/argv" | grep GPU)"
+echo "ok 3 domxml-to-native: pxb-pcie numa_node=0 and 1, the GPU on its root port on cell 1's expander"
+echo "1..3"
