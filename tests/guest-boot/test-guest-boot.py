@@ -163,7 +163,7 @@ def qemu_args(dom, initrd, kern):
 def main():
     if len(sys.argv) != 4:
         bail("usage: test-guest-boot.py CLI DATA-DIR WORK-DIR")
-    cli, data, work = sys.argv[1:]
+    cli, data, work = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
     accel = subprocess.run([QEMU, "-accel", "help"], capture_output=True, text=True)
     if accel.returncode != 0 or "tcg" not in accel.stdout:
         print("1..0 # SKIP %s has no TCG accelerator" % QEMU)

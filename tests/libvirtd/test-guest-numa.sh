@@ -22,6 +22,25 @@ name=$prefix-q35
 sed "s|<name>gn-q35</name>|<name>$name</name>|; s|<uuid>.*</uuid>|<uuid>$(cat /proc/sys/kernel/random/uuid)</uuid>|" \
   "$VPA_TEST_DATA/guest-numa/q35-two-cells.xml" > "$work/in.xml"
 
+# The argv stand-in of a domain XML (see above): NATIVE-XML from XML.
+stand_in() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+s = open(sys.argv[1]).read()
+s = re.sub(r"\s*<numatune>.*?</numatune>", "", s, flags=re.S)
+def standin(m):
+    el = m.group(0)
+    alias = re.search(r"<alias name='([^']+)'/>", el).group(1)
+    own = re.findall(r"<address type='pci'[^>]*/>", el.split("</source>")[-1])
+    addr = own[-1] if own else ""  # none: libvirt places it
+    return ("<interface type='user'><model type='e1000e'/><alias name='%s'/>%s</interface>"
+            % (alias, addr))
+s = re.sub(r"<hostdev .*?</hostdev>", standin, s, flags=re.S)
+s = re.sub(r"<interface type='hostdev'.*?</interface>", standin, s, flags=re.S)
+open(sys.argv[2], "w").write(s)
+PY
+}
+
 # 1. define: the daemon accepts and keeps the layout.
 out=$("$vpa" define -c "$uri" --inventory "$host" --config "$conf" "$work/in.xml") ||
   fail "define of $name failed"
@@ -46,20 +65,7 @@ cmp -s "$work/defined.xml" "$work/again.xml" ||
 echo "ok 2 placing the dumpxml again changes nothing"
 
 # 3. The QEMU command line.
-python3 - "$work/defined.xml" "$work/native.xml" <<'PY'
-import re, sys
-s = open(sys.argv[1]).read()
-s = re.sub(r"\s*<numatune>.*?</numatune>", "", s, flags=re.S)
-def standin(m):
-    el = m.group(0)
-    alias = re.search(r"<alias name='([^']+)'/>", el).group(1)
-    addr = re.findall(r"<address type='pci'[^>]*/>", el)[-1]  # its own, after <source>
-    return ("<interface type='user'><model type='e1000e'/><alias name='%s'/>%s</interface>"
-            % (alias, addr))
-s = re.sub(r"<hostdev .*?</hostdev>", standin, s, flags=re.S)
-s = re.sub(r"<interface type='hostdev'.*?</interface>", standin, s, flags=re.S)
-open(sys.argv[2], "w").write(s)
-PY
+stand_in "$work/defined.xml" "$work/native.xml"
 virsh -c "$uri" domxml-to-native qemu-argv "$work/native.xml" > "$work/argv" 2> "$work/argv.err" ||
   fail "domxml-to-native failed: $(cat "$work/argv.err")"
 for c in 0 1; do
@@ -71,4 +77,18 @@ grep -q "\"driver\":\"pcie-root-port\",[^}]*\"id\":\"ua-vpa-rp-ua-vpa-GPU-0\",\"
 grep -q "\"driver\":\"e1000e\",[^}]*\"bus\":\"ua-vpa-rp-ua-vpa-GPU-0\",\"addr\":\"0x0\"" "$work/argv" ||
   fail "the GPU's stand-in is not on its root port: $(tr ' ' '\n' < "$work/argv" | grep GPU)"
 echo "ok 3 domxml-to-native: pxb-pcie numa_node=0 and 1, the GPU on its root port on cell 1's expander"
-echo "1..3"
+
+# 4. Every golden layout converts, each expander with its cell's node.
+t=4
+for out in "$VPA_TEST_DATA"/guest-numa/*.out.xml; do
+  stand_in "$out" "$work/case.xml"
+  virsh -c "$uri" domxml-to-native qemu-argv "$work/case.xml" > "$work/case.argv" 2> "$work/case.err" ||
+    fail "domxml-to-native of $(basename "$out") failed: $(cat "$work/case.err")"
+  for c in $(xmllint --xpath "//controller[starts-with(alias/@name,'ua-vpa-pxb-')]/target/node/text()" "$out" 2>/dev/null); do
+    grep -q "\"driver\":\"pxb\(-pcie\)\?\",\"bus_nr\":[0-9]*,\"id\":\"ua-vpa-pxb-$c\",\"numa_node\":$c," "$work/case.argv" ||
+      fail "$(basename "$out"): no expander ua-vpa-pxb-$c with numa_node=$c: $(tr ' ' '\n' < "$work/case.argv" | grep pxb)"
+  done
+  echo "ok $t domxml-to-native accepts $(basename "$out")"
+  t=$((t + 1))
+done
+echo "1..$((t - 1))"
