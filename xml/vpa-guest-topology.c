@@ -628,11 +628,17 @@ assign_bus_numbers (Planner *p, GError **error)
         ;
       if (lo == 0)
         {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <controller type='pci'>: the domain's own controllers leave no %u "
-                       "free bus numbers for the expander bus of guest cell %u (its main "
-                       "hierarchy may use bus numbers up to %u)",
-                       p->what, x->bus_count, x->cell, p->main_top);
+          if (p->main_top > 0)
+            g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                         "%s: <controller type='pci' index='%u'>: the domain's own controllers "
+                         "may use bus numbers up to %u, which leaves no %u free for the expander "
+                         "bus of guest cell %u",
+                         p->what, p->main_top, p->main_top, x->bus_count, x->cell);
+          else
+            g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                         "%s: <controller type='pci'>: the domain's own expander buses leave no "
+                         "%u free bus numbers for the expander bus of guest cell %u",
+                         p->what, x->bus_count, x->cell);
           return FALSE;
         }
       x->bus_nr = lo;
