@@ -465,6 +465,40 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
 
 /* ------------------------------------------------------------------ */
 
+/* With <vpa:guest-numa> on q35, a hot-plugged device goes into a free
+ * spare root port of its cell's expander (expanders and root ports
+ * cannot be hot-plugged): *out is its guest <address> line. A device
+ * whose node backs no guest cell, or an i440fx guest (QEMU's pxb takes
+ * no hot-plug), is left where libvirt puts it. */
+static gboolean
+attach_guest_address (const VpaDomain *dom, const char *alias, const VpaDevice *dev, char **out,
+                      GError **error)
+{
+  g_autoptr (GArray) cells = NULL;
+  const VpaGuestController *spare;
+  char buf[VPA_ADDR_BUFLEN];
+  gint cell;
+
+  *out = NULL;
+  if (!dom->guest_numa || dom->bus == NULL || dom->bus->machine != VPA_MACHINE_Q35)
+    return TRUE;
+  cells = guest_cell_nodes (dom);
+  if ((cell = vpa_guest_cell_of_node (cells, dev->numa_node)) < 0)
+    return TRUE;
+  spare = vpa_guest_bus_free_spare (dom->bus, (guint) cell);
+  if (spare == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+                   "attach: port '%s': device %s on host node %d backs guest cell %d, whose expander bus has no free spare root port (expanders and root ports cannot be hot-plugged): raise spare-ports in <vpa:guest-numa> and place the domain again before it starts",
+                   alias, vpa_addr_format (dev->addr, buf), dev->numa_node, cell);
+      return FALSE;
+    }
+  *out = g_strdup_printf ("  <address type='pci' domain='0x0000' bus='0x%02x' slot='0x00' "
+                          "function='0x0'/>\n",
+                          spare->index);
+  return TRUE;
+}
+
 char *
 vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                           VpaDomain *dom, const char *alias, const char *physnet,
@@ -480,6 +514,8 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   const VpaDevice *dev;
   VpaGuestNodes guest;
   char addr[VPA_ADDR_BUFLEN];
+  g_autofree char *guest_addr = NULL;
+  g_autofree char *head = NULL;
 
   g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
 
@@ -531,13 +567,15 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
   *out_addr = dev->addr;
   vpa_addr_format (dev->addr, addr);
-  return g_markup_printf_escaped (
+  if (!attach_guest_address (dom, alias, dev, &guest_addr, error))
+    return NULL;
+  head = g_markup_printf_escaped (
     "<interface type='hostdev' managed='yes'>\n"
     "  <source>\n"
     "    <address type='pci' domain='0x%04x' bus='0x%02x' slot='0x%02x' function='0x%x'/>\n"
     "  </source>\n"
-    "  <alias name='%s'/>\n"
-    "</interface>\n",
+    "  <alias name='%s'/>\n",
     VPA_ADDR_DOMAIN (dev->addr), VPA_ADDR_BUS (dev->addr), VPA_ADDR_SLOT (dev->addr),
     VPA_ADDR_FUNCTION (dev->addr), alias);
+  return g_strconcat (head, guest_addr != NULL ? guest_addr : "", "</interface>\n", NULL);
 }

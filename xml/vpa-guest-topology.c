@@ -34,6 +34,7 @@ vpa_guest_bus_free (VpaGuestBus *bus)
   g_free (bus->machine_name);
   g_ptr_array_unref (bus->controllers);
   g_ptr_array_unref (bus->devices);
+  g_ptr_array_unref (bus->occupants);
   g_free (bus);
 }
 
@@ -211,12 +212,25 @@ vpa_guest_bus_parse (xmlNode *domain)
 
   bus->controllers = g_ptr_array_new_with_free_func ((GDestroyNotify) guest_controller_free);
   bus->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) guest_device_addr_free);
+  bus->occupants = g_ptr_array_new_with_free_func ((GDestroyNotify) guest_device_addr_free);
   bus->acpi = features != NULL && vpa_xml_child (features, "acpi", NULL) != NULL;
   for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
     {
       char *alias;
       VpaGuestDeviceAddr *d;
+      gint on, slot;
 
+      if (c->type != XML_ELEMENT_NODE)
+        continue;
+      pci_address_of (c, &on, &slot);
+      if (on >= 0)
+        {
+          VpaGuestDeviceAddr *o = g_new0 (VpaGuestDeviceAddr, 1);
+          o->alias = alias_of (c);
+          o->bus = on;
+          o->slot = slot;
+          g_ptr_array_add (bus->occupants, o);
+        }
       if (vpa_xml_is (c, "controller", NULL))
         {
           parse_controller (bus, c);
@@ -339,9 +353,31 @@ device_addr (const VpaGuestBus *bus, const char *alias)
   return NULL;
 }
 
+/* Whether an element other than the devices being placed sits on the
+ * bus with this index (libvirt puts devices without an address into
+ * free root ports, ours too). */
+static gboolean
+occupied_by_other (const VpaGuestBus *bus, guint index, GPtrArray *devices)
+{
+  for (guint i = 0; i < bus->occupants->len; i++)
+    {
+      const VpaGuestDeviceAddr *o = g_ptr_array_index (bus->occupants, i);
+      gboolean ours = FALSE;
+
+      if (o->bus != (gint) index)
+        continue;
+      for (guint j = 0; devices != NULL && o->alias != NULL && j < devices->len && !ours; j++)
+        ours = strcmp (((const VpaTopoDevice *) g_ptr_array_index (devices, j))->device, o->alias) == 0;
+      if (!ours)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 typedef struct {
   const VpaGuestBus *bus;
   const char *what;
+  GPtrArray *devices;      /* every VpaTopoDevice being placed */
   gboolean index_used[VPA_TOPO_INDEX_MAX + 1];
   gboolean busnr_used[256];
   guint main_top;          /* highest bus number the main hierarchy may use */
@@ -471,22 +507,19 @@ cell_devices (GPtrArray *devices, guint cell)
 
 /* One cell: its expander and, on q35, one root port per device and the
  * spares; indexes of ours are kept where they fit. */
-static gboolean
-plan_cell (Planner *p, guint cell, GPtrArray *devs, guint spares, GError **error)
+static void
+plan_cell (Planner *p, guint cell, GPtrArray *devs, guint spares)
 {
   const VpaGuestBus *bus = p->bus;
   g_autofree char *pxb_alias = g_strdup_printf (VPA_TOPO_PXB_PREFIX "%u", cell);
   VpaTopoController *x = add_controller (p, VPA_TOPO_EXPANDER, g_strdup (pxb_alias), cell, NULL);
-  g_autoptr (GPtrArray) ports = g_ptr_array_new ();
   g_autoptr (GHashTable) adopted = g_hash_table_new (NULL, NULL);
 
   keep_existing (p, x, controller_by_alias (bus, pxb_alias), vpa_guest_expander_model (bus->machine),
                  G_MAXUINT);
   x->slot = G_MAXUINT; /* libvirt places the expander on the root bus */
-  if (x->index == G_MAXUINT && !new_index (p, x, 0, error))
-    return FALSE;
   if (bus->machine != VPA_MACHINE_Q35)
-    return TRUE;
+    return;
   for (guint i = 0; i < devs->len; i++)
     {
       const VpaTopoDevice *d = g_ptr_array_index (devs, i);
@@ -503,24 +536,54 @@ plan_cell (Planner *p, guint cell, GPtrArray *devs, guint spares, GError **error
       keep_existing (p, rp, gc, "pcie-root-port", x->index);
       if (rp->index != G_MAXUINT && gc != NULL && gc->alias != NULL)
         g_hash_table_add (adopted, (gpointer) gc);
-      g_ptr_array_add (ports, rp);
     }
-  for (guint n = 0; n < spares; n++)
+  /* spares: those another device now sits on stay (it is there) and do
+   * not count; free ones up to spares */
+  for (guint n = 0, free_ones = 0; n <= VPA_TOPO_SLOTS; n++)
     {
       g_autofree char *alias = g_strdup_printf (VPA_TOPO_SPARE_PREFIX "%u-%u", cell, n);
       const VpaGuestController *gc = controller_by_alias (bus, alias);
-      VpaTopoController *rp = add_controller (p, VPA_TOPO_ROOT_PORT, g_strdup (alias), cell, NULL);
+      gboolean taken;
+      VpaTopoController *rp;
 
-      if (!g_hash_table_contains (adopted, gc))
-        keep_existing (p, rp, gc, "pcie-root-port", x->index);
-      g_ptr_array_add (ports, rp);
+      if (g_hash_table_contains (adopted, gc))
+        gc = NULL;
+      taken = gc != NULL && occupied_by_other (bus, gc->index, p->devices);
+      if (!taken && free_ones == spares)
+        continue;
+      rp = add_controller (p, VPA_TOPO_ROOT_PORT, g_strdup (alias), cell, NULL);
+      keep_existing (p, rp, gc, "pcie-root-port", x->index);
+      if (taken && rp->index == G_MAXUINT)
+        {
+          /* it moved under another expander: not ours to keep as a spare */
+          g_ptr_array_remove (p->topo->controllers, rp);
+          continue;
+        }
+      rp->occupied = taken;
+      free_ones += taken ? 0 : 1;
     }
-  for (guint i = 0; i < ports->len; i++)
+}
+
+/* New indexes, once every cell kept what it could: in plan order (by
+ * cell, the expander then its root ports), each root port above its
+ * expander. */
+static gboolean
+allocate_indexes (Planner *p, GError **error)
+{
+  GPtrArray *ctrls = p->topo->controllers;
+  guint parent = 0;
+
+  for (guint i = 0; i < ctrls->len; i++)
     {
-      VpaTopoController *rp = g_ptr_array_index (ports, i);
-      rp->parent = x->index;
-      if (rp->index == G_MAXUINT && !new_index (p, rp, x->index, error))
+      VpaTopoController *c = g_ptr_array_index (ctrls, i);
+
+      if (c->kind == VPA_TOPO_ROOT_PORT)
+        c->parent = parent;
+      if (c->index == G_MAXUINT &&
+          !new_index (p, c, c->kind == VPA_TOPO_EXPANDER ? 0 : parent, error))
         return FALSE;
+      if (c->kind == VPA_TOPO_EXPANDER)
+        parent = c->index;
     }
   return TRUE;
 }
@@ -808,6 +871,7 @@ vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices, guint spare
   p->bus = bus;
   p->what = what;
   p->topo = topo;
+  p->devices = devices;
   if (keep)
     {
       if (!plan_keep (p, devices, error))
@@ -821,10 +885,9 @@ vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices, guint spare
     {
       guint cell = g_array_index (cells, guint, i);
       g_autoptr (GPtrArray) devs = cell_devices (devices, cell);
-      if (!plan_cell (p, cell, devs, spares, error))
-        return NULL;
+      plan_cell (p, cell, devs, spares);
     }
-  if (!assign_bus_numbers (p, error) || !place_devices (p, devices, error))
+  if (!allocate_indexes (p, error) || !assign_bus_numbers (p, error) || !place_devices (p, devices, error))
     return NULL;
   for (guint i = 0; i < devices->len; i++)
     {
@@ -854,9 +917,7 @@ vpa_guest_bus_free_spare (const VpaGuestBus *bus, guint cell)
 
       if (c->alias == NULL || !g_str_has_prefix (c->alias, prefix) || c->parent != (gint) x->index)
         continue;
-      for (guint j = 0; j < bus->devices->len && !used; j++)
-        used = ((const VpaGuestDeviceAddr *) g_ptr_array_index (bus->devices, j))->bus ==
-               (gint) c->index;
+      used = occupied_by_other (bus, c->index, NULL);
       n = g_ascii_strtoull (c->alias + strlen (prefix), NULL, 10);
       if (!used && n < best_n)
         {
@@ -899,7 +960,9 @@ vpa_guest_topology_explain (const VpaGuestTopology *topo, GString *out)
               if (pl->bus == rp->index)
                 g_string_append_printf (out, " -> %s (host node %d)", pl->device, pl->host_node);
             }
-          g_string_append (out, rp->device == NULL ? " spare\n" : "\n");
+          g_string_append (out, rp->device != NULL ? "\n"
+                                : rp->occupied ? " spare, taken by another device\n"
+                                               : " spare\n");
         }
       for (guint k = 0; topo->machine == VPA_MACHINE_I440FX && k < topo->placements->len; k++)
         {

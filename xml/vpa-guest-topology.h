@@ -53,6 +53,9 @@ typedef struct {
   gboolean acpi;          /* <features><acpi/> */
   GPtrArray *controllers; /* VpaGuestController*, document order */
   GPtrArray *devices;     /* VpaGuestDeviceAddr*, document order */
+  GPtrArray *occupants;   /* VpaGuestDeviceAddr* of every element of <devices>
+                           * with an <address type='pci'> (alias may be NULL):
+                           * what sits on each bus, libvirt's own devices too */
 } VpaGuestBus;
 
 void vpa_guest_bus_free (VpaGuestBus *bus);
@@ -105,6 +108,7 @@ typedef struct {
   guint parent;    /* root port: its expander's index */
   guint slot;      /* root port: its slot on the expander */
   char *device;    /* root port: the device on it, NULL when spare */
+  gboolean occupied; /* spare: a device not placed by us sits on it */
 } VpaTopoController;
 
 /* Where a device goes: slot of the controller with index bus. */

@@ -729,11 +729,11 @@ controller_alias (xmlNode *node)
   return user_alias_of (node);
 }
 
-/* The indexes of our controllers as the document has them. */
+/* Index + 1 -> user alias of our controllers as the document has them. */
 static GHashTable *
 owned_indexes (xmlNode *devices)
 {
-  GHashTable *ret = g_hash_table_new (NULL, NULL);
+  GHashTable *ret = g_hash_table_new_full (NULL, NULL, NULL, g_free);
 
   for (xmlNode *c = devices->children; c != NULL; c = c->next)
     {
@@ -744,7 +744,8 @@ owned_indexes (xmlNode *devices)
         continue;
       index = vpa_xml_prop (c, "index");
       if (index != NULL && g_ascii_isdigit (*index))
-        g_hash_table_add (ret, GUINT_TO_POINTER (g_ascii_strtoull (index, NULL, 10) + 1));
+        g_hash_table_insert (ret, GUINT_TO_POINTER (g_ascii_strtoull (index, NULL, 10) + 1),
+                             g_steal_pointer (&alias));
     }
   return ret;
 }
@@ -798,9 +799,32 @@ rewrite_controllers (Rewrite *rw, xmlNode *devices)
   insert_children (rw, devices, last != NULL ? AFTER : AT_START, last, added);
 }
 
-/* Each placed device's guest <address> on its root port (or expander);
- * a device of ours left where libvirt puts it loses an address on one of
- * our controllers. */
+static gboolean
+is_unplaced (Rewrite *rw, const char *alias)
+{
+  for (guint i = 0; i < rw->topo->unplaced->len; i++)
+    if (strcmp (((const VpaTopoDevice *) g_ptr_array_index (rw->topo->unplaced, i))->device, alias) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the plan keeps our controller called alias at index. */
+static gboolean
+plan_keeps (Rewrite *rw, const char *alias, guint index)
+{
+  for (guint i = 0; i < rw->topo->controllers->len; i++)
+    {
+      const VpaTopoController *tc = g_ptr_array_index (rw->topo->controllers, i);
+      if (tc->index == index && g_strcmp0 (tc->alias, alias) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Each placed device's guest <address> on its root port (or expander).
+ * A device of ours left where libvirt puts it loses an address on one of
+ * our controllers; another device (hot-plugged into a spare) keeps its
+ * address while the plan keeps that controller. */
 static void
 rewrite_guest_addresses (Rewrite *rw, xmlNode *devices)
 {
@@ -821,8 +845,10 @@ rewrite_guest_addresses (Rewrite *rw, xmlNode *devices)
       bus = vpa_guest_address_bus (c, &slot);
       if (pl == NULL)
         {
-          if (!rw->topo->keep && addr != NULL && bus >= 0 &&
-              g_hash_table_contains (ours, GUINT_TO_POINTER ((guint) bus + 1)))
+          const char *on = bus >= 0 ? g_hash_table_lookup (ours, GUINT_TO_POINTER ((guint) bus + 1))
+                                    : NULL;
+          if (!rw->topo->keep && addr != NULL && on != NULL &&
+              (is_unplaced (rw, alias) || !plan_keeps (rw, on, (guint) bus)))
             remove_element (rw, addr);
           continue;
         }

@@ -55,7 +55,21 @@ rp=$(x "string(//controller[alias/@name='ua-vpa-rp-ua-vpa-GPU-0']/@index)")
 [ -n "$rp" ] || fail "no root port ua-vpa-rp-ua-vpa-GPU-0 in the defined XML"
 gpu_bus=$(x "string(//hostdev[alias/@name='ua-vpa-GPU-0']/address/@bus)")
 [ "$((gpu_bus))" -eq "$rp" ] || fail "the GPU is on bus $gpu_bus, not on its root port (index $rp)"
-echo "ok 1 define keeps the expander of cell 1 and the GPU on its root port (index $rp)"
+# libvirt's own devices (USB controller, balloon) take free root ports at
+# define time; define settles so that each cell keeps a free spare.
+python3 - "$work/defined.xml" <<'PY' || fail "a cell has no free spare root port after define"
+import sys, xml.etree.ElementTree as ET
+devs = ET.parse(sys.argv[1]).getroot().find("devices")
+used = {int(a.get("bus"), 0) for a in devs.findall("*/address[@type='pci']")}
+for cell in (0, 1):
+    free = [c for c in devs.findall("controller")
+            if c.find("alias") is not None
+            and c.find("alias").get("name", "").startswith("ua-vpa-rp-spare-%d-" % cell)
+            and int(c.get("index")) not in used]
+    if not free:
+        sys.exit(1)
+PY
+echo "ok 1 define keeps the expander of cell 1, the GPU on its root port (index $rp) and a free spare per cell"
 
 # 2. Placing libvirt's own formatting of it again changes nothing.
 "$vpa" place --inventory "$host" --config "$conf" "$work/defined.xml" > "$work/again.xml" ||
@@ -64,7 +78,31 @@ cmp -s "$work/defined.xml" "$work/again.xml" ||
   fail "place changed the defined XML: $(diff "$work/defined.xml" "$work/again.xml" | head -20)"
 echo "ok 2 placing the dumpxml again changes nothing"
 
-# 3. The QEMU command line.
+# 3. attach (persistent definition) goes into a spare root port of the
+# device's cell; with both cells' one spare used, the next is refused.
+hot=0; rc=0
+for i in 1 2 3; do
+  VPA_CONFIG=$conf "$vpa" attach -c "$uri" --inventory "$host" "$name" --port "ua-hot$i" \
+    --physnet physnet1 --config > "$work/attach$i.out" 2> "$work/attach$i.err" || { rc=$?; break; }
+  virsh -c "$uri" dumpxml --inactive "$name" > "$work/attached.xml"
+  bus=$(xmllint --xpath "string(//interface[alias/@name='ua-hot$i']/address/@bus)" "$work/attached.xml")
+  [ -n "$bus" ] || fail "ua-hot$i has no guest address"
+  port=$(xmllint --xpath "string(//controller[@index=$((bus))]/alias/@name)" "$work/attached.xml")
+  case $port in ua-vpa-rp-spare-*) ;; *) fail "ua-hot$i went to bus $bus ($port), not a spare root port" ;; esac
+  hot=$i
+done
+[ "$rc" -eq 1 ] || fail "attach with no spare left exited $rc: $(cat "$work/attach$((hot + 1)).err")"
+[ "$hot" -ge 1 ] || fail "the first attach failed: $(cat "$work/attach1.err")"
+grep -q "raise spare-ports" "$work/attach$((hot + 1)).err" ||
+  fail "the refused attach does not say to raise spare-ports: $(cat "$work/attach$((hot + 1)).err")"
+[ ! -s "$work/attach$((hot + 1)).out" ] || fail "the refused attach printed something"
+"$vpa" place --inventory "$host" --config "$conf" "$work/attached.xml" > "$work/replaced.xml"
+bus2=$(xmllint --xpath "string(//interface[alias/@name='ua-hot1']/address/@bus)" "$work/replaced.xml")
+[ "$bus2" = "$(xmllint --xpath "string(//interface[alias/@name='ua-hot1']/address/@bus)" "$work/attached.xml")" ] ||
+  fail "placing again moved the hot-plugged ua-hot1"
+echo "ok 3 attach takes $hot spare root port(s), then refuses saying to raise spare-ports"
+
+# 4. The QEMU command line.
 stand_in "$work/defined.xml" "$work/native.xml"
 virsh -c "$uri" domxml-to-native qemu-argv "$work/native.xml" > "$work/argv" 2> "$work/argv.err" ||
   fail "domxml-to-native failed: $(cat "$work/argv.err")"
@@ -76,10 +114,10 @@ grep -q "\"driver\":\"pcie-root-port\",[^}]*\"id\":\"ua-vpa-rp-ua-vpa-GPU-0\",\"
   fail "the GPU's root port is not on ua-vpa-pxb-1"
 grep -q "\"driver\":\"e1000e\",[^}]*\"bus\":\"ua-vpa-rp-ua-vpa-GPU-0\",\"addr\":\"0x0\"" "$work/argv" ||
   fail "the GPU's stand-in is not on its root port: $(tr ' ' '\n' < "$work/argv" | grep GPU)"
-echo "ok 3 domxml-to-native: pxb-pcie numa_node=0 and 1, the GPU on its root port on cell 1's expander"
+echo "ok 4 domxml-to-native: pxb-pcie numa_node=0 and 1, the GPU on its root port on cell 1's expander"
 
-# 4. Every golden layout converts, each expander with its cell's node.
-t=4
+# 5. Every golden layout converts, each expander with its cell's node.
+t=5
 for out in "$VPA_TEST_DATA"/guest-numa/*.out.xml; do
   stand_in "$out" "$work/case.xml"
   virsh -c "$uri" domxml-to-native qemu-argv "$work/case.xml" > "$work/case.argv" 2> "$work/case.err" ||
