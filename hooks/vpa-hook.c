@@ -258,7 +258,8 @@ hook_place (HookRun *run)
   g_autoptr (VpaHost) host = NULL;
   g_autoptr (GPtrArray) claims = NULL;
   g_autofree char *out = NULL;
-  VpaPlaceReport report = { 0 };
+  /* the guest ABI keeps its PCI controllers across migrate and restore */
+  VpaPlaceReport report = { .keep_guest_topology = TRUE };
 
   if (memmem (run->xml, run->len, VPA_HOOK_XMLNS, strlen (VPA_HOOK_XMLNS)) == NULL)
     return 0;

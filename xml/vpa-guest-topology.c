@@ -841,6 +841,15 @@ plan_keep (Planner *p, GPtrArray *devices, GError **error)
                        p->what, d->device, d->host_node, d->cell);
           return FALSE;
         }
+      if (on == NULL)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+                       "%s: device '%s': host node %d backs guest cell %d, but the device has "
+                       "no slot on that cell's expander bus; the guest's controllers cannot "
+                       "change here",
+                       p->what, d->device, d->host_node, d->cell);
+          return FALSE;
+        }
       if (x == NULL || g_strcmp0 (x->alias, pxb) != 0)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
