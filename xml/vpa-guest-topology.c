@@ -146,13 +146,13 @@ pci_address_of (xmlNode *node, gint *bus, gint *slot)
   xmlNode *addr = vpa_xml_child (node, "address", NULL);
   g_autofree char *type = addr != NULL ? vpa_xml_prop (addr, "type") : NULL;
 
-  VpaAddr a;
-
   *bus = *slot = -1;
-  if (g_strcmp0 (type, "pci") != 0 || !vpa_xml_pci_address_parse (addr, "", "", &a, NULL))
+  if (g_strcmp0 (type, "pci") != 0)
     return;
-  *bus = (gint) VPA_ADDR_BUS (a);
-  *slot = (gint) VPA_ADDR_SLOT (a);
+  /* Unlike a hostdev's <source><address>, a guest address may leave out
+   * its slot and function (libvirt fills them): read field by field. */
+  *bus = num_attr (addr, "bus", 255);
+  *slot = num_attr (addr, "slot", 31);
 }
 
 static void
