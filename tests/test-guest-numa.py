@@ -3,10 +3,11 @@
 """Golden tests of guest-visible device NUMA (TAP).
 
 Every data/guest-numa/NAME.xml is placed by the built CLI on the
-dual-socket sample host and must give NAME.out.xml byte for byte;
+dual-socket sample host and must give NAME.out.xml byte for byte, and
+--explain the guest topology in NAME.explain;
 placing that output again must change nothing; the output must validate
 against libvirt's domain schema (virt-xml-validate) and libvirt's test
-driver must define it. VPA_TEST_REGENERATE=1 writes the .out.xml files
+driver must define it. VPA_TEST_REGENERATE=1 writes the expected files
 instead (review the diff before committing).
 
 Usage: test-guest-numa.py CLI DATA-DIR
@@ -29,10 +30,10 @@ def ok(cond, what, detail=""):
             print("# " + line)
 
 
-def place(cli, data, path):
+def place(cli, data, path, *extra):
     return subprocess.run(
         [cli, "place", "-c", "test://" + os.path.join(data, "hosts", "dual-socket.xml"),
-         "--config", os.path.join(data, "hosts", "dual-socket.conf"), path],
+         "--config", os.path.join(data, "hosts", "dual-socket.conf")] + list(extra) + [path],
         capture_output=True, text=True)
 
 
@@ -48,13 +49,21 @@ def main():
         for path in cases:
             name = os.path.basename(path)[:-4]
             golden = path[:-4] + ".out.xml"
-            r = place(cli, data, path)
+            r = place(cli, data, path, "--explain")
             if r.returncode != 0:
                 ok(False, "%s: place" % name, r.stderr)
                 continue
             if regen:
                 with open(golden, "w") as f:
                     f.write(r.stdout)
+            topo = r.stderr[r.stderr.find("guest topology"):] if "guest topology" in r.stderr else ""
+            explain = path[:-4] + ".explain"
+            if regen:
+                with open(explain, "w") as f:
+                    f.write(topo)
+            want = open(explain).read() if os.path.exists(explain) else ""
+            ok(topo == want, "%s: --explain shows the topology of %s" % (name, os.path.basename(explain)),
+               topo)
             expected = open(golden).read() if os.path.exists(golden) else ""
             ok(r.stdout == expected, "%s: place gives %s" % (name, os.path.basename(golden)),
                "".join(__import__("difflib").unified_diff(

@@ -186,14 +186,16 @@ parse_machine (VpaGuestBus *bus, xmlNode *domain)
   bus->machine_name = type != NULL ? vpa_xml_prop (type, "machine") : NULL;
   m = bus->machine_name;
   bus->known_machine = TRUE;
+  /* no machine on x86: libvirt's default, pc */
+  gboolean default_pc = m == NULL && (arch == NULL || strcmp (arch, "x86_64") == 0 ||
+                                      strcmp (arch, "i686") == 0);
+  gboolean pc = m != NULL && (strcmp (m, "pc") == 0 || g_str_has_prefix (m, "pc-i440fx-") ||
+                              (g_str_has_prefix (m, "pc-") && g_ascii_isdigit (m[3])));
+
   if (m != NULL && (strcmp (m, "q35") == 0 || g_str_has_prefix (m, "pc-q35-")))
     bus->machine = VPA_MACHINE_Q35;
-  else if (m != NULL && (strcmp (m, "pc") == 0 || g_str_has_prefix (m, "pc-i440fx-") ||
-                         (g_str_has_prefix (m, "pc-") && g_ascii_isdigit (m[3]))))
+  else if (pc || default_pc)
     bus->machine = VPA_MACHINE_I440FX;
-  else if (m == NULL && (arch == NULL || strcmp (arch, "x86_64") == 0 ||
-                         strcmp (arch, "i686") == 0))
-    bus->machine = VPA_MACHINE_I440FX; /* libvirt's default x86 machine */
   else
     bus->known_machine = FALSE;
   /* a pcie-root says q35 whatever the machine is called */
@@ -956,8 +958,8 @@ vpa_guest_topology_explain (const VpaGuestTopology *topo, GString *out)
 
       if (x->kind != VPA_TOPO_EXPANDER)
         continue;
-      g_string_append_printf (out, "  cell %u -> %s (index %u, busNr %u, node %u)\n", x->cell,
-                              x->alias, x->index, x->bus_nr, x->cell);
+      g_string_append_printf (out, "  cell %u -> %s (index %u, bus numbers %u-%u)\n", x->cell,
+                              x->alias, x->index, x->bus_nr, x->bus_nr + x->bus_count - 1);
       for (guint j = 0; j < topo->controllers->len; j++)
         {
           const VpaTopoController *rp = g_ptr_array_index (topo->controllers, j);
