@@ -880,6 +880,15 @@ vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices, guint spare
 
   g_return_val_if_fail (bus != NULL && devices != NULL && what != NULL, NULL);
 
+  /* untrusted input in the hook: the planner's loops are quadratic in
+   * these, and no guest has more (indexes 0-255) */
+  if (bus->controllers->len > VPA_TOPO_INDEX_MAX + 1)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <devices>: %u PCI controllers, more than a guest can have (%d)", what,
+                   bus->controllers->len, VPA_TOPO_INDEX_MAX + 1);
+      return NULL;
+    }
   topo = topology_new (bus->machine);
   p->bus = bus;
   p->what = what;
