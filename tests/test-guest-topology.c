@@ -287,6 +287,9 @@ test_i440fx (void)
   g_assert_no_error (error);
   g_assert_cmpint (t->machine, ==, VPA_MACHINE_I440FX);
   g_assert_cmpuint (t->controllers->len, ==, 1); /* no root ports, no spares */
+  /* QEMU's pxb has a PCI bridge of its own: its bus and the bridge's */
+  g_assert_cmpuint (find (t, "ua-vpa-pxb-1")->bus_count, ==, 2);
+  g_assert_cmpuint (find (t, "ua-vpa-pxb-1")->bus_nr, ==, 254);
   g_assert_cmpuint (placed (t, "ua-a")->bus, ==, 1);
   g_assert_cmpuint (placed (t, "ua-a")->slot, ==, 0);
   g_assert_cmpuint (placed (t, "ua-b")->slot, ==, 1);

@@ -436,7 +436,9 @@ reserve_own (Planner *p)
       if (vpa_guest_topology_owns (c->alias) || !is_expander_model (c->model) || c->bus_nr < 0 ||
           c->index > VPA_TOPO_INDEX_MAX)
         continue;
-      for (guint b = (guint) c->bus_nr; b <= MIN ((guint) c->bus_nr + below[c->index], 255); b++)
+      guint extra = g_strcmp0 (c->model, "pci-expander-bus") == 0 ? 1 : 0; /* its bridge */
+      for (guint b = (guint) c->bus_nr; b <= MIN ((guint) c->bus_nr + extra + below[c->index], 255);
+           b++)
         p->busnr_used[b] = TRUE;
     }
 }
@@ -670,7 +672,9 @@ assign_bus_numbers (Planner *p, GError **error)
   for (guint i = 0; i < ctrls->len; i++)
     {
       VpaTopoController *x = g_ptr_array_index (ctrls, i);
-      x->bus_count = 1;
+      /* QEMU's pxb (i440fx) puts a PCI bridge of its own behind its root
+       * bus, whose secondary bus holds the devices: two numbers */
+      x->bus_count = x->machine == VPA_MACHINE_I440FX ? 2 : 1;
       for (guint j = 0; x->kind == VPA_TOPO_EXPANDER && j < ctrls->len; j++)
         {
           const VpaTopoController *rp = g_ptr_array_index (ctrls, j);

@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """A real guest sees the NUMA node we gave its devices (TAP).
 
-Places data/guest-numa/q35-two-cells.xml on the dual-socket sample host
-with the built CLI (a GPU on host node 1 -> guest cell 1, a QAT and a VF
+Places data/guest-numa/q35-two-cells.xml and pc-two-cells.xml on the
+dual-socket sample host with the built CLI (a GPU on host node 1 -> guest cell 1, a QAT and a VF
 on host node 0 -> guest cell 0), then boots a minimal Linux guest under
 QEMU TCG with the machine, the NUMA cells and the PCI controllers of
-that output: every pcie-expander-bus becomes a pxb-pcie with its busNr
-and numa_node, every pcie-root-port a pcie-root-port at its index and
-slot. There is no VF to pass through, so each device's guest slot gets
+that output: every pcie-expander-bus becomes a pxb-pcie (every
+pci-expander-bus a pxb) with its busNr and numa_node, every
+pcie-root-port a pcie-root-port at its index and slot. There is no VF to pass through, so each device's guest slot gets
 an emulated PCIe device of a model of its own (told apart by vendor and
 device id). The guest (Debian's kernel, a busybox initramfs built here)
 prints every /sys/bus/pci/devices/*/numa_node on its serial console and
@@ -29,12 +29,14 @@ import time
 import xml.etree.ElementTree as ET
 
 QEMU = "qemu-system-x86_64"
-# (QEMU model, vendor, device): distinct ids, all fine behind a root port.
+# (QEMU model, vendor, device ids): distinct ids, all fine behind a root
+# port or on a PCI bus; a virtio device is "modern" (0x104N) behind a PCIe
+# port and "transitional" (0x100N) on a conventional PCI bus.
 MODELS = [
-    ("virtio-net-pci", "0x1af4", "0x1041"),
-    ("e1000e", "0x8086", "0x10d3"),
-    ("virtio-rng-pci", "0x1af4", "0x1044"),
-    ("virtio-balloon-pci", "0x1af4", "0x1045"),
+    ("virtio-net-pci", "0x1af4", ("0x1041", "0x1000")),
+    ("e1000e", "0x8086", ("0x10d3",)),
+    ("virtio-rng-pci", "0x1af4", ("0x1044", "0x1005")),
+    ("virtio-balloon-pci", "0x1af4", ("0x1045", "0x1002")),
 ]
 INIT = """#!/bin/busybox sh
 /bin/busybox mkdir -p /proc /sys
@@ -113,6 +115,7 @@ def kernel():
 def qemu_args(dom, initrd, kern):
     """The guest of the placed XML: machine, cells, controllers, devices."""
     machine = dom.find("os/type").get("machine")
+    root = "pcie.0" if machine.startswith(("q35", "pc-q35")) else "pci.0"
     args = [QEMU, "-machine", machine + ",accel=tcg", "-nographic", "-no-reboot",
             "-net", "none", "-kernel", kern, "-initrd", initrd,
             "-append", "console=ttyS0 panic=-1 quiet"]
@@ -132,13 +135,15 @@ def qemu_args(dom, initrd, kern):
         addr = c.find("address")
         if idx == 0:
             continue
-        if model == "pcie-expander-bus":
+        if model in ("pcie-expander-bus", "pci-expander-bus"):
             t = c.find("target")
             nodes[idx] = int(t.find("node").text)
-            args += ["-device", "pxb-pcie,id=pci.%d,bus_nr=%d,numa_node=%d,bus=pcie.0"
-                     % (idx, num(t.get("busNr")), nodes[idx])]
+            args += ["-device", "%s,id=pci.%d,bus_nr=%d,numa_node=%d,bus=%s"
+                     % ("pxb-pcie" if model == "pcie-expander-bus" else "pxb", idx,
+                        num(t.get("busNr")), nodes[idx],
+                        "pcie.0" if model == "pcie-expander-bus" else "pci.0")]
         elif model == "pcie-root-port":
-            bus = "pcie.0" if addr is None else "pci.%d" % num(addr.get("bus"))
+            bus = root if addr is None else "pci.%d" % num(addr.get("bus"))
             parents[idx] = None if addr is None else num(addr.get("bus"))
             dev = "pcie-root-port,id=pci.%d,bus=%s,chassis=%d" % (idx, bus, idx)
             if addr is not None:
@@ -169,21 +174,27 @@ def main():
         print("1..0 # SKIP %s has no TCG accelerator" % QEMU)
         return
     os.makedirs(work, exist_ok=True)
-    domain = os.path.join(data, "guest-numa", "q35-two-cells.xml")
+    initrd = os.path.join(work, "initrd.gz")
+    build_initramfs(initrd)
+    for case in ("q35-two-cells", "pc-two-cells"):
+        boot(cli, data, case, initrd)
+    print("1..%d" % tests)
+
+
+def boot(cli, data, case, initrd):
+    domain = os.path.join(data, "guest-numa", case + ".xml")
     placed = subprocess.run(
         [cli, "place", "-c", "test://" + os.path.join(data, "hosts", "dual-socket.xml"),
          "--config", os.path.join(data, "hosts", "dual-socket.conf"), domain],
         capture_output=True, text=True)
     if placed.returncode != 0:
         bail("place failed: " + placed.stderr.strip())
-    golden = open(os.path.join(data, "guest-numa", "q35-two-cells.out.xml")).read()
-    ok(placed.stdout == golden, "place gives the golden layout (q35-two-cells.out.xml)")
+    golden = open(os.path.join(data, "guest-numa", case + ".out.xml")).read()
+    ok(placed.stdout == golden, "%s: place gives the golden layout (%s.out.xml)" % (case, case))
     dom = ET.fromstring(placed.stdout)
-    initrd = os.path.join(work, "initrd.gz")
-    build_initramfs(initrd)
     args, expect = qemu_args(dom, initrd, kernel())
-    ok(sorted({e[4] for e in expect}) == [0, 1], "devices on both guest cells: %s"
-       % ", ".join("%s->%d" % (e[0], e[4]) for e in expect))
+    ok(sorted({e[4] for e in expect}) == [0, 1], "%s: devices on both guest cells: %s"
+       % (case, ", ".join("%s->%d" % (e[0], e[4]) for e in expect)))
     print("# " + " ".join(args))
     start = time.monotonic()
     try:
@@ -192,18 +203,19 @@ def main():
         bail("the guest did not power off within 120 s")
     took = time.monotonic() - start
     console = run.stdout.decode(errors="replace")
-    print("# guest boot took %.1f s" % took)
-    ok("VPA-DONE" in console, "the guest booted and listed its PCI devices (%.1f s)" % took)
+    print("# %s: guest boot took %.1f s" % (case, took))
+    ok("VPA-DONE" in console, "%s: the guest booted and listed its PCI devices (%.1f s)"
+       % (case, took))
     seen = re.findall(r"VPA-PCI (\S+) (0x[0-9a-f]{4}) (0x[0-9a-f]{4}) (-?\d+)", console)
     for line in seen:
         print("# guest: %s %s:%s numa_node %s" % line)
     for alias, model, vendor, device, node in expect:
-        got = [int(s[3]) for s in seen if s[1] == vendor and s[2] == device]
-        ok(got == [node], "%s (as %s %s:%s) reads numa_node %d in the guest (got %s)"
-           % (alias, model, vendor, device, node, got))
-    if not all(s for s in [run.returncode == 0]):
-        print("# qemu exit status %d; stderr: %s" % (run.returncode, run.stderr.decode(errors="replace")[-500:]))
-    print("1..%d" % tests)
+        got = [int(s[3]) for s in seen if s[1] == vendor and s[2] in device]
+        ok(got == [node], "%s: %s (as %s %s) reads numa_node %d in the guest (got %s)"
+           % (case, alias, model, vendor, node, got))
+    if run.returncode != 0:
+        print("# qemu exit status %d; stderr: %s"
+              % (run.returncode, run.stderr.decode(errors="replace")[-500:]))
 
 
 main()
