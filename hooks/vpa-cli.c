@@ -404,19 +404,17 @@ define_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
  * inactive domain again adds spares for those taken; defining that
  * settles it (libvirt has nothing left to put anywhere). */
 static gboolean
-define_settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, DefineCtx *ctx,
-                          const char *name, GError **error)
+settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const DefineCtx *ctx,
+                   const char *name, GError **error)
 {
   g_autofree char *defined = NULL;
   g_autofree char *again = NULL;
   g_autoptr (xmlDoc) doc = NULL;
   DefineCtx second = *ctx;
 
-  if (memmem (ctx->buf, ctx->len, "guest-numa", strlen ("guest-numa")) == NULL)
-    return TRUE;
   if ((defined = virt->domain_xml (connect_uri (cli), name, error)) == NULL)
     return FALSE;
-  /* a running domain's XML is its live one: its next boot keeps ours */
+  /* a running domain's XML is its live one: leave its next boot alone */
   if ((doc = vpa_xml_parse_memory (defined, strlen (defined), name, error)) == NULL)
     return FALSE;
   if (xmlHasProp (xmlDocGetRootElement (doc), (const xmlChar *) "id") != NULL)
@@ -425,6 +423,21 @@ define_settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, Defin
   second.len = strlen (defined);
   return virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &second, &again,
                        error);
+}
+
+/* The domain is defined and sound already: a failure to settle only
+ * costs spares, which a later `place` and define restore. */
+static void
+define_settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const DefineCtx *ctx,
+                          const char *name)
+{
+  g_autoptr (GError) local = NULL;
+
+  if (memmem (ctx->buf, ctx->len, "guest-numa", strlen ("guest-numa")) == NULL)
+    return;
+  if (!settle_guest_numa (cli, virt, ctx, name, &local))
+    g_printerr ("virt-pci-affinity: warning: domain '%s' is defined, but the spare root ports libvirt gave its own devices were not replaced: %s\n",
+                name, local->message);
 }
 
 static gboolean
@@ -449,9 +462,9 @@ cmd_define (VpaCli *cli, GError **error)
   ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0] };
   if ((virt = virt_module (error)) == NULL ||
       !virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &ctx, &name,
-                     error) ||
-      !define_settle_guest_numa (cli, virt, &ctx, name, error))
+                     error))
     return FALSE;
+  define_settle_guest_numa (cli, virt, &ctx, name);
   printf ("%s\n", name);
   return TRUE;
 }
