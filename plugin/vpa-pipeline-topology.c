@@ -20,6 +20,24 @@ vpa_pipeline_guest_cells (const VpaDomain *dom)
   return cells;
 }
 
+GArray *
+vpa_pipeline_guest_cells_of (const guint *cells, const gint *nodes, guint n, GPtrArray **owner)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (VpaCellNodes));
+
+  *owner = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < n; i++)
+    {
+      GArray *one = g_array_new (FALSE, FALSE, sizeof (gint));
+      VpaCellNodes cn = { cells[i], one };
+
+      g_array_append_val (one, nodes[i]);
+      g_ptr_array_add (*owner, one);
+      g_array_append_val (out, cn);
+    }
+  return out;
+}
+
 static gboolean
 has_own_controllers (const VpaGuestBus *bus)
 {

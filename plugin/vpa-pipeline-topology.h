@@ -21,6 +21,12 @@ G_BEGIN_DECLS
  * vpa_domain_bind_nodes); the node arrays are borrowed from dom. */
 GArray *vpa_pipeline_guest_cells (const VpaDomain *dom);
 
+/* VpaCellNodes of a binding given as n (guest cell, host node) pairs, as
+ * whole-guest placement chooses one node per cell. The node arrays live
+ * in *owner (free it after the result). */
+GArray *vpa_pipeline_guest_cells_of (const guint *cells, const gint *nodes, guint n,
+                                     GPtrArray **owner);
+
 /* vpa_domain_rewrite() of decisions, plus the guest PCI layout they need
  * when the domain asks for <vpa:guest-numa> (or still has our
  * controllers): cells (VpaCellNodes) say which guest cell each host node

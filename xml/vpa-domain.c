@@ -972,7 +972,8 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
   dom->bus = vpa_guest_bus_parse (domain);
   if (!dom->guest_numa)
     return TRUE;
-  if (!dom->numa_guest)
+  /* cells written in the document: an implicit one is no guest NUMA node */
+  if (dom->cells->len == 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: <vpa:guest-numa devices='expander-bus'>: the domain has no guest NUMA "
