@@ -606,6 +606,45 @@ vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs, G
   return g_steal_pointer (&host);
 }
 
+gboolean
+vpa_sysfs_vf_addrs (const char *root, VpaAddr pf, GArray *vfs, GError **error)
+{
+  char name[VPA_ADDR_BUFLEN];
+  g_autofree char *path = NULL;
+  struct dirent *ent;
+  int fd, e;
+  DIR *dir;
+
+  g_return_val_if_fail (root != NULL && vfs != NULL, FALSE);
+
+  path = g_build_filename (root, PCI_DEVICES, vpa_addr_format (pf, name), NULL);
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (dir = fdopendir (fd)) == NULL)
+    {
+      e = errno;
+      if (fd >= 0)
+        close (fd);
+      if (is_vanished (e))
+        return TRUE;
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", path,
+                   g_strerror (e));
+      return FALSE;
+    }
+  while ((ent = readdir (dir)) != NULL)
+    {
+      char vf[NAME_MAX + 1];
+      VpaAddr addr;
+
+      if (!g_str_has_prefix (ent->d_name, "virtfn"))
+        continue;
+      e = read_link_base (dirfd (dir), ent->d_name, vf, sizeof vf);
+      if (e == 0 && vpa_addr_parse (vf, &addr))
+        g_array_append_val (vfs, addr);
+    }
+  closedir (dir);
+  return TRUE;
+}
+
 VpaHost *
 vpa_sysfs_load (const char *root, GError **error)
 {
