@@ -11,17 +11,27 @@
  *   stdin=domains/x.xml            relative to data/hook (absent: empty)
  *   stdin-bytes=N                  instead: N bytes of filler
  *   pad=N                          N spaces before the stdin document
+ *   comment-bytes=N                a comment of N bytes after the stdin
+ *                                  document's first tag
  *   config=configs/two-node.conf   the default; @DATA@ and @SYSFS@ replaced
  *   sysfs=VFS                      generate a fake sysfs tree with VFS VFs
+ *   sysfs-iommu=true               ... with IOMMU groups, and the devices
+ *                                  data/hook/state/pfvf holds bound to vfio-pci
+ *   state=KIND:NAME;...            a state directory made at run time
+ *                                  (@STATE@): KIND fifo, dir, link-zero
+ *                                  (a link to /dev/zero) or oversized (a
+ *                                  sparse file past the 16 MiB bound)
  *   exit=1
  * and the expected NAME.stdout / NAME.stderr beside it (absent: empty).
- * Absolute paths in the output read @DATA@, @CONFIG@ and @SYSFS@.
+ * Absolute paths in the output read @DATA@, @CONFIG@, @SYSFS@ and @STATE@.
  * VPA_TEST_REGENERATE=1 rewrites the expected files.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <glib/gstdio.h>
@@ -29,19 +39,74 @@
 #include "vpa-types.h"
 #include "test-hook-sysfs.h"
 
-/* The 2048-VF tree, built once for every case and the measurement. */
+/* The 2048-VF trees, built once for every case and the measurement:
+ * without IOMMU groups, and with them (as a host with an IOMMU has). */
 static char *sysfs_tree;
+static char *sysfs_iommu_tree;
 
 static const char *
-shared_sysfs_tree (guint n_vfs)
+shared_sysfs_tree (guint n_vfs, gboolean iommu)
 {
   g_autoptr (GError) error = NULL;
+  char **tree = iommu ? &sysfs_iommu_tree : &sysfs_tree;
 
   g_assert_cmpuint (n_vfs, ==, 2048);
-  if (sysfs_tree == NULL)
-    sysfs_tree = vpa_test_sysfs_tree (n_vfs, &error);
+  if (*tree == NULL)
+    *tree = iommu ? vpa_test_sysfs_tree_iommu (n_vfs, &error) : vpa_test_sysfs_tree (n_vfs, &error);
   g_assert_no_error (error);
-  return sysfs_tree;
+  return *tree;
+}
+
+/* state=KIND:NAME;...: the hostile entries of a state directory. */
+static char *
+make_state_dir (const char *spec)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("vpa-hook-state-XXXXXX", &error);
+  g_auto (GStrv) items = g_strsplit (spec, ";", -1);
+
+  g_assert_no_error (error);
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      const char *colon = strchr (items[i], ':');
+      g_autofree char *kind = NULL, *path = NULL;
+      int fd;
+
+      g_assert_nonnull (colon);
+      kind = g_strndup (items[i], (gsize) (colon - items[i]));
+      path = g_build_filename (dir, colon + 1, NULL);
+      if (g_str_equal (kind, "fifo"))
+        g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+      else if (g_str_equal (kind, "dir"))
+        g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+      else if (g_str_equal (kind, "link-zero"))
+        g_assert_cmpint (symlink ("/dev/zero", path), ==, 0);
+      else if (g_str_equal (kind, "oversized"))
+        {
+          fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+          g_assert_cmpint (fd, >=, 0);
+          g_assert_cmpint (ftruncate (fd, 16 * 1024 * 1024 + 1), ==, 0);
+          close (fd);
+        }
+      else
+        g_error ("state=%s: unknown kind '%s'", spec, kind);
+    }
+  return g_steal_pointer (&dir);
+}
+
+static void
+remove_state_dir (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      if (g_remove (path) != 0)
+        g_rmdir (path);
+    }
+  g_rmdir (dir);
 }
 
 typedef struct {
@@ -215,22 +280,23 @@ hook_case_free (gpointer data)
 }
 
 static char *
-load_config (GKeyFile *kf, const char *sysfs, GError **error)
+load_config (GKeyFile *kf, const char *sysfs, const char *state, GError **error)
 {
   g_autofree char *rel = g_key_file_get_string (kf, "case", "config", NULL);
   g_autofree char *path = g_build_filename (VPA_TEST_DATA, "hook",
                                             rel ? rel : "configs/two-node.conf", NULL);
-  g_autofree char *text = NULL, *t1 = NULL, *t2 = NULL, *out = NULL;
+  g_autofree char *text = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL, *out = NULL;
   int fd;
 
   if (!g_file_get_contents (path, &text, NULL, error))
     return NULL;
   t1 = replace_all (text, "@DATA@", VPA_TEST_DATA);
   t2 = replace_all (t1, "@SYSFS@", sysfs ? sysfs : "/nonexistent");
+  t3 = replace_all (t2, "@STATE@", state ? state : "/nonexistent");
   if ((fd = g_file_open_tmp ("vpa-hook-XXXXXX.conf", &out, error)) < 0)
     return NULL;
   close (fd);
-  if (!g_file_set_contents (out, t2, -1, error))
+  if (!g_file_set_contents (out, t3, -1, error))
     return NULL;
   return g_steal_pointer (&out);
 }
@@ -245,7 +311,8 @@ test_case (gconstpointer data)
   g_autofree char *input = NULL, *base = NULL, *golden = NULL;
   const char *sysfs = NULL;
   g_autofree char *env_config = NULL, *out = NULL, *err = NULL;
-  g_autofree char *tmp1 = NULL, *tmp2 = NULL;
+  g_autofree char *tmp1 = NULL, *tmp2 = NULL, *tmp3 = NULL, *state_spec = NULL;
+  g_autofree char *state = NULL;
   g_auto (GStrv) args = NULL;
   g_auto (HookResult) res = { 0 };
   gsize len = 0;
@@ -266,12 +333,25 @@ test_case (gconstpointer data)
       g_autofree char *doc = NULL;
       gsize doc_len = 0, pad = g_key_file_get_uint64 (kf, "case", "pad", NULL);
 
+      gsize comment = g_key_file_get_uint64 (kf, "case", "comment-bytes", NULL);
+      const char *tag_end;
+      gsize head;
+
       g_assert_true (g_file_get_contents (p, &doc, &doc_len, &error));
       g_assert_no_error (error);
-      len = pad + doc_len;
+      tag_end = strchr (doc, '>');
+      head = comment > 0 && tag_end != NULL ? (gsize) (tag_end + 1 - doc) : doc_len;
+      len = pad + doc_len + (comment > 0 ? comment + 7 : 0);
       input = g_malloc (len);
       memset (input, ' ', pad);
-      memcpy (input + pad, doc, doc_len);
+      memcpy (input + pad, doc, head);
+      if (comment > 0)
+        {
+          memcpy (input + pad + head, "<!--", 4);
+          memset (input + pad + head + 4, 'x', comment);
+          memcpy (input + pad + head + 4 + comment, "-->", 3);
+        }
+      memcpy (input + len - (doc_len - head), doc + head, doc_len - head);
     }
   else if (bytes > 0)
     {
@@ -281,8 +361,11 @@ test_case (gconstpointer data)
     }
 
   if ((vfs = g_key_file_get_integer (kf, "case", "sysfs", NULL)) > 0)
-    sysfs = shared_sysfs_tree ((guint) vfs);
-  config = load_config (kf, sysfs, &error);
+    sysfs = shared_sysfs_tree ((guint) vfs,
+                               g_key_file_get_boolean (kf, "case", "sysfs-iommu", NULL));
+  if ((state_spec = g_key_file_get_string (kf, "case", "state", NULL)) != NULL)
+    state = make_state_dir (state_spec);
+  config = load_config (kf, sysfs, state, &error);
   g_assert_no_error (error);
   env_config = g_strconcat ("VPA_CONFIG=", config, NULL);
   {
@@ -290,11 +373,14 @@ test_case (gconstpointer data)
     run_hook ((const char *const *) args, input, len, env, &res);
   }
   g_unlink (config);
+  if (state != NULL)
+    remove_state_dir (state);
 
   /* Paths differ between machines: name them by role. */
   tmp1 = replace_all (res.err, config, "@CONFIG@");
   tmp2 = sysfs ? replace_all (tmp1, sysfs, "@SYSFS@") : g_strdup (tmp1);
-  err = replace_all (tmp2, VPA_TEST_DATA, "@DATA@");
+  tmp3 = state ? replace_all (tmp2, state, "@STATE@") : g_strdup (tmp2);
+  err = replace_all (tmp3, VPA_TEST_DATA, "@DATA@");
   out = g_strdup (res.out);
 
   base = g_strndup (c->path, strlen (c->path) - strlen (".case"));
@@ -407,7 +493,7 @@ static void
 test_perf (void)
 {
   g_autoptr (GError) error = NULL;
-  const char *root = shared_sysfs_tree (2048);
+  const char *root = shared_sysfs_tree (2048, FALSE);
   g_autofree char *conf = NULL, *conf_text = NULL, *env_config = NULL;
   g_autofree char *dom = perf_domain (4), *plain = NULL, *plain_path = NULL;
   const char *args[] = { "perf", "prepare", "begin", "-", NULL };
@@ -499,6 +585,8 @@ main (int argc, char **argv)
     g_test_add_func ("/hook/perf", test_perf);
   ret = g_test_run ();
   vpa_test_sysfs_remove (sysfs_tree);
+  vpa_test_sysfs_remove (sysfs_iommu_tree);
   g_free (sysfs_tree);
+  g_free (sysfs_iommu_tree);
   return ret;
 }
