@@ -5,15 +5,19 @@
  * environment (LC_ALL, PATH, HOME) plus VPA_CONFIG (which only the hook
  * in its build tree honours).
  *
- * One case per data/hook/cases/NAME.case key file:
+ * One case per data/hook/cases/NAME.case key file, in the format of the
+ * bad-input corpus (tests/test-bad-input.c: command, stdin, status), with
+ * the expected output in golden files and a host made for the case:
  *   [case]
- *   args=guest prepare begin -     argv after the program, split on spaces
- *   stdin=domains/x.xml            relative to data/hook (absent: empty)
- *   stdin-bytes=N                  instead: N bytes of filler
+ *   command=virt-pci-affinity-hook guest prepare begin -
+ *                                  split on spaces; the first word is the hook
+ *   stdin=../domains/x.xml         relative to the case (absent: empty)
+ *   status=1                       the exit status
+ *   stdin-bytes=N                  instead of stdin: N bytes of filler
  *   pad=N                          N spaces before the stdin document
  *   comment-bytes=N                a comment of N bytes after the stdin
  *                                  document's first tag
- *   config=configs/two-node.conf   the default; @DATA@ and @SYSFS@ replaced
+ *   config=../configs/two-node.conf  the default; @DATA@, @SYSFS@, @STATE@ replaced
  *   sysfs=VFS                      generate a fake sysfs tree with VFS VFs
  *   sysfs-iommu=true               ... with IOMMU groups, and the devices
  *                                  data/hook/state/pfvf holds bound to vfio-pci
@@ -21,7 +25,6 @@
  *                                  (@STATE@): KIND fifo, dir, link-zero
  *                                  (a link to /dev/zero) or oversized (a
  *                                  sparse file past the 16 MiB bound)
- *   exit=1
  * and the expected NAME.stdout / NAME.stderr beside it (absent: empty).
  * Absolute paths in the output read @DATA@, @CONFIG@, @SYSFS@ and @STATE@.
  * VPA_TEST_REGENERATE=1 rewrites the expected files.
@@ -283,8 +286,8 @@ static char *
 load_config (GKeyFile *kf, const char *sysfs, const char *state, GError **error)
 {
   g_autofree char *rel = g_key_file_get_string (kf, "case", "config", NULL);
-  g_autofree char *path = g_build_filename (VPA_TEST_DATA, "hook",
-                                            rel ? rel : "configs/two-node.conf", NULL);
+  g_autofree char *path = g_build_filename (VPA_TEST_DATA, "hook", "cases",
+                                            rel ? rel : "../configs/two-node.conf", NULL);
   g_autofree char *text = NULL, *t1 = NULL, *t2 = NULL, *t3 = NULL, *out = NULL;
   int fd;
 
@@ -307,7 +310,7 @@ test_case (gconstpointer data)
   const HookCase *c = data;
   g_autoptr (GError) error = NULL;
   g_autoptr (GKeyFile) kf = g_key_file_new ();
-  g_autofree char *args_s = NULL, *stdin_rel = NULL, *config = NULL;
+  g_autofree char *command = NULL, *stdin_rel = NULL, *config = NULL;
   g_autofree char *input = NULL, *base = NULL, *golden = NULL;
   const char *sysfs = NULL;
   g_autofree char *env_config = NULL, *out = NULL, *err = NULL;
@@ -321,15 +324,17 @@ test_case (gconstpointer data)
 
   g_assert_true (g_key_file_load_from_file (kf, c->path, G_KEY_FILE_NONE, &error));
   g_assert_no_error (error);
-  args_s = g_key_file_get_string (kf, "case", "args", &error);
+  command = g_key_file_get_string (kf, "case", "command", &error);
   g_assert_no_error (error);
-  args = *args_s != '\0' ? g_strsplit (args_s, " ", -1) : g_new0 (char *, 1);
+  g_assert_true (g_str_has_prefix (command, "virt-pci-affinity-hook"));
+  args = strchr (command, ' ') != NULL ? g_strsplit (strchr (command, ' ') + 1, " ", -1)
+                                       : g_new0 (char *, 1);
 
   stdin_rel = g_key_file_get_string (kf, "case", "stdin", NULL);
   bytes = g_key_file_get_uint64 (kf, "case", "stdin-bytes", NULL);
   if (stdin_rel != NULL)
     {
-      g_autofree char *p = g_build_filename (VPA_TEST_DATA, "hook", stdin_rel, NULL);
+      g_autofree char *p = g_build_filename (VPA_TEST_DATA, "hook", "cases", stdin_rel, NULL);
       g_autofree char *doc = NULL;
       gsize doc_len = 0, pad = g_key_file_get_uint64 (kf, "case", "pad", NULL);
 
@@ -389,7 +394,7 @@ test_case (gconstpointer data)
   g_free (golden);
   golden = g_strconcat (base, ".stdout", NULL);
   compare_golden (golden, out);
-  g_assert_cmpint (res.status, ==, g_key_file_get_integer (kf, "case", "exit", NULL));
+  g_assert_cmpint (res.status, ==, g_key_file_get_integer (kf, "case", "status", NULL));
   /* Fail closed: never a partial document on stdout. */
   if (res.status != 0)
     g_assert_cmpstr (res.out, ==, "");
