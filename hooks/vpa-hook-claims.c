@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "vpa-source.h"
+#include "vpa-sysfs.h"
 #include "vpa-statedirs.h"
 
 gboolean

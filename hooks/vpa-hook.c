@@ -19,6 +19,7 @@
 #include "vpa-hook-claims.h"
 #include "vpa-pipeline.h"
 #include "vpa-source.h"
+#include "vpa-sysfs.h"
 #include "vpa-xml.h"
 
 #define PROG VPA_PROG

@@ -39,6 +39,8 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
+#include "vpa-constants.h"
+#include "vpa-hook.h"
 #include "vpa-types.h"
 #include "test-hook-sysfs.h"
 
@@ -88,7 +90,7 @@ make_state_dir (const char *spec)
         {
           fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
           g_assert_cmpint (fd, >=, 0);
-          g_assert_cmpint (ftruncate (fd, 16 * 1024 * 1024 + 1), ==, 0);
+          g_assert_cmpint (ftruncate (fd, VPA_XML_MAX_DOCUMENT + 1), ==, 0);
           close (fd);
         }
       else
@@ -544,6 +546,34 @@ test_perf (void)
                   t_ports <= 3.0 * t_cat ? "met" : "not met");
 }
 
+/* vpa_hook_run() in-process, as the hook's main() calls it: the cases
+ * it answers before any configuration is read (a broken VPA_CONFIG is
+ * then never noticed) and the ones it does not. */
+static void
+test_run_in_process (void)
+{
+  g_autofree char *broken = g_build_filename (VPA_TEST_DATA, "hook", "configs", "broken.conf",
+                                              NULL);
+  char *usage[] = { (char *) "hook", (char *) "guest", (char *) "prepare", NULL };
+  char *prepare[] = { (char *) "hook", (char *) "guest", (char *) "prepare", (char *) "begin",
+                      (char *) "-", NULL };
+  char *started[] = { (char *) "hook", (char *) "guest", (char *) "started", (char *) "begin",
+                      (char *) "-", NULL };
+  const char *plain = "<domain><name>guest</name><devices><disk/></devices></domain>";
+  const char *hostdev = "<domain><name>guest</name><devices><hostdev mode='subsystem' "
+                        "type='pci'><source><address domain='0' bus='0x3d' slot='0' "
+                        "function='0'/></source></hostdev></devices></domain>";
+
+  g_setenv ("VPA_CONFIG", broken, TRUE);
+  g_assert_cmpint (vpa_hook_run (usage, NULL, 0), ==, 2);
+  g_assert_cmpint (vpa_hook_run (started, hostdev, strlen (hostdev)), ==, 0);
+  g_assert_cmpint (vpa_hook_run (prepare, NULL, 0), ==, 0);
+  g_assert_cmpint (vpa_hook_run (prepare, plain, strlen (plain)), ==, 0);
+  /* A PCI device: the configuration is read, and it does not parse. */
+  g_assert_cmpint (vpa_hook_run (prepare, hostdev, strlen (hostdev)), ==, 1);
+  g_unsetenv ("VPA_CONFIG");
+}
+
 static void
 add_cases (void)
 {
@@ -585,6 +615,7 @@ main (int argc, char **argv)
     g_error ("VPA_HOOK_BIN must name the built hook");
 
   g_test_add_func ("/hook/links", test_hook_links);
+  g_test_add_func ("/hook/run-in-process", test_run_in_process);
   add_cases ();
   if (g_test_perf ())
     g_test_add_func ("/hook/perf", test_perf);
