@@ -44,6 +44,7 @@
 
 #include "vpa-constants.h"
 #include "vpa-hook.h"
+#include "vpa-hook-claims.h"
 #include "vpa-types.h"
 #include "test-hook-sysfs.h"
 
@@ -600,6 +601,32 @@ test_run_in_process (void)
   g_unsetenv ("VPA_CONFIG");
 }
 
+/* Which devices a running QEMU domain may hold, from sysfs: only a
+ * device in an IOMMU group bound to a driver that is not a VFIO one is
+ * ruled out; whatever tells nothing keeps it a candidate. */
+static void
+test_may_be_assigned (void)
+{
+  static const struct { gint group; const char *driver; gboolean may; } cases[] = {
+    { 7, "iavf", FALSE },
+    { 7, "mlx5_core", FALSE },
+    { 7, "vfio-pci", TRUE },
+    { 7, "mlx5_vfio_pci", TRUE },
+    { 7, "pci-stub", TRUE },
+    { 7, NULL, TRUE },        /* unbound */
+    { -1, "iavf", TRUE },     /* no IOMMU group: sysfs tells nothing */
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (VpaDevice) dev = vpa_device_new ();
+
+      dev->iommu_group = cases[i].group;
+      dev->driver = g_strdup (cases[i].driver);
+      g_assert_cmpint (vpa_hook_may_be_assigned (dev), ==, cases[i].may);
+    }
+}
+
 static void
 add_cases (void)
 {
@@ -642,6 +669,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/hook/links", test_hook_links);
   g_test_add_func ("/hook/run-in-process", test_run_in_process);
+  g_test_add_func ("/hook/may-be-assigned", test_may_be_assigned);
   add_cases ();
   if (g_test_perf ())
     g_test_add_func ("/hook/perf", test_perf);
