@@ -72,6 +72,7 @@ domain_cell_free (VpaDomainCell *cell)
   vpa_bits_free (cell->vcpus);
   vpa_bits_free (cell->nodeset);
   vpa_bits_free (cell->cpuset);
+  g_clear_pointer (&cell->host_nodes, g_array_unref);
   g_free (cell);
 }
 
@@ -104,6 +105,7 @@ vpa_domain_free (VpaDomain *dom)
   g_ptr_array_unref (dom->placed);
   g_ptr_array_unref (dom->cells);
   vpa_bits_free (dom->memory_nodeset);
+  vpa_guest_bus_free (dom->bus);
   g_free (dom);
 }
 
@@ -440,6 +442,44 @@ parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
   return TRUE;
 }
 
+/* <vpa:guest-numa devices='expander-bus' spare-ports='N'/> */
+static gboolean
+parse_guest_numa (ParseCtx *ctx, xmlNode *node, GError **error)
+{
+  static const char *const known[] = { "devices", "spare-ports", NULL };
+  g_autofree char *devices = vpa_xml_prop (node, "devices");
+  g_autofree char *spare = vpa_xml_prop (node, "spare-ports");
+  guint64 n = 1;
+
+  if (!check_attributes (ctx, node, known, error))
+    return FALSE;
+  if (ctx->dom->guest_numa)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:affinity>: more than one <vpa:guest-numa>", ctx->what);
+      return FALSE;
+    }
+  if (g_strcmp0 (devices, "expander-bus") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:guest-numa> devices='%s': expected expander-bus", ctx->what,
+                   devices != NULL ? devices : "");
+      return FALSE;
+    }
+  if (spare != NULL &&
+      (!g_ascii_isdigit (*spare) || strspn (spare, "0123456789") != strlen (spare) ||
+       !g_ascii_string_to_unsigned (spare, 10, 0, VPA_TOPO_SPARE_MAX, &n, NULL)))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:guest-numa> spare-ports='%s': expected a number from 0 to %d",
+                   ctx->what, spare, VPA_TOPO_SPARE_MAX);
+      return FALSE;
+    }
+  ctx->dom->guest_numa = TRUE;
+  ctx->dom->guest_numa_spare = (guint) n;
+  return TRUE;
+}
+
 static gboolean
 parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
 {
@@ -470,11 +510,13 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
                                                            : too_many_requests (ctx, error);
       else if (vpa_xml_is (c, "placed", NULL))
         ok = parse_placed (ctx, c, error);
+      else if (vpa_xml_is (c, "guest-numa", NULL))
+        ok = parse_guest_numa (ctx, c, error);
       else
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, "
-                       "port or placed)",
+                       "port, guest-numa or placed)",
                        ctx->what, (const char *) c->name);
           return FALSE;
         }
@@ -985,6 +1027,24 @@ bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
   return TRUE;
 }
 
+/* No Linux host has a node id of 1024 or more (MAX_NUMNODES). */
+#define VPA_HOST_NODE_ID_MAX 1023
+
+/* A cell's host nodes as a sorted array: those the host has when it is
+ * known, else those any host can have; a few entries, whatever the
+ * nodeset says. */
+static GArray *
+cell_host_nodes (const VpaBits *own, const VpaBits *host_nodes)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gint));
+
+  for (gint n = vpa_bits_next (own, 0); n >= 0 && n <= VPA_HOST_NODE_ID_MAX;
+       n = vpa_bits_next (own, (guint) n + 1))
+    if (host_nodes == NULL || vpa_bits_has (host_nodes, (guint) n))
+      g_array_append_val (out, n);
+  return out;
+}
+
 gboolean
 vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
 {
@@ -999,22 +1059,67 @@ vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
     host_topo_init (&topo, host);
   for (guint i = 0; i < dom->cells->len; i++)
     {
-      const VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
+      VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
       const VpaBits *nodeset = vpa_domain_cell_nodeset (dom, cell);
+      g_autoptr (VpaBits) own = vpa_bits_new ();
 
       if (nodeset != NULL)
         {
           if (known && dom->has_affinity && !check_nodeset (dom, cell, host, &topo, error))
             return FALSE;
-          vpa_bits_or (nodes, nodeset);
+          vpa_bits_or (own, nodeset);
         }
       else if (cell->cpuset != NULL && known &&
-               !bind_cell_cpus (dom, cell, host, &topo, nodes, error))
+               !bind_cell_cpus (dom, cell, host, &topo, own, error))
         return FALSE;
+      vpa_bits_or (nodes, own);
+      g_clear_pointer (&cell->host_nodes, g_array_unref);
+      cell->host_nodes = cell_host_nodes (own, known ? topo.nodes : NULL);
     }
   g_array_set_size (dom->guest_nodes, 0);
   for (gint n = vpa_bits_next (nodes, 0); n >= 0; n = vpa_bits_next (nodes, (guint) n + 1))
     g_array_append_val (dom->guest_nodes, n);
+  return TRUE;
+}
+
+/* The guest's PCI layout, for a domain we manage; <vpa:guest-numa>
+ * needs guest NUMA cells, ACPI (the guest learns an expander's node
+ * from its _PXM) and a machine type with expander buses. */
+static gboolean
+parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
+{
+  VpaDomain *dom = ctx->dom;
+
+  if (!dom->has_affinity)
+    return TRUE;
+  dom->bus = vpa_guest_bus_parse (domain);
+  if (!dom->guest_numa)
+    return TRUE;
+  /* cells written in the document: an implicit one is no guest NUMA node */
+  if (dom->cells->len == 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:guest-numa devices='expander-bus'>: the domain has no guest NUMA "
+                   "cells (<cpu><numa><cell>) to bind expander buses to",
+                   ctx->what);
+      return FALSE;
+    }
+  if (!dom->bus->acpi)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:guest-numa devices='expander-bus'>: <features> has no <acpi/>, "
+                   "without which the guest cannot see an expander bus's NUMA node",
+                   ctx->what);
+      return FALSE;
+    }
+  if (!dom->bus->known_machine)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <os><type machine='%s'>: the machine type has no PCI expander bus "
+                   "(expected q35 or pc, for <vpa:guest-numa>)",
+                   ctx->what, dom->bus->machine_name != NULL ? dom->bus->machine_name : "");
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -1073,7 +1178,8 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   parse_identity (dom, node);
   if (!parse_metadata (&ctx, node, error) || !parse_hostdevs (&ctx, node, error) ||
       !check_ports (&ctx, error) || !parse_cells (&ctx, node, error) ||
-      !parse_numatune (&ctx, node, error) || !parse_pins (&ctx, node, error))
+      !parse_numatune (&ctx, node, error) || !parse_pins (&ctx, node, error) ||
+      !parse_guest_bus (&ctx, node, error))
     return NULL;
   /* Without a host only the nodesets bind; vpa_domain_bind_nodes() adds
    * the pinned CPUs' nodes. */

@@ -8,12 +8,14 @@
 #pragma once
 
 #include <libxml/tree.h>
+#include "vpa-constants.h"
 #include "vpa-types.h"
 #include "vpa-cpuset.h"
+#include "vpa-guest-topology.h"
 
 G_BEGIN_DECLS
 
-#define VPA_XMLNS "http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0"
+/* VPA_XMLNS, our metadata namespace, is in vpa-constants.h. */
 #define VPA_ALIAS_PREFIX "ua-vpa-" /* ua-vpa-NAME-N */
 
 typedef struct {
@@ -48,6 +50,8 @@ typedef struct {
                         * when none (see vpa_domain_cell_nodeset) */
   VpaBits *cpuset;     /* host CPUs its vCPUs are pinned to
                         * (<vcpupin>, else <vcpu cpuset>); NULL if none */
+  GArray *host_nodes;  /* gint host nodes backing it (nodeset, else its pins'
+                        * nodes), sorted; set by vpa_domain_bind_nodes() */
 } VpaDomainCell;
 
 /* <vpa:placed .../> */
@@ -76,6 +80,9 @@ typedef struct {
   GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
   VpaBits *memory_nodeset;   /* <numatune><memory nodeset>, or NULL */
   char *source;              /* what, for messages */
+  gboolean guest_numa;       /* <vpa:guest-numa devices='expander-bus'> */
+  guint guest_numa_spare;    /* its spare-ports (default 1) */
+  VpaGuestBus *bus;          /* the guest's PCI layout; NULL without vpa:affinity */
 } VpaDomain;
 
 void vpa_domain_free (VpaDomain *dom);
