@@ -91,12 +91,31 @@ domain_to_stdin (const char *xml, size_t len)
   return 0;
 }
 
+/* The module could not be run. A half-removed install (the module gone,
+ * this front left behind) must not stop the domains that never asked for
+ * us: without our namespace a missing module is one warning line and a
+ * pass. A domain with our metadata, or any other failure, is refused. */
+static int
+module_failed (const char *guest, const char *path, int err, int ours)
+{
+  if (err == ENOENT && !ours)
+    {
+      fprintf (stderr, "%s: warning: domain '%s': hook module '%s' is missing (incomplete "
+               "install?); its PCI devices are not checked\n", PROG, guest, path);
+      return 0;
+    }
+  fprintf (stderr, "%s: domain '%s': cannot run the hook module '%s': %s\n", PROG, guest, path,
+           strerror (err));
+  return 1;
+}
+
 int
 main (int argc, char **argv)
 {
   const char *path;
   char *xml = NULL;
   size_t len = 0;
+  int ours;
 
   if (argc != 5)
     {
@@ -126,10 +145,9 @@ main (int argc, char **argv)
       free (xml);
       return 1;
     }
+  ours = memmem (xml, len, VPA_HOOK_XMLNS, strlen (VPA_HOOK_XMLNS)) != NULL;
   free (xml);
   argv[0] = (char *) path;
   execv (path, argv);
-  fprintf (stderr, "%s: domain '%s': cannot run the hook module '%s': %s\n", PROG, argv[1],
-           path, strerror (errno));
-  return 1;
+  return module_failed (argv[1], path, errno, ours);
 }
