@@ -15,6 +15,8 @@
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
 #include "vpa-output.h"
+#include "vpa-output-ops.h"
+#include "vpa-config-lint.h"
 #include "vpa-pipeline.h"
 #include "vpa-pools.h"
 #include "vpa-source.h"
@@ -30,6 +32,7 @@ typedef struct {
   char *policy;
   gboolean live;
   gboolean persistent;
+  char *output;
 } VpaCli;
 
 static void
@@ -40,6 +43,7 @@ vpa_cli_clear (VpaCli *cli)
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
+  g_free (cli->output);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaCli, vpa_cli_clear)
@@ -236,6 +240,35 @@ read_input (const char *path, char **buf, gsize *len, GError **error)
 /* Commands                                                            */
 /* ------------------------------------------------------------------ */
 
+/* stdout, or --output FILE written atomically. */
+static gboolean
+emit (const VpaCli *cli, const char *out, GError **error)
+{
+  if (cli->output != NULL)
+    return vpa_output_write_file (cli->output, out, error);
+  return vpa_cli_write_stdout (out, error);
+}
+
+/* The pools and host gauges as OpenMetrics (docs/metrics.md). */
+static char *
+pools_openmetrics (const VpaInventory *inv, double read_seconds)
+{
+  g_autoptr (VpaMetrics) m = vpa_metrics_new (FALSE);
+  g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
+
+  vpa_metrics_add_pools (m, inv, pools);
+  vpa_metrics_set_gauge (m, NULL, "inventory_read_seconds",
+                         "Seconds taken to read the inventory, the claims and the configuration.",
+                         read_seconds);
+  vpa_metrics_set_gauge (m, NULL, "inventory_devices",
+                         "PCI devices in the inventory (admitted by a device spec).",
+                         inv->n_devices);
+  vpa_metrics_set_gauge (m, NULL, "devices_unassignable",
+                         "PCI devices of the host that no device spec admits.",
+                         vpa_inventory_count_unassignable (inv));
+  return vpa_metrics_to_string (m);
+}
+
 static gboolean
 cmd_pools (VpaCli *cli, GError **error)
 {
@@ -244,20 +277,122 @@ cmd_pools (VpaCli *cli, GError **error)
   g_autoptr (GArray) pools = NULL;
   g_autofree char *out = NULL;
   VpaPoolKeys keys = VPA_POOL_KEYS_DEFAULT;
-  gboolean json;
+  const char *format = cli->common.format != NULL ? cli->common.format : "text";
+  gint64 t0;
 
   if (cli->group_by != NULL && !vpa_pool_keys_parse (cli->group_by, &keys, error))
     {
       g_prefix_error (error, "--group-by: ");
       return FALSE;
     }
+  if (strcmp (format, "text") != 0 && strcmp (format, "json") != 0 &&
+      strcmp (format, "openmetrics") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--format '%s': expected text, json or openmetrics", format);
+      return FALSE;
+    }
+  if (strcmp (format, "openmetrics") == 0 && cli->group_by != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--group-by: not with --format openmetrics (its labels are fixed)");
+      return FALSE;
+    }
+  t0 = g_get_monotonic_time ();
+  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
+    return FALSE;
+  if (strcmp (format, "openmetrics") == 0)
+    out = pools_openmetrics (inv, (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
+  else
+    {
+      pools = vpa_pools_generate (inv, keys);
+      out = strcmp (format, "json") == 0 ? vpa_output_pools_json (inv, pools)
+                                         : vpa_output_pools_text (inv, pools);
+    }
+  return emit (cli, out, error);
+}
+
+static gboolean
+cmd_devices (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autofree char *out = NULL;
+  gboolean json;
+
   if (!vpa_cli_format_is_json (&cli->common, &json, error))
     return FALSE;
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
     return FALSE;
-  pools = vpa_pools_generate (inv, keys);
-  out = json ? vpa_output_pools_json (inv, pools) : vpa_output_pools_text (inv, pools);
-  return vpa_cli_write_stdout (out, error);
+  out = json ? vpa_output_devices_json (inv) : vpa_output_devices_text (inv);
+  return emit (cli, out, error);
+}
+
+/* config check: the findings of the text checks, the loader's error, and
+ * the inventory checks, one a line on stdout; exit 0 clean, 1 warnings,
+ * 2 errors (docs/config-check.md). */
+static gboolean
+cmd_config (VpaCli *cli, GError **error)
+{
+  g_autoptr (GPtrArray) findings =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_lint_finding_free);
+  g_autofree char *buf = NULL;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GError) local = NULL;
+  const char *path = cli->common.config_path;
+  gsize len = 0;
+  gint worst;
+
+  if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1 ||
+      strcmp (cli->common.args[0], "check") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "config: expected 'check'");
+      return FALSE;
+    }
+  if (path == NULL)
+    path = g_getenv ("VPA_CONFIG");
+  if (path == NULL || *path == '\0')
+    path = VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf";
+  if (!read_file_bounded (path, &buf, &len, error))
+    return FALSE;
+  vpa_config_lint_text (buf, len, path, findings);
+  config = vpa_config_load_data (buf, len, path, &local);
+  if (config == NULL)
+    {
+      VpaLintFinding *f = g_new0 (VpaLintFinding, 1);
+      f->level = VPA_LINT_ERROR;
+      f->line = g_strdup_printf ("%s", local->message);
+      g_ptr_array_add (findings, f);
+    }
+  else
+    {
+      VpaHost *host = vpa_source_load (inventory_uri (cli), &local);
+      if (host != NULL)
+        inv = vpa_inventory_new (host, config, NULL, &local);
+      if (inv != NULL)
+        vpa_config_lint_inventory (config, inv, buf, len, findings);
+      else
+        {
+          VpaLintFinding *f = g_new0 (VpaLintFinding, 1);
+          f->level = VPA_LINT_WARNING;
+          f->line = g_strdup_printf ("%s: warning: not checked against the inventory: %s", path,
+                                     local->message);
+          g_ptr_array_add (findings, f);
+        }
+    }
+  for (guint i = 0; i < findings->len; i++)
+    printf ("%s\n", ((VpaLintFinding *) findings->pdata[i])->line);
+  worst = vpa_lint_worst (findings);
+  if (worst < VPA_LINT_WARNING)
+    {
+      printf ("%s: ok\n", path);
+      return TRUE;
+    }
+  g_set_error (error, VPA_ERROR,
+               worst == VPA_LINT_ERROR ? VPA_ERROR_INVALID : VPA_ERROR_UNSATISFIABLE,
+               "config check: %s: %u finding(s) on stdout", path, findings->len);
+  return FALSE;
 }
 
 static gboolean
@@ -267,11 +402,14 @@ cmd_traits (VpaCli *cli, GError **error)
   g_autoptr (VpaInventory) inv = NULL;
   g_auto (GStrv) traits = NULL;
   g_autofree char *out = NULL;
+  gboolean json;
 
+  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+    return FALSE;
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
     return FALSE;
   traits = vpa_traits_compute (inv);
-  out = vpa_output_traits_text (traits);
+  out = json ? vpa_output_traits_json (traits) : vpa_output_traits_text (traits);
   return vpa_cli_write_stdout (out, error);
 }
 
@@ -336,12 +474,15 @@ cmd_check (VpaCli *cli, GError **error)
   const char *arg;
   gsize len;
   gboolean ok = TRUE;
+  gboolean json;
 
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "check: expected one DOMAIN or FILE");
       return FALSE;
     }
+  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+    return FALSE;
   arg = cli->common.args[0];
   if (strcmp (arg, "-") == 0 || g_file_test (arg, G_FILE_TEST_EXISTS))
     {
@@ -362,7 +503,13 @@ cmd_check (VpaCli *cli, GError **error)
                                 error);
   if (results == NULL)
     return FALSE;
-  for (guint i = 0; i < results->len; i++)
+  if (json)
+    {
+      g_autofree char *out = vpa_output_check_json (dom->name, results, ok);
+      if (!vpa_cli_write_stdout (out, error))
+        return FALSE;
+    }
+  for (guint i = 0; !json && i < results->len; i++)
     {
       const VpaCheckResult *r = g_ptr_array_index (results, i);
       printf ("%s\n", r->line);
@@ -495,24 +642,42 @@ cmd_attach (VpaCli *cli, GError **error)
 
 /* ------------------------------------------------------------------ */
 
+/* The one list of commands and which option groups each takes: --help,
+ * the man page's test and the bash completion all read it (through
+ * --help), so a new command or option appears in each. */
+enum {
+  OPT_FORMAT = 1 << 0,   /* --format text|json */
+  OPT_GROUP_BY = 1 << 1, /* --group-by KEYS, --format also openmetrics */
+  OPT_OUTPUT = 1 << 2,   /* --output FILE */
+  OPT_PLACE = 1 << 3,    /* --explain */
+  OPT_ATTACH = 1 << 4,   /* --port, --physnet, --policy, --live, --config (virsh's) */
+};
+
 typedef struct {
   const char *name;
   const char *args;
   const char *summary;
   gboolean (*run) (VpaCli *cli, GError **error);
-  gboolean wants_pools, wants_place, wants_attach;
+  guint options;
 } VpaCommand;
 
 static const VpaCommand commands[] = {
-  { "pools", "", "PCI device pools generated on demand from the inventory", cmd_pools, TRUE },
+  { "pools", "", "PCI device pools generated on demand from the inventory", cmd_pools,
+    OPT_GROUP_BY | OPT_OUTPUT },
+  { "devices", "", "every inventory device, its state and the domain holding it", cmd_devices,
+    OPT_FORMAT | OPT_OUTPUT },
   { "place", "FILE|-", "fill every request of a domain with a device; print the XML", cmd_place,
-    FALSE, TRUE },
-  { "check", "DOMAIN|FILE", "verify placed devices still meet their policies", cmd_check },
-  { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define },
+    OPT_PLACE },
+  { "check", "DOMAIN|FILE", "verify placed devices still meet their policies", cmd_check,
+    OPT_FORMAT },
+  { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define,
+    0 },
   { "attach", "DOMAIN --port ALIAS", "hot-plug a VF for a port by the same rules", cmd_attach,
-    FALSE, FALSE, TRUE },
-  { "snapshot", "", "write a host snapshot of the inventory and claims", cmd_snapshot },
-  { "traits", "", "the host's capability traits", cmd_traits },
+    OPT_ATTACH },
+  { "snapshot", "", "write a host snapshot of the inventory and claims", cmd_snapshot, 0 },
+  { "traits", "", "the host's capability traits", cmd_traits, OPT_FORMAT },
+  { "config", "check", "report configuration mistakes (exit 0 clean, 1 warnings, 2 errors)",
+    cmd_config, 0 },
 };
 
 static void
@@ -543,10 +708,20 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
     { NULL }
   };
-  GOptionEntry pools[] = {
+  GOptionEntry format[] = {
     { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format, "text (default) or json", "FORMAT" },
+    { NULL }
+  };
+  GOptionEntry pools[] = {
+    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format,
+      "text (default), json or openmetrics", "FORMAT" },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &cli.group_by,
       "pool keys: vendor,product,numa_node,socket,dev_type,tags,pf", "KEYS" },
+    { NULL }
+  };
+  GOptionEntry output[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &cli.output,
+      "write to FILE atomically (temporary file, rename) instead of stdout", "FILE" },
     { NULL }
   };
   GOptionEntry place[] = {
@@ -567,14 +742,18 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   ctx = g_option_context_new (param);
   g_option_context_set_summary (ctx, cmd->summary);
   /* attach's --config is virsh's "affect the persistent definition". */
-  if (cmd->wants_attach)
+  if (cmd->options & OPT_ATTACH)
     memmove (&common[2], &common[3], 2 * sizeof common[0]);
   g_option_context_add_main_entries (ctx, common, NULL);
-  if (cmd->wants_pools)
+  if (cmd->options & OPT_FORMAT)
+    g_option_context_add_main_entries (ctx, format, NULL);
+  if (cmd->options & OPT_GROUP_BY)
     g_option_context_add_main_entries (ctx, pools, NULL);
-  if (cmd->wants_place)
+  if (cmd->options & OPT_OUTPUT)
+    g_option_context_add_main_entries (ctx, output, NULL);
+  if (cmd->options & OPT_PLACE)
     g_option_context_add_main_entries (ctx, place, NULL);
-  if (cmd->wants_attach)
+  if (cmd->options & OPT_ATTACH)
     g_option_context_add_main_entries (ctx, attach, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
