@@ -34,10 +34,10 @@ options() { # every --long option of a GOption --help
   "$@" --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' | grep -oE -- '--[a-z][a-z-]*' | grep -vx -- --help || true
 }
 check_command() { # $1: "cmd" or "fleet cmd"
-  if printf '%s\n' "$src" | grep -qE "^\.B $1( |$)"; then ok "command '$1' documented"
+  if grep -qE "^\.B $1( |$)" <<<"$src"; then ok "command '$1' documented"
   else notok "command '$1' missing from $(basename "$page1")"; fi
   for opt in $(options "$cli" $1); do
-    if printf '%s\n' "$src" | grep -qF -- "$opt"; then ok "$1 $opt documented"
+    if grep -qF -- "$opt" <<<"$src"; then ok "$1 $opt documented"
     else notok "$1 $opt missing from $(basename "$page1")"; fi
   done
 }
