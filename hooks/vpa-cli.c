@@ -33,6 +33,7 @@ typedef struct {
   gboolean live;
   gboolean persistent;
   char *output;
+  char *alias;
 } VpaCli;
 
 static void
@@ -44,6 +45,7 @@ vpa_cli_clear (VpaCli *cli)
   g_free (cli->physnet);
   g_free (cli->policy);
   g_free (cli->output);
+  g_free (cli->alias);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaCli, vpa_cli_clear)
@@ -318,13 +320,22 @@ cmd_devices (VpaCli *cli, GError **error)
   g_auto (VpaCliWorld) w = { 0 };
   g_autoptr (VpaInventory) inv = NULL;
   g_autofree char *out = NULL;
+  const VpaAlias *alias = NULL;
   gboolean json;
 
   if (!vpa_cli_format_is_json (&cli->common, &json, error))
     return FALSE;
-  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
+  if (!world_load (cli, &w, error))
     return FALSE;
-  out = json ? vpa_output_devices_json (inv) : vpa_output_devices_text (inv);
+  if (cli->alias != NULL && (alias = vpa_config_alias (w.config, cli->alias)) == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "--alias '%s': %s has no [alias %s]",
+                   cli->alias, w.config->path, cli->alias);
+      return FALSE;
+    }
+  if ((inv = world_inventory (&w, error)) == NULL)
+    return FALSE;
+  out = json ? vpa_output_devices_json (inv, alias) : vpa_output_devices_text (inv, alias);
   return emit (cli, out, error);
 }
 
@@ -651,6 +662,7 @@ enum {
   OPT_OUTPUT = 1 << 2,   /* --output FILE */
   OPT_PLACE = 1 << 3,    /* --explain */
   OPT_ATTACH = 1 << 4,   /* --port, --physnet, --policy, --live, --config (virsh's) */
+  OPT_ALIAS = 1 << 5,    /* --alias NAME */
 };
 
 typedef struct {
@@ -665,7 +677,7 @@ static const VpaCommand commands[] = {
   { "pools", "", "PCI device pools generated on demand from the inventory", cmd_pools,
     OPT_GROUP_BY | OPT_OUTPUT },
   { "devices", "", "every inventory device, its state and the domain holding it", cmd_devices,
-    OPT_FORMAT | OPT_OUTPUT },
+    OPT_FORMAT | OPT_OUTPUT | OPT_ALIAS },
   { "place", "FILE|-", "fill every request of a domain with a device; print the XML", cmd_place,
     OPT_PLACE },
   { "check", "DOMAIN|FILE", "verify placed devices still meet their policies", cmd_check,
@@ -724,6 +736,11 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
       "write to FILE atomically (temporary file, rename) instead of stdout", "FILE" },
     { NULL }
   };
+  GOptionEntry alias[] = {
+    { "alias", 0, 0, G_OPTION_ARG_STRING, &cli.alias,
+      "only the devices a PCI alias of the configuration matches", "NAME" },
+    { NULL }
+  };
   GOptionEntry place[] = {
     { "explain", 0, 0, G_OPTION_ARG_NONE, &cli.explain,
       "print each request's policy, source and candidate pools to stderr", NULL },
@@ -751,6 +768,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, pools, NULL);
   if (cmd->options & OPT_OUTPUT)
     g_option_context_add_main_entries (ctx, output, NULL);
+  if (cmd->options & OPT_ALIAS)
+    g_option_context_add_main_entries (ctx, alias, NULL);
   if (cmd->options & OPT_PLACE)
     g_option_context_add_main_entries (ctx, place, NULL);
   if (cmd->options & OPT_ATTACH)

@@ -340,8 +340,20 @@ holder_text (const VpaInventory *inv, guint i)
   return g_strdup ("-");
 }
 
+/* Device i is listed: in the inventory, and matched by only's specs. */
+static gboolean
+listed (const VpaInventory *inv, guint i, const VpaAlias *only)
+{
+  if (!vpa_inventory_has (inv, i))
+    return FALSE;
+  for (guint s = 0; only != NULL && s < only->specs->len; s++)
+    if (vpa_inventory_spec_match (inv, i, only->specs->pdata[s]))
+      return TRUE;
+  return only == NULL;
+}
+
 char *
-vpa_output_devices_text (const VpaInventory *inv)
+vpa_output_devices_text (const VpaInventory *inv, const VpaAlias *only)
 {
   static const char *const header[] = { "ADDRESS", "ID", "TYPE", "NUMA", "SOCKET", "PF",
                                         "TAGS", "STATE", "DOMAIN", NULL };
@@ -354,7 +366,7 @@ vpa_output_devices_text (const VpaInventory *inv)
       char **row;
       char buf[VPA_ADDR_BUFLEN];
 
-      if (!vpa_inventory_has (inv, i))
+      if (!listed (inv, i, only))
         continue;
       row = g_new0 (char *, 10);
       row[0] = g_strdup (vpa_addr_format (dev->addr, buf));
@@ -434,7 +446,7 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
 }
 
 char *
-vpa_output_devices_json (const VpaInventory *inv)
+vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -443,7 +455,7 @@ vpa_output_devices_json (const VpaInventory *inv)
   json_builder_set_member_name (b, "devices");
   json_builder_begin_array (b);
   for (guint i = 0; i < inv->host->devices->len; i++)
-    if (vpa_inventory_has (inv, i))
+    if (listed (inv, i, only))
       device_json (b, inv, i);
   json_builder_end_array (b);
   json_builder_end_object (b);

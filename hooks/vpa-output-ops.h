@@ -56,11 +56,12 @@ guint vpa_inventory_count_unassignable (const VpaInventory *inv);
 
 /* One line per inventory device: ADDRESS ID TYPE NUMA SOCKET PF TAGS
  * STATE DOMAIN, where DOMAIN is the holder, or for a blocked device the
- * held relative and its holder ("0000:3b:01.1 (web1)"). */
-char *vpa_output_devices_text (const VpaInventory *inv);
+ * held relative and its holder ("0000:3b:01.1 (web1)"). only (may be
+ * NULL): the devices one of that alias's specs matches. */
+char *vpa_output_devices_text (const VpaInventory *inv, const VpaAlias *only);
 /* {"devices": [{"address", "vendor_id", "product_id", "dev_type",
  * "numa_node", "socket", "pf", "tags", "state", "domain", "blocked_by"}]}. */
-char *vpa_output_devices_json (const VpaInventory *inv);
+char *vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only);
 
 /* {"domain": NAME, "ok": BOOL, "devices": [{"device", "address",
  * "numa_node", "status", "message"}]}. */

@@ -42,6 +42,8 @@ grep -qF "$module" "$dest$target" || fail "the installed hook does not run $modu
 conf=$dest$confdir/virt-pci-affinity.conf
 [ -f "$conf" ] || fail "$conf missing"
 [ -f "$dest$mandir/man8/virt-pci-affinity-hook.8" ] || fail "man page missing"
+[ -f "$dest$mandir/man1/virt-pci-affinity.1" ] || fail "virt-pci-affinity(1) missing"
+grep -qE "/bash-completion/completions/virt-pci-affinity$" "$log" || fail "the bash completion is not installed"
 echo "ok installed: $qemu_d/virt-pci-affinity -> $target, $module, $confdir/virt-pci-affinity.conf"
 
 # The installed front answers libvirt without its module for a domain

@@ -40,6 +40,7 @@ run() {
 
 run 0 "$cli" devices -c "$H" --config "$C" && compare devices.txt "$work/out" || notok devices.txt
 run 0 "$cli" devices -c "$H" --config "$C" --format json && compare devices.json "$work/out" || notok devices.json
+run 0 "$cli" devices -c "$H" --config "$C" --alias QuickAssist && compare devices-alias.txt "$work/out" || notok devices-alias.txt
 run 0 "$cli" traits -c "$H" --config "$C" --format json && compare traits.json "$work/out" || notok traits.json
 
 # check --format json: a placed domain (exit 0), the unplaced one (exit 1,
