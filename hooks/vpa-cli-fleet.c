@@ -229,7 +229,7 @@ tag_value (const VpaFleetPool *p, const char *key)
 }
 
 /* The pools of every host with a host label, and each host's last sync
- * (docs/metrics.md). */
+ * (docs/operations.md). */
 static char *
 pools_openmetrics (VpaFleetStore *store, GPtrArray *pools, const char *only, GError **error)
 {

@@ -251,7 +251,7 @@ emit (const VpaCli *cli, const char *out, GError **error)
   return vpa_cli_write_stdout (out, error);
 }
 
-/* The pools and host gauges as OpenMetrics (docs/metrics.md). */
+/* The pools and host gauges as OpenMetrics (docs/operations.md). */
 static char *
 pools_openmetrics (const VpaInventory *inv, double read_seconds)
 {
@@ -341,7 +341,7 @@ cmd_devices (VpaCli *cli, GError **error)
 
 /* config check: the findings of the text checks, the loader's error, and
  * the inventory checks, one a line on stdout; exit 0 clean, 1 warnings,
- * 2 errors (docs/config-check.md). */
+ * 2 errors (docs/operations.md). */
 static gboolean
 cmd_config (VpaCli *cli, GError **error)
 {

@@ -15,7 +15,7 @@
 G_BEGIN_DECLS
 
 /* ------------------------------------------------------------------ */
-/* OpenMetrics (docs/metrics.md)                                       */
+/* OpenMetrics (docs/operations.md)                                       */
 /* ------------------------------------------------------------------ */
 
 #define VPA_METRIC_POOL_DEVICES "virt_pci_affinity_pool_devices"
