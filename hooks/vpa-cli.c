@@ -17,6 +17,7 @@
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
 #include "vpa-config-lint.h"
+#include "vpa-netpool.h"
 #include "vpa-pipeline.h"
 #include "vpa-pools.h"
 #include "vpa-source.h"
@@ -153,6 +154,36 @@ domain_xml (const char *uri, const char *name, GError **error)
   return virt != NULL ? virt->domain_xml (uri, name, error) : NULL;
 }
 
+static gboolean read_file_bounded (const char *path, char **buf, gsize *len, GError **error);
+
+/* libvirt's hostdev networks on the --connect connection. A snapshot is
+ * asked (through libvirt's test driver, which reads its <network>
+ * children) only when it has any, so that a snapshot without networks
+ * never loads libvirt. */
+static GPtrArray *
+load_networks (const VpaCli *cli, GError **error)
+{
+  const char *uri = connect_uri (cli);
+  g_autofree char *snap = vpa_source_snapshot_path (uri);
+  g_autofree char *test_uri = NULL;
+  const VpaCliVirtModule *virt;
+
+  if (snap != NULL)
+    {
+      g_autofree char *text = NULL;
+      gsize len = 0;
+
+      if (!read_file_bounded (snap, &text, &len, error))
+        return NULL;
+      if (strstr (text, "<network") == NULL)
+        return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+      uri = test_uri = g_strconcat ("test://", snap, NULL);
+    }
+  if ((virt = virt_module (error)) == NULL)
+    return NULL;
+  return virt->load_networks (uri, error);
+}
+
 typedef struct {
   VpaConfig *config;
   VpaHost *host;
@@ -253,12 +284,13 @@ emit (const VpaCli *cli, const char *out, GError **error)
 
 /* The pools and host gauges as OpenMetrics (docs/operations.md). */
 static char *
-pools_openmetrics (const VpaInventory *inv, double read_seconds)
+pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds)
 {
   g_autoptr (VpaMetrics) m = vpa_metrics_new (FALSE);
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
 
   vpa_metrics_add_pools (m, inv, pools);
+  vpa_metrics_add_netpool (m, netrows);
   vpa_metrics_set_gauge (m, NULL, "inventory_read_seconds",
                          "Seconds taken to read the inventory, the claims and the configuration.",
                          read_seconds);
@@ -280,6 +312,8 @@ cmd_pools (VpaCli *cli, GError **error)
   g_autofree char *out = NULL;
   VpaPoolKeys keys = VPA_POOL_KEYS_DEFAULT;
   const char *format = cli->common.format != NULL ? cli->common.format : "text";
+  g_autoptr (GPtrArray) nets = NULL;
+  g_autoptr (GArray) netrows = NULL;
   gint64 t0;
 
   if (cli->group_by != NULL && !vpa_pool_keys_parse (cli->group_by, &keys, error))
@@ -301,15 +335,26 @@ cmd_pools (VpaCli *cli, GError **error)
       return FALSE;
     }
   t0 = g_get_monotonic_time ();
-  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
+  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL ||
+      (nets = load_networks (cli, error)) == NULL)
     return FALSE;
+  netrows = vpa_netpool_rows (inv, nets);
   if (strcmp (format, "openmetrics") == 0)
-    out = pools_openmetrics (inv, (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
-  else
+    out = pools_openmetrics (inv, netrows,
+                             (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
+  else if (strcmp (format, "json") == 0)
     {
       pools = vpa_pools_generate (inv, keys);
-      out = strcmp (format, "json") == 0 ? vpa_output_pools_json (inv, pools)
-                                         : vpa_output_pools_text (inv, pools);
+      out = vpa_output_pools_json_networks (inv, pools, netrows);
+    }
+  else
+    {
+      g_autofree char *table = NULL, *more = NULL;
+
+      pools = vpa_pools_generate (inv, keys);
+      table = vpa_output_pools_text (inv, pools);
+      more = vpa_output_netpool_text (inv, netrows);
+      out = g_strconcat (table, more, NULL);
     }
   return emit (cli, out, error);
 }
@@ -320,6 +365,8 @@ cmd_devices (VpaCli *cli, GError **error)
   g_auto (VpaCliWorld) w = { 0 };
   g_autoptr (VpaInventory) inv = NULL;
   g_autofree char *out = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
+  g_autoptr (GArray) netrows = NULL;
   const VpaAlias *alias = NULL;
   gboolean json;
 
@@ -333,9 +380,17 @@ cmd_devices (VpaCli *cli, GError **error)
                    cli->alias, w.config->path, cli->alias);
       return FALSE;
     }
-  if ((inv = world_inventory (&w, error)) == NULL)
+  if ((inv = world_inventory (&w, error)) == NULL || (nets = load_networks (cli, error)) == NULL)
     return FALSE;
-  out = json ? vpa_output_devices_json (inv, alias) : vpa_output_devices_text (inv, alias);
+  netrows = vpa_netpool_rows (inv, nets);
+  if (json)
+    out = vpa_output_devices_json (inv, alias, netrows);
+  else
+    {
+      g_autofree char *table = vpa_output_devices_text (inv, alias);
+      g_autofree char *more = vpa_output_netpool_text (inv, netrows);
+      out = g_strconcat (table, more, NULL);
+    }
   return emit (cli, out, error);
 }
 

@@ -138,27 +138,38 @@ vpa_metrics_add_pool (VpaMetrics *m, const char *host, const char *vendor_id,
   series->count[ST_BLOCKED] += blocked;
 }
 
+/* The family virt_pci_affinity_NAME, created on first use. */
+static Gauge *
+gauge_get (VpaMetrics *m, const char *name, const char *help)
+{
+  g_autofree char *full = g_strconcat ("virt_pci_affinity_", name, NULL);
+  Gauge *g;
+
+  for (guint i = 0; i < m->gauges->len; i++)
+    if (strcmp (((Gauge *) m->gauges->pdata[i])->name, full) == 0)
+      return m->gauges->pdata[i];
+  g = g_new0 (Gauge, 1);
+  g->name = g_steal_pointer (&full);
+  g->help = g_strdup (help);
+  g->values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_ptr_array_add (m->gauges, g);
+  return g;
+}
+
+static void
+gauge_set (Gauge *g, GString *labels, double value)
+{
+  double *v = g_new (double, 1);
+
+  *v = value;
+  g_hash_table_replace (g->values, g_string_free (labels, FALSE), v);
+}
+
 void
 vpa_metrics_set_gauge (VpaMetrics *m, const char *host, const char *name, const char *help,
                        double value)
 {
-  g_autofree char *full = g_strconcat ("virt_pci_affinity_", name, NULL);
-  Gauge *g = NULL;
-  double *v = g_new (double, 1);
-
-  for (guint i = 0; i < m->gauges->len && g == NULL; i++)
-    if (strcmp (((Gauge *) m->gauges->pdata[i])->name, full) == 0)
-      g = m->gauges->pdata[i];
-  if (g == NULL)
-    {
-      g = g_new0 (Gauge, 1);
-      g->name = g_steal_pointer (&full);
-      g->help = g_strdup (help);
-      g->values = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      g_ptr_array_add (m->gauges, g);
-    }
-  *v = value;
-  g_hash_table_replace (g->values, g_string_free (host_labels (m, host), FALSE), v);
+  gauge_set (gauge_get (m, name, help), host_labels (m, host), value);
 }
 
 static gint
@@ -446,7 +457,7 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
 }
 
 char *
-vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only)
+vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only, GArray *netrows)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -458,6 +469,7 @@ vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only)
     if (listed (inv, i, only))
       device_json (b, inv, i);
   json_builder_end_array (b);
+  vpa_output_netpool_json_add (b, inv, netrows);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   return vpa_output_json_to_string (root);
@@ -534,4 +546,124 @@ vpa_output_write_file (const char *path, const char *text, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* libvirt hostdev networks                                            */
+/* ------------------------------------------------------------------ */
+
+static const VpaDevice *
+row_pf (const VpaInventory *inv, const VpaNetPoolRow *row)
+{
+  return row->pf_index >= 0 ? vpa_host_device (inv->host, (guint) row->pf_index) : NULL;
+}
+
+/* The tags of the PF's first VF in the inventory (its VFs' pool). */
+static gint
+row_tagset (const VpaInventory *inv, const VpaDevice *pf)
+{
+  for (guint v = 0; pf != NULL && pf->vf_indices != NULL && v < pf->vf_indices->len; v++)
+    {
+      guint vf = g_array_index (pf->vf_indices, guint, v);
+      if (vpa_inventory_has (inv, vf))
+        return inv->tagset[vf];
+    }
+  return -1;
+}
+
+char *
+vpa_output_netpool_text (const VpaInventory *inv, GArray *netrows)
+{
+  static const char *const header[] = { "NETWORK", "PF", "DEVICE", "NUMA", "SOCKET", "TAGS",
+                                        "VFS", "FREE", NULL };
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  g_autofree char *table = NULL;
+
+  if (netrows == NULL || netrows->len == 0)
+    return g_strdup ("");
+  g_ptr_array_add (rows, g_strdupv ((char **) header));
+  for (guint i = 0; i < netrows->len; i++)
+    {
+      const VpaNetPoolRow *r = &g_array_index (netrows, VpaNetPoolRow, i);
+      const VpaDevice *pf = row_pf (inv, r);
+      char **row = g_new0 (char *, 9);
+
+      row[0] = g_strdup_printf ("%s%s", r->net->name, r->net->active ? "" : " (inactive)");
+      row[1] = pf != NULL ? vpa_addr_to_string (pf->addr) : g_strdup ("-");
+      row[2] = g_strdup (r->pf_dev);
+      row[3] = int_or_dash (pf != NULL ? pf->numa_node : -1);
+      row[4] = int_or_dash (pf != NULL ? vpa_host_node_socket (inv->host, pf->numa_node) : -1);
+      row[5] = tags_text (inv->config, row_tagset (inv, pf));
+      row[6] = g_strdup_printf ("%u", r->vfs);
+      row[7] = g_strdup_printf ("%u", r->free);
+      g_ptr_array_add (rows, row);
+    }
+  table = vpa_output_table_text (rows, 8, NULL, 6);
+  return g_strconcat ("\n", table, NULL);
+}
+
+void
+vpa_output_netpool_json_add (JsonBuilder *b, const VpaInventory *inv, GArray *netrows)
+{
+  if (netrows == NULL || netrows->len == 0)
+    return;
+  json_builder_set_member_name (b, "hostdev_networks");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < netrows->len; i++)
+    {
+      const VpaNetPoolRow *r = &g_array_index (netrows, VpaNetPoolRow, i);
+      const VpaDevice *pf = row_pf (inv, r);
+      char buf[VPA_ADDR_BUFLEN];
+
+      json_builder_begin_object (b);
+      add_string_or_null (b, "network", r->net->name);
+      json_builder_set_member_name (b, "active");
+      json_builder_add_boolean_value (b, r->net->active);
+      add_string_or_null (b, "pf_dev", r->pf_dev);
+      add_string_or_null (b, "pf", pf != NULL ? vpa_addr_format (pf->addr, buf) : NULL);
+      vpa_output_json_add_int_or_null (b, "numa_node", pf != NULL ? pf->numa_node : -1);
+      vpa_output_json_add_int_or_null (
+        b, "socket", pf != NULL ? vpa_host_node_socket (inv->host, pf->numa_node) : -1);
+      add_tags (b, inv->config, row_tagset (inv, pf));
+      json_builder_set_member_name (b, "vfs");
+      json_builder_add_int_value (b, r->vfs);
+      json_builder_set_member_name (b, "free");
+      json_builder_add_int_value (b, r->free);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
+char *
+vpa_output_pools_json_networks (const VpaInventory *inv, GArray *pools, GArray *netrows)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "pools");
+  json_builder_begin_array (b);
+  for (guint p = 0; p < pools->len; p++)
+    vpa_output_pool_json_add (b, inv->config, &g_array_index (pools, VpaPool, p), NULL, NULL);
+  json_builder_end_array (b);
+  vpa_output_netpool_json_add (b, inv, netrows);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return vpa_output_json_to_string (root);
+}
+
+void
+vpa_metrics_add_netpool (VpaMetrics *m, GArray *netrows)
+{
+  for (guint i = 0; netrows != NULL && i < netrows->len; i++)
+    {
+      const VpaNetPoolRow *r = &g_array_index (netrows, VpaNetPoolRow, i);
+      GString *labels = host_labels (m, NULL);
+
+      append_label (labels, "network", r->net->name);
+      append_label (labels, "pf_dev", r->pf_dev);
+      gauge_set (gauge_get (m, "hostdev_network_free_vfs",
+                            "Free VFs of the PF of each libvirt hostdev network."),
+                 labels, r->free);
+    }
 }

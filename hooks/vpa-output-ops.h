@@ -11,6 +11,7 @@
 
 #include "vpa-inventory.h"
 #include "vpa-pipeline.h"
+#include "vpa-netpool.h"
 
 G_BEGIN_DECLS
 
@@ -61,7 +62,19 @@ guint vpa_inventory_count_unassignable (const VpaInventory *inv);
 char *vpa_output_devices_text (const VpaInventory *inv, const VpaAlias *only);
 /* {"devices": [{"address", "vendor_id", "product_id", "dev_type",
  * "numa_node", "socket", "pf", "tags", "state", "domain", "blocked_by"}]}. */
-char *vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only);
+char *vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only, GArray *netrows);
+
+/* libvirt's hostdev networks (VpaNetPoolRow, may be NULL or empty: ""):
+ * a blank line, then NETWORK PF DEVICE NUMA SOCKET TAGS VFS FREE. */
+char *vpa_output_netpool_text (const VpaInventory *inv, GArray *netrows);
+/* "hostdev_networks": [{"network", "active", "pf_dev", "pf", "numa_node",
+ * "socket", "tags", "vfs", "free"}] into an open object. */
+void vpa_output_netpool_json_add (JsonBuilder *b, const VpaInventory *inv, GArray *netrows);
+/* The pools JSON of vpa_output_pools_json with "hostdev_networks" after
+ * "pools" when there are any. */
+char *vpa_output_pools_json_networks (const VpaInventory *inv, GArray *pools, GArray *netrows);
+/* virt_pci_affinity_hostdev_network_free_vfs{network,pf_dev} into m. */
+void vpa_metrics_add_netpool (VpaMetrics *m, GArray *netrows);
 
 /* {"domain": NAME, "ok": BOOL, "devices": [{"device", "address",
  * "numa_node", "status", "message"}]}. */

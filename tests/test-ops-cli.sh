@@ -92,6 +92,17 @@ sed -E 's/^(virt_pci_affinity_fleet_last_sync_timestamp_seconds\{[^}]*\}) .*/\1 
 compare fleet-pools.prom "$work/fleet.masked"
 promcheck "fleet pools --format openmetrics" "$work/fleet.prom"
 
+# libvirt's hostdev networks (defined in the snapshot, read by libvirt's
+# test driver): each network's PF and its free VFs in pools and devices.
+N=test://$data/hosts/hostdev-nets.xml
+run 0 "$cli" pools -c "$N" --config "$C" && compare pools-networks.txt "$work/out" || notok pools-networks.txt
+run 0 "$cli" devices -c "$N" --config "$C" --format json && compare devices-networks.json "$work/out" || notok devices-networks.json
+run 0 "$cli" pools -c "$N" --config "$C" --format openmetrics && cp "$work/out" "$work/nets.prom"
+if grep -qxF 'virt_pci_affinity_hostdev_network_free_vfs{network="sriov-e810-p0",pf_dev="ens1f0"} 7' "$work/nets.prom"; then
+  ok "hostdev network gauge"
+else notok "hostdev network gauge: $(grep hostdev_network "$work/nets.prom")"; fi
+promcheck "pools --format openmetrics with hostdev networks" "$work/nets.prom"
+
 # config check: 0 clean, 1 warnings, 2 errors; the findings on stdout.
 run 0 "$cli" config check -c "$H" --config "$C" && compare config-check-clean.txt "$work/out" || notok config-check-clean.txt
 run 1 "$cli" config check -c "$H" --config "$golden/lint-warnings.conf" &&
