@@ -94,7 +94,7 @@ promcheck "fleet pools --format openmetrics" "$work/fleet.prom"
 
 # libvirt's hostdev networks (defined in the snapshot, read by libvirt's
 # test driver): each network's PF and its free VFs in pools and devices.
-N=test://$data/hosts/hostdev-nets.xml
+N=test://$data/ops/hostdev-nets.xml
 run 0 "$cli" pools -c "$N" --config "$C" && compare pools-networks.txt "$work/out" || notok pools-networks.txt
 run 0 "$cli" devices -c "$N" --config "$C" --format json && compare devices-networks.json "$work/out" || notok devices-networks.json
 run 0 "$cli" pools -c "$N" --config "$C" --format openmetrics && cp "$work/out" "$work/nets.prom"
