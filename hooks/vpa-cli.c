@@ -502,6 +502,7 @@ cmd_place (VpaCli *cli, GError **error)
   g_auto (VpaCliWorld) w = { 0 };
   g_autofree char *buf = NULL;
   g_autofree char *out = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
   const char *path;
   gsize len;
   VpaPlaceReport report = { 0 };
@@ -514,12 +515,12 @@ cmd_place (VpaCli *cli, GError **error)
   path = cli->common.args[0];
   if (!read_input (path, &buf, &len, error))
     return FALSE;
-  if (!world_load (cli, &w, error))
+  if (!world_load (cli, &w, error) || (nets = load_networks (cli, error)) == NULL)
     return FALSE;
   if (cli->explain)
     report.explain = g_string_new (NULL);
-  out = vpa_pipeline_place (g_steal_pointer (&w.host), w.claims, w.config, buf, len,
-                            strcmp (path, "-") == 0 ? "stdin" : path, &report, error);
+  out = vpa_pipeline_place_nets (g_steal_pointer (&w.host), w.claims, w.config, buf, len,
+                                 strcmp (path, "-") == 0 ? "stdin" : path, nets, &report, error);
   if (report.explain != NULL)
     {
       fputs (report.explain->str, stderr);
@@ -537,6 +538,7 @@ cmd_check (VpaCli *cli, GError **error)
   g_autofree char *buf = NULL;
   g_autoptr (VpaDomain) dom = NULL;
   g_autoptr (GPtrArray) results = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
   const char *arg;
   gsize len;
   gboolean ok = TRUE;
@@ -560,13 +562,13 @@ cmd_check (VpaCli *cli, GError **error)
   else
     len = strlen (buf);
 
-  if (!world_load (cli, &w, error))
+  if (!world_load (cli, &w, error) || (nets = load_networks (cli, error)) == NULL)
     return FALSE;
   dom = vpa_domain_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
   if (dom == NULL)
     return FALSE;
-  results = vpa_pipeline_check (g_steal_pointer (&w.host), w.claims, w.config, dom, FALSE, &ok,
-                                error);
+  results = vpa_pipeline_check_nets (g_steal_pointer (&w.host), w.claims, w.config, dom, nets,
+                                     FALSE, &ok, error);
   if (results == NULL)
     return FALSE;
   if (json)
@@ -595,6 +597,7 @@ typedef struct {
   const char *buf;
   gsize len;
   const char *what;
+  GPtrArray *nets;
 } DefineCtx;
 
 /* Called with the connection's current claims, under the define lock. */
@@ -606,8 +609,8 @@ define_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
 
   if (host == NULL)
     return NULL;
-  return vpa_pipeline_place (host, claims, ctx->config, ctx->buf, ctx->len, ctx->what, NULL,
-                             error);
+  return vpa_pipeline_place_nets (host, claims, ctx->config, ctx->buf, ctx->len, ctx->what,
+                                  ctx->nets, NULL, error);
 }
 
 static gboolean
@@ -616,6 +619,7 @@ cmd_define (VpaCli *cli, GError **error)
   g_autoptr (VpaConfig) config = NULL;
   g_autofree char *buf = NULL;
   g_autofree char *name = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
   const VpaCliVirtModule *virt;
   gsize len;
   DefineCtx ctx;
@@ -627,9 +631,9 @@ cmd_define (VpaCli *cli, GError **error)
     }
   if (!read_input (cli->common.args[0], &buf, &len, error))
     return FALSE;
-  if ((config = load_config (cli, error)) == NULL)
+  if ((config = load_config (cli, error)) == NULL || (nets = load_networks (cli, error)) == NULL)
     return FALSE;
-  ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0] };
+  ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0], nets };
   if ((virt = virt_module (error)) == NULL ||
       !virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &ctx, &name,
                      error))

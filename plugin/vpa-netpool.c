@@ -113,3 +113,89 @@ vpa_netpool_rows (const VpaInventory *inv, GPtrArray *nets)
     }
   return rows;
 }
+
+const VpaHostdevNet *
+vpa_netpool_network_of (const VpaInventory *inv, GPtrArray *nets, guint i)
+{
+  const VpaDevice *dev = vpa_host_device (inv->host, i);
+  const VpaDevice *pf;
+
+  if (dev->parent_index < 0 || nets == NULL)
+    return NULL;
+  pf = vpa_host_device (inv->host, (guint) dev->parent_index);
+  for (guint n = 0; pf->netdev != NULL && n < nets->len; n++)
+    {
+      const VpaHostdevNet *net = g_ptr_array_index (nets, n);
+      if (net->active && g_strv_contains ((const char *const *) net->pf_devs, pf->netdev))
+        return net;
+    }
+  return NULL;
+}
+
+const VpaHostdevNet *
+vpa_netpool_find (GPtrArray *nets, const char *name)
+{
+  for (guint n = 0; nets != NULL && n < nets->len; n++)
+    if (strcmp (((VpaHostdevNet *) nets->pdata[n])->name, name) == 0)
+      return nets->pdata[n];
+  return NULL;
+}
+
+const VpaPortRequest *
+vpa_netpool_port (const VpaDomain *dom, const char *device)
+{
+  for (guint i = 0; i < dom->ports->len; i++)
+    {
+      const VpaPortRequest *port = g_ptr_array_index (dom->ports, i);
+      if (strcmp (port->device, device) == 0)
+        return port;
+    }
+  return NULL;
+}
+
+gboolean
+vpa_netpool_restrict (GPtrArray *requests, const VpaDomain *dom, GPtrArray *nets,
+                      GError **error)
+{
+  for (guint i = 0; i < requests->len; i++)
+    {
+      VpaRequest *r = g_ptr_array_index (requests, i);
+      const VpaPortRequest *port;
+      g_autoptr (GPtrArray) specs = NULL;
+
+      if (r->kind != VPA_REQUEST_PORT || (port = vpa_netpool_port (dom, r->device)) == NULL ||
+          port->network == NULL)
+        continue;
+      specs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_spec_free);
+      for (guint s = 0; s < r->specs->len; s++)
+        for (guint n = 0; nets != NULL && n < nets->len; n++)
+          {
+            const VpaHostdevNet *net = g_ptr_array_index (nets, n);
+
+            for (guint p = 0; net->active && net->pf_devs[p] != NULL; p++)
+              {
+                const VpaSpec *from = g_ptr_array_index (r->specs, s);
+                VpaSpec *spec = vpa_spec_new ();
+
+                for (guint k = 0; k < from->pairs->len; k++)
+                  {
+                    const VpaSpecPair *pair = g_ptr_array_index (from->pairs, k);
+                    vpa_spec_set (spec, pair->key, pair->value);
+                  }
+                vpa_spec_set (spec, VPA_PROP_PF_NETDEV, net->pf_devs[p]);
+                g_ptr_array_add (specs, spec);
+              }
+          }
+      if (specs->len == 0)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+                       "%s: its <interface type='network'> names network '%s', and this host "
+                       "has no active libvirt hostdev network (<forward mode='hostdev'> with a "
+                       "<pf dev>) to choose from", r->label, port->network);
+          return FALSE;
+        }
+      g_ptr_array_unref (r->specs);
+      r->specs = g_steal_pointer (&specs);
+    }
+  return TRUE;
+}

@@ -8,6 +8,8 @@
 #pragma once
 
 #include "vpa-inventory.h"
+#include "vpa-domain.h"
+#include "vpa-place.h"
 
 G_BEGIN_DECLS
 
@@ -36,5 +38,22 @@ typedef struct {
 } VpaNetPoolRow;
 
 GArray *vpa_netpool_rows (const VpaInventory *inv, GPtrArray *nets);
+
+/* The active network of nets whose <pf dev> is the PF of device i (a VF),
+ * or NULL. */
+const VpaHostdevNet *vpa_netpool_network_of (const VpaInventory *inv, GPtrArray *nets, guint i);
+
+/* The network of nets called name, or NULL. */
+const VpaHostdevNet *vpa_netpool_find (GPtrArray *nets, const char *name);
+
+/* The port of dom that fills device (a user alias), or NULL. */
+const VpaPortRequest *vpa_netpool_port (const VpaDomain *dom, const char *device);
+
+/* Each port request whose port names an <interface type='network'> may
+ * only take a VF of an active hostdev network's PF: its specs become one
+ * per (spec, PF), the spec and VPA_PROP_PF_NETDEV=PF. VPA_ERROR_UNSATISFIABLE
+ * naming the port when there is no such network. */
+gboolean vpa_netpool_restrict (GPtrArray *requests, const VpaDomain *dom, GPtrArray *nets,
+                               GError **error);
 
 G_END_DECLS

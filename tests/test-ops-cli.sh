@@ -103,6 +103,26 @@ if grep -qxF 'virt_pci_affinity_hostdev_network_free_vfs{network="sriov-e810-p0"
 else notok "hostdev network gauge: $(grep hostdev_network "$work/nets.prom")"; fi
 promcheck "pools --format openmetrics with hostdev networks" "$work/nets.prom"
 
+# A port on an <interface type='network'>: place chooses the hostdev
+# network whose PF's VFs meet its physnet and policy and rewrites
+# <source network>; placing again changes nothing; check verifies it on
+# a free VF of that PF; define defines it on the test driver.
+for d in node1 node0; do
+  run 0 "$cli" place -c "$N" --config "$C" "$data/ops/net-port-$d.xml" &&
+    compare "net-port-$d.placed.xml" "$work/out" || notok "net-port-$d.placed.xml"
+  cp "$work/out" "$work/net-$d.xml"
+  run 0 "$cli" place -c "$N" --config "$C" "$work/net-$d.xml" &&
+    cmp -s "$work/out" "$work/net-$d.xml" && ok "net-port-$d placed again: unchanged" ||
+    notok "net-port-$d placed again changed"
+  run 0 "$cli" check -c "$N" --config "$C" "$work/net-$d.xml" &&
+    compare "net-port-$d.check.txt" "$work/out" || notok "net-port-$d.check.txt"
+done
+run 1 "$cli" check -c "$N" --config "$C" "$data/ops/net-port-wrong-node.xml" &&
+  compare net-port-wrong-node.check.txt "$work/out" || notok net-port-wrong-node.check.txt
+run 0 "$cli" define -c "$N" --config "$C" "$data/ops/net-port-node1.xml" &&
+  [ "$(cat "$work/out")" = netguest ] && ok "define of a network port on the test driver" ||
+  notok "define of a network port: $(cat "$work/out" "$work/err")"
+
 # config check: 0 clean, 1 warnings, 2 errors; the findings on stdout.
 run 0 "$cli" config check -c "$H" --config "$C" && compare config-check-clean.txt "$work/out" || notok config-check-clean.txt
 run 1 "$cli" config check -c "$H" --config "$golden/lint-warnings.conf" &&
