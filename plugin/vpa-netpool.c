@@ -45,7 +45,9 @@ vpa_hostdev_net_parse (const char *xml, gsize len, gboolean active, const char *
       return NULL;
     }
   forward = vpa_xml_child (root, "forward", NULL);
-  mode = forward != NULL ? vpa_xml_prop (forward, "mode") : NULL;
+  if (forward == NULL)
+    return NULL;
+  mode = vpa_xml_prop (forward, "mode");
   if (g_strcmp0 (mode, "hostdev") != 0)
     return NULL;
   for (xmlNode *n = forward->children; n != NULL; n = n->next)
