@@ -34,7 +34,7 @@ format_nodes (const VpaGuestNodes *guest)
 
 static void
 explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *guest,
-                   const VpaPlacement *placement)
+                   const VpaPlacement *placement, const VpaDomain *dom, GPtrArray *nets)
 {
   g_autofree char *nodes = format_nodes (guest);
 
@@ -66,10 +66,21 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
         }
       for (guint j = 0; a->devices != NULL && j < a->devices->len; j++)
         {
-          const VpaDevice *d = vpa_host_device (inv->host, g_array_index (a->devices, guint, j));
+          guint idx = g_array_index (a->devices, guint, j);
+          const VpaDevice *d = vpa_host_device (inv->host, idx);
+          const VpaPortRequest *port = r->kind == VPA_REQUEST_PORT
+                                         ? vpa_netpool_port (dom, r->device) : NULL;
+          const VpaHostdevNet *net = port != NULL && port->network != NULL
+                                       ? vpa_netpool_network_of (inv, nets, idx) : NULL;
           char buf[VPA_ADDR_BUFLEN];
-          g_string_append_printf (out, "  -> %s (node %d)\n", vpa_addr_format (d->addr, buf),
-                                  d->numa_node);
+
+          if (net != NULL)
+            g_string_append_printf (out, "  -> network %s (node %d; libvirt picks the VF, "
+                                         "counted on %s)\n",
+                                    net->name, d->numa_node, vpa_addr_format (d->addr, buf));
+          else
+            g_string_append_printf (out, "  -> %s (node %d)\n", vpa_addr_format (d->addr, buf),
+                                    d->numa_node);
         }
     }
 }
@@ -225,7 +236,8 @@ vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
    * verdicts, no devices. */
   placement = vpa_place_explain (inv, requests, &guest, explain ? &failed : NULL, &local);
   if (explain && (placement != NULL || failed != NULL))
-    explain_placement (report->explain, inv, &guest, placement != NULL ? placement : failed);
+    explain_placement (report->explain, inv, &guest, placement != NULL ? placement : failed, dom,
+                       nets);
   if (placement == NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
