@@ -85,8 +85,6 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
     }
 }
 
-/* One decision per device; alias devices are numbered per alias name
- * across requests (the same alias listed twice continues N). */
 /* A network port's decision names the network of the chosen VF's PF;
  * without nets, the network its record names. */
 static void
@@ -137,6 +135,47 @@ drop_network_requests (GPtrArray *requests, const VpaDomain *dom)
     }
 }
 
+/* Request order (aliases, then ports as the document lists them), as
+ * the records were written: kept network decisions go back among the
+ * ports, so that re-placing a placed domain changes nothing. */
+static gint
+decision_rank (const VpaDomain *dom, GPtrArray *decisions, const VpaDecision *d)
+{
+  guint pos = 0;
+
+  if (d->kind == VPA_DECISION_PORT)
+    for (guint i = 0; i < dom->ports->len; i++)
+      if (strcmp (((VpaPortRequest *) dom->ports->pdata[i])->device, d->device) == 0)
+        return (gint) (decisions->len + i);
+  g_ptr_array_find (decisions, d, &pos);
+  return (gint) pos;
+}
+
+static void
+order_decisions (const VpaDomain *dom, GPtrArray *decisions)
+{
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+  g_autofree gint *rank = g_new (gint, MAX (decisions->len, 1));
+
+  for (guint i = 0; i < decisions->len; i++)
+    rank[i] = decision_rank (dom, decisions, decisions->pdata[i]);
+  /* a small insertion sort by rank: stable, and n is the domain's device count */
+  for (guint i = 0; i < decisions->len; i++)
+    {
+      guint j = sorted->len;
+      while (j > 0 && rank[GPOINTER_TO_UINT (sorted->pdata[j - 1])] > rank[i])
+        j--;
+      g_ptr_array_insert (sorted, (gint) j, GUINT_TO_POINTER (i));
+    }
+  {
+    g_autofree gpointer *copy = g_memdup2 (decisions->pdata, decisions->len * sizeof (gpointer));
+    for (guint i = 0; i < sorted->len; i++)
+      decisions->pdata[i] = copy[GPOINTER_TO_UINT (sorted->pdata[i])];
+  }
+}
+
+/* One decision per device; alias devices are numbered per alias name
+ * across requests (the same alias listed twice continues N). */
 static GPtrArray *
 decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement,
                           const VpaDomain *dom, GPtrArray *nets)
@@ -245,7 +284,10 @@ vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
     }
   decisions = decisions_from_placement (inv, placement, dom, nets);
   if (nets == NULL)
-    keep_network_decisions (dom, decisions);
+    {
+      keep_network_decisions (dom, decisions);
+      order_decisions (dom, decisions);
+    }
   out = vpa_domain_rewrite (buf, len, what, decisions, &out_len, error);
   if (out != NULL && report != NULL)
     report->changed = out_len != len || memcmp (out, buf, len) != 0;
