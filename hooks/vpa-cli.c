@@ -154,7 +154,43 @@ domain_xml (const char *uri, const char *name, GError **error)
   return virt != NULL ? virt->domain_xml (uri, name, error) : NULL;
 }
 
-static gboolean read_file_bounded (const char *path, char **buf, gsize *len, GError **error);
+/* TRUE when the file at path mentions needle: read in chunks, so that a
+ * snapshot of any size costs one pass and constant memory. */
+static gboolean
+file_mentions (const char *path, const char *needle, GError **error)
+{
+  g_autoptr (GFileInputStream) in = NULL;
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  gsize n = strlen (needle), keep = 0;
+  char buf[65536];
+
+  g_return_val_if_fail (n > 0 && n < sizeof buf / 2, FALSE);
+  if ((in = g_file_read (file, NULL, error)) == NULL)
+    {
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  for (;;)
+    {
+      gssize got = g_input_stream_read (G_INPUT_STREAM (in), buf + keep, sizeof buf - keep, NULL,
+                                        error);
+      gsize have;
+
+      if (got < 0)
+        {
+          g_prefix_error (error, "%s: ", path);
+          return FALSE;
+        }
+      have = keep + (gsize) got;
+      if (memmem (buf, have, needle, n) != NULL)
+        return TRUE;
+      if (got == 0)
+        return FALSE;
+      /* a needle across two chunks */
+      keep = MIN (have, n - 1);
+      memmove (buf, buf + have - keep, keep);
+    }
+}
 
 /* libvirt's hostdev networks on the --connect connection. A snapshot is
  * asked (through libvirt's test driver, which reads its <network>
@@ -170,13 +206,15 @@ load_networks (const VpaCli *cli, GError **error)
 
   if (snap != NULL)
     {
-      g_autofree char *text = NULL;
-      gsize len = 0;
+      g_autoptr (GError) local = NULL;
 
-      if (!read_file_bounded (snap, &text, &len, error))
-        return NULL;
-      if (strstr (text, "<network") == NULL)
-        return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+      if (!file_mentions (snap, "<network", &local))
+        {
+          if (local == NULL)
+            return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s", local->message);
+          return NULL;
+        }
       uri = test_uri = g_strconcat ("test://", snap, NULL);
     }
   if ((virt = virt_module (error)) == NULL)
