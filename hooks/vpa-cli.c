@@ -222,6 +222,34 @@ load_networks (const VpaCli *cli, GError **error)
   return virt->load_networks (uri, error);
 }
 
+/* For pools and devices, which only show them: a connection whose
+ * networks cannot be listed (a host without libvirt's network daemon)
+ * shows none, with one warning line. */
+static GPtrArray *
+load_networks_shown (const VpaCli *cli)
+{
+  g_autoptr (GError) local = NULL;
+  GPtrArray *nets = load_networks (cli, &local);
+
+  if (nets != NULL)
+    return nets;
+  fprintf (stderr, "virt-pci-affinity: warning: hostdev networks not shown: %s\n",
+           local->message);
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+}
+
+/* For place, define and check: the networks only when the domain has an
+ * <interface type='network'> a port may name (then they are needed, and
+ * failing to list them is an error). */
+static GPtrArray *
+load_networks_for (const VpaCli *cli, const char *buf, GError **error)
+{
+  if (buf != NULL && strstr (buf, "type='network'") == NULL &&
+      strstr (buf, "type=\"network\"") == NULL)
+    return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+  return load_networks (cli, error);
+}
+
 typedef struct {
   VpaConfig *config;
   VpaHost *host;
@@ -374,7 +402,7 @@ cmd_pools (VpaCli *cli, GError **error)
     }
   t0 = g_get_monotonic_time ();
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL ||
-      (nets = load_networks (cli, error)) == NULL)
+      (nets = load_networks_shown (cli)) == NULL)
     return FALSE;
   netrows = vpa_netpool_rows (inv, nets);
   if (strcmp (format, "openmetrics") == 0)
@@ -418,7 +446,7 @@ cmd_devices (VpaCli *cli, GError **error)
                    cli->alias, w.config->path, cli->alias);
       return FALSE;
     }
-  if ((inv = world_inventory (&w, error)) == NULL || (nets = load_networks (cli, error)) == NULL)
+  if ((inv = world_inventory (&w, error)) == NULL || (nets = load_networks_shown (cli)) == NULL)
     return FALSE;
   netrows = vpa_netpool_rows (inv, nets);
   if (json)
@@ -553,7 +581,7 @@ cmd_place (VpaCli *cli, GError **error)
   path = cli->common.args[0];
   if (!read_input (path, &buf, &len, error))
     return FALSE;
-  if (!world_load (cli, &w, error) || (nets = load_networks (cli, error)) == NULL)
+  if (!world_load (cli, &w, error) || (nets = load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
   if (cli->explain)
     report.explain = g_string_new (NULL);
@@ -600,7 +628,7 @@ cmd_check (VpaCli *cli, GError **error)
   else
     len = strlen (buf);
 
-  if (!world_load (cli, &w, error) || (nets = load_networks (cli, error)) == NULL)
+  if (!world_load (cli, &w, error) || (nets = load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
   dom = vpa_domain_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
   if (dom == NULL)
@@ -669,7 +697,8 @@ cmd_define (VpaCli *cli, GError **error)
     }
   if (!read_input (cli->common.args[0], &buf, &len, error))
     return FALSE;
-  if ((config = load_config (cli, error)) == NULL || (nets = load_networks (cli, error)) == NULL)
+  if ((config = load_config (cli, error)) == NULL ||
+      (nets = load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
   ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0], nets };
   if ((virt = virt_module (error)) == NULL ||
