@@ -14,9 +14,14 @@ set -euo pipefail
 build=${1:?usage: test-install-hook.sh BUILDDIR QEMU_D LIBDIR CONFDIR MANDIR}
 qemu_d=$2 libdir=$3 confdir=$4 mandir=$5
 dest=$(mktemp -d)
-trap 'rm -rf "$dest"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
 log=$build/meson-logs/install-log.txt
+# The install log is what `ninja uninstall` removes: an operator's real
+# install must not be forgotten because a test installed into a DESTDIR.
+saved=$dest.install-log
+[ -e "$log" ] && cp -p "$log" "$saved"
+restore_log() { if [ -e "$saved" ]; then mv -f "$saved" "$log"; else rm -f "$log"; fi; }
+trap 'restore_log; rm -rf "$dest"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
 
 meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null
 n=0

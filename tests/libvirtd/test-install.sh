@@ -40,6 +40,9 @@ had_conf=0
 [ -e "$conf" ] && had_conf=1
 
 work=$(mktemp -d)
+# Keep the build's install log (`ninja uninstall` reads it) as it was.
+log=$build/meson-logs/install-log.txt
+[ -e "$log" ] && cp -p "$log" "$work/install-log.saved"
 restart() {
   "$here/stop.sh" >/dev/null
   env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
@@ -57,6 +60,7 @@ cleanup() {
   done
   uninstall
   restart || echo "test-install.sh: could not restart libvirtd" >&2
+  if [ -e "$work/install-log.saved" ]; then mv -f "$work/install-log.saved" "$log"; else rm -f "$log"; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
