@@ -234,7 +234,7 @@ load_networks_shown (const VpaCli *cli)
   if (nets != NULL)
     return nets;
   fprintf (stderr, "virt-pci-affinity: warning: hostdev networks not shown: %s\n",
-           local->message);
+           local != NULL ? local->message : "unknown error");
   return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
 }
 
