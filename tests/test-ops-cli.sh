@@ -103,6 +103,18 @@ if grep -qxF 'virt_pci_affinity_hostdev_network_free_vfs{network="sriov-e810-p0"
 else notok "hostdev network gauge: $(grep hostdev_network "$work/nets.prom")"; fi
 promcheck "pools --format openmetrics with hostdev networks" "$work/nets.prom"
 
+# Networks that cannot be listed: pools shows none, with one warning
+# line, the same pools; a network port cannot be placed (exit 3).
+Bn=test://$data/ops/broken-network.xml
+run 0 "$cli" pools -c "$Bn" --config "$C" && "$cli" pools -c "$H" --config "$C" > "$work/plain-pools.txt" &&
+  cmp -s "$work/out" "$work/plain-pools.txt" && [ "$(wc -l < "$work/err")" = 1 ] &&
+  grep -q "^virt-pci-affinity: warning: hostdev networks not shown: cannot connect to " "$work/err" &&
+  ok "networks that cannot be listed: the pools, one warning line" ||
+  notok "networks that cannot be listed: $(cat "$work/err")"
+run 3 "$cli" place -c "$Bn" --config "$C" "$data/ops/net-port-node1.xml" && [ ! -s "$work/out" ] &&
+  ok "a network port where the networks cannot be listed: exit 3" ||
+  notok "a network port where the networks cannot be listed: $(cat "$work/err")"
+
 # A port on an <interface type='network'>: place chooses the hostdev
 # network whose PF's VFs meet its physnet and policy and rewrites
 # <source network>; placing again changes nothing; check verifies it on
