@@ -1,18 +1,17 @@
 #!/usr/bin/env bash
 # `meson install --destdir` puts the hook where libvirtd looks for it
 # (libvirt's sysconfdir, not our prefix): qemu.d/virt-pci-affinity, a
-# symbolic link to the front under $libdir/virt-pci-affinity (nothing else
-# in qemu.d), the module beside the front, the sample configuration, the
-# man pages; a second install keeps an edited config; with its module
-# missing the installed front passes a domain that does not use us (one
-# warning line) and refuses one that does; `ninja uninstall` removes
-# every file meson installed and leaves only the operator's config.
-# What is installed comes from meson's own install log, not from a list
-# kept here.
+# symbolic link (nothing else in qemu.d) to the one hook program under
+# $libexecdir/virt-pci-affinity; $libdir/virt-pci-affinity holds the CLI's
+# modules only; the sample configuration, the man pages and the
+# completion are installed; the installed hook ignores VPA_CONFIG; a
+# second install keeps an edited config; `ninja uninstall` removes every
+# file meson installed and leaves only the operator's config. What is
+# installed comes from meson's own install log, not from a list kept here.
 set -euo pipefail
 
-build=${1:?usage: test-install-hook.sh BUILDDIR QEMU_D LIBDIR CONFDIR MANDIR}
-qemu_d=$2 libdir=$3 confdir=$4 mandir=$5
+build=${1:?usage: test-install-hook.sh BUILDDIR QEMU_D LIBDIR CONFDIR MANDIR HOOKDIR}
+qemu_d=$2 libdir=$3 confdir=$4 mandir=$5 hookdir=${6:?}
 dest=$(mktemp -d)
 log=$build/meson-logs/install-log.txt
 # The install log is what `ninja uninstall` removes: an operator's real
@@ -38,45 +37,34 @@ hook=$dest$qemu_d/virt-pci-affinity
 [ "$(ls "$dest$qemu_d")" = virt-pci-affinity ] || fail "qemu.d holds more than the hook: $(ls "$dest$qemu_d")"
 target=$(realpath -m "$dest$qemu_d/$(readlink "$hook")")
 target=${target#"$dest"}
-case $target in "$libdir"/*) ;; *) fail "the hook points to $target, not into $libdir" ;; esac
-[ -x "$dest$target" ] || fail "the hook's target $dest$target is not executable"
+case $target in "$hookdir"/*) ;; *) fail "the hook points to $target, not into $hookdir" ;; esac
+[ -x "$dest$target" ] || fail "the hook's program $dest$target is not executable"
 grep -qF "$hook" "$log" || fail "the hook is not in meson's install log (uninstall would leave it)"
-module=$libdir/virt-pci-affinity-hook-module
-[ -x "$dest$module" ] || fail "$dest$module missing or not executable"
-grep -qF "$module" "$dest$target" || fail "the installed hook does not run $module"
+# The CLI's modules alone in $libdir/virt-pci-affinity (tests/test-install-cli.sh).
+others=$(ls "$dest$libdir" | grep -vxE 'virt-pci-affinity-(virt|fleet)\.so' || true)
+[ -z "$others" ] || fail "$libdir holds more than the CLI's modules: $others"
 conf=$dest$confdir/virt-pci-affinity.conf
 [ -f "$conf" ] || fail "$conf missing"
 [ -f "$dest$mandir/man8/virt-pci-affinity-hook.8" ] || fail "man page missing"
 [ -f "$dest$mandir/man1/virt-pci-affinity.1" ] || fail "virt-pci-affinity(1) missing"
 grep -qE "/bash-completion/completions/virt-pci-affinity$" "$log" || fail "the bash completion is not installed"
-echo "ok installed: $qemu_d/virt-pci-affinity -> $target, $module, $confdir/virt-pci-affinity.conf"
+echo "ok installed: $qemu_d/virt-pci-affinity -> $target, $confdir/virt-pci-affinity.conf, the man pages, the completion"
 
-# The installed front answers libvirt without its module for a domain
-# that holds nothing of ours.
-run_hook() {
-  env -i LC_ALL=C PATH=/usr/bin:/bin HOME=/ "$dest$target" g prepare begin - <<<"$1"
-}
-run_hook "<domain><name>g</name></domain>" || fail "installed hook refused a plain domain"
+# The installed hook answers a domain that holds nothing of ours.
+echo "<domain><name>g</name></domain>" | env -i LC_ALL=C PATH=/usr/bin:/bin HOME=/ \
+  "$hook" g prepare begin - || fail "installed hook refused a plain domain"
 echo "ok the installed hook passes a plain domain"
 
-# Its module is not installed under the real prefix: a half-removed
-# install. A hostdev domain without our namespace passes with one warning
-# line; one with our metadata is refused.
-if [ -e "$module" ]; then
-  echo "ok a missing module # SKIP $module is installed on this machine"
-else
-  hostdev="<domain><name>g</name><devices><hostdev mode='subsystem' type='pci'/></devices></domain>"
-  err=$(run_hook "$hostdev" 2>&1) || fail "a missing module refused a domain without our metadata: $err"
-  [ "$(printf '%s\n' "$err" | wc -l)" = 1 ] || fail "more than one warning line: $err"
-  case $err in "virt-pci-affinity: warning: domain 'g': hook module '$module' is missing"*) ;;
-    *) fail "unexpected warning: $err" ;; esac
-  ours="<domain><name>g</name><metadata><vpa:affinity xmlns:vpa='http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0'/></metadata>$hostdev</domain>"
-  rc=0; err=$(run_hook "$ours" 2>&1) || rc=$?
-  [ "$rc" = 1 ] || fail "a missing module passed a domain with our metadata (exit $rc)"
-  case $err in "virt-pci-affinity: domain 'g': cannot run the hook module '$module'"*) ;;
-    *) fail "unexpected refusal: $err" ;; esac
-  echo "ok a missing module: plain hostdev domain passes with one warning, ours is refused"
-fi
+# An installed copy never takes its configuration from the environment
+# (only the hook in its build tree does): a VPA_CONFIG naming a broken
+# file changes nothing.
+bad=$dest/bad.conf
+printf '[inventory]\nsource=\n[nonsense\n' > "$bad"
+hostdev="<domain><name>g</name><devices><hostdev mode='subsystem' type='pci'><source><address domain='0' bus='0x3b' slot='0' function='0'/></source></hostdev></devices></domain>"
+out=$(echo "$hostdev" | env -i LC_ALL=C PATH=/usr/bin:/bin HOME=/ VPA_CONFIG="$bad" \
+  "$hook" g prepare begin - 2>&1 || true)
+case $out in *"$bad"*) fail "the installed hook read VPA_CONFIG: $out" ;; esac
+echo "ok the installed hook ignores VPA_CONFIG"
 
 echo "# edited" >> "$conf"
 meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null
@@ -84,6 +72,6 @@ grep -q "^# edited" "$conf" || fail "a second install replaced the edited config
 echo "ok a second install keeps the edited configuration"
 
 ninja -C "$build" uninstall >/dev/null
-left=$(cd "$dest" && find . \( -type f -o -type l \) | sort)
+left=$(cd "$dest" && find . \( -type f -o -type l \) ! -name bad.conf | sort)
 [ "$left" = ".$confdir/virt-pci-affinity.conf" ] || fail "uninstall left: $left"
 echo "ok ninja uninstall removes the hook and everything else meson installed; keeps the config"

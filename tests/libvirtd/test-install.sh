@@ -4,7 +4,10 @@
 #   (a) the hook lands where libvirtd reads hooks, and libvirtd runs it:
 #       a domain whose port's VF is not on this host is refused with our
 #       line; a plain domain starts
-#   (b) `ninja uninstall` removes every file meson installed; after a
+#   (b) a half-removed install (the hook's program gone, its link left):
+#       libvirtd skips the link; the plain domain starts and no hook
+#       refuses the hostdev domain
+#   (c) `ninja uninstall` removes every file meson installed; after a
 #       restart a domain with a PCI hostdev and our metadata is no longer
 #       refused by any hook: it reaches libvirt's own device preparation
 #       (this machine has no such VF; libvirt's error, not ours)
@@ -105,17 +108,31 @@ grep -q "virt-pci-affinity: domain '$prefix-vf': ua-data0: device 0000:fe:10.0 i
 echo "ok (a) the installed hook runs in libvirtd: a plain domain starts; $(grep -o 'virt-pci-affinity: domain.*' "$work/vf.out" | head -1)"
 
 # (b)
+prog=$(realpath "$qemu_d/virt-pci-affinity")
+rm -f "$prog"
+restart
+virsh start "$prefix-plain" >/dev/null || fail "(b) a plain domain did not start with a dangling hook link"
+virsh destroy "$prefix-plain" >/dev/null
+if virsh start "$prefix-vf" > "$work/vf1.out" 2>&1; then
+  fail "(b) a domain with a VF this machine lacks started"
+fi
+if grep -q "Hook script\|virt-pci-affinity" "$work/vf1.out"; then
+  fail "(b) a dangling hook link refuses: $(cat "$work/vf1.out")"
+fi
+echo "ok (b) the hook's program removed, its link left: libvirtd skips it; the plain domain starts, the hostdev domain reaches libvirt"
+
+# (c)
 uninstall
 for f in $installed "$qemu_d/virt-pci-affinity"; do
   if [ -e "$f" ] || [ -L "$f" ]; then
-    fail "(b) ninja uninstall left $f"
+    fail "(c) ninja uninstall left $f"
   fi
 done
 restart
 if virsh start "$prefix-vf" > "$work/vf2.out" 2>&1; then
-  fail "(b) a domain with a VF this machine lacks started"
+  fail "(c) a domain with a VF this machine lacks started"
 fi
 if grep -q "Hook script\|virt-pci-affinity" "$work/vf2.out"; then
-  fail "(b) a hook still refuses after uninstall: $(cat "$work/vf2.out")"
+  fail "(c) a hook still refuses after uninstall: $(cat "$work/vf2.out")"
 fi
-echo "ok (b) after ninja uninstall no hook refuses the hostdev domain; libvirt itself says: $(grep error: "$work/vf2.out" | tail -1)"
+echo "ok (c) after ninja uninstall no hook refuses the hostdev domain; libvirt itself says: $(grep error: "$work/vf2.out" | tail -1)"
