@@ -89,7 +89,7 @@ vpa_cli_claims_copy (GPtrArray *from)
   for (guint i = 0; from != NULL && i < from->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (from, i);
-      g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
+      g_ptr_array_add (claims, vpa_claim_copy (c));
     }
   return claims;
 }

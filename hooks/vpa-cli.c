@@ -287,7 +287,7 @@ cmd_snapshot (VpaCli *cli, GError **error)
   for (guint i = 0; i < w.claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (w.claims, i);
-      vpa_host_add_claim (w.host, vpa_claim_new (c->domain, c->addr, c->running));
+      vpa_host_add_claim (w.host, vpa_claim_copy (c));
     }
   return vpa_snapshot_write (w.host, stdout, error);
 }

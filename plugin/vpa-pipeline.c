@@ -18,7 +18,7 @@ vpa_claims_without_domain (GPtrArray *claims, const char *name)
       const VpaClaim *c = g_ptr_array_index (claims, i);
       if (name != NULL && g_strcmp0 (c->domain, name) == 0)
         continue;
-      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
+      g_ptr_array_add (out, vpa_claim_copy (c));
     }
   return out;
 }
@@ -205,7 +205,7 @@ other_claims (GPtrArray *claims, const char *self, gboolean running_only)
       const VpaClaim *c = g_ptr_array_index (claims, i);
       if (g_strcmp0 (c->domain, self) == 0 || (running_only && !c->running))
         continue;
-      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
+      g_ptr_array_add (out, vpa_claim_copy (c));
     }
   return out;
 }

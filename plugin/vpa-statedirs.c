@@ -103,6 +103,11 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
     }
   if (g_strcmp0 (name, exclude) == 0)
     return TRUE;
+  {
+    VpaClaim *numa = vpa_xml_numa_claim (dom, name, running);
+    if (numa != NULL)
+      g_ptr_array_add (claims, numa);
+  }
   if ((devices = vpa_xml_child (dom, "devices", NULL)) == NULL)
     return TRUE;
   for (xmlNode *c = devices->children; c != NULL; c = c->next)

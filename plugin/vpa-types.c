@@ -193,12 +193,54 @@ vpa_claim_new (const char *domain, VpaAddr addr, gboolean running)
   return claim;
 }
 
+VpaNumaUse *
+vpa_numa_use_new (void)
+{
+  VpaNumaUse *use = g_new0 (VpaNumaUse, 1);
+  use->dedicated = g_array_new (FALSE, FALSE, sizeof (guint));
+  use->memory = g_array_new (FALSE, FALSE, sizeof (VpaMemClaim));
+  return use;
+}
+
+void
+vpa_numa_use_free (VpaNumaUse *use)
+{
+  if (use == NULL)
+    return;
+  g_array_unref (use->dedicated);
+  g_array_unref (use->memory);
+  g_free (use);
+}
+
+VpaClaim *
+vpa_claim_new_numa (const char *domain, gboolean running, VpaNumaUse *use)
+{
+  VpaClaim *claim = vpa_claim_new (domain, VPA_ADDR_NONE, running);
+  claim->numa = use;
+  return claim;
+}
+
+VpaClaim *
+vpa_claim_copy (const VpaClaim *claim)
+{
+  VpaClaim *copy = vpa_claim_new (claim->domain, claim->addr, claim->running);
+
+  if (claim->numa != NULL)
+    {
+      copy->numa = g_new0 (VpaNumaUse, 1);
+      copy->numa->dedicated = g_array_copy (claim->numa->dedicated);
+      copy->numa->memory = g_array_copy (claim->numa->memory);
+    }
+  return copy;
+}
+
 void
 vpa_claim_free (VpaClaim *claim)
 {
   if (claim == NULL)
     return;
   g_free (claim->domain);
+  vpa_numa_use_free (claim->numa);
   g_free (claim);
 }
 
@@ -208,6 +250,12 @@ cell_clear (gpointer data)
   VpaCell *cell = data;
   if (cell->cpus != NULL)
     g_array_unref (cell->cpus);
+  if (cell->topo != NULL)
+    g_array_unref (cell->topo);
+  if (cell->pages != NULL)
+    g_array_unref (cell->pages);
+  if (cell->distances != NULL)
+    g_array_unref (cell->distances);
 }
 
 VpaHost *
@@ -404,4 +452,32 @@ vpa_cell_socket_from_cpu_sockets (const gint *sockets, guint n)
     if (sockets[i] < 0 || sockets[i] != sockets[0])
       return VPA_SOCKET_NONE;
   return sockets[0];
+}
+
+guint
+vpa_host_distance (const VpaHost *host, gint from, gint to)
+{
+  const VpaCell *c = vpa_host_cell (host, from);
+
+  if (from == to)
+    return 10;
+  for (guint i = 0; c != NULL && c->distances != NULL && i < c->distances->len; i++)
+    {
+      const VpaDistance *d = &g_array_index (c->distances, VpaDistance, i);
+      if (d->node == to)
+        return d->value;
+    }
+  return G_MAXUINT;
+}
+
+const VpaPages *
+vpa_cell_pages (const VpaCell *cell, guint64 size_kib)
+{
+  for (guint i = 0; cell->pages != NULL && i < cell->pages->len; i++)
+    {
+      const VpaPages *p = &g_array_index (cell->pages, VpaPages, i);
+      if (p->size_kib == size_kib)
+        return p;
+    }
+  return NULL;
 }

@@ -147,7 +147,17 @@ claims_contain (GPtrArray *claims, guint from, VpaAddr addr)
   return FALSE;
 }
 
-/* Adds the PCI hostdevs of one domain XML not yet claimed since from. */
+static gboolean
+claims_have_numa (GPtrArray *claims, guint from)
+{
+  for (guint i = from; i < claims->len; i++)
+    if (((VpaClaim *) g_ptr_array_index (claims, i))->numa != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Adds the PCI hostdevs of one domain XML not yet claimed since from,
+ * and its CPUs and memory (the first XML read of the domain). */
 static gboolean
 claims_from_xml (const char *xml, const char *name, gboolean running,
                  GPtrArray *claims, guint from, GError **error)
@@ -158,6 +168,12 @@ claims_from_xml (const char *xml, const char *name, gboolean running,
 
   if (doc == NULL)
     return FALSE;
+  if (!claims_have_numa (claims, from))
+    {
+      VpaClaim *numa = vpa_xml_numa_claim (xmlDocGetRootElement (doc), name, running);
+      if (numa != NULL)
+        g_ptr_array_add (claims, numa);
+    }
   devices = vpa_xml_child (xmlDocGetRootElement (doc), "devices", NULL);
   if (devices == NULL)
     return TRUE;
