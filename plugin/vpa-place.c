@@ -1237,41 +1237,108 @@ place_result (const Place *pl, const PlaceState *st)
   return res;
 }
 
+/* The classes are built once; each run sets the guest's nodes, which
+ * only change the tiers and what follows from them. */
+struct _VpaPlacer {
+  Place pl;
+};
+
+static const VpaGuestNodes no_guest = { FALSE, NULL, 0 };
+
+VpaPlacer *
+vpa_placer_new (const VpaInventory *inv, GPtrArray *requests)
+{
+  VpaPlacer *p;
+
+  g_return_val_if_fail (inv != NULL && inv->host != NULL && inv->host->sealed, NULL);
+  g_return_val_if_fail (requests != NULL, NULL);
+  p = g_new0 (VpaPlacer, 1);
+  p->pl.inv = inv;
+  p->pl.host = inv->host;
+  p->pl.requests = requests;
+  p->pl.guest = &no_guest;
+  p->pl.n_req = requests->len;
+  place_build_classes (&p->pl);
+  return p;
+}
+
+void
+vpa_placer_free (VpaPlacer *p)
+{
+  if (p == NULL)
+    return;
+  place_clear (&p->pl);
+  g_free (p);
+}
+
+gboolean
+vpa_placer_has_classes (const VpaPlacer *p, gint node)
+{
+  for (guint c = 0; c < p->pl.n_cls; c++)
+    if (CLASS (&p->pl, c)->numa_node == node && CLASS (&p->pl, c)->free_devs->len > 0)
+      return TRUE;
+  return FALSE;
+}
+
+VpaPlacement *
+vpa_placer_run (VpaPlacer *p, const VpaGuestNodes *guest, VpaPlacement **explain,
+                GError **error)
+{
+  Place *pl = &p->pl;
+  g_autoptr (PlaceState) st = NULL;
+  g_autofree guint *all = NULL;
+  g_autofree char *msg = NULL;
+
+  g_return_val_if_fail (guest != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  pl->guest = guest;
+  for (guint c = 0; c < pl->n_cls; c++)
+    CLASS (pl, c)->tier = vpa_policy_tier (pl->host, guest, CLASS (pl, c)->numa_node);
+  g_clear_pointer (&pl->elig, g_free);
+  g_clear_pointer (&pl->wants_pf, g_free);
+  g_clear_pointer (&pl->group, g_free);
+  g_clear_pointer (&pl->pf_wanted, g_free);
+  g_clear_pointer (&pl->vf_wanted, g_free);
+  place_build_eligibility (pl);
+  place_build_demand (pl);
+  place_weights (pl);
+
+  all = g_new (guint, MAX (pl->n_req, 1));
+  for (guint r = 0; r < pl->n_req; r++)
+    all[r] = r;
+  st = place_solve (pl, all, pl->n_req, TRUE);
+  pl->guest = &no_guest;
+  if (st != NULL)
+    {
+      VpaPlacement *res;
+      pl->guest = guest;
+      res = place_result (pl, st);
+      pl->guest = &no_guest;
+      return res;
+    }
+
+  pl->guest = guest;
+  msg = place_diagnose (pl);
+  g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
+  if (explain != NULL)
+    *explain = place_result (pl, NULL);
+  pl->guest = &no_guest;
+  return NULL;
+}
+
 VpaPlacement *
 vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
                    const VpaGuestNodes *guest, VpaPlacement **explain, GError **error)
 {
-  g_auto (Place) pl = { 0 };
-  g_autoptr (PlaceState) st = NULL;
-  g_autofree guint *all = NULL;
-  g_autofree char *msg = NULL;
+  g_autoptr (VpaPlacer) p = NULL;
 
   g_return_val_if_fail (inv != NULL && inv->host != NULL && inv->host->sealed, NULL);
   g_return_val_if_fail (requests != NULL && guest != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  pl.inv = inv;
-  pl.host = inv->host;
-  pl.requests = requests;
-  pl.guest = guest;
-  pl.n_req = requests->len;
-  place_build_classes (&pl);
-  place_build_eligibility (&pl);
-  place_build_demand (&pl);
-  place_weights (&pl);
-
-  all = g_new (guint, MAX (pl.n_req, 1));
-  for (guint r = 0; r < pl.n_req; r++)
-    all[r] = r;
-  st = place_solve (&pl, all, pl.n_req, TRUE);
-  if (st != NULL)
-    return place_result (&pl, st);
-
-  msg = place_diagnose (&pl);
-  g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
-  if (explain != NULL)
-    *explain = place_result (&pl, NULL);
-  return NULL;
+  p = vpa_placer_new (inv, requests);
+  return vpa_placer_run (p, guest, explain, error);
 }
 
 VpaPlacement *
