@@ -20,49 +20,6 @@
 #define MAX_NODES 64
 #define MAX_RUNS 65536
 
-static const char *const cpu_policy_names[] = { "shared", "dedicated" };
-static const char *const thread_policy_names[] = { "prefer", "isolate", "require" };
-G_STATIC_ASSERT (G_N_ELEMENTS (cpu_policy_names) == VPA_CPU_POLICY_LAST);
-G_STATIC_ASSERT (G_N_ELEMENTS (thread_policy_names) == VPA_THREAD_POLICY_LAST);
-
-const char *
-vpa_cpu_policy_to_string (VpaCpuPolicy p)
-{
-  g_return_val_if_fail (p < VPA_CPU_POLICY_LAST, NULL);
-  return cpu_policy_names[p];
-}
-
-gboolean
-vpa_cpu_policy_from_string (const char *s, VpaCpuPolicy *out)
-{
-  for (guint i = 0; s != NULL && i < VPA_CPU_POLICY_LAST; i++)
-    if (strcmp (s, cpu_policy_names[i]) == 0)
-      {
-        *out = (VpaCpuPolicy) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-const char *
-vpa_thread_policy_to_string (VpaThreadPolicy p)
-{
-  g_return_val_if_fail (p < VPA_THREAD_POLICY_LAST, NULL);
-  return thread_policy_names[p];
-}
-
-gboolean
-vpa_thread_policy_from_string (const char *s, VpaThreadPolicy *out)
-{
-  for (guint i = 0; s != NULL && i < VPA_THREAD_POLICY_LAST; i++)
-    if (strcmp (s, thread_policy_names[i]) == 0)
-      {
-        *out = (VpaThreadPolicy) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
 void
 vpa_cell_binding_clear (VpaCellBinding *b)
 {

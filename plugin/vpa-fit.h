@@ -13,24 +13,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
-  VPA_CPU_POLICY_SHARED,
-  VPA_CPU_POLICY_DEDICATED,
-  VPA_CPU_POLICY_LAST
-} VpaCpuPolicy;
-
-typedef enum {
-  VPA_THREAD_POLICY_PREFER,
-  VPA_THREAD_POLICY_ISOLATE,
-  VPA_THREAD_POLICY_REQUIRE,
-  VPA_THREAD_POLICY_LAST
-} VpaThreadPolicy;
-
-/* "shared", "dedicated"; "prefer", "isolate", "require" */
-const char *vpa_cpu_policy_to_string (VpaCpuPolicy p);
-gboolean vpa_cpu_policy_from_string (const char *s, VpaCpuPolicy *out);
-const char *vpa_thread_policy_to_string (VpaThreadPolicy p);
-gboolean vpa_thread_policy_from_string (const char *s, VpaThreadPolicy *out);
 
 typedef struct {
   guint id;            /* guest cell id */

@@ -47,7 +47,20 @@ typedef struct {
                         * else of <numatune><memory>; NULL when neither */
   GArray *cpuset;      /* guint host CPUs its vCPUs are pinned to
                         * (<vcpupin>, else <vcpu cpuset>); NULL if none */
+  guint64 memory_kib;  /* <cell memory unit> */
 } VpaDomainCell;
+
+/* <vpa:placed-cell cell host-node cpus memory-kib/>: one guest cell's
+ * binding as whole-guest placement recorded it. */
+typedef struct {
+  guint cell;
+  gint node;
+  GArray *cpus;        /* guint: dedicated: the host CPU of each vCPU in
+                        * the cell's vCPU order; shared: the node's set */
+  guint64 memory_kib;
+} VpaPlacedCell;
+
+void vpa_placed_cell_clear (VpaPlacedCell *pc);
 
 /* <vpa:placed .../> */
 typedef struct {
@@ -74,6 +87,15 @@ typedef struct {
   GPtrArray *placed;         /* VpaPlacedRecord* */
   GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
   char *source;              /* what, for messages */
+  /* Whole-guest NUMA placement (<vpa:numa placement="auto">) */
+  gboolean numa_auto;
+  VpaCpuPolicy cpu_policy;
+  VpaThreadPolicy thread_policy;
+  guint n_vcpus;             /* <vcpu>, default 1 */
+  guint64 memory_kib;        /* <memory> */
+  guint64 page_kib;          /* <memoryBacking><hugepages>: page size, 0 none */
+  gboolean has_binding;      /* a <numatune>, <vcpupin> or <emulatorpin> */
+  GArray *placed_cells;      /* VpaPlacedCell, record order */
 } VpaDomain;
 
 void vpa_domain_free (VpaDomain *dom);
