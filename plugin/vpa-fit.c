@@ -587,6 +587,10 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
     for (guint k = 0; k < s.h; k++)
       if (vpa_fit_cell (g_ptr_array_index (cap->nodes, k), &g_array_index (guest->cells, VpaFitCell, c), guest, NULL, NULL))
         s.feasible[c] |= G_GUINT64_CONSTANT (1) << k;
+  for (guint c = 0; guest->fixed != NULL && c < s.n; c++)
+    for (guint k = 0; k < s.h; k++)
+      if (guest->fixed[c] >= 0 && ((const VpaNodeCap *) g_ptr_array_index (cap->nodes, k))->node != guest->fixed[c])
+        s.feasible[c] &= ~(G_GUINT64_CONSTANT (1) << k);
 
   if (s.n > s.h || !can_complete (&s, 0, full_mask (s.h)))
     {

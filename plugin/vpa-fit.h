@@ -26,6 +26,7 @@ typedef struct {
   VpaThreadPolicy thread_policy;
   guint64 page_kib;    /* hugepage size backing the guest, 0: none */
   gboolean cell_pack;  /* [host] cell-allocation=pack */
+  const gint *fixed;   /* per cell: the only host node allowed, or -1; NULL: none */
 } VpaFitGuest;
 
 typedef struct {

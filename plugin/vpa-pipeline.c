@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "vpa-place.h"
+#include "vpa-pipeline-numa.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
@@ -137,6 +138,44 @@ parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *wha
   return g_steal_pointer (&dom);
 }
 
+/* <vpa:numa placement="auto">: the fit chooses the nodes, then the
+ * devices and the binding are written. */
+static char *
+place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *config,
+            GPtrArray *claims, GPtrArray *requests, const char *buf, gsize len, const char *what,
+            VpaPlaceReport *report, GError **error)
+{
+  g_autoptr (VpaNumaResult) res = NULL;
+  g_autoptr (GPtrArray) decisions = NULL;
+  g_autofree char *mid = NULL;
+  GString *explain = report != NULL ? report->explain : NULL;
+  VpaGuestNodes guest;
+  gsize mid_len = 0, out_len = 0;
+  char *out;
+
+  res = vpa_pipeline_numa_fit (dom, inv, config, claims, requests, explain, error);
+  if (res == NULL)
+    return NULL;
+  guest.numa_guest = TRUE;
+  guest.nodes = (const gint *) (gpointer) res->nodes->data;
+  guest.n_nodes = res->nodes->len;
+  if (res->fit->placement != NULL)
+    {
+      if (explain != NULL)
+        explain_placement (explain, inv, &guest, res->fit->placement);
+      decisions = decisions_from_placement (inv, res->fit->placement);
+    }
+  else
+    decisions = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
+  mid = vpa_domain_rewrite (buf, len, what, decisions, &mid_len, error);
+  if (mid == NULL)
+    return NULL;
+  out = vpa_domain_rewrite_numa (mid, mid_len, what, &res->binding, &out_len, error);
+  if (out != NULL && report != NULL)
+    report->changed = out_len != len || memcmp (out, buf, len) != 0;
+  return out;
+}
+
 char *
 vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, const char *buf,
                     gsize len, const char *what, VpaPlaceReport *report, GError **error)
@@ -166,6 +205,8 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
                            vpa_claims_without_domain (claims, dom->name), error);
   if (inv == NULL)
     return NULL;
+  if (dom->numa_auto)
+    return place_numa (dom, inv, config, claims, requests, buf, len, what, report, error);
   guest_from_domain (dom, &guest);
   placement = vpa_place (inv, requests, &guest, &local);
   if (report != NULL && report->explain != NULL && placement != NULL)

@@ -1197,6 +1197,10 @@ vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
   g_return_val_if_fail (dom != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  /* The implicit cell of a placement="auto" guest is bound by its
+   * <numatune><memory> alone, read at parse time. */
+  if (dom->numa_auto && dom->cells->len == 0)
+    return TRUE;
   if (host != NULL && host->cells->len > 0)
     cpu_nodes = host_cpu_nodes (host);
   for (guint i = 0; i < dom->cells->len; i++)

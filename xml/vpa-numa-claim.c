@@ -52,6 +52,15 @@ vpa_cpu_policy (xmlNode *domain)
   return vpa_xml_prop (numa, "cpu-policy");
 }
 
+static void
+add_cpu (VpaNumaUse *use, guint cpu)
+{
+  for (guint j = 0; j < use->dedicated->len; j++)
+    if (g_array_index (use->dedicated, guint, j) == cpu)
+      return;
+  g_array_append_val (use->dedicated, cpu);
+}
+
 /* Every vCPU 0..n-1 pinned to exactly one host CPU: those CPUs. */
 static void
 claim_dedicated (xmlNode *domain, VpaNumaUse *use)
@@ -87,15 +96,22 @@ claim_dedicated (xmlNode *domain, VpaNumaUse *use)
   for (guint64 i = 0; i < n; i++)
     if (pin[i] < 0)
       return;
-  for (guint64 i = 0; i < n; i++)
+  /* Ours (cpu-policy dedicated): the emulator threads share the guest's
+   * CPUs, and with isolate also the pinned cores' other threads. */
+  for (xmlNode *c = cputune->children; policy != NULL && c != NULL; c = c->next)
     {
-      guint cpu = (guint) pin[i];
-      gboolean seen = FALSE;
-      for (guint j = 0; j < use->dedicated->len && !seen; j++)
-        seen = g_array_index (use->dedicated, guint, j) == cpu;
-      if (!seen)
-        g_array_append_val (use->dedicated, cpu);
+      g_autofree char *set_s = NULL;
+      g_autoptr (GArray) set = NULL;
+
+      if (!vpa_xml_is (c, "emulatorpin", NULL))
+        continue;
+      set_s = vpa_xml_prop (c, "cpuset");
+      if (set_s != NULL && vpa_parse_cpuset (set_s, &set, NULL))
+        for (guint j = 0; j < set->len; j++)
+          add_cpu (use, g_array_index (set, guint, j));
     }
+  for (guint64 i = 0; i < n; i++)
+    add_cpu (use, (guint) pin[i]);
 }
 
 /* The single host node of a strict nodeset, or -1. */
