@@ -261,6 +261,30 @@ cmd_pools (VpaCli *cli, GError **error)
 }
 
 static gboolean
+cmd_nodes (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaCapacity) cap = NULL;
+  g_autofree char *out = NULL;
+  gboolean json;
+
+  if (cli->group_by != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "nodes: --group-by applies to pools only");
+      return FALSE;
+    }
+  if (!vpa_cli_format_is_json (&cli->common, &json, error) || !world_load (cli, &w, error))
+    return FALSE;
+  if (!w.host->sealed && !vpa_host_seal (w.host, error))
+    return FALSE;
+  cap = vpa_capacity_new (w.host, w.config, w.claims, NULL, error);
+  if (cap == NULL)
+    return FALSE;
+  out = json ? vpa_output_nodes_json (cap) : vpa_output_nodes_text (cap);
+  return vpa_cli_write_stdout (out, error);
+}
+
+static gboolean
 cmd_traits (VpaCli *cli, GError **error)
 {
   g_auto (VpaCliWorld) w = { 0 };
@@ -513,6 +537,7 @@ static const VpaCommand commands[] = {
     FALSE, FALSE, TRUE },
   { "snapshot", "", "write a host snapshot of the inventory and claims", cmd_snapshot },
   { "traits", "", "the host's capability traits", cmd_traits },
+  { "nodes", "", "per NUMA node: CPUs, memory and pages still free", cmd_nodes, TRUE },
 };
 
 static void
