@@ -19,7 +19,7 @@ vpa_capacity_free (VpaCapacity *cap)
 {
   if (cap == NULL)
     return;
-  g_ptr_array_unref (cap->nodes);
+  g_clear_pointer (&cap->nodes, g_ptr_array_unref);
   g_free (cap);
 }
 

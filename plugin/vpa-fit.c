@@ -347,8 +347,9 @@ walk (Search *s, guint depth, guint64 used)
     }
   if (s->n_runs >= MAX_RUNS)
     return;
-  /* (depth, used) decide everything below: visited once, first in order. */
-  key = g_memdup2 (&(guint64[2]){ depth, used }, 2 * sizeof (guint64));
+  /* The used nodes decide everything below (depth is their count):
+   * visited once, first in order. */
+  key = g_memdup2 (&used, sizeof used);
   if (g_hash_table_contains (s->visited, key))
     {
       g_free (key);
