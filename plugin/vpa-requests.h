@@ -7,9 +7,29 @@
 
 #include "vpa-domain.h"
 #include "vpa-config.h"
-#include "vpa-place.h"
 
 G_BEGIN_DECLS
+
+/* One placement request: a port, or one entry of the flavor's aliases. */
+typedef enum {
+  VPA_REQUEST_PORT,
+  VPA_REQUEST_ALIAS,
+} VpaRequestKind;
+
+typedef struct {
+  VpaRequestKind kind;
+  char *device;        /* port: the interface's user alias; alias: its name */
+  char *label;         /* for messages: "port ua-data0", "alias QuickAssist" */
+  GPtrArray *specs;    /* VpaSpec*, ORed (Nova's request spec) */
+  guint count;
+  VpaPolicy policy;    /* effective */
+  VpaPolicySource policy_source;
+  char *pf_group;      /* NULL when none */
+} VpaRequest;
+
+VpaRequest *vpa_request_new (VpaRequestKind kind, const char *device, guint count);
+void vpa_request_free (VpaRequest *req);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaRequest, vpa_request_free)
 
 /* VpaRequest* (free with vpa_request_free): one per alias entry of the
  * flavor (in flavor order), then one per port (in document order), each

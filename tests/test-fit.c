@@ -96,7 +96,7 @@ case_finish (Case *c, VpaHost *host, const char *config)
 
   g_assert_true (vpa_host_seal (host, &error));
   c->config = vpa_test_config_load (config);
-  c->inv = vpa_inventory_new (host, c->config, vpa_claims_without_domain (c->claims, NULL), &error);
+  c->inv = vpa_inventory_new (host, c->config, vpa_claims_filter (c->claims, NULL, FALSE), &error);
   g_assert_no_error (error);
   c->cap = vpa_capacity_new (c->inv->host, c->config, c->claims, NULL, &error);
   g_assert_no_error (error);

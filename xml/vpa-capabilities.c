@@ -6,8 +6,9 @@
  * socket_id all its CPUs share, else none (libvirt prints an offline CPU
  * without socket_id, which Nova counts as None).
  */
+#include "vpa-capabilities.h"
+#include "vpa-cpuset.h"
 #include "vpa-xml.h"
-#include "vpa-domain.h"
 
 #include <errno.h>
 

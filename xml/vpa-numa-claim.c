@@ -6,6 +6,7 @@
  */
 #include "vpa-xml.h"
 #include "vpa-domain.h"
+#include "vpa-cpuset.h"
 
 #include <string.h>
 

@@ -206,6 +206,13 @@ VpaNumaUse *vpa_numa_use_new (void);
 void vpa_numa_use_free (VpaNumaUse *use);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaNumaUse, vpa_numa_use_free)
 
+/* The one claims filter: copies of claims (may be NULL), in order,
+ * without those of the domain named exclude (NULL: keeps every domain's;
+ * a domain never competes with itself when it is placed again) and, if
+ * running_only, without those of domains that are not running. Returns a
+ * new array of VpaClaim*. */
+GPtrArray *vpa_claims_filter (GPtrArray *claims, const char *exclude, gboolean running_only);
+
 typedef struct {
   char *source;        /* where it came from, for messages */
   char *hostname;      /* may be NULL */
