@@ -179,14 +179,17 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
   if (fixed != NULL)
     {
       /* Sticky: the recorded nodes, while they still fit. */
+      gsize mark = explain != NULL ? explain->len : 0;
       guest.fixed = fixed;
-      res->fit = vpa_fit (cap, inv, requests, &guest, NULL, NULL);
+      res->fit = vpa_fit (cap, inv, requests, &guest, explain, NULL);
       guest.fixed = NULL;
+      if (explain != NULL && res->fit == NULL)
+        g_string_truncate (explain, mark);
+      else if (explain != NULL)
+        g_string_append (explain, "guest cells: the recorded host nodes still fit: kept\n");
     }
   if (res->fit == NULL)
     res->fit = vpa_fit (cap, inv, requests, &guest, explain, error);
-  else if (explain != NULL)
-    g_string_append (explain, "guest cells: the recorded binding still fits: kept\n");
   if (res->fit == NULL)
     {
       g_prefix_error (error, "%s: ", dom->source);

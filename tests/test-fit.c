@@ -620,6 +620,49 @@ test_bad_host_config (void)
   g_assert_nonnull (strstr (error->message, "has no pages of 4096 KiB"));
 }
 
+/* ------------------------------------------------------------------ */
+/* The binding written (data/numa: NAME.xml -> NAME.out, NAME.explain)  */
+/* ------------------------------------------------------------------ */
+
+static char *
+place_file (const char *path, const char *buf, gsize len, GString *explain, GError **error)
+{
+  g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/pinned.xml", error);
+  g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/pinned.conf", error);
+  g_autoptr (GPtrArray) claims = NULL;
+  VpaPlaceReport report = { FALSE, explain };
+
+  g_assert_nonnull (host);
+  g_assert_nonnull (config);
+  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  return vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, path, &report, error);
+}
+
+static void
+test_binding_golden (gconstpointer data)
+{
+  const char *path = data;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) explain = g_string_new (NULL);
+  g_autofree char *base = g_strndup (path, strlen (path) - 4);
+  g_autofree char *want_out = g_strconcat (base, ".out", NULL);
+  g_autofree char *want_explain = g_strconcat (base, ".explain", NULL);
+  g_autofree char *buf = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *again = NULL;
+  gsize len = 0;
+
+  buf = vpa_test_read_fixture (path, &len);
+  out = place_file (path, buf, len, explain, &error);
+  g_assert_no_error (error);
+  vpa_test_assert_golden (want_out, out);
+  vpa_test_assert_golden (want_explain, explain->str);
+  /* idempotent: placing the output again changes nothing */
+  again = place_file (path, out, strlen (out), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (again, ==, out);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -630,5 +673,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/failure-message", test_failure_message);
   g_test_add_func ("/fit/nodes-view", test_nodes_view);
   g_test_add_func ("/fit/bad-host-config", test_bad_host_config);
+  vpa_test_add_fixture_cases (VPA_TEST_DATA "/numa", "*.xml", "/fit/binding", test_binding_golden);
   return g_test_run ();
 }
