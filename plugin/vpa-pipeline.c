@@ -356,6 +356,86 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   return res;
 }
 
+/* The domain (other than self) pinning cpu dedicated, or NULL. */
+static const char *
+cpu_holder (GPtrArray *others, guint cpu)
+{
+  for (guint i = 0; others != NULL && i < others->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (others, i);
+      for (guint j = 0; c->numa != NULL && j < c->numa->dedicated->len; j++)
+        if (g_array_index (c->numa->dedicated, guint, j) == cpu)
+          return c->domain;
+    }
+  return NULL;
+}
+
+static gboolean
+cell_has_cpu (const VpaCell *cell, guint cpu)
+{
+  for (guint i = 0; i < cell->cpus->len; i++)
+    if (g_array_index (cell->cpus, guint, i) == cpu)
+      return TRUE;
+  return FALSE;
+}
+
+/* One line per recorded guest cell: its node is on this host, and (a
+ * dedicated guest) each of its CPUs is on that node and pinned by no
+ * other domain (running ones only for a start). */
+static VpaCheckResult *
+check_cell (const VpaHost *host, GPtrArray *others, const VpaDomain *dom, const VpaPlacedCell *pc)
+{
+  VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
+  const VpaCell *cell = vpa_host_cell (host, pc->node);
+
+  res->device = g_strdup_printf ("cell %u", pc->cell);
+  res->addr = VPA_ADDR_NONE;
+  res->numa_node = pc->node;
+  if (cell == NULL)
+    {
+      res->status = VPA_CHECK_MISSING;
+      res->line = g_strdup_printf ("guest cell %u: host node %d is not on this host", pc->cell, pc->node);
+      return res;
+    }
+  for (guint i = 0; dom->cpu_policy == VPA_CPU_POLICY_DEDICATED && i < pc->cpus->len; i++)
+    {
+      guint cpu = g_array_index (pc->cpus, guint, i);
+      const char *holder = cpu_holder (others, cpu);
+
+      if (!cell_has_cpu (cell, cpu))
+        {
+          res->status = VPA_CHECK_POLICY;
+          res->line = g_strdup_printf ("guest cell %u: CPU %u is not on host node %d", pc->cell, cpu, pc->node);
+          return res;
+        }
+      if (holder != NULL)
+        {
+          res->status = VPA_CHECK_CLAIMED;
+          res->line = g_strdup_printf ("guest cell %u: dedicated CPU %u on host node %d is pinned by domain '%s'", pc->cell, cpu, pc->node, holder);
+          return res;
+        }
+    }
+  res->status = VPA_CHECK_OK;
+  res->line = g_strdup_printf ("guest cell %u: host node %d, %s CPUs %u: ok", pc->cell, pc->node,
+                               vpa_cpu_policy_to_string (dom->cpu_policy), pc->cpus->len);
+  return res;
+}
+
+static void
+check_cells (const VpaHost *host, GPtrArray *claims, const VpaDomain *dom, gboolean running_only,
+             GPtrArray *results, gboolean *ok)
+{
+  g_autoptr (GPtrArray) others = vpa_claims_filter (claims, dom->name, running_only);
+
+  for (guint i = 0; i < dom->placed_cells->len; i++)
+    {
+      VpaCheckResult *res = check_cell (host, others, dom, &g_array_index (dom->placed_cells, VpaPlacedCell, i));
+      if (res->status != VPA_CHECK_OK)
+        *ok = FALSE;
+      g_ptr_array_add (results, res);
+    }
+}
+
 GPtrArray *
 vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                     const VpaDomain *dom, gboolean running_only, gboolean *ok, GError **error)
@@ -415,6 +495,7 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
       *ok = FALSE;
       g_ptr_array_add (results, res);
     }
+  check_cells (inv->host, claims, dom, running_only, results, ok);
   return g_steal_pointer (&results);
 }
 

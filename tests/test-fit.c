@@ -663,6 +663,41 @@ test_binding_golden (gconstpointer data)
   g_assert_cmpstr (again, ==, out);
 }
 
+/* check (and the hook's prepare) verify a recorded binding: a
+ * dedicated CPU another domain pins is refused. */
+static void
+test_check_binding (void)
+{
+  static const struct { const char *file; gboolean ok; const char *line; } cases[] = {
+    { "sticky.out", TRUE, "guest cell 0: host node 0, dedicated CPUs 3: ok" },
+    { "sticky-stale.xml", FALSE, "guest cell 0: dedicated CPU 1 on host node 0 is pinned by domain 'db'" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = g_strdup_printf (VPA_TEST_DATA "/numa/%s", cases[i].file);
+      g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/pinned.xml", &error);
+      g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/pinned.conf", &error);
+      g_autoptr (GPtrArray) claims = vpa_claims_filter (host->claims, NULL, FALSE);
+      g_autofree char *buf = NULL;
+      g_autoptr (VpaDomain) dom = NULL;
+      g_autoptr (GPtrArray) results = NULL;
+      const VpaCheckResult *last;
+      gsize len = 0;
+      gboolean ok = FALSE;
+
+      buf = vpa_test_read_fixture (path, &len);
+      dom = vpa_domain_parse (buf, len, path, &error);
+      g_assert_no_error (error);
+      results = vpa_pipeline_check (g_steal_pointer (&host), claims, config, dom, TRUE, &ok, &error);
+      g_assert_no_error (error);
+      g_assert_cmpint (ok, ==, cases[i].ok);
+      last = g_ptr_array_index (results, results->len - 1);
+      g_assert_cmpstr (last->line, ==, cases[i].line);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -673,6 +708,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/failure-message", test_failure_message);
   g_test_add_func ("/fit/nodes-view", test_nodes_view);
   g_test_add_func ("/fit/bad-host-config", test_bad_host_config);
+  g_test_add_func ("/fit/check-binding", test_check_binding);
   vpa_test_add_fixture_cases (VPA_TEST_DATA "/numa", "*.xml", "/fit/binding", test_binding_golden);
   return g_test_run ();
 }
