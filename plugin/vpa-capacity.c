@@ -234,6 +234,7 @@ vpa_capacity_new (const VpaHost *host, const VpaConfig *config, GPtrArray *claim
 
       nc->node = cell->id;
       nc->socket = cell->socket;
+      nc->shared_room = G_MAXUINT;
       nc->shared = g_array_new (FALSE, FALSE, sizeof (guint));
       nc->dedicated = g_array_new (FALSE, FALSE, sizeof (guint));
       nc->free_dedicated = g_array_new (FALSE, FALSE, sizeof (guint));

@@ -33,7 +33,10 @@ typedef struct {
   guint64 claimed_kib;
   guint64 avail_kib;
   GArray *pages;           /* VpaNodePages, hugepage sizes only, ascending */
-  guint n_devices;         /* free inventory devices on the node (set by callers) */
+  guint shared_used;       /* shared vCPUs other guests run there: Nova's
+                            * cpu_usage; 0 (the project does not count them) */
+  guint shared_room;       /* most shared vCPUs one cell may add (G_MAXUINT: no
+                            * limit but the shared set's size) */
 } VpaNodeCap;
 
 typedef struct {

@@ -129,8 +129,9 @@ pack_onto_cores (const VpaNodeCap *nc, guint n, VpaThreadPolicy policy, GArray *
         break;
       pins = pin_from_sets (sets, t, t, n);
     }
+  /* Nova's last resort: every free CPU as a core of its own, in order. */
   if (pins == NULL && policy != VPA_THREAD_POLICY_REQUIRE)
-    pins = pin_from_sets (sets, 1, 1, n);
+    pins = pin_from_sets (sets, 1, G_MAXUINT, n);
   if (pins == NULL)
     *why = g_strdup_printf ("%u free dedicated CPUs%s", n,
                             policy == VPA_THREAD_POLICY_REQUIRE ? " on sibling threads (require)" : "");
@@ -148,6 +149,11 @@ cell_memory (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *gu
       if (p == NULL)
         {
           *why = g_strdup_printf ("pages of %" G_GUINT64_FORMAT " KiB (it has none)", guest->page_kib);
+          return FALSE;
+        }
+      if (cell->memory_kib % guest->page_kib != 0)
+        {
+          *why = g_strdup_printf ("a whole number of %" G_GUINT64_FORMAT " KiB pages (the cell has %" G_GUINT64_FORMAT " KiB)", guest->page_kib, cell->memory_kib);
           return FALSE;
         }
       if (p->avail < need)
@@ -180,6 +186,8 @@ vpa_fit_cell (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *g
     {
       if (nc->shared->len < MAX (n, 1))
         lack = g_strdup_printf ("%u shared CPUs (it has %u)", MAX (n, 1), nc->shared->len);
+      else if (nc->shared_room < n)
+        lack = g_strdup_printf ("room for %u shared vCPUs (%u left)", n, nc->shared_room);
       else
         {
           cpus = g_array_copy (nc->shared);
@@ -403,12 +411,11 @@ order_cmp (gconstpointer a, gconstpointer b, gpointer data)
   if (o->s->guest->cpu_policy == VPA_CPU_POLICY_DEDICATED &&
       nx->free_dedicated->len != ny->free_dedicated->len)
     return (nx->free_dedicated->len > ny->free_dedicated->len) != pack ? -1 : 1;
-  mx = o->s->guest->page_kib != 0 && vpa_node_pages (nx, o->s->guest->page_kib) != NULL
-           ? vpa_node_pages (nx, o->s->guest->page_kib)->avail * o->s->guest->page_kib
-           : nx->avail_kib;
-  my = o->s->guest->page_kib != 0 && vpa_node_pages (ny, o->s->guest->page_kib) != NULL
-           ? vpa_node_pages (ny, o->s->guest->page_kib)->avail * o->s->guest->page_kib
-           : ny->avail_kib;
+  if (o->s->guest->cpu_policy == VPA_CPU_POLICY_SHARED && nx->shared_used != ny->shared_used)
+    return (nx->shared_used < ny->shared_used) != pack ? -1 : 1;
+  /* Nova's avail_memory: ordinary memory, also for a hugepage guest */
+  mx = nx->avail_kib;
+  my = ny->avail_kib;
   if (mx != my)
     return (mx > my) != pack ? -1 : 1;
   return x < y ? -1 : x > y;

@@ -50,7 +50,7 @@ typedef struct {
 void vpa_fit_free (VpaFit *fit);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFit, vpa_fit_free)
 
-/* Fits guest onto the capacity (whose nodes' n_devices need not be set)
+/* Fits guest onto the capacity
  * with requests (VpaRequest*, may be empty) over inv. Among the fits,
  * the one with the lowest device tier total, then the first in Nova's
  * order of host cells. explain (if not NULL) receives the per-cell
