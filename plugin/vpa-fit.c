@@ -228,12 +228,16 @@ typedef struct {
   guint *order;              /* node indices in Nova's order */
   guint64 *feasible;         /* per cell: bitmask of node indices */
   VpaPlacer *placer;
-  GHashTable *visited;       /* (depth, used mask) */
+  GHashTable *visited;       /* used node masks already walked */
+  GHashTable *costs;         /* node mask -> device tier total + 1 (0: none) */
   guint *choice;             /* per cell: node index (current path) */
   guint *best;               /* per cell: node index of the best fit */
   gint64 best_cost;          /* -1: none yet */
   gint64 lower;              /* the root bound */
+  VpaPlacement *root;        /* the devices with the guest on every reachable node */
   guint n_runs;
+  guint run_limit;           /* device placements this walk may run */
+  guint64 must;              /* nodes every leaf must hold (the first walk), or 0 */
   gboolean done;
 } Search;
 
@@ -273,6 +277,48 @@ can_complete (const Search *s, guint from, guint64 avail)
   return TRUE;
 }
 
+/* Kuhn's augmenting paths from the node side: can node k take a
+ * distinct cell of from..n-1? */
+static gboolean
+augment_node (const Search *s, guint k, guint from, guint64 *seen, gint *owner)
+{
+  for (guint c = from; c < s->n; c++)
+    {
+      guint64 bit = G_GUINT64_CONSTANT (1) << c;
+      if (!(s->feasible[c] & (G_GUINT64_CONSTANT (1) << k)) || (*seen & bit))
+        continue;
+      *seen |= bit;
+      if (owner[c] < 0 || augment_node (s, (guint) owner[c], from, seen, owner))
+        {
+          owner[c] = (gint) k;
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Can cells from..n-1 take distinct nodes of avail such that every node
+ * of must is taken? A matching saturating the cells and one covering
+ * must together give one doing both (Mendelsohn-Dulmage), so each is
+ * checked on its own. */
+static gboolean
+can_cover (const Search *s, guint from, guint64 avail, guint64 must)
+{
+  gint owner[MAX_NODES];
+
+  if ((guint) __builtin_popcountll (must) > s->n - from)
+    return FALSE;
+  for (guint c = 0; c < s->n; c++)
+    owner[c] = -1;
+  for (guint k = 0; k < s->h; k++)
+    {
+      guint64 seen = 0;
+      if ((must & (G_GUINT64_CONSTANT (1) << k)) && !augment_node (s, k, from, &seen, owner))
+        return FALSE;
+    }
+  return can_complete (s, from, avail);
+}
+
 static GArray *
 mask_nodes (const Search *s, guint64 mask)
 {
@@ -299,28 +345,31 @@ placement_tiers (const VpaInventory *inv, const VpaGuestNodes *g, const VpaPlace
   return total;
 }
 
-/* The devices' tier total with the guest on the nodes of mask, or -1. */
+/* The devices' tier total with the guest on the nodes of mask, or -1;
+ * remembered per mask (the bounds of many states share one). */
 static gint64
 device_cost (Search *s, guint64 mask, VpaPlacement **out, GError **error)
 {
   g_autoptr (GArray) nodes = NULL;
   g_autoptr (VpaPlacement) pl = NULL;
   VpaGuestNodes g;
+  gpointer cached;
 
   if (s->requests == NULL || s->requests->len == 0)
     return 0;
+  if (out == NULL && error == NULL && g_hash_table_lookup_extended (s->costs, &mask, NULL, &cached))
+    return GPOINTER_TO_INT (cached) - 1;
   nodes = mask_nodes (s, mask);
   g.numa_guest = TRUE;
   g.nodes = (const gint *) (gpointer) nodes->data;
   g.n_nodes = nodes->len;
   s->n_runs++;
   pl = vpa_placer_run (s->placer, &g, NULL, error);
-  if (pl == NULL)
-    return -1;
   {
-    gint64 cost = placement_tiers (s->inv, &g, pl);
+    gint64 cost = pl != NULL ? (gint64) placement_tiers (s->inv, &g, pl) : -1;
     if (out != NULL)
       *out = g_steal_pointer (&pl);
+    g_hash_table_insert (s->costs, g_memdup2 (&mask, sizeof mask), GINT_TO_POINTER ((gint) cost + 1));
     return cost;
   }
 }
@@ -342,6 +391,8 @@ walk (Search *s, guint depth, guint64 used)
 
   if (s->done)
     return;
+  if (s->n_runs >= s->run_limit)
+    return;
   if (depth == s->n)
     {
       gint64 cost = device_cost (s, used, NULL, NULL);
@@ -353,8 +404,6 @@ walk (Search *s, guint depth, guint64 used)
         }
       return;
     }
-  if (s->n_runs >= MAX_RUNS)
-    return;
   /* The used nodes decide everything below (depth is their count):
    * visited once, first in order. */
   key = g_memdup2 (&used, sizeof used);
@@ -379,9 +428,58 @@ walk (Search *s, guint depth, guint64 used)
         continue;
       if (!can_complete (s, depth + 1, ~(used | bit)))
         continue;
+      if (s->must != 0 && !can_cover (s, depth + 1, ~(used | bit), s->must & ~(used | bit)))
+        continue;
       s->choice[depth] = k;
       walk (s, depth + 1, used | bit);
     }
+}
+
+/* The nodes of the devices the root placement chose. */
+static guint64
+root_nodes (const Search *s)
+{
+  guint64 m = 0;
+
+  for (guint i = 0; s->root != NULL && i < s->root->assignments->len; i++)
+    {
+      const VpaAssignment *a = g_ptr_array_index (s->root->assignments, i);
+      for (guint j = 0; j < a->devices->len; j++)
+        {
+          gint node = vpa_host_device (s->inv->host, g_array_index (a->devices, guint, j))->numa_node;
+          for (guint k = 0; k < s->h; k++)
+            if (((const VpaNodeCap *) g_ptr_array_index (s->cap->nodes, k))->node == node)
+              m |= G_GUINT64_CONSTANT (1) << k;
+        }
+    }
+  return m;
+}
+
+/* The walk in Nova's order finds the first mapping of least tiers. When
+ * that takes more than a few device placements (large hosts, where the
+ * root bound is loose), the mappings holding every node the root
+ * placement used come first: each of them reaches the root bound, so
+ * the first of them in Nova's order ends the search; only when none
+ * exists does the exhaustive walk go on. */
+#define FIRST_WALK_RUNS 3
+
+static void
+search_all (Search *s)
+{
+  s->run_limit = FIRST_WALK_RUNS;
+  walk (s, 0, 0);
+  if (s->done || s->n_runs < s->run_limit || s->requests == NULL || s->requests->len == 0)
+    return;
+  s->must = root_nodes (s);
+  g_hash_table_remove_all (s->visited);
+  s->run_limit = MAX_RUNS;
+  if ((guint) __builtin_popcountll (s->must) <= s->n)
+    walk (s, 0, 0);
+  s->must = 0;
+  if (s->done)
+    return;
+  g_hash_table_remove_all (s->visited);
+  walk (s, 0, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -529,7 +627,9 @@ search_clear (Search *s)
   g_free (s->choice);
   g_free (s->best);
   g_clear_pointer (&s->visited, g_hash_table_unref);
+  g_clear_pointer (&s->costs, g_hash_table_unref);
   g_clear_pointer (&s->placer, vpa_placer_free);
+  g_clear_pointer (&s->root, vpa_placement_free);
 }
 
 static guint64
@@ -590,6 +690,7 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
   s.best = g_new0 (guint, MAX (s.n, 1));
   s.best_cost = -1;
   s.visited = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  s.costs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   nova_order (&s);
   for (guint c = 0; c < s.n; c++)
     for (guint k = 0; k < s.h; k++)
@@ -613,7 +714,7 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
     {
       g_autoptr (GError) local = NULL;
       s.placer = vpa_placer_new (inv, requests);
-      s.lower = device_cost (&s, reachable (&s, 0, 0), NULL, &local);
+      s.lower = device_cost (&s, reachable (&s, 0, 0), &s.root, &local);
       if (s.lower < 0)
         {
           if (explain != NULL)
@@ -623,7 +724,7 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
           return NULL;
         }
     }
-  walk (&s, 0, 0);
+  search_all (&s);
   if (s.best_cost < 0)
     {
       if (explain != NULL)
