@@ -235,7 +235,7 @@ class_finish (Place *pl, PlaceClass *c, const gint *class_of, GHashTable *pf_ids
       c->pf_whole = pl->inv->state[p] == VPA_DEV_STATE_FREE;
     }
   c->remote_managed = truthy (vpa_inventory_prop (pl->inv, c->rep, "remote_managed"));
-  c->tier = vpa_policy_tier (pl->host, pl->guest, c->numa_node);
+  vpa_place_class_set_tier (pl, c);
   class_describe (pl, c);
 }
 
@@ -359,10 +359,29 @@ place_build_eligibility (Place *pl)
   pl->n_groups = g_hash_table_size (groups);
 }
 
-/* Lexicographic weights: the tier sum decides, then the whole-PF
- * penalty, then the class rank (lowest address). Each weight exceeds
- * the largest possible total of everything below it. */
+/* Lexicographic weights: the tier sum decides, then (socket and remote
+ * tiers) the NUMA distance to the guest, then the whole-PF penalty, then
+ * the class rank (lowest address). Each weight exceeds the largest
+ * possible total of everything below it. */
 #define PENALTY_MAX 2
+
+/* Within the socket and remote tiers the nearest device first, by the
+ * host's distance matrix (Kubernetes' prefer-closest-numa-nodes). */
+void
+vpa_place_class_set_tier (const Place *pl, PlaceClass *c)
+{
+  c->tier = vpa_policy_tier (pl->host, pl->guest, c->numa_node);
+  c->dist = 0;
+  if (c->tier != VPA_TIER_SOCKET && c->tier != VPA_TIER_REMOTE)
+    return;
+  c->dist = VPA_PLACE_DIST_MAX;
+  for (guint i = 0; i < pl->guest->n_nodes; i++)
+    {
+      guint d = vpa_host_distance (pl->host, pl->guest->nodes[i], c->numa_node);
+      if (d != G_MAXUINT)
+        c->dist = MIN (c->dist, d > 10 ? MIN (d - 10, VPA_PLACE_DIST_MAX) : 0);
+    }
+}
 
 static void
 place_weights (Place *pl)
@@ -376,7 +395,9 @@ place_weights (Place *pl)
   flow = MAX (MIN (flow, free_total), 1);
   pl->w_rank = (flow * (gint64) pl->n_cls < ((gint64) 1 << 30)) ? 1 : 0;
   pl->w_pen = pl->w_rank * flow * (gint64) pl->n_cls + 1;
-  pl->w_tier = flow * (PENALTY_MAX * pl->w_pen + pl->w_rank * (gint64) pl->n_cls) + 1;
+  pl->w_dist = flow * (PENALTY_MAX * pl->w_pen + pl->w_rank * (gint64) pl->n_cls) + 1;
+  pl->w_tier = flow * (VPA_PLACE_DIST_MAX * pl->w_dist + PENALTY_MAX * pl->w_pen +
+                       pl->w_rank * (gint64) pl->n_cls) + 1;
 }
 
 /* Whole PFs are worth keeping: a PF some request may take, or whose VFs
@@ -413,7 +434,8 @@ class_cost (const Place *pl, const PlaceState *st, guint c)
     pen = pl->pf_wanted[k->pf_class] ? 2 : 1;
   else if (k->dev->dev_type == VPA_DEV_TYPE_PF && pl->vf_wanted[c])
     pen = 1;
-  return (gint64) k->tier * pl->w_tier + pen * pl->w_pen + (gint64) c * pl->w_rank;
+  return (gint64) k->tier * pl->w_tier + (gint64) k->dist * pl->w_dist + pen * pl->w_pen +
+         (gint64) c * pl->w_rank;
 }
 
 /* ------------------------------------------------------------------ */
@@ -854,7 +876,7 @@ vpa_placer_run (VpaPlacer *p, const VpaGuestNodes *guest, VpaPlacement **explain
 
   pl->guest = guest;
   for (guint c = 0; c < pl->n_cls; c++)
-    CLASS (pl, c)->tier = vpa_policy_tier (pl->host, guest, CLASS (pl, c)->numa_node);
+    vpa_place_class_set_tier (pl, CLASS (pl, c));
   g_clear_pointer (&pl->elig, g_free);
   g_clear_pointer (&pl->wants_pf, g_free);
   g_clear_pointer (&pl->group, g_free);

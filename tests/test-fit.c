@@ -698,6 +698,49 @@ test_check_binding (void)
     }
 }
 
+/* Where a policy allows devices off the guest's nodes, the nearest by
+ * the distance matrix first: node 1 (distance 20) before node 2 (30),
+ * although node 2's devices have the lower addresses. */
+static void
+test_distance (void)
+{
+  VpaHost *host = vpa_host_new ("distances");
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GPtrArray) reqs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_request_free);
+  g_autoptr (VpaPlacement) pl = NULL;
+  g_autoptr (GError) error = NULL;
+  static const guint dist[3][3] = { { 10, 20, 30 }, { 20, 10, 30 }, { 30, 30, 10 } };
+  static const gint guest_nodes[] = { 0 };
+  VpaGuestNodes guest = { TRUE, guest_nodes, 1 };
+  const VpaAssignment *a;
+
+  for (guint n = 0; n < 3; n++)
+    {
+      VpaCell cell = { (gint) n, (gint) n, g_array_new (FALSE, FALSE, sizeof (guint)), 1048576 };
+      cell.distances = g_array_new (FALSE, FALSE, sizeof (VpaDistance));
+      for (guint m = 0; m < 3; m++)
+        {
+          VpaDistance d = { (gint) m, dist[n][m] };
+          g_array_append_val (cell.distances, d);
+        }
+      g_array_append_val (cell.cpus, n);
+      vpa_host_add_cell (host, &cell);
+    }
+  add_nic (host, 0x20, 1, 2);
+  add_nic (host, 0x10, 2, 2);
+  g_assert_true (vpa_host_seal (host, &error));
+  g_assert_cmpuint (vpa_host_distance (host, 0, 2), ==, 30);
+  config = vpa_test_config_load ("[device-spec nics]\nvendor-id=8086\nphysical-network=physnet1\n");
+  inv = vpa_inventory_new (host, config, NULL, &error);
+  g_assert_no_error (error);
+  g_ptr_array_add (reqs, port_request ("ua-p", VPA_POLICY_PREFERRED));
+  pl = vpa_place (inv, reqs, &guest, &error);
+  g_assert_no_error (error);
+  a = g_ptr_array_index (pl->assignments, 0);
+  g_assert_cmpint (vpa_host_device (inv->host, g_array_index (a->devices, guint, 0))->numa_node, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -709,6 +752,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fit/nodes-view", test_nodes_view);
   g_test_add_func ("/fit/bad-host-config", test_bad_host_config);
   g_test_add_func ("/fit/check-binding", test_check_binding);
+  g_test_add_func ("/fit/distance", test_distance);
   vpa_test_add_fixture_cases (VPA_TEST_DATA "/numa", "*.xml", "/fit/binding", test_binding_golden);
   return g_test_run ();
 }
