@@ -19,6 +19,7 @@
 typedef struct {
   guint total, skipped, both_fit, both_fail, beats_nova, nova_invalid, preferred, isolate_smt;
   guint better_tiers;
+  guint cat_cache, cat_pci;
 } Counts;
 
 static GArray *
@@ -306,7 +307,14 @@ run_scenario (JsonObject *obj, Counts *n)
   else if (g_strcmp0 (verdict, "nova-invalid") == 0)
     n->nova_invalid++;
   else
-    n->beats_nova++;
+    {
+      const char *cat = json_object_get_string_member (json_object_get_object_member (obj, "compare"), "category");
+      n->beats_nova++;
+      if (g_strcmp0 (cat, "fit-cache") == 0)
+        n->cat_cache++;
+      else
+        n->cat_pci++;
+    }
   n->preferred += is_preferred (brute, fit);
 }
 
@@ -323,8 +331,8 @@ test_family (gconstpointer data)
   arr = json_node_get_array (json_parser_get_root (parser));
   for (guint i = 0; i < json_array_get_length (arr); i++)
     run_scenario (json_array_get_object_element (arr, i), &n);
-  g_test_message ("%s: %u scenarios: both fit %u (better tiers than Nova's %u), both fail %u, beats Nova %u, Nova invalid %u; our mapping is Nova's order's first of least tiers in %u of %u fits; isolate on SMT %u; skipped %u (page size large/any)",
-                  path, n.total, n.both_fit, n.better_tiers, n.both_fail, n.beats_nova, n.nova_invalid, n.preferred, n.both_fit + n.beats_nova + n.nova_invalid, n.isolate_smt, n.skipped);
+  g_test_message ("%s: %u scenarios: both fit %u (better tiers than Nova's %u), both fail %u, beats Nova %u (fit caches %u, PCI checks %u), Nova invalid %u; our mapping is Nova's order's first of least tiers in %u of %u fits; isolate on SMT %u; skipped %u (page size large/any)",
+                  path, n.total, n.both_fit, n.better_tiers, n.both_fail, n.beats_nova, n.cat_cache, n.cat_pci, n.nova_invalid, n.preferred, n.both_fit + n.beats_nova + n.nova_invalid, n.isolate_smt, n.skipped);
 }
 
 int
