@@ -202,6 +202,7 @@ VpaClaim *vpa_claim_new (const char *domain, VpaAddr addr, gboolean running);
 VpaClaim *vpa_claim_new_numa (const char *domain, gboolean running, VpaNumaUse *use);
 VpaClaim *vpa_claim_copy (const VpaClaim *claim);
 void vpa_claim_free (VpaClaim *claim);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaClaim, vpa_claim_free)
 VpaNumaUse *vpa_numa_use_new (void);
 void vpa_numa_use_free (VpaNumaUse *use);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaNumaUse, vpa_numa_use_free)
