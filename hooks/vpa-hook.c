@@ -158,6 +158,12 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
           if (c != NULL)
             h = load_domain_devices (source + 6, dom, c, error);
         }
+      else if (dom->placed_cells->len > 0)
+        {
+          /* A recorded binding: the CPUs other domains pin, from every
+           * state file. */
+          c = vpa_statedirs_load (dirs, run->guest, error);
+        }
       else
         {
           g_autoptr (GArray) buses = host_buses (h);

@@ -18,7 +18,7 @@
 #include <string.h>
 
 #define MAX_NODES 64
-#define MAX_RUNS 65536
+#define MAX_RUNS 4096 /* device placements: bounds the hook on untrusted XML */
 
 void
 vpa_cell_binding_clear (VpaCellBinding *b)

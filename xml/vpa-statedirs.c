@@ -72,8 +72,11 @@ load_file (const char *path, const char *exclude, const char *const *needles,
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s", local->message);
       return FALSE;
     }
-  /* Most domains hold no PCI device: skip them without parsing. */
-  if (memmem (buf, len, "hostdev", strlen ("hostdev")) == NULL)
+  /* Most domains hold no PCI device and pin nothing: skip them without
+   * parsing. */
+  if (memmem (buf, len, "hostdev", strlen ("hostdev")) == NULL &&
+      memmem (buf, len, "vcpupin", strlen ("vcpupin")) == NULL &&
+      memmem (buf, len, "numatune", strlen ("numatune")) == NULL)
     return TRUE;
   if (needles != NULL)
     {
