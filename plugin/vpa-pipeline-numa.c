@@ -136,6 +136,39 @@ make_binding (const VpaDomain *dom, VpaNumaResult *res, GPtrArray *vcpus)
     }
 }
 
+/* Every vCPU in exactly one cell: an unpinned vCPU of a dedicated guest
+ * would float over CPUs other guests are given. */
+static gboolean
+check_vcpus (const VpaDomain *dom, GError **error)
+{
+  g_autofree guint8 *seen = NULL;
+
+  if (dom->cells->len == 0)
+    return TRUE;
+  seen = g_new0 (guint8, dom->n_vcpus);
+  for (guint i = 0; i < dom->cells->len; i++)
+    {
+      const VpaDomainCell *c = g_ptr_array_index (dom->cells, i);
+      for (guint j = 0; j < c->vcpus->len; j++)
+        {
+          guint v = g_array_index (c->vcpus, guint, j);
+          if (v >= dom->n_vcpus || seen[v])
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <cpu><numa><cell id='%u'> cpus: vCPU %u is %s", dom->source, c->id, v, v >= dom->n_vcpus ? "beyond <vcpu>" : "in two cells");
+              return FALSE;
+            }
+          seen[v] = 1;
+        }
+    }
+  for (guint v = 0; v < dom->n_vcpus; v++)
+    if (!seen[v])
+      {
+        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vpa:numa placement='auto'>: vCPU %u is in no <cpu><numa><cell>", dom->source, v);
+        return FALSE;
+      }
+  return TRUE;
+}
+
 static gboolean
 check_request (const VpaDomain *dom, GError **error)
 {
@@ -144,6 +177,8 @@ check_request (const VpaDomain *dom, GError **error)
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vpa:numa placement='auto'> together with a hand-written <numatune>, <vcpupin> or <emulatorpin>: remove one", dom->source);
       return FALSE;
     }
+  if (!check_vcpus (dom, error))
+    return FALSE;
   if (dom->page_kib != 0 && dom->page_kib <= 4)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <memoryBacking><hugepages><page size='%" G_GUINT64_FORMAT "' KiB>: not a hugepage size", dom->source, dom->page_kib);
