@@ -8,12 +8,14 @@
 #pragma once
 
 #include <libxml/tree.h>
+#include "vpa-constants.h"
 #include "vpa-types.h"
 #include "vpa-cpuset.h"
+#include "vpa-guest-topology.h"
 
 G_BEGIN_DECLS
 
-#define VPA_XMLNS "http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0"
+/* VPA_XMLNS, our metadata namespace, is in vpa-constants.h. */
 #define VPA_ALIAS_PREFIX "ua-vpa-" /* ua-vpa-NAME-N */
 
 typedef struct {
@@ -49,6 +51,8 @@ typedef struct {
   GArray *cpuset;      /* guint host CPUs its vCPUs are pinned to
                         * (<vcpupin>, else <vcpu cpuset>); NULL if none */
   guint64 memory_kib;  /* <cell memory unit> */
+  GArray *host_nodes;  /* gint host nodes backing it (nodeset, else its pins'
+                        * nodes), sorted; set by vpa_domain_bind_nodes() */
 } VpaDomainCell;
 
 /* <vpa:placed-cell cell host-node cpus memory-kib/>: one guest cell's
@@ -97,6 +101,9 @@ typedef struct {
   guint64 page_kib;          /* <memoryBacking><hugepages>: page size, 0 none */
   gboolean has_binding;      /* a <numatune>, <vcpupin> or <emulatorpin> */
   GArray *placed_cells;      /* VpaPlacedCell, record order */
+  gboolean guest_numa;       /* <vpa:guest-numa devices='expander-bus'> */
+  guint guest_numa_spare;    /* its spare-ports (default 1) */
+  VpaGuestBus *bus;          /* the guest's PCI layout; NULL without vpa:affinity */
 } VpaDomain;
 
 void vpa_domain_free (VpaDomain *dom);
