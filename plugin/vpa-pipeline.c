@@ -153,7 +153,23 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
     }
   else
     decisions = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
-  mid = vpa_domain_rewrite (buf, len, what, decisions, &mid_len, error);
+  {
+    /* The devices, and their guest PCI layout (<vpa:guest-numa>) on the
+     * cells' chosen nodes. */
+    g_autofree guint *ids = g_new (guint, MAX (res->fit->bindings->len, 1));
+    g_autofree gint *nodes = g_new (gint, MAX (res->fit->bindings->len, 1));
+    g_autoptr (GPtrArray) owner = NULL;
+    g_autoptr (GArray) cells = NULL;
+
+    for (guint i = 0; i < res->fit->bindings->len; i++)
+      {
+        ids[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).cell;
+        nodes[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).node;
+      }
+    cells = vpa_pipeline_guest_cells_of (ids, nodes, res->fit->bindings->len, &owner);
+    mid = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &mid_len,
+                                       error);
+  }
   if (mid == NULL)
     return NULL;
   out = vpa_domain_rewrite_numa (mid, mid_len, what, &res->binding, &out_len, error);
