@@ -36,6 +36,31 @@ vpa_request_free (VpaRequest *req)
   g_free (req);
 }
 
+static gboolean
+request_spec_value (const VpaRequest *req, const char *key, gboolean (*pred) (const char *value))
+{
+  for (guint s = 0; s < req->specs->len; s++)
+    {
+      gboolean present = FALSE;
+      const char *v = vpa_spec_get (g_ptr_array_index (req->specs, s), key, &present);
+      if (present && pred (v))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+vpa_request_wants_pf (const VpaRequest *req)
+{
+  return request_spec_value (req, "dev_type", vpa_policy_wants_pf);
+}
+
+gboolean
+vpa_request_wants_remote_managed (const VpaRequest *req)
+{
+  return request_spec_value (req, "remote_managed", vpa_policy_truthy);
+}
+
 static VpaSpec *
 spec_copy (const VpaSpec *spec)
 {

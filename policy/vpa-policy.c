@@ -107,39 +107,84 @@ vpa_policy_tier (const VpaHost *host, const VpaGuestNodes *guest, gint dev_numa_
   return VPA_TIER_REMOTE;
 }
 
-gboolean
-vpa_policy_allows (VpaPolicy policy, const VpaHost *host,
-                   const VpaGuestNodes *guest, VpaTier tier)
+guint
+vpa_policy_steps (VpaPolicy policy, const VpaHost *host, const VpaGuestNodes *guest,
+                  VpaPolicyStep *steps)
 {
-  g_return_val_if_fail (host != NULL && guest != NULL, FALSE);
-  g_return_val_if_fail (policy < VPA_POLICY_LAST && tier < VPA_TIER_LAST, FALSE);
+  const guint affine = VPA_TIER_BIT (VPA_TIER_AFFINE);
+  const guint loose = affine | VPA_TIER_BIT (VPA_TIER_UNKNOWN);
 
-  if (!guest->numa_guest)
-    return TRUE;
-  /* Unbound cells: nothing is affine, so only the policies that can
-   * fall back to any node are satisfiable. */
-  if (guest->n_nodes == 0)
-    return policy == VPA_POLICY_LEGACY || policy == VPA_POLICY_PREFERRED;
+  g_return_val_if_fail (host != NULL && guest != NULL && steps != NULL, 0);
+  g_return_val_if_fail (policy < VPA_POLICY_LAST, 0);
 
+  if (!guest->numa_guest || guest->n_nodes == 0)
+    {
+      steps[0] = (VpaPolicyStep) { VPA_TIER_ALL, 0 };
+      return 1;
+    }
+  /* Every policy tries the guest's own nodes first; required stops there. */
+  steps[0] = (VpaPolicyStep) { affine, 0 };
   switch (policy)
     {
     case VPA_POLICY_REQUIRED:
-      return tier == VPA_TIER_AFFINE;
-    case VPA_POLICY_LEGACY:
-      return tier == VPA_TIER_AFFINE || tier == VPA_TIER_UNKNOWN;
-    case VPA_POLICY_PREFERRED:
-      return TRUE;
+      return 1;
     case VPA_POLICY_SOCKET:
-      /* Affine devices pass before Nova's socket filter runs, so a host
-       * cell without a socket id only takes away the socket widening. */
-      if (tier == VPA_TIER_AFFINE)
-        return TRUE;
-      return tier == VPA_TIER_SOCKET && vpa_host_sockets_known (host);
+      /* Nova's socket filter gives nothing unless every host cell has a
+       * socket id; else the nodes of the guest's sockets, which include
+       * its own. Devices without a node never pass it. */
+      steps[1] = (VpaPolicyStep) {
+        vpa_host_sockets_known (host) ? affine | VPA_TIER_BIT (VPA_TIER_SOCKET) : 0, 0
+      };
+      return 2;
+    case VPA_POLICY_LEGACY:
+      steps[1] = (VpaPolicyStep) { loose, 0 };
+      return 2;
+    case VPA_POLICY_PREFERRED:
+      steps[1] = (VpaPolicyStep) { loose, 0 };
+      steps[2] = (VpaPolicyStep) { VPA_TIER_ALL, loose };
+      return 3;
     case VPA_POLICY_LAST:
     default:
       break;
     }
-  g_return_val_if_reached (FALSE);
+  g_return_val_if_reached (0);
+}
+
+gboolean
+vpa_policy_allows (VpaPolicy policy, const VpaHost *host,
+                   const VpaGuestNodes *guest, VpaTier tier)
+{
+  VpaPolicyStep steps[VPA_POLICY_STEPS_MAX];
+  guint n, tiers = 0;
+
+  g_return_val_if_fail (host != NULL && guest != NULL, FALSE);
+  g_return_val_if_fail (policy < VPA_POLICY_LAST && tier < VPA_TIER_LAST, FALSE);
+
+  /* Unbound cells: nothing is affine, so only the policies that can
+   * fall back to any node are satisfiable. */
+  if (guest->numa_guest && guest->n_nodes == 0)
+    return policy == VPA_POLICY_LEGACY || policy == VPA_POLICY_PREFERRED;
+  n = vpa_policy_steps (policy, host, guest, steps);
+  for (guint i = 0; i < n; i++)
+    tiers |= steps[i].tiers;
+  return (tiers & VPA_TIER_BIT (tier)) != 0;
+}
+
+gboolean
+vpa_policy_truthy (const char *value)
+{
+  static const char *const yes[] = { "1", "t", "true", "on", "y", "yes" };
+
+  for (guint i = 0; value != NULL && i < G_N_ELEMENTS (yes); i++)
+    if (g_ascii_strcasecmp (value, yes[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+vpa_policy_wants_pf (const char *dev_type)
+{
+  return g_strcmp0 (dev_type, "type-PF") == 0;
 }
 
 static char *
