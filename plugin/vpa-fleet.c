@@ -538,7 +538,7 @@ vpa_fleet_verdict_free (VpaFleetVerdict *verdict)
   g_free (verdict);
 }
 
-/* Nova's pool key view (NOVA-SEMANTICS 1.2): numa_node is an integer and
+/* Nova's pool key view (docs/nova.md, "Pool keys"): numa_node is an integer and
  * never equals a string, so it reads as absent here. */
 static const char *
 pool_tag (const VpaFleetPool *pool, const char *key)
@@ -737,7 +737,8 @@ count_check (GPtrArray *cand, const VpaRequest *req, const char *stage,
   return FALSE;
 }
 
-/* _filter_pools (NOVA-SEMANTICS 3.1) then apply_requests' taking. */
+/* _filter_pools (docs/nova.md, "The filter order") then apply_requests'
+ * taking. */
 static gboolean
 apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **reason)
 {
@@ -774,7 +775,8 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
     }
   if (step->len == 0)
     {
-      /* A count=0 request fails when nothing matches (3.5). */
+      /* A count=0 request fails when nothing matches (docs/nova.md,
+       * "Scheduler and compute claim"). */
       if (reason != NULL)
         *reason = g_strdup_printf ("%s: no pool matches",
                                    req->label != NULL ? req->label : req->device);
@@ -799,7 +801,7 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
 }
 
 /* Nova's pool order: fewer keys first, then the lowest member address
- * (the order after a nova-compute restart, NOVA-SEMANTICS 1.3). */
+ * (the order after a nova-compute restart, docs/nova.md, "Pool order"). */
 static gint
 slot_nova_cmp (gconstpointer a, gconstpointer b)
 {

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Requests from a domain (NOVA-SEMANTICS 2.4, 2.5 and 4).
+ * Requests from a domain (docs/nova.md, "Alias requests", "Port requests"
+ * and "Policy precedence").
  */
 #include "vpa-requests.h"
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * NUMA affinity policy (NOVA-SEMANTICS sections 3.2, 3.3 and 4). Nova
+ * NUMA affinity policy (docs/nova.md, "NUMA affinity policies", "The
+ * socket policy" and "Policy precedence"). Nova
  * widens a policy's device set in steps (affine, then unknown or
  * same-socket, then anything) and only when the stricter set is too
  * small; here the union of those steps is the allowed set and the steps

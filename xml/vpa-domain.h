@@ -40,7 +40,7 @@ typedef struct {
 } VpaDomainHostdev;
 
 /* A guest NUMA cell (<cpu><numa><cell>) and what binds it to host
- * nodes, in the order INTERFACE.md section 4 gives. */
+ * nodes, in the order docs/interface.md, "Request metadata", gives. */
 typedef struct {
   guint id;            /* <cell id>, or its position when absent */
   GArray *vcpus;       /* guint guest vCPU ids of <cell cpus> */
