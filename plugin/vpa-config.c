@@ -228,7 +228,10 @@ typedef struct {
   const char *value; /* NULL: the key is missing */
 } Loc;
 
-static gboolean G_GNUC_PRINTF (3, 4)
+static gboolean loc_error (GError **error, const Loc *loc, const char *fmt, ...)
+  G_GNUC_PRINTF (3, 4);
+
+static gboolean
 loc_error (GError **error, const Loc *loc, const char *fmt, ...)
 {
   va_list ap;
