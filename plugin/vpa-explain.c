@@ -160,8 +160,7 @@ group_failure (const Place *pl, guint g)
                                   vpa_addr_format (k->pf_addr, buf));
         }
     }
-  return g_strdup_printf ("pf-group '%s': %s need devices of %u distinct PFs, but the free "
-                          "devices their policies allow are on %u PF%s%s%s%s",
+  return g_strdup_printf ("pf-group '%s': %s need devices of %u distinct PFs, but the free devices their policies allow are on %u PF%s%s%s%s",
                           name, ports->str, n_ports, n_pfs, n_pfs == 1 ? "" : "s",
                           n_pfs > 0 ? " (" : "", pfs->str, n_pfs > 0 ? ")" : "");
 }

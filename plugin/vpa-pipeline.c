@@ -209,7 +209,7 @@ holder_of (const VpaInventory *inv, guint idx)
 }
 
 static const VpaRequest *
-request_for_hostdev (GPtrArray *requests, const VpaDomainHostdev *hd, gint *alias_n)
+request_for_hostdev (GPtrArray *requests, const VpaDomainHostdev *hd)
 {
   for (guint i = 0; i < requests->len; i++)
     {
@@ -224,10 +224,7 @@ request_for_hostdev (GPtrArray *requests, const VpaDomainHostdev *hd, gint *alia
           const char *rest = hd->alias + strlen (VPA_ALIAS_PREFIX);
           gsize n = strlen (r->device);
           if (strncmp (rest, r->device, n) == 0 && rest[n] == '-')
-            {
-              *alias_n = (gint) g_ascii_strtoll (rest + n + 1, NULL, 10);
-              return r;
-            }
+            return r;
         }
     }
   return NULL;
@@ -303,8 +300,7 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
       if (!vpa_policy_allows (r->policy, inv->host, guest, tier))
         {
           res->status = VPA_CHECK_POLICY;
-          res->line = g_strdup_printf ("%s: device %s on NUMA node %s breaks %s: guest host "
-                                       "nodes %s",
+          res->line = g_strdup_printf ("%s: device %s on NUMA node %s breaks %s: guest host nodes %s",
                                        res->device, addr, numa, policy, nodes);
           return res;
         }
@@ -349,8 +345,7 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
   for (guint i = 0; i < dom->hostdevs->len; i++)
     {
       const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
-      gint n = -1;
-      const VpaRequest *r = request_for_hostdev (requests, hd, &n);
+      const VpaRequest *r = request_for_hostdev (requests, hd);
       VpaCheckResult *res = check_one (inv, &guest, hd, r);
 
       if (r != NULL && r->kind == VPA_REQUEST_PORT)
@@ -393,7 +388,6 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   const VpaAssignment *a;
   const VpaDevice *dev;
   VpaGuestNodes guest;
-  char addr[VPA_ADDR_BUFLEN];
 
   g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
 
@@ -444,7 +438,6 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   a = g_ptr_array_index (placement->assignments, 0);
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
   *out_addr = dev->addr;
-  vpa_addr_format (dev->addr, addr);
   return g_markup_printf_escaped (
     "<interface type='hostdev' managed='yes'>\n"
     "  <source>\n"

@@ -143,9 +143,8 @@ vpa_requests_from_domain (const VpaDomain *dom, const VpaConfig *config, GError 
 
       vpa_policy_resolve (NULL, &dom->flavor_policy, &dom->image_policy, NULL, &p, &s,
                           &local);
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "domain '%s': %s",
-                   dom->name ? dom->name : "(unnamed)",
-                   local->message);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "domain '%s': ",
+                                  dom->name ? dom->name : "(unnamed)");
       return NULL;
     }
   for (guint i = 0; dom->alias_requests != NULL && i < dom->alias_requests->len; i++)

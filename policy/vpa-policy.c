@@ -208,19 +208,16 @@ socket_refusal (const VpaHost *host, const VpaGuestNodes *guest, gint node)
     {
       const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
       if (c->socket == VPA_SOCKET_NONE)
-        return g_strdup_printf ("node %d is not the guest's (%s) and host cell %d has no "
-                                "socket id, which disables the socket policy",
+        return g_strdup_printf ("node %d is not the guest's (%s) and host cell %d has no socket id, which disables the socket policy",
                                 node, nodes, c->id);
     }
   if (host->cells->len == 0)
-    return g_strdup_printf ("node %d is not the guest's (%s) and the host reports no "
-                            "NUMA cells, which disables the socket policy",
+    return g_strdup_printf ("node %d is not the guest's (%s) and the host reports no NUMA cells, which disables the socket policy",
                             node, nodes);
   socket = vpa_host_node_socket (host, node);
   if (socket == VPA_SOCKET_NONE)
     return g_strdup_printf ("node %d is not a host NUMA cell", node);
-  return g_strdup_printf ("node %d is on socket %d, which holds none of the guest's "
-                          "nodes (%s)", node, socket, nodes);
+  return g_strdup_printf ("node %d is on socket %d, which holds none of the guest's nodes (%s)", node, socket, nodes);
 }
 
 char *

@@ -635,8 +635,7 @@ rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GError **err
       if (node == NULL)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: port '%s': no <interface type='hostdev'> or PCI <hostdev> has this "
-                       "user alias",
+                       "%s: port '%s': no <interface type='hostdev'> or PCI <hostdev> has this user alias",
                        rw->what, d->device);
           return FALSE;
         }

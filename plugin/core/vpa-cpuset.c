@@ -45,8 +45,7 @@ cpuset_entry (const char *str, char *entry, GByteArray *bits, GError **error)
       if (dash != NULL)
         *dash = '-';
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "invalid CPU or node set '%s': entry '%s%s' is not N, N-M or ^N "
-                   "with N and M at most %u",
+                   "invalid CPU or node set '%s': entry '%s%s' is not N, N-M or ^N with N and M at most %u",
                    str, neg ? "^" : "", entry, VPA_CPUSET_MAX);
       return FALSE;
     }
