@@ -108,6 +108,15 @@ vpa_policy_tier (const VpaHost *host, const VpaGuestNodes *guest, gint dev_numa_
   return VPA_TIER_REMOTE;
 }
 
+/* Sets steps[i]; returns the number of steps so far. */
+static guint
+step (VpaPolicyStep *steps, guint i, guint tiers, guint first)
+{
+  steps[i].tiers = tiers;
+  steps[i].first = first;
+  return i + 1;
+}
+
 guint
 vpa_policy_steps (VpaPolicy policy, const VpaHost *host, const VpaGuestNodes *guest,
                   VpaPolicyStep *steps)
@@ -119,12 +128,9 @@ vpa_policy_steps (VpaPolicy policy, const VpaHost *host, const VpaGuestNodes *gu
   g_return_val_if_fail (policy < VPA_POLICY_LAST, 0);
 
   if (!guest->numa_guest || guest->n_nodes == 0)
-    {
-      steps[0] = (VpaPolicyStep) { VPA_TIER_ALL, 0 };
-      return 1;
-    }
+    return step (steps, 0, VPA_TIER_ALL, 0);
   /* Every policy tries the guest's own nodes first; required stops there. */
-  steps[0] = (VpaPolicyStep) { affine, 0 };
+  step (steps, 0, affine, 0);
   switch (policy)
     {
     case VPA_POLICY_REQUIRED:
@@ -133,17 +139,13 @@ vpa_policy_steps (VpaPolicy policy, const VpaHost *host, const VpaGuestNodes *gu
       /* Nova's socket filter gives nothing unless every host cell has a
        * socket id; else the nodes of the guest's sockets, which include
        * its own. Devices without a node never pass it. */
-      steps[1] = (VpaPolicyStep) {
-        vpa_host_sockets_known (host) ? affine | VPA_TIER_BIT (VPA_TIER_SOCKET) : 0, 0
-      };
-      return 2;
+      return step (steps, 1,
+                   vpa_host_sockets_known (host) ? affine | VPA_TIER_BIT (VPA_TIER_SOCKET) : 0, 0);
     case VPA_POLICY_LEGACY:
-      steps[1] = (VpaPolicyStep) { loose, 0 };
-      return 2;
+      return step (steps, 1, loose, 0);
     case VPA_POLICY_PREFERRED:
-      steps[1] = (VpaPolicyStep) { loose, 0 };
-      steps[2] = (VpaPolicyStep) { VPA_TIER_ALL, loose };
-      return 3;
+      step (steps, 1, loose, 0);
+      return step (steps, 2, VPA_TIER_ALL, loose);
     case VPA_POLICY_LAST:
     default:
       break;
