@@ -235,8 +235,7 @@ vpa_policy_refusal (VpaPolicy policy, const VpaHost *host,
   if (vpa_policy_allows (policy, host, guest, tier))
     return NULL;
   if (guest->n_nodes == 0)
-    return g_strdup ("the guest's NUMA cells are not bound to host nodes (bind them with "
-                     "<numatune><memory nodeset=...> or <numatune><memnode>)");
+    return g_strdup ("the guest's NUMA cells are not bound to host nodes (bind them with <numatune><memory nodeset=...> or <numatune><memnode>)");
   nodes = format_nodes (guest);
   if (tier == VPA_TIER_UNKNOWN)
     return g_strdup_printf ("no NUMA node (the guest is on %s)", nodes);
