@@ -100,7 +100,8 @@ main (int argc, char **argv)
 
   if (argc != 5)
     {
-      fprintf (stderr, "%s: usage: %s GUEST OPERATION SUB-OPERATION EXTRA (libvirtd runs it with the domain XML on stdin); got %d arguments\n",
+      fprintf (stderr, "%s: usage: %s GUEST OPERATION SUB-OPERATION EXTRA (libvirtd runs it "
+               "with the domain XML on stdin); got %d arguments\n",
                PROG, PROG, argc > 0 ? argc - 1 : 0);
       return 2;
     }

@@ -331,7 +331,8 @@ main (int argc, char **argv)
 
   if (argc != 5)
     {
-      fprintf (stderr, "%s: usage: virt-pci-affinity-hook-module GUEST OPERATION SUB-OPERATION EXTRA (run by the hook with the domain XML on stdin); got %d arguments\n",
+      fprintf (stderr, "%s: usage: virt-pci-affinity-hook-module GUEST OPERATION SUB-OPERATION "
+               "EXTRA (run by the hook with the domain XML on stdin); got %d arguments\n",
                PROG, argc > 0 ? argc - 1 : 0);
       return 2;
     }
