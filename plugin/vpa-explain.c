@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Why a placement fails, and every candidate pool of each request with
- * its verdict (docs/placement.md, "Diagnosis"): the messages of
+ * its verdict (docs/placement.md, "The algorithm", step 6): the messages of
  * VPA_ERROR_UNSATISFIABLE and the candidates --explain shows.
  */
 #include "vpa-place-private.h"
