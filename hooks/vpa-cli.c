@@ -202,7 +202,7 @@ read_file_bounded (const char *path, char **buf, gsize *len, GError **error)
                    g_strerror (e));
       return FALSE;
     }
-  while (s->len <= 16 * 1024 * 1024 && (n = fread (chunk, 1, sizeof chunk, f)) > 0)
+  while (s->len <= VPA_XML_MAX_DOCUMENT && (n = fread (chunk, 1, sizeof chunk, f)) > 0)
     g_string_append_len (s, chunk, (gssize) n);
   if (ferror (f))
     e = errno != 0 ? errno : EIO;
@@ -213,7 +213,7 @@ read_file_bounded (const char *path, char **buf, gsize *len, GError **error)
                    g_strerror (e));
       return FALSE;
     }
-  if (s->len > 16 * 1024 * 1024)
+  if (s->len > VPA_XML_MAX_DOCUMENT)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: input exceeds the limit of 16 MiB", path);

@@ -8,12 +8,13 @@
 #pragma once
 
 #include <libxml/tree.h>
+#include "vpa-constants.h"
 #include "vpa-types.h"
 #include "vpa-cpuset.h"
 
 G_BEGIN_DECLS
 
-#define VPA_XMLNS "http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0"
+/* VPA_XMLNS, our metadata namespace, is in vpa-constants.h. */
 #define VPA_ALIAS_PREFIX "ua-vpa-" /* ua-vpa-NAME-N */
 
 typedef struct {
