@@ -273,7 +273,8 @@ hook_place (HookRun *run)
   g_autoptr (GPtrArray) claims = NULL;
   g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *out = NULL;
-  VpaPlaceReport report = { 0 };
+  /* the guest ABI keeps its PCI controllers across migrate and restore */
+  VpaPlaceReport report = { .keep_guest_topology = TRUE };
 
   if (memmem (run->xml, run->len, VPA_XMLNS, strlen (VPA_XMLNS)) == NULL)
     return 0;

@@ -11,6 +11,7 @@
 #include "vpa-constants.h"
 #include "vpa-types.h"
 #include "vpa-cpuset.h"
+#include "vpa-guest-topology.h"
 
 G_BEGIN_DECLS
 
@@ -49,6 +50,8 @@ typedef struct {
                         * else of <numatune><memory>; NULL when neither */
   GArray *cpuset;      /* guint host CPUs its vCPUs are pinned to
                         * (<vcpupin>, else <vcpu cpuset>); NULL if none */
+  GArray *host_nodes;  /* gint host nodes backing it (nodeset, else its pins'
+                        * nodes), sorted; set by vpa_domain_bind_nodes() */
 } VpaDomainCell;
 
 /* <vpa:placed .../> */
@@ -76,6 +79,9 @@ typedef struct {
   GPtrArray *placed;         /* VpaPlacedRecord* */
   GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
   char *source;              /* what, for messages */
+  gboolean guest_numa;       /* <vpa:guest-numa devices='expander-bus'> */
+  guint guest_numa_spare;    /* its spare-ports (default 1) */
+  VpaGuestBus *bus;          /* the guest's PCI layout; NULL without vpa:affinity */
 } VpaDomain;
 
 void vpa_domain_free (VpaDomain *dom);
