@@ -966,24 +966,21 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
   if (dom->cells->len == 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <vpa:guest-numa devices='expander-bus'>: the domain has no guest NUMA "
-                   "cells (<cpu><numa><cell>) to bind expander buses to",
+                   "%s: <vpa:guest-numa devices='expander-bus'>: the domain has no guest NUMA cells (<cpu><numa><cell>) to bind expander buses to",
                    ctx->what);
       return FALSE;
     }
   if (!dom->bus->acpi)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <vpa:guest-numa devices='expander-bus'>: <features> has no <acpi/>, "
-                   "without which the guest cannot see an expander bus's NUMA node",
+                   "%s: <vpa:guest-numa devices='expander-bus'>: <features> has no <acpi/>, without which the guest cannot see an expander bus's NUMA node",
                    ctx->what);
       return FALSE;
     }
   if (!dom->bus->known_machine)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <os><type machine='%s'>: the machine type has no PCI expander bus "
-                   "(expected q35 or pc, for <vpa:guest-numa>)",
+                   "%s: <os><type machine='%s'>: the machine type has no PCI expander bus (expected q35 or pc, for <vpa:guest-numa>)",
                    ctx->what, dom->bus->machine_name != NULL ? dom->bus->machine_name : "");
       return FALSE;
     }
