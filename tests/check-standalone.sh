@@ -31,16 +31,19 @@ else
 fi
 
 # Every pointer into our docs, docs/NAME.md, "Section" (a comment's or a
-# document's, also split over lines), names a document and a heading that
-# exist.
+# document's, also split over lines), names a document and a heading (or a
+# paragraph's bold lead) that exist.
 files | python3 -c '
 import os, re, sys
 heads = {}
 for d in sorted(os.listdir("docs")):
     if d.endswith(".md"):
         with open("docs/" + d, encoding="utf-8") as fh:
-            heads["docs/" + d] = {m.group(1).strip("`") for m in
-                                  (re.match(r"#+\s+(?:\d+\.\s+)?(.*?)\s*$", l) for l in fh) if m}
+            # headings, and the bold lead of a paragraph or list item
+            # ("**Diagnosis.** ...", "6. **Diagnosis.** ...")
+            heads["docs/" + d] = {m.group(1).strip("`").rstrip(".") for m in
+                                  (re.match(r"#+\s+(?:\d+\.\s+)?(.*?)\s*$", l) or
+                                   re.match(r"\s*(?:[-*]\s+|\d+\.\s+)?\*\*([^*]+?)\*\*", l) for l in fh) if m}
 ref = re.compile(r"(docs/[a-z0-9-]+\.md)(?:,| \(|:)\s*((?:\"[^\"]+\"(?:,\s*|\s+and\s+|\s+to\s+)?)+)")
 bad = 0
 for f in sys.stdin.read().split("\0"):

@@ -26,6 +26,9 @@ typedef struct {
   char *pf_group;      /* NULL when none */
   gboolean has_policy;
   VpaPolicy policy;
+  char *network;       /* the device is an <interface type='network'>: its
+                        * <source network>, a libvirt hostdev network whose
+                        * VF libvirt picks (docs/domain-xml.md); else NULL */
 } VpaPortRequest;
 
 typedef struct {
@@ -57,7 +60,8 @@ typedef struct {
 /* <vpa:placed .../> */
 typedef struct {
   char *device;
-  VpaAddr addr;
+  VpaAddr addr;        /* VPA_ADDR_NONE for a network placement */
+  char *network;       /* a hostdev network chosen for a port, or NULL */
   gint numa_node;
   VpaPolicy policy;
   VpaPolicySource source;

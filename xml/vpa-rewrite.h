@@ -26,6 +26,9 @@ typedef struct {
   gint numa_node;      /* VPA_NUMA_NONE when unknown */
   VpaPolicy policy;
   VpaPolicySource source;
+  char *network;       /* port on an <interface type='network'>: the hostdev
+                        * network chosen (addr is then the VF placement
+                        * counted on; libvirt picks one of that PF's VFs) */
 } VpaDecision;
 
 VpaDecision *vpa_decision_new (VpaDecisionKind kind, const char *device, guint index,
