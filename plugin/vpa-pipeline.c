@@ -454,8 +454,7 @@ check_network_port (const VpaInventory *inv, const VpaGuestNodes *guest, const V
       res->addr = VPA_ADDR_NONE;
       res->numa_node = VPA_NUMA_NONE;
       res->status = VPA_CHECK_OK;
-      res->line = g_strdup_printf ("%s: network '%s': libvirt picks the VF when the domain "
-                                   "starts, checked then", r->device, port->network);
+      res->line = g_strdup_printf ("%s: network '%s': libvirt picks the VF when the domain starts, checked then", r->device, port->network);
       return res;
     }
   for (guint p = 0; net != NULL && net->active && net->pf_devs[p] != NULL; p++)
@@ -492,8 +491,7 @@ check_network_port (const VpaInventory *inv, const VpaGuestNodes *guest, const V
   res->line = net != NULL && net->active
                 ? g_strdup_printf ("%s: network '%s' has no free VF that matches %s", r->device,
                                    port->network, r->label)
-                : g_strdup_printf ("%s: network '%s' is not an active libvirt hostdev network of "
-                                   "this host", r->device, port->network);
+                : g_strdup_printf ("%s: network '%s' is not an active libvirt hostdev network of this host", r->device, port->network);
   return res;
 }
 

@@ -661,8 +661,7 @@ fill_network (Rewrite *rw, xmlNode *devices, const VpaDecision *d, GError **erro
   if (source == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: port '%s': no <interface type='network'> with a <source> has this user "
-                   "alias", rw->what, d->device);
+                   "%s: port '%s': no <interface type='network'> with a <source> has this user alias", rw->what, d->device);
       return FALSE;
     }
   if (g_strcmp0 (cur, d->network) == 0)
