@@ -123,8 +123,76 @@ vpa_output_table_text (GPtrArray *rows, guint n_cols, const gboolean *shown, gui
   return g_string_free (out, FALSE);
 }
 
+/* The key columns' order: those group_by names, as named, then the other
+ * key columns in their default order; the counts stay last. */
+static void
+column_order (const char *group_by, guint *order)
+{
+  g_auto (GStrv) names = g_strsplit (group_by, ",", -1);
+  gboolean used[COL_TOTAL] = { FALSE };
+  guint n = 0;
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      VpaPoolKeys key = vpa_pool_key_from_name (g_strstrip (names[i]));
+      for (guint c = 0; c < COL_TOTAL; c++)
+        if (key != 0 && columns[c].key == key && !used[c])
+          {
+            used[c] = TRUE;
+            order[n++] = c;
+          }
+    }
+  for (guint c = 0; c < COL_TOTAL; c++)
+    if (!used[c])
+      order[n++] = c;
+  for (guint c = COL_TOTAL; c < COL_LAST; c++)
+    order[c] = c;
+}
+
+/* Reorders every row's key columns (and shown) by column_order. */
+static void
+permute_columns (GPtrArray *rows, gboolean *shown, const char *group_by)
+{
+  guint order[COL_LAST];
+  gboolean was[COL_LAST];
+  gint total_col = -1;
+
+  column_order (group_by, order);
+  memcpy (was, shown, sizeof was);
+  for (guint c = 0; c < COL_LAST; c++)
+    shown[c] = was[order[c]];
+  for (guint r = 0; r < rows->len; r++)
+    {
+      char **row = rows->pdata[r];
+      char *old[COL_LAST];
+
+      memcpy (old, row, sizeof old);
+      for (guint c = 0; c < COL_LAST; c++)
+        row[c] = old[order[c]];
+    }
+  /* "total" labels the first shown column of the totals line */
+  if (rows->len > 1)
+    {
+      char **totals = rows->pdata[rows->len - 1];
+      for (guint c = 0; c < COL_TOTAL; c++)
+        if (g_strcmp0 (totals[c], "total") == 0)
+          {
+            g_free (totals[c]);
+            totals[c] = g_strdup ("");
+          }
+      for (guint c = 0; c < COL_TOTAL && total_col < 0; c++)
+        if (shown[c])
+          total_col = (gint) c;
+      if (total_col >= 0)
+        {
+          g_free (totals[total_col]);
+          totals[total_col] = g_strdup ("total");
+        }
+    }
+}
+
 char *
-vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
+vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools, const char *group_by)
 {
   VpaPoolKeys keys;
   gboolean shown[COL_LAST];
@@ -160,8 +228,16 @@ vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
   for (guint c = COL_TOTAL; c < COL_LAST; c++)
     totals[c] = g_strdup_printf ("%u", sums[c - COL_TOTAL]);
   g_ptr_array_add (rows, totals);
+  if (group_by != NULL)
+    permute_columns (rows, shown, group_by);
   /* counts right-aligned, the rest left-aligned */
   return vpa_output_table_text (rows, COL_LAST, shown, COL_TOTAL);
+}
+
+char *
+vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
+{
+  return vpa_output_pools_text_ordered (inv, pools, NULL);
 }
 
 /* ------------------------------------------------------------------ */

@@ -13,6 +13,11 @@ G_BEGIN_DECLS
 /* An aligned table: a header line, one line per pool, a totals line.
  * Only the grouped columns appear; unknown NUMA/socket print as "-". */
 char *vpa_output_pools_text (const VpaInventory *inv, GArray *pools);
+/* The same with the key columns in the order --group-by names them
+ * (group_by NULL: the default order); a key grouped but not named (the
+ * socket of a NUMA node) follows in the default order. */
+char *vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools,
+                                     const char *group_by);
 
 /* rows (each an array of n_cols strings, the header first) as an aligned
  * table, a line a row: two spaces between columns, the columns from

@@ -483,6 +483,59 @@ static const struct {
   { "numa_node", "" },
 };
 
+/* Levenshtein distance of two short strings (longer ones: far apart). */
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  guint row[65];
+
+  if (la > 64 || lb > 64)
+    return G_MAXUINT;
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          guint best = MIN (row[j] + 1, row[j - 1] + 1);
+          row[j] = MIN (best, diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* The keys a misspelling of which would silently become a tag that then
+ * matches every device (adress=, phyiscal-network=). '-' and '_' alike. */
+static const char *const near_miss_keys[] = {
+  "address", "vendor_id", "product_id", "devname", "physical_network", "trusted",
+};
+
+static gboolean
+check_near_miss (const char *tag, const Loc *loc, GError **error)
+{
+  g_autofree char *lower = g_ascii_strdown (tag, -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (near_miss_keys); i++)
+    {
+      guint d = edit_distance (lower, near_miss_keys[i]);
+      if (d > 0 && d <= 2)
+        {
+          g_autofree char *want = g_strdup (near_miss_keys[i]);
+          g_strdelimit (want, "_", '-');
+          return loc_error (error, loc,
+                            "unknown key; did you mean '%s'? (a key this close to it is "
+                            "refused rather than taken as a tag)",
+                            want);
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_device_spec_tag (VpaDeviceSpec *spec, const Loc *loc, GError **error)
 {
@@ -491,6 +544,8 @@ parse_device_spec_tag (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   if (!valid_tag_key (loc->key))
     return loc_error (error, loc, "a tag name takes letters, digits, '-' and '_' only");
   g_strdelimit (tag, "-", '_');
+  if (!check_near_miss (tag, loc, error))
+    return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (reserved_tags); i++)
     if (strcmp (tag, reserved_tags[i].tag) == 0)
       return loc_error (error, loc, "'%s' is a device property, not a tag%s", tag,
@@ -786,6 +841,48 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
                     "unknown group (expected inventory, device-spec NAME, alias NAME or claims)");
 }
 
+/* GKeyFile merges a group written twice into one, silently (the second
+ * [device-spec x]'s address replaces the first's): refuse it. */
+static gboolean
+check_group_headers (const char *text, const char *path, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint line_no = 0;
+
+  for (const char *line = text; *line != '\0';)
+    {
+      const char *nl = strchr (line, '\n');
+      const char *eol = nl != NULL ? nl : line + strlen (line);
+      const char *p = line, *q = eol;
+
+      line_no++;
+      while (p < eol && g_ascii_isspace (*p))
+        p++;
+      while (q > p && g_ascii_isspace (q[-1]))
+        q--;
+      if (q - p >= 2 && *p == '[' && q[-1] == ']')
+        {
+          char *name = g_strndup (p + 1, (gsize) (q - p - 2));
+          gpointer first = g_hash_table_lookup (seen, name);
+
+          if (first != NULL)
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "%s:%u: [%s]: the group is written twice (first at line %u); "
+                           "write each group once",
+                           path, line_no, name, GPOINTER_TO_UINT (first));
+              g_free (name);
+              return FALSE;
+            }
+          g_hash_table_insert (seen, name, GUINT_TO_POINTER (line_no));
+        }
+      if (nl == NULL)
+        break;
+      line = nl + 1;
+    }
+  return TRUE;
+}
+
 VpaConfig *
 vpa_config_load_data (const char *data, gsize len, const char *path, GError **error)
 {
@@ -808,6 +905,8 @@ vpa_config_load_data (const char *data, gsize len, const char *path, GError **er
       return NULL;
     }
   text = strip_inline_comments (data != NULL ? data : "", len);
+  if (!check_group_headers (text, config->path, error))
+    return NULL;
   if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s", config->path,
@@ -883,18 +982,28 @@ spec_matches (const VpaDeviceSpec *spec, const VpaHost *host, const VpaDevice *d
   return TRUE;
 }
 
+/* PCI class 0x06: host, ISA, PCI-to-PCI bridges and the like. Handing one
+ * to a guest takes the devices behind it from the host. */
+#define VPA_PCI_CLASS_BRIDGE 0x06
+
+gboolean
+vpa_config_never_assignable (const VpaDevice *dev)
+{
+  return (dev->class_code >> 16) == VPA_PCI_CLASS_BRIDGE;
+}
+
 const VpaDeviceSpec *
-vpa_config_match_device (const VpaConfig *config, const VpaHost *host, guint i,
-                         gboolean *all)
+vpa_config_match_device (const VpaConfig *config, const VpaHost *host, guint i)
 {
   const VpaDevice *dev;
 
   g_return_val_if_fail (config != NULL && host != NULL, NULL);
   g_return_val_if_fail (i < host->devices->len, NULL);
 
-  if (all != NULL)
-    *all = config->device_specs->len == 0;
+  /* Nova's empty whitelist: without a device spec nothing is assignable. */
   dev = vpa_host_device (host, i);
+  if (vpa_config_never_assignable (dev))
+    return NULL;
   for (guint s = 0; s < config->device_specs->len; s++)
     {
       const VpaDeviceSpec *spec = g_ptr_array_index (config->device_specs, s);

@@ -80,12 +80,13 @@ VpaConfig *vpa_config_lookup (const char *path, gboolean use_env, GError **error
 
 const VpaAlias *vpa_config_alias (const VpaConfig *config, const char *name);
 
-/* The first device spec that matches device i of host, or NULL (the device
- * is then not in the inventory). Without any device spec every device
- * matches an implicit untagged spec: returns NULL but sets *all = TRUE. */
+/* The first device spec that matches device i of host, or NULL: the
+ * device is then not in the inventory. Nothing matches without a device
+ * spec (Nova's empty whitelist), and a bridge (PCI class 0x06xx) never. */
 const VpaDeviceSpec *vpa_config_match_device (const VpaConfig *config,
-                                              const VpaHost *host, guint i,
-                                              gboolean *all);
+                                              const VpaHost *host, guint i);
+/* TRUE for a device no spec can make assignable (a bridge). */
+gboolean vpa_config_never_assignable (const VpaDevice *dev);
 
 /* The [device-spec NAME] group with this NAME, or NULL. */
 const VpaDeviceSpec *vpa_config_device_spec (const VpaConfig *config, const char *name);

@@ -342,22 +342,25 @@ vpa_fleet_uri_redact (const char *store)
   auth_end = auth + strcspn (auth, "/?");
   at = memchr (auth, '@', (gsize) (auth_end - auth));
   colon = at != NULL ? memchr (auth, ':', (gsize) (at - auth)) : NULL;
+  /* user:PASSWORD@ shows as user:***@ (the user and that there is a
+   * password stay visible, as docs/fleet.md says) */
   if (colon != NULL)
     {
-      g_string_append_len (out, store, colon - store);
+      g_string_append_len (out, store, colon - store + 1);
+      g_string_append (out, "***");
       g_string_append (out, at);
     }
   else
     g_string_append (out, store);
 
-  /* password=... in the query string */
-  while ((pw = strstr (out->str, "password=")) != NULL &&
-         strncmp (pw + 9, "***", 3) != 0)
+  /* every password=... of the query string */
+  for (gsize from = 0; (pw = strstr (out->str + from, "password=")) != NULL;)
     {
       gsize start = (gsize) (pw - out->str) + 9;
       gsize len = strcspn (out->str + start, "&");
       g_string_erase (out, (gssize) start, (gssize) len);
       g_string_insert (out, (gssize) start, "***");
+      from = start + 3;
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }

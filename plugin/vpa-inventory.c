@@ -53,13 +53,9 @@ apply_specs (VpaInventory *inv)
   inv->n_devices = 0;
   for (guint i = 0; i < host->devices->len; i++)
     {
-      gboolean all = FALSE;
-      const VpaDeviceSpec *spec = vpa_config_match_device (inv->config, host, i, &all);
+      const VpaDeviceSpec *spec = vpa_config_match_device (inv->config, host, i);
 
-      if (spec != NULL)
-        inv->tagset[i] = (gint) spec->tagset;
-      else
-        inv->tagset[i] = all ? 0 : -1;
+      inv->tagset[i] = spec != NULL ? (gint) spec->tagset : -1;
       if (inv->tagset[i] >= 0)
         inv->n_devices++;
     }

@@ -22,6 +22,9 @@ typedef enum {
   VPA_POOL_KEY_PF = 1 << 6, /* a VF's parent PF address; a PF/PCI device's own */
 } VpaPoolKeys;
 
+/* The key a --group-by name stands for ("numa_node"), or 0. */
+VpaPoolKeys vpa_pool_key_from_name (const char *name);
+
 #define VPA_POOL_KEYS_DEFAULT                                                  \
   (VPA_POOL_KEY_VENDOR | VPA_POOL_KEY_PRODUCT | VPA_POOL_KEY_NUMA_NODE |       \
    VPA_POOL_KEY_DEV_TYPE | VPA_POOL_KEY_TAGS)

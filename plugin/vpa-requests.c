@@ -85,8 +85,8 @@ request_from_alias (const VpaDomain *dom, const VpaConfig *config,
   if (alias == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "domain '%s': alias '%s' in <vpa:flavor aliases> is not defined in %s",
-                   dom->name ? dom->name : "(unnamed)", ar->name, config->path);
+                   "%s: alias '%s' in <vpa:flavor aliases> is not defined in %s",
+                   dom->source, ar->name, config->path);
       return NULL;
     }
   req = vpa_request_new (VPA_REQUEST_ALIAS, ar->name, ar->count);
@@ -143,8 +143,7 @@ vpa_requests_from_domain (const VpaDomain *dom, const VpaConfig *config, GError 
 
       vpa_policy_resolve (NULL, &dom->flavor_policy, &dom->image_policy, NULL, &p, &s,
                           &local);
-      g_propagate_prefixed_error (error, g_steal_pointer (&local), "domain '%s': ",
-                                  dom->name ? dom->name : "(unnamed)");
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", dom->source);
       return NULL;
     }
   for (guint i = 0; dom->alias_requests != NULL && i < dom->alias_requests->len; i++)

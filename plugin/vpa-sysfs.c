@@ -34,6 +34,8 @@ static int
 read_attr (int dfd, const char *name, char *buf, gsize len)
 {
   ssize_t n;
+  gsize got = 0;
+  char extra = 0;
   int e = 0;
   int fd;
 
@@ -41,15 +43,28 @@ read_attr (int dfd, const char *name, char *buf, gsize len)
   fd = openat (dfd, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return errno;
-  do
-    n = read (fd, buf, len - 1);
-  while (n < 0 && errno == EINTR);
-  if (n < 0)
-    e = errno;
+  /* Until EOF: a value longer than buf is EFBIG, never cut silently. */
+  while (e == 0 && got < len)
+    {
+      char *dst = got < len - 1 ? buf + got : &extra;
+      gsize want = got < len - 1 ? len - 1 - got : 1;
+
+      n = read (fd, dst, want);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        e = errno;
+      else if (n == 0)
+        break;
+      else if (dst == &extra)
+        e = EFBIG;
+      else
+        got += (gsize) n;
+    }
   close (fd);
-  if (n < 0)
+  if (e != 0)
     return e;
-  buf[n] = '\0';
+  buf[got] = '\0';
   g_strchomp (buf);
   return 0;
 }
@@ -644,10 +659,13 @@ check_root (const char *root, GError **error)
     e = errno;
   else if (!S_ISDIR (st.st_mode))
     e = ENOTDIR;
+  /* As for a snapshot: a root that does not exist (or is no directory)
+   * is a wrong argument, one that cannot be read the environment. */
   if (e != 0)
     {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read sysfs root: %s",
-                   root, g_strerror (e));
+      g_set_error (error, VPA_ERROR,
+                   e == ENOENT || e == ENOTDIR ? VPA_ERROR_INVALID : VPA_ERROR_ENVIRONMENT,
+                   "%s: cannot read sysfs root: %s", root, g_strerror (e));
       return FALSE;
     }
   return TRUE;

@@ -567,15 +567,26 @@ struct _VpaVirtLock {
   char *path;
 };
 
-/* Root shares one directory; other users get a private one (a shared
- * world-writable lock would let anyone stall every define). */
+/* A connection to a privileged daemon (".../system") is one resource
+ * for everyone allowed on it: root and the members of libvirt's group
+ * must take the same lock, so its file lives in the system's shared lock
+ * directory, named by the URI alone. Other connections (a session, the
+ * test driver) belong to one user: a directory of their own. */
+#define VPA_VIRT_SHARED_LOCK_DIR "/run/lock"
+
+static gboolean
+uri_is_system (const char *canonical_uri)
+{
+  g_autoptr (GUri) uri = g_uri_parse (canonical_uri, G_URI_FLAGS_NONE, NULL);
+
+  return uri != NULL && g_strcmp0 (g_uri_get_path (uri), "/system") == 0;
+}
+
 static char *
-lock_dir (void)
+private_lock_dir (void)
 {
   const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
 
-  if (geteuid () == 0)
-    return g_strdup ("/run/virt-pci-affinity");
   if (runtime != NULL && g_path_is_absolute (runtime))
     return g_build_filename (runtime, "virt-pci-affinity", NULL);
   return g_strdup_printf ("%s/virt-pci-affinity-%u", g_get_tmp_dir (), (guint) geteuid ());
@@ -584,23 +595,30 @@ lock_dir (void)
 char *
 vpa_virt_lock_path (const char *canonical_uri)
 {
-  g_autofree char *dir = lock_dir ();
   g_autofree char *sum = NULL;
   g_autofree char *readable = NULL;
+  g_autofree char *dir = NULL;
 
   g_return_val_if_fail (canonical_uri != NULL, NULL);
 
   sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, canonical_uri, -1);
   readable = g_strndup (canonical_uri, 48);
   g_strcanon (readable, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "-", '_');
+  if (uri_is_system (canonical_uri))
+    return g_strdup_printf (VPA_VIRT_SHARED_LOCK_DIR "/virt-pci-affinity-define-%s-%.16s.lock",
+                            readable, sum);
+  dir = private_lock_dir ();
   return g_strdup_printf ("%s/define-%s-%.16s.lock", dir, readable, sum);
 }
 
+/* The private directory of a user's lock: created 0700, owned by them. */
 static gboolean
 lock_dir_ensure (const char *dir, GError **error)
 {
   struct stat st;
 
+  if (strcmp (dir, VPA_VIRT_SHARED_LOCK_DIR) == 0)
+    return TRUE;
   if (g_mkdir_with_parents (dir, 0700) < 0)
     {
       int saved = errno;
@@ -616,6 +634,45 @@ lock_dir_ensure (const char *dir, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+/* Opens the lock file: read-write (created 0644, so that others can lock
+ * it too), else read-only when another user created it (flock needs no
+ * write access). Never follows a link; only a regular file. */
+static int
+lock_open (const char *path, GError **error)
+{
+  struct stat st;
+  int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+
+  if (fd < 0 && (errno == EACCES || errno == EPERM))
+    fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "cannot open the define lock '%s': %s", path, g_strerror (saved));
+      return -1;
+    }
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "the define lock '%s' is not a regular file", path);
+      return -1;
+    }
+  return fd;
+}
+
+/* TRUE if path still names the file fd locked (its owner may have
+ * replaced it in the shared directory). */
+static gboolean
+lock_is_current (int fd, const char *path)
+{
+  struct stat a, b;
+
+  return fstat (fd, &a) == 0 && lstat (path, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
 }
 
 /* The pid the holder wrote, for the timeout message; 0 if unknown. */
@@ -694,18 +751,18 @@ vpa_virt_lock_acquire (virConnectPtr conn, const char *uri, guint timeout_ms,
   dir = g_path_get_dirname (path);
   if (!lock_dir_ensure (dir, error))
     return NULL;
-  fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
+  for (;;)
     {
-      int saved = errno;
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "cannot open the define lock '%s': %s", path, g_strerror (saved));
-      return NULL;
-    }
-  if (!lock_wait (fd, path, canonical, timeout_ms, error))
-    {
+      if ((fd = lock_open (path, error)) < 0)
+        return NULL;
+      if (!lock_wait (fd, path, canonical, timeout_ms, error))
+        {
+          close (fd);
+          return NULL;
+        }
+      if (lock_is_current (fd, path))
+        break;
       close (fd);
-      return NULL;
     }
   lock_write_pid (fd);
   lock = g_new0 (VpaVirtLock, 1);
@@ -786,7 +843,7 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
     return FALSE;
   root = xmlDocGetRootElement (doc);
   name_node = vpa_xml_is (root, "domain", NULL) ? vpa_xml_child (root, "name", NULL) : NULL;
-  *name = name_node != NULL ? vpa_xml_text (name_node) : NULL;
+  *name = name_node != NULL ? vpa_xml_name (name_node) : NULL;
   if (*name == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <domain><name> missing", what);

@@ -829,6 +829,7 @@ test_store_uris (void)
                                 "sqlite:///nonexistent-dir/fleet.db",
                                 "postgresql:///x?host=/nonexistent-dir&connect_timeout=2", NULL };
   g_autofree char *redacted = vpa_fleet_uri_redact ("postgresql://u:secret@db:5432/f?password=x&a=b");
+  g_autofree char *redacted2 = vpa_fleet_uri_redact ("postgresql://db/f?password=***&password=y");
 
   for (guint i = 0; invalid[i] != NULL; i++)
     {
@@ -842,7 +843,9 @@ test_store_uris (void)
       g_assert_null (vpa_fleet_store_open (unreachable[i], VPA_FLEET_OPEN_CREATE, &error));
       g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
     }
-  g_assert_cmpstr (redacted, ==, "postgresql://u@db:5432/f?password=***&a=b");
+  /* the password shown as ***, not dropped; every password= of the query */
+  g_assert_cmpstr (redacted, ==, "postgresql://u:***@db:5432/f?password=***&a=b");
+  g_assert_cmpstr (redacted2, ==, "postgresql://db/f?password=***&password=***");
 }
 
 static void

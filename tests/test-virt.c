@@ -508,6 +508,7 @@ test_lock (void)
   g_autofree char *p1 = vpa_virt_lock_path ("qemu:///system");
   g_autofree char *p2 = vpa_virt_lock_path ("qemu:///system");
   g_autofree char *p3 = vpa_virt_lock_path ("qemu:///session");
+  g_autofree char *p4 = vpa_virt_lock_path ("qemu+ssh://host/system");
   gint64 start;
 
   g_assert_no_error (error);
@@ -532,9 +533,11 @@ test_lock (void)
   g_assert_cmpstr (p1, ==, p2);
   g_assert_cmpstr (p1, !=, p3);
   g_assert_true (g_str_has_suffix (p1, ".lock"));
-  g_assert_nonnull (strstr (p1, "/define-qemu____system-"));
-  if (geteuid () == 0)
-    g_assert_true (g_str_has_prefix (p1, "/run/virt-pci-affinity/"));
+  /* One lock for everyone on a system daemon, whatever the euid: root
+   * and a member of libvirt's group must serialise with each other. */
+  g_assert_true (g_str_has_prefix (p1, "/run/lock/virt-pci-affinity-define-qemu____system-"));
+  g_assert_true (g_str_has_prefix (p4, "/run/lock/virt-pci-affinity-define-qemu_ssh___host_system-"));
+  g_assert_false (g_str_has_prefix (p3, "/run/lock/"));
 }
 
 int

@@ -145,7 +145,7 @@ static gboolean
 handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
 {
   xmlNode *c = vpa_xml_child (dom, "name", NULL);
-  g_autofree char *name = c != NULL ? vpa_xml_text (c) : NULL;
+  g_autofree char *name = c != NULL ? vpa_xml_name (c) : NULL;
   g_autofree char *what = NULL;
   g_autoptr (GArray) devs = NULL;
   gboolean running;

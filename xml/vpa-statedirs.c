@@ -36,7 +36,7 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
       return FALSE;
     }
   n = vpa_xml_child (dom, "name", NULL);
-  name = n != NULL ? vpa_xml_text (n) : NULL;
+  name = n != NULL ? vpa_xml_name (n) : NULL;
   if (name == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <domain> without <name>", what);

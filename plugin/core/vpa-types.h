@@ -190,4 +190,13 @@ gboolean vpa_host_sockets_known (const VpaHost *host);
  * without a socket id (pass -1 for those). */
 gint vpa_cell_socket_from_cpu_sockets (const gint *sockets, guint n);
 
+/* Longest message line we print (the hook's goes to libvirtd's log). */
+#define VPA_MESSAGE_MAX 1024
+
+/* message as one bounded line: control characters and bytes that are not
+ * UTF-8 escaped ("\n", "\t", "\xNN"), then cut at a character boundary so
+ * that it takes at most max bytes, ending in "…" when cut. Every path
+ * that prints a message quoting user data goes through it. */
+char *vpa_message_bound (const char *message, gsize max);
+
 G_END_DECLS
