@@ -546,6 +546,30 @@ cmd_config (VpaCli *cli, GError **error)
 }
 
 static gboolean
+cmd_nodes (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaCapacity) cap = NULL;
+  g_autofree char *out = NULL;
+  gboolean json;
+
+  if (cli->group_by != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "nodes: --group-by applies to pools only");
+      return FALSE;
+    }
+  if (!vpa_cli_format_is_json (&cli->common, &json, error) || !world_load (cli, &w, error))
+    return FALSE;
+  if (!w.host->sealed && !vpa_host_seal (w.host, error))
+    return FALSE;
+  cap = vpa_capacity_new (w.host, w.config, w.claims, NULL, error);
+  if (cap == NULL)
+    return FALSE;
+  out = json ? vpa_output_nodes_json (cap) : vpa_output_nodes_text (cap);
+  return vpa_cli_write_stdout (out, error);
+}
+
+static gboolean
 cmd_traits (VpaCli *cli, GError **error)
 {
   g_auto (VpaCliWorld) w = { 0 };
@@ -575,7 +599,7 @@ cmd_snapshot (VpaCli *cli, GError **error)
   for (guint i = 0; i < w.claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (w.claims, i);
-      vpa_host_add_claim (w.host, vpa_claim_new (c->domain, c->addr, c->running));
+      vpa_host_add_claim (w.host, vpa_claim_copy (c));
     }
   return vpa_snapshot_write (w.host, stdout, error);
 }
@@ -901,6 +925,7 @@ static const VpaCommand commands[] = {
   { "traits", "", "the host's capability traits", cmd_traits, OPT_FORMAT },
   { "config", "check", "report configuration mistakes (exit 0 clean, 1 warnings, 2 errors)",
     cmd_config, 0 },
+  { "nodes", "", "per NUMA node: CPUs, memory and pages still free", cmd_nodes, OPT_FORMAT },
 };
 
 static void

@@ -170,6 +170,9 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
       q.n_addrs = addrs->len;
       q.known = h;
       q.running_only = TRUE;
+      /* A recorded whole-guest binding: the CPUs other domains pin, from
+       * every state file. */
+      q.nodes = dom->placed_cells->len > 0;
       c = vpa_hook_claims (&q, error);
       if (c != NULL && holds_pf && c->len > 0)
         {

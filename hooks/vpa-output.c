@@ -488,3 +488,106 @@ vpa_output_traits_text (char **traits)
     g_string_append_printf (out, "%s\n", traits[i]);
   return g_string_free (out, FALSE);
 }
+
+/* ------------------------------------------------------------------ */
+/* Nodes                                                               */
+/* ------------------------------------------------------------------ */
+
+static char *
+pages_text (const VpaNodeCap *nc)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint p = 0; p < nc->pages->len; p++)
+    {
+      const VpaNodePages *np = &g_array_index (nc->pages, VpaNodePages, p);
+      g_string_append_printf (s, "%s%" G_GUINT64_FORMAT "K:%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT,
+                              s->len > 0 ? " " : "", np->size_kib, np->avail, np->total);
+    }
+  if (s->len == 0)
+    g_string_append (s, "-");
+  return g_string_free (s, FALSE);
+}
+
+char *
+vpa_output_nodes_text (const VpaCapacity *cap)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  const char *const header[] = { "node", "socket", "cpus", "shared", "dedicated", "dedicated-used",
+                                 "memory-kib", "memory-free-kib", "pages-free/total", NULL };
+
+  g_ptr_array_add (rows, g_strdupv ((char **) header));
+  for (guint i = 0; i < cap->nodes->len; i++)
+    {
+      const VpaNodeCap *nc = g_ptr_array_index (cap->nodes, i);
+      char **row = g_new0 (char *, 10);
+
+      row[0] = g_strdup_printf ("%d", nc->node);
+      row[1] = nc->socket >= 0 ? g_strdup_printf ("%d", nc->socket) : g_strdup ("-");
+      row[2] = g_strdup_printf ("%u", nc->n_cpus);
+      row[3] = g_strdup_printf ("%u", nc->shared->len);
+      row[4] = g_strdup_printf ("%u", nc->dedicated->len);
+      row[5] = g_strdup_printf ("%u", nc->dedicated->len - nc->free_dedicated->len);
+      row[6] = g_strdup_printf ("%" G_GUINT64_FORMAT, nc->memory_kib);
+      row[7] = g_strdup_printf ("%" G_GUINT64_FORMAT, nc->avail_kib);
+      row[8] = pages_text (nc);
+      g_ptr_array_add (rows, row);
+    }
+  return vpa_output_table_text (rows, 9, NULL, 2);
+}
+
+char *
+vpa_output_nodes_json (const VpaCapacity *cap)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "nodes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < cap->nodes->len; i++)
+    {
+      const VpaNodeCap *nc = g_ptr_array_index (cap->nodes, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "node");
+      json_builder_add_int_value (b, nc->node);
+      vpa_output_json_add_int_or_null (b, "socket", nc->socket);
+      json_builder_set_member_name (b, "cpus");
+      json_builder_add_int_value (b, nc->n_cpus);
+      json_builder_set_member_name (b, "shared");
+      json_builder_add_int_value (b, nc->shared->len);
+      json_builder_set_member_name (b, "dedicated");
+      json_builder_add_int_value (b, nc->dedicated->len);
+      json_builder_set_member_name (b, "dedicated_used");
+      json_builder_add_int_value (b, nc->dedicated->len - nc->free_dedicated->len);
+      json_builder_set_member_name (b, "memory_kib");
+      json_builder_add_int_value (b, (gint64) nc->memory_kib);
+      json_builder_set_member_name (b, "memory_free_kib");
+      json_builder_add_int_value (b, (gint64) nc->avail_kib);
+      json_builder_set_member_name (b, "pages");
+      json_builder_begin_array (b);
+      for (guint p = 0; p < nc->pages->len; p++)
+        {
+          const VpaNodePages *np = &g_array_index (nc->pages, VpaNodePages, p);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "size_kib");
+          json_builder_add_int_value (b, (gint64) np->size_kib);
+          json_builder_set_member_name (b, "total");
+          json_builder_add_int_value (b, (gint64) np->total);
+          json_builder_set_member_name (b, "reserved");
+          json_builder_add_int_value (b, (gint64) np->reserved);
+          json_builder_set_member_name (b, "used");
+          json_builder_add_int_value (b, (gint64) np->claimed);
+          json_builder_set_member_name (b, "free");
+          json_builder_add_int_value (b, (gint64) np->avail);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return vpa_output_json_to_string (root);
+}

@@ -7,6 +7,7 @@
 #include <json-glib/json-glib.h>
 
 #include "vpa-pools.h"
+#include "vpa-capacity.h"
 
 G_BEGIN_DECLS
 
@@ -44,6 +45,16 @@ void vpa_output_json_add_int_or_null (JsonBuilder *builder, const char *key, gin
 /* root as pretty JSON: "key": value, two-space indentation, members in
  * insertion order, a trailing newline. */
 char *vpa_output_json_to_string (JsonNode *root);
+
+/* The per-node capacity view (`nodes`): CPUs total / shared /
+ * dedicated / dedicated in use, memory total and free, pages free per
+ * size. */
+char *vpa_output_nodes_text (const VpaCapacity *cap);
+/* {"nodes": [{"node": 0, "socket": 0, "cpus": 32, "shared": 8,
+ * "dedicated": 24, "dedicated_used": 2, "memory_kib": ..,
+ * "memory_free_kib": .., "pages": [{"size_kib": 2048, "total": ..,
+ * "reserved": .., "used": .., "free": ..}]}]} */
+char *vpa_output_nodes_json (const VpaCapacity *cap);
 
 /* One trait a line. */
 char *vpa_output_traits_text (char **traits);

@@ -51,6 +51,13 @@ typedef struct {
   VpaPolicy policy;    /* numa-policy; meaningful only if has_policy */
 } VpaAlias;
 
+/* [host] reserved-huge-pages entry: node:N,size:S,count:C */
+typedef struct {
+  gint node;
+  guint64 size_kib;
+  guint64 count;
+} VpaReservedPages;
+
 typedef struct {
   char *path;              /* for messages; "(built-in defaults)" if none */
   char *inventory_source;  /* [inventory] source, default "sysfs:/" */
@@ -58,6 +65,12 @@ typedef struct {
   GPtrArray *aliases;      /* VpaAlias* */
   GStrv state_dirs;        /* [claims] state-dirs */
   GPtrArray *tagsets;      /* GPtrArray* of VpaSpecPair* (borrowed); [0] is the empty set */
+  /* [host] (Nova's names): host capacity for whole-guest placement */
+  GArray *cpu_dedicated_set;   /* guint CPUs, ascending; NULL: none */
+  GArray *cpu_shared_set;      /* guint CPUs; NULL: every CPU not dedicated */
+  guint64 reserved_memory_kib; /* per node */
+  GArray *reserved_huge_pages; /* VpaReservedPages */
+  gboolean cell_pack;          /* cell-allocation=pack (default spread) */
 } VpaConfig;
 
 VpaConfig *vpa_config_new_default (void);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vpa-place.h"
+#include "vpa-pipeline-numa.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
@@ -477,6 +478,65 @@ merge_assignments (GPtrArray *requests, const Sticky *st, const VpaPlacement *pl
   return out;
 }
 
+/* <vpa:numa placement="auto">: the fit chooses the nodes, then the
+ * devices and the binding are written. */
+static char *
+place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *config,
+            GPtrArray *claims, GPtrArray *requests, const char *buf, gsize len, const char *what,
+            GPtrArray *nets, VpaPlaceReport *report, GError **error)
+{
+  g_autoptr (VpaNumaResult) res = NULL;
+  g_autoptr (GPtrArray) decisions = NULL;
+  g_autofree char *mid = NULL;
+  GString *explain = report != NULL ? report->explain : NULL;
+  VpaGuestNodes guest;
+  gsize mid_len = 0, out_len = 0;
+  char *out;
+
+  res = vpa_pipeline_numa_fit (dom, inv, config, claims, requests, explain, error);
+  if (res == NULL)
+    return NULL;
+  guest.numa_guest = TRUE;
+  guest.nodes = (const gint *) (gpointer) res->nodes->data;
+  guest.n_nodes = res->nodes->len;
+  if (res->fit->placement != NULL)
+    {
+      if (explain != NULL)
+        explain_placement (explain, inv, &guest, res->fit->placement, dom, nets);
+      decisions = decisions_from_assignments (inv, res->fit->placement->assignments, dom, nets);
+    }
+  else
+    decisions = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
+  if (nets == NULL)
+    {
+      keep_network_decisions (dom, decisions);
+      order_decisions (dom, decisions);
+    }
+  {
+    /* The devices, and their guest PCI layout (<vpa:guest-numa>) on the
+     * cells' chosen nodes. */
+    g_autofree guint *ids = g_new (guint, MAX (res->fit->bindings->len, 1));
+    g_autofree gint *nodes = g_new (gint, MAX (res->fit->bindings->len, 1));
+    g_autoptr (GPtrArray) owner = NULL;
+    g_autoptr (GArray) cells = NULL;
+
+    for (guint i = 0; i < res->fit->bindings->len; i++)
+      {
+        ids[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).cell;
+        nodes[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).node;
+      }
+    cells = vpa_pipeline_guest_cells_of (ids, nodes, res->fit->bindings->len, &owner);
+    mid = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &mid_len,
+                                       error);
+  }
+  if (mid == NULL)
+    return NULL;
+  out = vpa_domain_rewrite_numa (mid, mid_len, what, &res->binding, &out_len, error);
+  if (out != NULL && report != NULL)
+    report->changed = out_len != len || memcmp (out, buf, len) != 0;
+  return out;
+}
+
 char *
 vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, const char *buf,
                     gsize len, const char *what, VpaPlaceReport *report, GError **error)
@@ -526,6 +586,8 @@ vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
     return NULL;
   if (!config_admits_devices (config, requests, error))
     return NULL;
+  if (dom->numa_auto)
+    return place_numa (dom, inv, config, claims, requests, buf, len, what, nets, report, error);
   guest_from_domain (dom, &guest);
   explain = report != NULL && report->explain != NULL;
   /* Placing again keeps what is still good; only the rest is placed,
@@ -747,6 +809,86 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   return res;
 }
 
+/* The domain (other than self) pinning cpu dedicated, or NULL. */
+static const char *
+cpu_holder (GPtrArray *others, guint cpu)
+{
+  for (guint i = 0; others != NULL && i < others->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (others, i);
+      for (guint j = 0; c->numa != NULL && j < c->numa->dedicated->len; j++)
+        if (g_array_index (c->numa->dedicated, guint, j) == cpu)
+          return c->domain;
+    }
+  return NULL;
+}
+
+static gboolean
+cell_has_cpu (const VpaCell *cell, guint cpu)
+{
+  for (guint i = 0; i < cell->cpus->len; i++)
+    if (g_array_index (cell->cpus, guint, i) == cpu)
+      return TRUE;
+  return FALSE;
+}
+
+/* One line per recorded guest cell: its node is on this host, and (a
+ * dedicated guest) each of its CPUs is on that node and pinned by no
+ * other domain (running ones only for a start). */
+static VpaCheckResult *
+check_cell (const VpaHost *host, GPtrArray *others, const VpaDomain *dom, const VpaPlacedCell *pc)
+{
+  VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
+  const VpaCell *cell = vpa_host_cell (host, pc->node);
+
+  res->device = g_strdup_printf ("cell %u", pc->cell);
+  res->addr = VPA_ADDR_NONE;
+  res->numa_node = pc->node;
+  if (cell == NULL)
+    {
+      res->status = VPA_CHECK_MISSING;
+      res->line = g_strdup_printf ("guest cell %u: host node %d is not on this host", pc->cell, pc->node);
+      return res;
+    }
+  for (guint i = 0; dom->cpu_policy == VPA_CPU_POLICY_DEDICATED && i < pc->cpus->len; i++)
+    {
+      guint cpu = g_array_index (pc->cpus, guint, i);
+      const char *holder = cpu_holder (others, cpu);
+
+      if (!cell_has_cpu (cell, cpu))
+        {
+          res->status = VPA_CHECK_POLICY;
+          res->line = g_strdup_printf ("guest cell %u: CPU %u is not on host node %d", pc->cell, cpu, pc->node);
+          return res;
+        }
+      if (holder != NULL)
+        {
+          res->status = VPA_CHECK_CLAIMED;
+          res->line = g_strdup_printf ("guest cell %u: dedicated CPU %u on host node %d is pinned by domain '%s'", pc->cell, cpu, pc->node, holder);
+          return res;
+        }
+    }
+  res->status = VPA_CHECK_OK;
+  res->line = g_strdup_printf ("guest cell %u: host node %d, %s CPUs %u: ok", pc->cell, pc->node,
+                               vpa_cpu_policy_to_string (dom->cpu_policy), pc->cpus->len);
+  return res;
+}
+
+static void
+check_cells (const VpaHost *host, GPtrArray *claims, const VpaDomain *dom, gboolean running_only,
+             GPtrArray *results, gboolean *ok)
+{
+  g_autoptr (GPtrArray) others = vpa_claims_filter (claims, dom->name, running_only);
+
+  for (guint i = 0; i < dom->placed_cells->len; i++)
+    {
+      VpaCheckResult *res = check_cell (host, others, dom, &g_array_index (dom->placed_cells, VpaPlacedCell, i));
+      if (res->status != VPA_CHECK_OK)
+        *ok = FALSE;
+      g_ptr_array_add (results, res);
+    }
+}
+
 /* A port on a hostdev network with no VF yet (a defined domain): checked
  * on a free VF of its network's PF, which all share the PF's node. */
 static VpaCheckResult *
@@ -891,6 +1033,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
       *ok = FALSE;
       g_ptr_array_add (results, res);
     }
+  check_cells (inv->host, claims, dom, running_only, results, ok);
   return g_steal_pointer (&results);
 }
 

@@ -51,4 +51,20 @@ VpaPlacement *vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
 
 void vpa_candidate_free (VpaCandidate *cand);
 
+/* The same placement run repeatedly for different guest node sets over
+ * one inventory and one request list (both borrowed, kept alive by the
+ * caller): the device classes are built once. Whole-guest NUMA
+ * placement (vpa-fit.h) tries several node sets. */
+typedef struct _VpaPlacer VpaPlacer;
+
+VpaPlacer *vpa_placer_new (const VpaInventory *inv, GPtrArray *requests);
+void vpa_placer_free (VpaPlacer *placer);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaPlacer, vpa_placer_free)
+/* vpa_place_explain() for guest; the guest is only borrowed during the
+ * call. */
+VpaPlacement *vpa_placer_run (VpaPlacer *placer, const VpaGuestNodes *guest,
+                              VpaPlacement **explain, GError **error);
+/* Whether some free device of the inventory is on node. */
+gboolean vpa_placer_has_classes (const VpaPlacer *placer, gint node);
+
 G_END_DECLS

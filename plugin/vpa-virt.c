@@ -149,7 +149,17 @@ claims_contain (GPtrArray *claims, guint from, VpaAddr addr)
   return FALSE;
 }
 
-/* Adds the PCI hostdevs of one domain XML not yet claimed since from. */
+static gboolean
+claims_have_numa (GPtrArray *claims, guint from)
+{
+  for (guint i = from; i < claims->len; i++)
+    if (((VpaClaim *) g_ptr_array_index (claims, i))->numa != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Adds the PCI hostdevs of one domain XML not yet claimed since from,
+ * and its CPUs and memory (the first XML read of the domain). */
 static gboolean
 claims_from_xml (const char *xml, const char *name, gboolean running,
                  GPtrArray *claims, guint from, GError **error)
@@ -160,6 +170,12 @@ claims_from_xml (const char *xml, const char *name, gboolean running,
 
   if (doc == NULL)
     return FALSE;
+  if (!claims_have_numa (claims, from))
+    {
+      VpaClaim *numa = vpa_xml_numa_claim (xmlDocGetRootElement (doc), name, running);
+      if (numa != NULL)
+        g_ptr_array_add (claims, numa);
+    }
   devs = vpa_xml_domain_pci_devices (xmlDocGetRootElement (doc), what, VPA_XML_PCI_STRICT, error);
   if (devs == NULL)
     return FALSE;
@@ -833,7 +849,7 @@ collect_addrs (xmlNode *node, gboolean whole_domain, const char *what, GArray *a
 /* The name and PCI addresses of a placed domain XML. */
 static gboolean
 placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addrs,
-                     GError **error)
+                     GArray *cpus, GError **error)
 {
   g_autofree char *what = g_strdup_printf ("%s: placed domain", uri);
   g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
@@ -851,6 +867,12 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
     }
   g_free (what);
   what = g_strdup_printf ("%s: domain '%s'", uri, *name);
+  if (cpus != NULL)
+    {
+      g_autoptr (VpaClaim) numa = vpa_xml_numa_claim (root, *name, FALSE);
+      if (numa != NULL)
+        g_array_append_vals (cpus, numa->numa->dedicated->data, numa->numa->dedicated->len);
+    }
   return collect_addrs (root, TRUE, what, addrs, error);
 }
 
@@ -894,16 +916,39 @@ find_conflict (GPtrArray *claims, const char *name, GArray *addrs,
   return NULL;
 }
 
+/* The dedicated CPUs of the defined domain another domain also pins:
+ * two defines never get the same dedicated CPU. */
+static gboolean
+check_cpus_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArray *cpus,
+                      const char *when, GError **error)
+{
+  for (guint i = 0; cpus != NULL && i < claims->len; i++)
+    {
+      const VpaClaim *claim = g_ptr_array_index (claims, i);
+
+      if (claim->numa == NULL || strcmp (claim->domain, name) == 0)
+        continue;
+      for (guint j = 0; j < claim->numa->dedicated->len; j++)
+        for (guint k = 0; k < cpus->len; k++)
+          if (g_array_index (claim->numa->dedicated, guint, j) == g_array_index (cpus, guint, k))
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: dedicated CPU %u for domain '%s' is pinned by domain '%s'%s", uri, g_array_index (cpus, guint, k), name, claim->domain, when);
+              return FALSE;
+            }
+    }
+  return TRUE;
+}
+
 static gboolean
 check_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArray *addrs,
-                 const VpaHost *inventory, const char *when, GError **error)
+                 GArray *cpus, const VpaHost *inventory, const char *when, GError **error)
 {
   VpaAddr mine = VPA_ADDR_NONE;
   const VpaClaim *claim = find_conflict (claims, name, addrs, inventory, &mine);
   char buf[VPA_ADDR_BUFLEN], other[VPA_ADDR_BUFLEN];
 
   if (claim == NULL)
-    return TRUE;
+    return check_cpus_unclaimed (claims, uri, name, cpus, when, error);
   g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
                "%s: device '%s' for domain '%s' conflicts with device '%s' held by domain '%s'%s",
                uri, vpa_addr_format (mine, buf), name, vpa_addr_format (claim->addr, other),
@@ -955,12 +1000,12 @@ run_place (virConnectPtr conn, VpaVirtPlaceFunc place, gpointer user_data,
  * lock may have taken one of addrs. */
 static gboolean
 recheck_unclaimed (virConnectPtr conn, const char *uri, const char *name, GArray *addrs,
-                   const VpaHost *inventory, GPtrArray **claims, GError **error)
+                   GArray *cpus, const VpaHost *inventory, GPtrArray **claims, GError **error)
 {
   g_clear_pointer (claims, g_ptr_array_unref);
   *claims = vpa_virt_load_claims (conn, error);
   return *claims != NULL &&
-         check_unclaimed (*claims, uri, name, addrs, inventory, VPA_VIRT_BYPASS_NOTE, error);
+         check_unclaimed (*claims, uri, name, addrs, cpus, inventory, VPA_VIRT_BYPASS_NOTE, error);
 }
 
 /* What a define replaced, to undo it. */
@@ -1048,6 +1093,7 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
   g_autoptr (VpaVirtLock) lock = NULL;
   g_autoptr (GPtrArray) claims = NULL;
   g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+  g_autoptr (GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (virDomain) dom = NULL;
   g_autofree char *xml = NULL;
   g_autofree char *name = NULL;
@@ -1063,8 +1109,8 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
     return FALSE;
   if ((xml = run_place (conn, place, user_data, &claims, uri, error)) == NULL)
     return FALSE;
-  if (!placed_domain_parse (xml, uri, &name, addrs, error) ||
-      !check_unclaimed (claims, uri, name, addrs, inventory, "", error))
+  if (!placed_domain_parse (xml, uri, &name, addrs, cpus, error) ||
+      !check_unclaimed (claims, uri, name, addrs, cpus, inventory, "", error))
     return FALSE;
   ok = previous_definition (conn, uri, name, &prev, error);
   prev_xml = prev.xml;
@@ -1079,7 +1125,7 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
       return FALSE;
     }
 
-  if (!recheck_unclaimed (conn, uri, name, addrs, inventory, &claims, error))
+  if (!recheck_unclaimed (conn, uri, name, addrs, cpus, inventory, &claims, error))
     {
       rollback_define (conn, dom, &prev, error != NULL ? *error : NULL);
       return FALSE;
@@ -1160,7 +1206,7 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
   if ((xml = run_place (conn, place, user_data, &claims, uri, error)) == NULL)
     return FALSE;
   if (!placed_device_parse (xml, uri, domain, addrs, error) ||
-      !check_unclaimed (claims, uri, domain, addrs, inventory, "", error))
+      !check_unclaimed (claims, uri, domain, addrs, NULL, inventory, "", error))
     return FALSE;
   if (virDomainAttachDeviceFlags (dom, xml, flags) < 0)
     {
@@ -1168,7 +1214,7 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
                       uri, domain);
       return FALSE;
     }
-  if (!recheck_unclaimed (conn, uri, domain, addrs, inventory, &claims, error))
+  if (!recheck_unclaimed (conn, uri, domain, addrs, NULL, inventory, &claims, error))
     {
       rollback_attach (dom, xml, flags, error != NULL ? *error : NULL);
       return FALSE;

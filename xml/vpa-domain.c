@@ -79,6 +79,18 @@ domain_cell_free (VpaDomainCell *cell)
   g_free (cell);
 }
 
+void
+vpa_placed_cell_clear (VpaPlacedCell *pc)
+{
+  g_clear_pointer (&pc->cpus, g_array_unref);
+}
+
+static void
+placed_cell_clear (gpointer p)
+{
+  vpa_placed_cell_clear (p);
+}
+
 static VpaDomain *
 domain_new (const char *what)
 {
@@ -90,6 +102,9 @@ domain_new (const char *what)
   dom->hostdevs = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_hostdev_free);
   dom->placed = g_ptr_array_new_with_free_func ((GDestroyNotify) placed_record_free);
   dom->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_cell_free);
+  dom->placed_cells = g_array_new (FALSE, TRUE, sizeof (VpaPlacedCell));
+  g_array_set_clear_func (dom->placed_cells, placed_cell_clear);
+  dom->n_vcpus = 1;
   return dom;
 }
 
@@ -108,9 +123,11 @@ vpa_domain_free (VpaDomain *dom)
   g_ptr_array_unref (dom->placed);
   g_ptr_array_unref (dom->cells);
   vpa_bits_free (dom->memory_nodeset);
+  g_array_unref (dom->placed_cells);
   vpa_guest_bus_free (dom->bus);
   g_free (dom);
 }
+
 
 /* ------------------------------------------------------------------ */
 /* <vpa:affinity>                                                      */
@@ -484,6 +501,73 @@ parse_guest_numa (ParseCtx *ctx, xmlNode *node, GError **error)
 }
 
 static gboolean
+parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
+{
+  static const char *const known[] = { "placement", "cpu-policy", "cpu-thread-policy", NULL };
+  g_autofree char *placement = vpa_xml_prop (node, "placement");
+  g_autofree char *cpu = vpa_xml_prop (node, "cpu-policy");
+  g_autofree char *thread = vpa_xml_prop (node, "cpu-thread-policy");
+
+  if (!check_attributes (ctx, node, known, error))
+    return FALSE;
+  if (ctx->dom->numa_auto)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vpa:affinity>: more than one <vpa:numa>", ctx->what);
+      return FALSE;
+    }
+  if (placement == NULL || strcmp (placement, "auto") != 0)
+    return placed_fail (ctx, node, "placement", placement, "auto", error);
+  if (cpu != NULL && !vpa_cpu_policy_from_string (cpu, &ctx->dom->cpu_policy))
+    return placed_fail (ctx, node, "cpu-policy", cpu, "shared or dedicated", error);
+  if (thread != NULL && !vpa_thread_policy_from_string (thread, &ctx->dom->thread_policy))
+    return placed_fail (ctx, node, "cpu-thread-policy", thread, "prefer, isolate or require", error);
+  ctx->dom->numa_auto = TRUE;
+  return TRUE;
+}
+
+static gboolean
+parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
+{
+  static const char *const known[] = { "cell", "host-node", "cpus", "memory-kib", NULL };
+  g_autofree char *cell = vpa_xml_prop (node, "cell");
+  g_autofree char *host_node = vpa_xml_prop (node, "host-node");
+  g_autofree char *cpus = vpa_xml_prop (node, "cpus");
+  g_autofree char *mem = vpa_xml_prop (node, "memory-kib");
+  VpaPlacedCell pc = { 0 };
+  guint64 v;
+
+  if (!check_attributes (ctx, node, known, error))
+    return FALSE;
+  if (cell == NULL || !g_ascii_string_to_unsigned (cell, 10, 0, G_MAXINT, &v, NULL))
+    return placed_fail (ctx, node, "cell", cell, "a guest cell id", error);
+  pc.cell = (guint) v;
+  if (host_node == NULL || !g_ascii_string_to_unsigned (host_node, 10, 0, G_MAXINT, &v, NULL))
+    return placed_fail (ctx, node, "host-node", host_node, "a host NUMA node id", error);
+  pc.node = (gint) v;
+  if (mem == NULL || !g_ascii_string_to_unsigned (mem, 10, 0, G_MAXUINT64, &pc.memory_kib, NULL))
+    return placed_fail (ctx, node, "memory-kib", mem, "a size in KiB", error);
+  if (cpus == NULL)
+    return placed_fail (ctx, node, "cpus", NULL, NULL, error);
+  {
+    g_auto (GStrv) parts = g_strsplit (cpus, ",", -1);
+    pc.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
+    for (guint i = 0; parts[i] != NULL; i++)
+      {
+        guint cpu;
+        if (!g_ascii_string_to_unsigned (parts[i], 10, 0, VPA_CPUSET_MAX, &v, NULL))
+          {
+            g_array_unref (pc.cpus);
+            return placed_fail (ctx, node, "cpus", cpus, "host CPU ids separated by ','", error);
+          }
+        cpu = (guint) v;
+        g_array_append_val (pc.cpus, cpu);
+      }
+  }
+  g_array_append_val (ctx->dom->placed_cells, pc);
+  return TRUE;
+}
+
+static gboolean
 parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
 {
   gboolean seen_flavor = FALSE, seen_image = FALSE;
@@ -513,12 +597,16 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
                                                            : too_many_requests (ctx, error);
       else if (vpa_xml_is (c, "placed", NULL))
         ok = parse_placed (ctx, c, error);
+      else if (vpa_xml_is (c, "numa", NULL))
+        ok = parse_numa (ctx, c, error);
+      else if (vpa_xml_is (c, "placed-cell", NULL))
+        ok = parse_placed_cell (ctx, c, error);
       else if (vpa_xml_is (c, "guest-numa", NULL))
         ok = parse_guest_numa (ctx, c, error);
       else
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, port, guest-numa or placed)",
+                       "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, port, guest-numa, placed, numa or placed-cell)",
                        ctx->what, (const char *) c->name);
           return FALSE;
         }
@@ -782,6 +870,104 @@ map_cell_vcpus (ParseCtx *ctx, const VpaBits *vcpus, guint cell_index)
     }
 }
 
+/* A scaled size in KiB; strict only for domains with our metadata. */
+static gboolean
+parse_size (ParseCtx *ctx, const char *label, const char *value, const char *unit,
+            guint64 *kib, GError **error)
+{
+  guint64 v, scale;
+
+  if (value == NULL)
+    return TRUE;
+  if (vpa_xml_unit_scale (unit, &scale) &&
+      g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64 / scale, &v, NULL))
+    {
+      *kib = v * scale / 1024;
+      return TRUE;
+    }
+  if (!ctx->strict)
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s '%s' unit '%s': expected a size", ctx->what, label, value, unit != NULL ? unit : "KiB");
+  return FALSE;
+}
+
+static gboolean
+parse_cell_memory (ParseCtx *ctx, xmlNode *c, VpaDomainCell *cell, GError **error)
+{
+  g_autofree char *mem = vpa_xml_prop (c, "memory");
+  g_autofree char *unit = vpa_xml_prop (c, "unit");
+  g_autofree char *label = g_strdup_printf ("<cpu><numa><cell id='%u' memory>", cell->id);
+
+  return parse_size (ctx, label, mem, unit, &cell->memory_kib, error);
+}
+
+/* <vcpu>, <memory>, <memoryBacking><hugepages>, and whether the domain
+ * binds itself (<numatune>, <vcpupin>, <emulatorpin>). */
+static gboolean
+parse_resources (ParseCtx *ctx, xmlNode *domain, GError **error)
+{
+  xmlNode *n = vpa_xml_child (domain, "vcpu", NULL);
+  xmlNode *cputune = vpa_xml_child (domain, "cputune", NULL);
+  xmlNode *mb = vpa_xml_child (domain, "memoryBacking", NULL);
+  xmlNode *hp = mb != NULL ? vpa_xml_child (mb, "hugepages", NULL) : NULL;
+  VpaDomain *dom = ctx->dom;
+
+  if (n != NULL)
+    {
+      g_autofree char *text = vpa_xml_text (n);
+      guint64 v;
+      if (text != NULL && g_ascii_string_to_unsigned (text, 10, 1, VPA_CPUSET_MAX, &v, NULL))
+        dom->n_vcpus = (guint) v;
+      else if (ctx->strict && dom->numa_auto)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vcpu> '%s': expected a vCPU count", ctx->what, text != NULL ? text : "");
+          return FALSE;
+        }
+    }
+  if ((n = vpa_xml_child (domain, "memory", NULL)) != NULL)
+    {
+      g_autofree char *text = vpa_xml_text (n);
+      g_autofree char *unit = vpa_xml_prop (n, "unit");
+      if (!parse_size (ctx, "<memory>", text, unit, &dom->memory_kib, error))
+        return FALSE;
+    }
+  if (hp != NULL)
+    {
+      xmlNode *page = vpa_xml_child (hp, "page", NULL);
+      dom->page_kib = 2048; /* libvirt's default: the host's default hugepage size */
+      if (page != NULL)
+        {
+          g_autofree char *size = vpa_xml_prop (page, "size");
+          g_autofree char *unit = vpa_xml_prop (page, "unit");
+          if (size == NULL || !parse_size (ctx, "<memoryBacking><hugepages><page size>", size, unit, &dom->page_kib, error))
+            return FALSE;
+        }
+    }
+  dom->has_binding = vpa_xml_child (domain, "numatune", NULL) != NULL ||
+                     (cputune != NULL && (vpa_xml_child (cputune, "vcpupin", NULL) != NULL ||
+                                          vpa_xml_child (cputune, "emulatorpin", NULL) != NULL));
+  return TRUE;
+}
+
+/* A placement="auto" guest without cells is one implicit cell (Nova's
+ * implicit topology): a NUMA guest, bound by <numatune><memory>. */
+static gboolean
+parse_implicit_cell (ParseCtx *ctx, xmlNode *domain, GError **error)
+{
+  xmlNode *numatune = vpa_xml_child (domain, "numatune", NULL);
+  xmlNode *memory = numatune != NULL ? vpa_xml_child (numatune, "memory", NULL) : NULL;
+  g_autoptr (VpaBits) set = NULL;
+
+  if (!ctx->dom->numa_auto || ctx->dom->cells->len > 0)
+    return TRUE;
+  ctx->dom->numa_guest = TRUE;
+  if (memory != NULL && !parse_set_attr (ctx, memory, "nodeset", "<numatune><memory>", &set, error))
+    return FALSE;
+  for (gint v = vpa_bits_next (set, 0); v >= 0; v = vpa_bits_next (set, (guint) v + 1))
+    g_array_append_val (ctx->dom->guest_nodes, v);
+  return TRUE;
+}
+
 static gboolean
 parse_cells (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
@@ -809,6 +995,8 @@ parse_cells (ParseCtx *ctx, xmlNode *domain, GError **error)
       if (!parse_id_attr (ctx, c, "id", "<cpu><numa><cell>", &has_id, &cell->id, error))
         return FALSE;
       if (!parse_set_attr (ctx, c, "cpus", "<cpu><numa><cell>", &cell->vcpus, error))
+        return FALSE;
+      if (!parse_cell_memory (ctx, c, cell, error))
         return FALSE;
       if (cell->vcpus == NULL)
         cell->vcpus = vpa_bits_new ();
@@ -1090,6 +1278,10 @@ vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
   g_return_val_if_fail (dom != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  /* The implicit cell of a placement="auto" guest is bound by its
+   * <numatune><memory> alone, read at parse time. */
+  if (dom->numa_auto && dom->cells->len == 0)
+    return TRUE;
   if (known)
     host_topo_init (&topo, host);
   for (guint i = 0; i < dom->cells->len; i++)
@@ -1213,6 +1405,7 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   if (!parse_metadata (&ctx, node, error) || !parse_hostdevs (&ctx, node, error) ||
       !check_ports (&ctx, error) || !parse_cells (&ctx, node, error) ||
       !parse_numatune (&ctx, node, error) || !parse_pins (&ctx, node, error) ||
+      !parse_resources (&ctx, node, error) || !parse_implicit_cell (&ctx, node, error) ||
       !parse_guest_bus (&ctx, node, error))
     return NULL;
   /* Without a host only the nodesets bind; vpa_domain_bind_nodes() adds

@@ -53,9 +53,22 @@ typedef struct {
                         * when none (see vpa_domain_cell_nodeset) */
   VpaBits *cpuset;     /* host CPUs its vCPUs are pinned to
                         * (<vcpupin>, else <vcpu cpuset>); NULL if none */
+  guint64 memory_kib;  /* <cell memory unit> */
   GArray *host_nodes;  /* gint host nodes backing it (nodeset, else its pins'
                         * nodes), sorted; set by vpa_domain_bind_nodes() */
 } VpaDomainCell;
+
+/* <vpa:placed-cell cell host-node cpus memory-kib/>: one guest cell's
+ * binding as whole-guest placement recorded it. */
+typedef struct {
+  guint cell;
+  gint node;
+  GArray *cpus;        /* guint: dedicated: the host CPU of each vCPU in
+                        * the cell's vCPU order; shared: the node's set */
+  guint64 memory_kib;
+} VpaPlacedCell;
+
+void vpa_placed_cell_clear (VpaPlacedCell *pc);
 
 /* <vpa:placed .../> */
 typedef struct {
@@ -84,6 +97,15 @@ typedef struct {
   GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
   VpaBits *memory_nodeset;   /* <numatune><memory nodeset>, or NULL */
   char *source;              /* what, for messages */
+  /* Whole-guest NUMA placement (<vpa:numa placement="auto">) */
+  gboolean numa_auto;
+  VpaCpuPolicy cpu_policy;
+  VpaThreadPolicy thread_policy;
+  guint n_vcpus;             /* <vcpu>, default 1 */
+  guint64 memory_kib;        /* <memory> */
+  guint64 page_kib;          /* <memoryBacking><hugepages>: page size, 0 none */
+  gboolean has_binding;      /* a <numatune>, <vcpupin> or <emulatorpin> */
+  GArray *placed_cells;      /* VpaPlacedCell, record order */
   gboolean guest_numa;       /* <vpa:guest-numa devices='expander-bus'> */
   guint guest_numa_spare;    /* its spare-ports (default 1) */
   VpaGuestBus *bus;          /* the guest's PCI layout; NULL without vpa:affinity */

@@ -108,4 +108,14 @@ typedef struct {
 GArray *vpa_xml_domain_pci_devices (xmlNode *domain, const char *what, VpaXmlPciFlags flags,
                                     GError **error);
 
+/* libvirt's scaled-integer unit names ("KiB", "M", ...; NULL is KiB):
+ * bytes per unit. */
+gboolean vpa_xml_unit_scale (const char *unit, guint64 *scale);
+
+/* The CPUs and memory a domain (<domain> or <domstatus>) holds on the
+ * host's NUMA nodes (see docs/placement.md, "Claims of CPUs and
+ * memory"), or NULL when it holds none. Tolerant: what libvirt would
+ * have refused holds nothing. */
+VpaClaim *vpa_xml_numa_claim (xmlNode *domain, const char *name, gboolean running);
+
 G_END_DECLS
