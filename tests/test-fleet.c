@@ -1390,6 +1390,38 @@ test_cli (Fixture *fx, gconstpointer data)
   g_assert_nonnull (strstr (err, "no host passes: ds1: "));
 }
 
+/* The command line: fleet sync fills the capacity rows, fleet filter fits
+ * a placement="auto" guest on them (exit 0 with the node, exit 1 with
+ * the reason and nothing on stdout). */
+static void
+test_fit_cli (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *xml = g_build_filename (VPA_TEST_DATA, "hosts", "pinned.xml", NULL);
+  g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "pinned.conf", NULL);
+  g_autofree char *fits = g_build_filename (VPA_TEST_DATA, "numa", "dedicated-prefer.xml", NULL);
+  g_autofree char *big = g_build_filename (fx->tmpdir, "big.xml", NULL);
+  g_autofree char *text = auto_domain (12, 1048576, 0, "");
+  g_autofree char *out = NULL, *err = NULL;
+
+  if (backend_skip (fx->backend))
+    return;
+  g_assert_true (g_file_set_contents (big, text, -1, NULL));
+  g_assert_cmpint (fleet_cli (NULL, NULL, "sync", "--store", fx->uri, "--inventory", xml,
+                              "--config", conf, "--host", "pinned", NULL), ==, 0);
+  g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
+                              fits, "--format", "json", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\"passes\": true"));
+  g_assert_nonnull (strstr (out, "\"nodes\": \"1\""));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
+                              big, NULL), ==, 1);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_nonnull (strstr (err, "no host passes: pinned: "));
+  g_assert_nonnull (strstr (err, "lacks 12 free dedicated CPUs"));
+  g_unlink (big);
+}
+
 /* ------------------------------------------------------------------ */
 
 static void
@@ -1471,6 +1503,7 @@ main (int argc, char **argv)
   add_store_test ("fit-lacks", test_fit_lacks);
   add_store_test ("fit-lacks-devices", test_fit_lacks_devices);
   add_store_test ("migration", test_migration);
+  add_store_test ("fit-cli", test_fit_cli);
 
   pg_server_start ();
   rc = g_test_run ();
