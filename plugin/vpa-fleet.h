@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The fleet store (INTERFACE.md section 7): the device rows of many hosts
+ * The fleet store (docs/interface.md, "Fleet"): the device rows of many hosts
  * in SQLite or PostgreSQL. The rows are the per-device truth; pools are
  * generated from them by one SQL GROUP BY whenever they are asked for
- * (the "pci-stats-generate" design with what NOVA-SEMANTICS section 6
- * says it must add: state, dev_type and tags in the key, NULL NUMA as its
+ * (the "pci-stats-generate" design with what docs/nova.md, "Pools from
+ * SQL", says it must add: state, dev_type and tags in the key, NULL NUMA as its
  * own group, a deterministic order). A host filter decides, from the pool
  * rows of all hosts, which hosts can take a domain's requests.
  *
@@ -236,8 +236,9 @@ typedef struct {
 
 void vpa_fleet_verdict_free (VpaFleetVerdict *verdict);
 
-/* Nova's support_requests over the host's pools (NOVA-SEMANTICS 3.1, 3.2,
- * 3.3, 3.5) for the guest nodes given (NULL/0 with numa_guest FALSE: no
+/* Nova's support_requests over the host's pools (docs/nova.md, "The
+ * filter order", "NUMA affinity policies", "The socket policy",
+ * "Scheduler and compute claim") for the guest nodes given (NULL/0 with numa_guest FALSE: no
  * NUMA filtering). Returns whether every request applies; *weight gets
  * the free devices matching a request left on the guest nodes; *reason
  * (if not NULL) why not. */
