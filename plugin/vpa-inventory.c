@@ -8,6 +8,7 @@
  * whitelist admits, and so hands out a VF of a PF that a guest holds.
  */
 #include "vpa-inventory.h"
+#include "vpa-pcie.h"
 
 #include <string.h>
 
@@ -54,8 +55,15 @@ apply_specs (VpaInventory *inv)
   for (guint i = 0; i < host->devices->len; i++)
     {
       gboolean all = FALSE;
-      const VpaDeviceSpec *spec = vpa_config_match_device (inv->config, host, i, &all);
+      const VpaDeviceSpec *spec;
 
+      /* Bridges (root ports, switch ports) carry the tree, never a guest. */
+      if (vpa_pcie_is_bridge (vpa_host_device (host, i)))
+        {
+          inv->tagset[i] = -1;
+          continue;
+        }
+      spec = vpa_config_match_device (inv->config, host, i, &all);
       if (spec != NULL)
         inv->tagset[i] = (gint) spec->tagset;
       else

@@ -6,6 +6,7 @@
  * point it at a fake tree.
  */
 #include "vpa-source.h"
+#include "vpa-pcie.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -238,6 +239,53 @@ read_netdev (int dfd, VpaDevice *dev)
   closedir (dir);
 }
 
+/* current_link_speed "16.0 GT/s PCIe" / current_link_width "16", as
+ * libvirt's <link validity='sta'> reports them; "Unknown" (VFs) or
+ * absent is unknown. */
+static void
+read_link (int dfd, VpaDevice *dev)
+{
+  char buf[64];
+  guint64 v;
+
+  if (read_attr (dfd, "current_link_speed", buf, sizeof buf) == 0)
+    {
+      guint16 tenths;
+      if (vpa_pcie_parse_speed (buf, &tenths))
+        dev->link_speed = tenths;
+    }
+  if (read_attr (dfd, "current_link_width", buf, sizeof buf) == 0 &&
+      g_ascii_string_to_unsigned (buf, 10, 0, G_MAXUINT16, &v, NULL))
+    dev->link_width = (guint16) v;
+}
+
+/* Where the device sits in the PCIe tree: the target of its
+ * ROOT/sys/bus/pci/devices/NAME link, "../../../devices/pci0000:5d/
+ * 0000:5d:02.0/0000:5e:00.0". An entry that is not a link (a flat test
+ * tree) leaves the tree unknown. */
+static gboolean
+read_tree (int devs_fd, const DevPath *p, VpaDevice *dev, GError **error)
+{
+  char target[PATH_MAX];
+  ssize_t n = readlinkat (devs_fd, p->name, target, sizeof target - 1);
+
+  if (n < 0)
+    {
+      if (errno == EINVAL || is_vanished (errno))
+        return TRUE;
+      return set_read_error (error, p, "", errno);
+    }
+  target[n] = '\0';
+  if (!vpa_pcie_parse_sysfs_path (target, dev->addr, &dev->pcie_root, &dev->pcie_parent))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s/%s: broken PCIe path '%s': not a devices/pciDDDD:BB/.../%s path of PCI addresses",
+                   p->dir, p->name, target, p->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* One device; *out stays NULL when it vanished under us. */
 static gboolean
 read_device_at (int dfd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError **error)
@@ -254,6 +302,7 @@ read_device_at (int dfd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError
       !read_links (dfd, p, dev, error))
     return FALSE;
   read_netdev (dfd, dev);
+  read_link (dfd, dev);
   *out = g_steal_pointer (&dev);
   return TRUE;
 }
@@ -267,13 +316,25 @@ read_device (int devs_fd, const DevPath *p, VpaAddr addr, VpaDevice **out, GErro
   *out = NULL;
   if (dfd < 0)
     {
+      int e = errno;
       /* A dangling link, or a directory gone since readdir. */
-      if (is_vanished (errno))
+      if (is_vanished (e))
         return TRUE;
-      return set_read_error (error, p, "", errno);
+      if (e == ELOOP)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s/%s: cyclic PCIe path: the link resolves to itself", p->dir, p->name);
+          return FALSE;
+        }
+      return set_read_error (error, p, "", e);
     }
   ok = read_device_at (dfd, p, addr, out, error);
   close (dfd);
+  if (ok && *out != NULL && !read_tree (devs_fd, p, *out, error))
+    {
+      g_clear_pointer (out, vpa_device_free);
+      return FALSE;
+    }
   return ok;
 }
 
