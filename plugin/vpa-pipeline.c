@@ -86,6 +86,16 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
                                   d->numa_node);
         }
     }
+  for (guint i = 0; placement->groups != NULL && i < placement->groups->len; i++)
+    {
+      const VpaGroupPlacement *g = g_ptr_array_index (placement->groups, i);
+
+      g_string_append_printf (out, "locality group '%s': level %s, policy %s: %s, %s%s%s\n",
+                              g->name, vpa_locality_to_string (g->level),
+                              g->required ? "required" : "preferred",
+                              vpa_locality_to_string (g->reached), g->where,
+                              g->why != NULL ? ": " : "", g->why != NULL ? g->why : "");
+    }
 }
 
 /* One decision per device; alias devices are numbered per alias name
@@ -106,7 +116,9 @@ decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement
           const VpaDevice *d = vpa_host_device (inv->host, g_array_index (a->devices, guint, j));
           VpaDecision *dec = g_new0 (VpaDecision, 1);
 
-          dec->kind = r->kind == VPA_REQUEST_PORT ? VPA_DECISION_PORT : VPA_DECISION_ALIAS;
+          dec->kind = r->kind == VPA_REQUEST_PORT     ? VPA_DECISION_PORT
+                      : r->kind == VPA_REQUEST_DEVICE ? VPA_DECISION_DEVICE
+                                                      : VPA_DECISION_ALIAS;
           dec->device = g_strdup (r->device);
           if (r->kind == VPA_REQUEST_ALIAS)
             {
@@ -118,6 +130,13 @@ decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement
           dec->numa_node = d->numa_node;
           dec->policy = r->policy;
           dec->source = r->policy_source;
+          dec->locality = -1;
+          if (r->locality_group != NULL)
+            {
+              dec->locality_group = g_strdup (r->locality_group);
+              dec->locality = (gint) vpa_placement_group_locality (inv, placement,
+                                                                   r->locality_group);
+            }
           g_ptr_array_add (out, dec);
         }
     }
@@ -243,7 +262,7 @@ request_for_hostdev (GPtrArray *requests, const VpaDomainHostdev *hd, gint *alia
 
       if (hd->alias == NULL)
         return NULL;
-      if (r->kind == VPA_REQUEST_PORT && g_strcmp0 (r->device, hd->alias) == 0)
+      if (r->kind != VPA_REQUEST_ALIAS && g_strcmp0 (r->device, hd->alias) == 0)
         return r;
       if (r->kind == VPA_REQUEST_ALIAS && g_str_has_prefix (hd->alias, VPA_ALIAS_PREFIX))
         {
@@ -379,7 +398,7 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
       const VpaRequest *r = request_for_hostdev (requests, hd, &n);
       VpaCheckResult *res = check_one (inv, &guest, hd, r);
 
-      if (r != NULL && r->kind == VPA_REQUEST_PORT)
+      if (r != NULL && r->kind != VPA_REQUEST_ALIAS)
         g_hash_table_add (seen, r->device);
       if (res->status != VPA_CHECK_OK)
         *ok = FALSE;
@@ -389,7 +408,7 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
   for (guint i = 0; i < requests->len; i++)
     {
       const VpaRequest *r = g_ptr_array_index (requests, i);
-      if (r->kind != VPA_REQUEST_PORT || g_hash_table_contains (seen, r->device))
+      if (r->kind == VPA_REQUEST_ALIAS || g_hash_table_contains (seen, r->device))
         continue;
       VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
       res->device = g_strdup (r->device);

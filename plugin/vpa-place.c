@@ -13,6 +13,7 @@
  * one request after the other in domain order, which is what Nova does.
  */
 #include "vpa-place.h"
+#include "vpa-locality.h"
 
 #include <string.h>
 
@@ -48,6 +49,8 @@ vpa_placement_free (VpaPlacement *placement)
   if (placement == NULL)
     return;
   g_ptr_array_unref (placement->assignments);
+  if (placement->groups != NULL)
+    g_ptr_array_unref (placement->groups);
   g_free (placement);
 }
 
@@ -67,6 +70,8 @@ typedef struct {
   gint pf_class;          /* VF: the class of its PF when that is in the inventory */
   gboolean pf_whole;      /* VF: its PF is in the inventory and free */
   gboolean remote_managed;
+  gint pcie_port;         /* with locality groups: root port index, else -1 */
+  VpaAddr pcie_root;      /* with locality groups: host bridge, else VPA_ADDR_NONE */
   GArray *free_devs;      /* guint host indices, ascending */
   guint n_held, n_blocked;
   VpaTier tier;
@@ -80,6 +85,7 @@ typedef enum {
   ELIG_NO_PF,   /* a PF the request does not ask for */
   ELIG_NO_RM,   /* remote-managed, not requested */
   ELIG_POLICY,  /* the NUMA policy refuses it */
+  ELIG_LOCALITY, /* outside the domain chosen for the request's locality group */
 } Elig;
 
 typedef struct {
@@ -96,6 +102,10 @@ typedef struct {
   gboolean *pf_wanted;    /* per class (PFs): some request may take this PF */
   gboolean *vf_wanted;    /* per class (PFs): some request may take one of its VFs */
   gint64 w_tier, w_pen, w_rank;
+  gboolean split_pcie;    /* some request is in a locality group */
+  guint8 *elig_base;      /* elig before the locality search's masks */
+  GPtrArray *lgroups;     /* VpaLocalityGroupState*, or NULL */
+  guint solves;
 } Place;
 
 /* What one strategy has left and taken. */
@@ -130,6 +140,8 @@ place_clear (Place *pl)
   g_clear_pointer (&pl->group, g_free);
   g_clear_pointer (&pl->pf_wanted, g_free);
   g_clear_pointer (&pl->vf_wanted, g_free);
+  g_clear_pointer (&pl->elig_base, g_free);
+  g_clear_pointer (&pl->lgroups, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Place, place_clear)
@@ -177,6 +189,7 @@ class_hash (gconstpointer p)
   h = h * 31 + (guint) c->tagset;
   h = h * 31 + (guint) c->numa_node;
   h = h * 31 + (guint) c->dev->dev_type + (guint) c->has_netdev;
+  h = h * 31 + (guint) c->pcie_port;
   return h * 31 + (guint) (c->pf_addr ^ (c->pf_addr >> 32));
 }
 
@@ -186,7 +199,8 @@ class_equal (gconstpointer a, gconstpointer b)
   const PlaceClass *x = a, *y = b;
 
   return x->tagset == y->tagset && x->numa_node == y->numa_node &&
-         x->has_netdev == y->has_netdev &&
+         x->has_netdev == y->has_netdev && x->pcie_port == y->pcie_port &&
+         x->pcie_root == y->pcie_root &&
          x->pf_addr == y->pf_addr && x->dev->dev_type == y->dev->dev_type &&
          strcmp (x->dev->vendor_id, y->dev->vendor_id) == 0 &&
          strcmp (x->dev->product_id, y->dev->product_id) == 0;
@@ -246,6 +260,16 @@ class_describe (const Place *pl, PlaceClass *c)
   c->short_label = g_strdup_printf ("%s:%s%s%s %s", c->dev->vendor_id, c->dev->product_id,
                                     c->dev->dev_type == VPA_DEV_TYPE_PF ? " type-PF" : "",
                                     tags, node);
+  if (pl->split_pcie && c->pcie_port >= 0)
+    {
+      char rp[VPA_ADDR_BUFLEN];
+      char *label = g_strdup_printf ("%s root port %s", c->label,
+                                     vpa_addr_format (vpa_host_device (pl->host,
+                                                                       (guint) c->pcie_port)->addr,
+                                                      rp));
+      g_free (c->label);
+      c->label = label;
+    }
 }
 
 static void
@@ -318,6 +342,9 @@ place_build_classes (Place *pl)
                         ? dev->parent_addr
                         : dev->addr;
       key.has_netdev = dev->dev_type == VPA_DEV_TYPE_VF && dev->netdev != NULL;
+      /* Locality groups tell devices apart by where they sit. */
+      key.pcie_port = pl->split_pcie ? vpa_pcie_root_port (host, i) : -1;
+      key.pcie_root = pl->split_pcie ? dev->pcie_root : VPA_ADDR_NONE;
       c = g_hash_table_lookup (index, &key);
       if (c == NULL)
         {
@@ -984,6 +1011,9 @@ class_refusal (const Place *pl, guint r, guint c)
     case ELIG_POLICY:
       why = vpa_policy_refusal (REQ (pl, r)->policy, pl->host, pl->guest, k->numa_node);
       return g_strdup_printf ("refused: %s", why ? why : "not allowed by the policy");
+    case ELIG_LOCALITY:
+      return g_strdup_printf ("refused: outside where locality group '%s' is placed",
+                              REQ (pl, r)->locality_group);
     case ELIG_NONE:
     case ELIG_OK:
     default:
@@ -1167,6 +1197,114 @@ place_diagnose (const Place *pl)
 }
 
 /* ------------------------------------------------------------------ */
+/* Locality groups (the search is in vpa-locality.c)                   */
+/* ------------------------------------------------------------------ */
+
+static void
+apply_mask (Place *pl, const guint8 *mask)
+{
+  gsize n = (gsize) pl->n_req * pl->n_cls;
+
+  for (gsize i = 0; i < n; i++)
+    pl->elig[i] = mask != NULL && mask[i] && pl->elig_base[i] == ELIG_OK ? ELIG_LOCALITY
+                                                                          : pl->elig_base[i];
+}
+
+static gboolean
+locality_solve (gpointer data, const guint8 *mask, gint64 *tier, gint64 *cost)
+{
+  Place *pl = data;
+  g_autofree guint *all = g_new (guint, MAX (pl->n_req, 1));
+  g_autoptr (PlaceState) st = NULL;
+
+  for (guint r = 0; r < pl->n_req; r++)
+    all[r] = r;
+  apply_mask (pl, mask);
+  st = place_solve (pl, all, pl->n_req, TRUE);
+  if (st == NULL)
+    return FALSE;
+  *tier = 0;
+  for (guint r = 0; r < pl->n_req; r++)
+    for (guint c = 0; c < pl->n_cls; c++)
+      *tier += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->tier;
+  *cost = st->cost;
+  return TRUE;
+}
+
+static char *
+group_members (const Place *pl, const VpaLocalityGroupState *g)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint m = 0; m < g->members->len; m++)
+    g_string_append_printf (s, "%s%s", m > 0 ? ", " : "",
+                            REQ (pl, g_array_index (g->members, guint, m))->label);
+  return g_string_free (s, FALSE);
+}
+
+/* Why the search failed; NULL when the requests fail without groups too
+ * (the usual diagnosis then speaks). */
+static char *
+locality_failure (Place *pl)
+{
+  gint64 tier, cost;
+
+  apply_mask (pl, NULL);
+  if (!locality_solve (pl, NULL, &tier, &cost))
+    return NULL;
+  apply_mask (pl, NULL);
+  for (guint g = 0; g < pl->lgroups->len; g++)
+    {
+      const VpaLocalityGroupState *gs = g_ptr_array_index (pl->lgroups, g);
+      g_autofree char *members = group_members (pl, gs);
+
+      if (gs->required && gs->alone == VPA_LOCALITY_LAST)
+        return g_strdup_printf ("locality group '%s' (level %s, policy required): no %s holds "
+                                "enough free devices their NUMA policies allow for %s",
+                                gs->name, vpa_locality_to_string (gs->level),
+                                vpa_locality_to_string (gs->level), members);
+    }
+  return g_strdup ("the required locality groups cannot all be met together with the other "
+                   "requests");
+}
+
+/* Runs the search and leaves elig masked with its choice. FALSE with
+ * *msg set when the required groups cannot be met. */
+static gboolean
+place_locality (Place *pl, char **msg)
+{
+  VpaLocalityProblem p = { pl->n_req, pl->n_cls, pl->host, pl->requests };
+  g_autofree guint *rep = g_new (guint, MAX (pl->n_cls, 1));
+  g_autofree guint *free_n = g_new (guint, MAX (pl->n_cls, 1));
+  gsize n = (gsize) pl->n_req * pl->n_cls;
+  g_autofree gboolean *ok = g_new (gboolean, MAX (n, 1));
+  g_autofree guint8 *mask = g_new0 (guint8, MAX (n, 1));
+
+  *msg = NULL;
+  pl->elig_base = g_memdup2 (pl->elig, MAX (n, 1));
+  pl->lgroups = vpa_locality_groups (pl->requests);
+  for (guint c = 0; c < pl->n_cls; c++)
+    {
+      rep[c] = CLASS (pl, c)->rep;
+      free_n[c] = CLASS (pl, c)->free_devs->len;
+    }
+  for (gsize i = 0; i < n; i++)
+    ok[i] = pl->elig[i] == ELIG_OK;
+  p.class_rep = rep;
+  p.class_free = free_n;
+  p.ok = ok;
+  p.solve = locality_solve;
+  p.data = pl;
+  if (!vpa_locality_search (&p, pl->lgroups, mask, &pl->solves))
+    {
+      *msg = locality_failure (pl);
+      return FALSE;
+    }
+  apply_mask (pl, mask);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
 /* Results                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -1234,6 +1372,9 @@ place_result (const Place *pl, const PlaceState *st)
       g_array_sort (asg->devices, index_cmp);
       g_ptr_array_add (res->assignments, asg);
     }
+  if (st != NULL && pl->lgroups != NULL)
+    res->groups = vpa_place_group_results (pl->inv, res, pl->lgroups);
+  res->locality_solves = pl->solves;
   return res;
 }
 
@@ -1255,6 +1396,8 @@ vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
   pl.requests = requests;
   pl.guest = guest;
   pl.n_req = requests->len;
+  for (guint r = 0; r < pl.n_req; r++)
+    pl.split_pcie |= REQ (&pl, r)->locality_group != NULL;
   place_build_classes (&pl);
   place_build_eligibility (&pl);
   place_build_demand (&pl);
@@ -1263,6 +1406,16 @@ vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
   all = g_new (guint, MAX (pl.n_req, 1));
   for (guint r = 0; r < pl.n_req; r++)
     all[r] = r;
+  if (pl.split_pcie && !place_locality (&pl, &msg))
+    {
+      if (msg != NULL)
+        {
+          g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
+          if (explain != NULL)
+            *explain = place_result (&pl, NULL);
+          return NULL;
+        }
+    }
   st = place_solve (&pl, all, pl.n_req, TRUE);
   if (st != NULL)
     return place_result (&pl, st);

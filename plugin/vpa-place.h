@@ -7,23 +7,28 @@
 
 #include "vpa-inventory.h"
 #include "vpa-policy.h"
+#include "vpa-pcie.h"
 
 G_BEGIN_DECLS
 
 typedef enum {
   VPA_REQUEST_PORT,
   VPA_REQUEST_ALIAS,
+  VPA_REQUEST_DEVICE, /* <vpa:device>: one device of an alias, named */
 } VpaRequestKind;
 
 typedef struct {
   VpaRequestKind kind;
-  char *device;        /* port: the interface's user alias; alias: its name */
+  char *device;        /* port, device: the user alias it fills; alias: its name */
   char *label;         /* for messages: "port ua-data0", "alias QuickAssist" */
   GPtrArray *specs;    /* VpaSpec*, ORed (Nova's request spec) */
   guint count;
   VpaPolicy policy;    /* effective */
   VpaPolicySource policy_source;
   char *pf_group;      /* NULL when none */
+  char *locality_group; /* NULL when none; then the two below apply */
+  VpaLocality locality_level; /* the group's level */
+  gboolean locality_required; /* the group's policy is required */
 } VpaRequest;
 
 VpaRequest *vpa_request_new (VpaRequestKind kind, const char *device, guint count);
@@ -47,8 +52,21 @@ typedef struct {
   GPtrArray *candidates; /* VpaCandidate* */
 } VpaAssignment;
 
+/* Where a locality group ended, for --explain and <vpa:placed>. */
+typedef struct {
+  char *name;
+  VpaLocality level;   /* asked */
+  gboolean required;
+  VpaLocality reached; /* the closest level holding all its members' devices */
+  char *where;         /* "switch 0000:16:00.0 (root port 0000:15:01.0)", "host bridge
+                        * pci0000:15", "NUMA node 0", "socket 0"; "-" for system */
+  char *why;           /* why no closer level, or NULL */
+} VpaGroupPlacement;
+
 typedef struct {
   GPtrArray *assignments; /* VpaAssignment*, one per request, request order */
+  GPtrArray *groups;      /* VpaGroupPlacement*, one per locality group; NULL if none */
+  guint locality_solves;  /* solver runs the locality search took */
 } VpaPlacement;
 
 void vpa_placement_free (VpaPlacement *placement);
@@ -69,5 +87,9 @@ VpaPlacement *vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
                                  GError **error);
 
 void vpa_candidate_free (VpaCandidate *cand);
+
+/* The closest level holding the devices of every request of the group. */
+VpaLocality vpa_placement_group_locality (const VpaInventory *inv,
+                                          const VpaPlacement *placement, const char *group);
 
 G_END_DECLS

@@ -7,6 +7,7 @@
  * manage because of content it does not understand.
  */
 #include "vpa-domain.h"
+#include "vpa-domain-locality.h"
 #include "vpa-xml.h"
 
 #include <string.h>
@@ -33,6 +34,7 @@ port_request_free (VpaPortRequest *port)
   g_free (port->device);
   g_free (port->physnet);
   g_free (port->pf_group);
+  g_free (port->locality_group);
   g_free (port);
 }
 
@@ -54,6 +56,7 @@ static void
 placed_record_free (VpaPlacedRecord *rec)
 {
   g_free (rec->device);
+  g_free (rec->locality_group);
   g_free (rec);
 }
 
@@ -77,6 +80,9 @@ domain_new (const char *what)
   dom->hostdevs = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_hostdev_free);
   dom->placed = g_ptr_array_new_with_free_func ((GDestroyNotify) placed_record_free);
   dom->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_cell_free);
+  dom->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_request_free);
+  dom->locality_groups =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_locality_group_free);
   return dom;
 }
 
@@ -94,6 +100,8 @@ vpa_domain_free (VpaDomain *dom)
   g_ptr_array_unref (dom->hostdevs);
   g_ptr_array_unref (dom->placed);
   g_ptr_array_unref (dom->cells);
+  g_ptr_array_unref (dom->devices);
+  g_ptr_array_unref (dom->locality_groups);
   g_free (dom);
 }
 
@@ -394,11 +402,16 @@ parse_port_attrs (ParseCtx *ctx, xmlNode *node, VpaPortRequest *port, GError **e
     }
   port->physnet = vpa_xml_prop (node, "physnet");
   port->pf_group = vpa_xml_prop (node, "pf-group");
+  port->locality_group = vpa_xml_prop (node, "locality-group");
   if ((port->physnet != NULL && *port->physnet == '\0') ||
-      (port->pf_group != NULL && *port->pf_group == '\0'))
+      (port->pf_group != NULL && *port->pf_group == '\0') ||
+      (port->locality_group != NULL && *port->locality_group == '\0'))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s %s='': empty value", ctx->what,
-                   label, port->physnet != NULL && *port->physnet == '\0' ? "physnet" : "pf-group");
+                   label,
+                   port->physnet != NULL && *port->physnet == '\0'   ? "physnet"
+                   : port->pf_group != NULL && *port->pf_group == '\0' ? "pf-group"
+                                                                       : "locality-group");
       return FALSE;
     }
   return parse_policy_attr (ctx, node, &port->has_policy, &port->policy, error);
@@ -408,7 +421,7 @@ static gboolean
 parse_port (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "device", "physnet", "vnic-type", "trusted",
-                                       "pf-group", "policy", NULL };
+                                       "pf-group", "policy", "locality-group", NULL };
   VpaPortRequest *port;
 
   if (!check_attributes (ctx, node, known, error))
@@ -462,13 +475,13 @@ static gboolean
 parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "device", "address", "numa-node", "policy", "source",
-                                       NULL };
+                                       "locality-group", "locality", NULL };
   g_autofree char *device = vpa_xml_prop (node, "device");
   g_autofree char *address = vpa_xml_prop (node, "address");
   g_autofree char *numa = vpa_xml_prop (node, "numa-node");
   g_autofree char *policy = vpa_xml_prop (node, "policy");
   g_autofree char *source = vpa_xml_prop (node, "source");
-  VpaPlacedRecord rec = { .numa_node = VPA_NUMA_NONE };
+  VpaPlacedRecord rec = { .numa_node = VPA_NUMA_NONE, .locality = -1 };
   gint64 node_id;
 
   if (!check_attributes (ctx, node, known, error))
@@ -496,9 +509,39 @@ parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
                    device, device);
       return FALSE;
     }
+  if (!vpa_domain_parse_placed_locality (node, ctx->what, &rec, error))
+    return FALSE;
   rec.device = g_steal_pointer (&device);
   g_hash_table_add (ctx->placed_devices, rec.device);
   g_ptr_array_add (ctx->dom->placed, g_memdup2 (&rec, sizeof rec));
+  return TRUE;
+}
+
+/* A <vpa:device name> is a user alias like a port's device: unique
+ * among both, never one of ours. */
+static gboolean
+check_device_name (ParseCtx *ctx, GError **error)
+{
+  const VpaDeviceRequest *dev = g_ptr_array_index (ctx->dom->devices, ctx->dom->devices->len - 1);
+  const char *name = dev->name;
+
+  if (g_str_has_prefix (name, VPA_ALIAS_PREFIX))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:device name='%s'>: the prefix '%s' is reserved for the devices of "
+                   "flavor aliases",
+                   ctx->what, name, VPA_ALIAS_PREFIX);
+      return FALSE;
+    }
+  if (g_hash_table_contains (ctx->port_devices, name))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:device name='%s'>: device '%s' is already requested by another "
+                   "<vpa:port> or <vpa:device>",
+                   ctx->what, name, name);
+      return FALSE;
+    }
+  g_hash_table_add (ctx->port_devices, (gpointer) name);
   return TRUE;
 }
 
@@ -531,18 +574,23 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
         ok = parse_port (ctx, c, error);
       else if (vpa_xml_is (c, "placed", NULL))
         ok = parse_placed (ctx, c, error);
+      else if (vpa_xml_is (c, "device", NULL))
+        ok = vpa_domain_parse_device (ctx->dom, c, ctx->what, error) &&
+             check_device_name (ctx, error);
+      else if (vpa_xml_is (c, "locality-group", NULL))
+        ok = vpa_domain_parse_locality_group (ctx->dom, c, ctx->what, error);
       else
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, "
-                       "port or placed)",
+                       "port, device, locality-group or placed)",
                        ctx->what, (const char *) c->name);
           return FALSE;
         }
       if (!ok)
         return FALSE;
     }
-  return TRUE;
+  return vpa_domain_check_locality (ctx->dom, ctx->what, error);
 }
 
 /* Finds <metadata><vpa:affinity>; any other element of our namespace

@@ -9,6 +9,7 @@
 
 #include <libxml/tree.h>
 #include "vpa-types.h"
+#include "vpa-pcie.h"
 
 G_BEGIN_DECLS
 
@@ -23,7 +24,23 @@ typedef struct {
   char *pf_group;      /* NULL when none */
   gboolean has_policy;
   VpaPolicy policy;
+  char *locality_group; /* NULL when none */
 } VpaPortRequest;
+
+/* <vpa:device alias='GPU' name='ua-gpu0' locality-group='g0'/>: one
+ * device of a PCI alias as a request of its own. */
+typedef struct {
+  char *alias;          /* the alias of the configuration */
+  char *name;           /* user alias of the <hostdev> it fills or adds */
+  char *locality_group; /* NULL when none */
+} VpaDeviceRequest;
+
+/* <vpa:locality-group name='g0' level='switch' policy='preferred'/> */
+typedef struct {
+  char *name;
+  VpaLocality level;    /* default switch */
+  gboolean required;    /* policy required; default preferred */
+} VpaLocalityGroup;
 
 typedef struct {
   char *name;          /* alias name */
@@ -56,6 +73,8 @@ typedef struct {
   gint numa_node;
   VpaPolicy policy;
   VpaPolicySource source;
+  char *locality_group; /* NULL when none */
+  gint locality;        /* VpaLocality reached, -1 when none recorded */
 } VpaPlacedRecord;
 
 typedef struct {
@@ -74,7 +93,12 @@ typedef struct {
   GPtrArray *placed;         /* VpaPlacedRecord* */
   GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
   char *source;              /* what, for messages */
+  GPtrArray *devices;        /* VpaDeviceRequest*, document order */
+  GPtrArray *locality_groups; /* VpaLocalityGroup*, document order */
 } VpaDomain;
+
+/* The group of this name, or NULL. */
+const VpaLocalityGroup *vpa_domain_locality_group (const VpaDomain *dom, const char *name);
 
 void vpa_domain_free (VpaDomain *dom);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDomain, vpa_domain_free)

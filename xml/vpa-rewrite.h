@@ -15,6 +15,8 @@ G_BEGIN_DECLS
 typedef enum {
   VPA_DECISION_PORT,  /* fills the source of a <vpa:port>'s device */
   VPA_DECISION_ALIAS, /* one device of a flavor alias: ua-vpa-NAME-N */
+  VPA_DECISION_DEVICE, /* a <vpa:device>: fills its named device, or adds a
+                        * <hostdev> with that user alias */
 } VpaDecisionKind;
 
 typedef struct {
@@ -25,6 +27,8 @@ typedef struct {
   gint numa_node;      /* VPA_NUMA_NONE when unknown */
   VpaPolicy policy;
   VpaPolicySource source;
+  char *locality_group; /* NULL when none */
+  gint locality;        /* VpaLocality the group reached, -1 when none */
 } VpaDecision;
 
 VpaDecision *vpa_decision_new (VpaDecisionKind kind, const char *device, guint index,
