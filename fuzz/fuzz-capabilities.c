@@ -4,7 +4,7 @@
  * Cells parsed must seal into a consistent host.
  */
 #include "vpa-fuzz.h"
-#include "vpa-xml.h"
+#include "vpa-capabilities.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "vpa-fuzz.h"
-#include "vpa-domain.h"
+#include "vpa-cpuset.h"
 
 /* The reference: FALSE when str is outside the plain grammar. */
 static gboolean

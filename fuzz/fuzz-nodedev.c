@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "vpa-fuzz.h"
-#include "vpa-xml.h"
+#include "vpa-nodedev.h"
 
 static gboolean
 is_hex4 (const char *s)

@@ -81,19 +81,6 @@ vpa_cli_format_is_json (const VpaCliCommon *common, gboolean *json, GError **err
   return TRUE;
 }
 
-GPtrArray *
-vpa_cli_claims_copy (GPtrArray *from)
-{
-  GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
-
-  for (guint i = 0; from != NULL && i < from->len; i++)
-    {
-      const VpaClaim *c = g_ptr_array_index (from, i);
-      g_ptr_array_add (claims, vpa_claim_new (c->domain, c->addr, c->running));
-    }
-  return claims;
-}
-
 gboolean
 vpa_cli_read_stdin (char **buf, gsize *len, GError **error)
 {

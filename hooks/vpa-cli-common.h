@@ -38,9 +38,6 @@ VpaConfig *vpa_cli_load_config (const VpaCliCommon *common, GError **error);
 /* --format: text (the default) or json. */
 gboolean vpa_cli_format_is_json (const VpaCliCommon *common, gboolean *json, GError **error);
 
-/* A copy of claims (VpaClaim*; may be NULL: an empty array). */
-GPtrArray *vpa_cli_claims_copy (GPtrArray *from);
-
 /* All of stdin, at most 16 MiB. */
 gboolean vpa_cli_read_stdin (char **buf, gsize *len, GError **error);
 

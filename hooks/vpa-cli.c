@@ -119,7 +119,7 @@ claims_from_uri (const char *uri, GError **error)
   if (snap != NULL)
     {
       g_autoptr (VpaHost) host = vpa_snapshot_load (snap, error);
-      return host != NULL ? vpa_cli_claims_copy (host->claims) : NULL;
+      return host != NULL ? vpa_claims_filter (host->claims, NULL, FALSE) : NULL;
     }
   {
     const VpaCliVirtModule *virt = virt_module (error);
@@ -135,7 +135,7 @@ load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
   g_autofree char *snap = vpa_source_snapshot_path (uri);
 
   if (snap != NULL && g_strcmp0 (inventory_uri (cli), uri) == 0)
-    return vpa_cli_claims_copy (inventory_host->claims);
+    return vpa_claims_filter (inventory_host->claims, NULL, FALSE);
   return claims_from_uri (uri, error);
 }
 

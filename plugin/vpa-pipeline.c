@@ -8,21 +8,6 @@
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
 
-GPtrArray *
-vpa_claims_without_domain (GPtrArray *claims, const char *name)
-{
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
-
-  for (guint i = 0; claims != NULL && i < claims->len; i++)
-    {
-      const VpaClaim *c = g_ptr_array_index (claims, i);
-      if (name != NULL && g_strcmp0 (c->domain, name) == 0)
-        continue;
-      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
-    }
-  return out;
-}
-
 static void
 guest_from_domain (const VpaDomain *dom, VpaGuestNodes *guest)
 {
@@ -165,9 +150,11 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (VpaPlacement) placement = NULL;
+  g_autoptr (VpaPlacement) failed = NULL;
   g_autoptr (GPtrArray) decisions = NULL;
   g_autoptr (GError) local = NULL;
   VpaGuestNodes guest;
+  gboolean explain;
   gsize out_len = 0;
   char *out;
 
@@ -182,13 +169,16 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   if (requests == NULL)
     return NULL;
   inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           vpa_claims_without_domain (claims, dom->name), error);
+                           vpa_claims_filter (claims, dom->name, FALSE), error);
   if (inv == NULL)
     return NULL;
   guest_from_domain (dom, &guest);
-  placement = vpa_place (inv, requests, &guest, &local);
-  if (report != NULL && report->explain != NULL && placement != NULL)
-    explain_placement (report->explain, inv, &guest, placement);
+  explain = report != NULL && report->explain != NULL;
+  /* A failure is explained too: every request's candidates and their
+   * verdicts, no devices. */
+  placement = vpa_place_explain (inv, requests, &guest, explain ? &failed : NULL, &local);
+  if (explain && (placement != NULL || failed != NULL))
+    explain_placement (report->explain, inv, &guest, placement != NULL ? placement : failed);
   if (placement == NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
@@ -211,22 +201,6 @@ vpa_check_result_free (VpaCheckResult *res)
   g_free (res->device);
   g_free (res->line);
   g_free (res);
-}
-
-/* The claims of other domains that count for a check. */
-static GPtrArray *
-other_claims (GPtrArray *claims, const char *self, gboolean running_only)
-{
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
-
-  for (guint i = 0; claims != NULL && i < claims->len; i++)
-    {
-      const VpaClaim *c = g_ptr_array_index (claims, i);
-      if (g_strcmp0 (c->domain, self) == 0 || (running_only && !c->running))
-        continue;
-      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
-    }
-  return out;
 }
 
 /* Why device idx is not free: which domain holds it or its relative. */
@@ -384,7 +358,7 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
   /* Other domains' claims (running ones only for a start), with PF/VF
    * exclusivity: a VF whose PF another domain holds is not ours either. */
   inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           other_claims (claims, dom->name, running_only), error);
+                           vpa_claims_filter (claims, dom->name, running_only), error);
   if (inv == NULL)
     return NULL;
   guest_from_domain (dom, &guest);
@@ -479,7 +453,7 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
 
   /* The domain's own devices stay held: only the new port moves. */
   inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           vpa_claims_without_domain (claims, NULL), error);
+                           vpa_claims_filter (claims, NULL, FALSE), error);
   if (inv == NULL)
     return NULL;
   guest_from_domain (dom, &guest);

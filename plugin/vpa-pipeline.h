@@ -12,13 +12,9 @@
 
 G_BEGIN_DECLS
 
-/* Claims without those of the domain named name (a domain never competes
- * with itself when it is placed again). Returns a new array of copies. */
-GPtrArray *vpa_claims_without_domain (GPtrArray *claims, const char *name);
-
 typedef struct {
   gboolean changed;     /* the rewritten document differs from the input */
-  GString *explain;     /* if not NULL on input: the --explain report */
+  GString *explain;     /* if not NULL on input: the --explain report, also on failure */
 } VpaPlaceReport;
 
 /* Places every request of the domain document buf on host (transfer full)

@@ -11,13 +11,15 @@
  * may take PFs are routed in a separate phase, before or after the
  * others (whichever gives the cheaper result), with a last resort of
  * one request after the other in domain order, which is what Nova does.
+ *
+ * The flow itself is vpa-flow.c; why a placement fails and each
+ * candidate's verdict are vpa-explain.c (vpa-place-private.h between them).
  */
-#include "vpa-place.h"
-#include "vpa-locality.h"
+#include "vpa-place-private.h"
 
 #include <string.h>
 
-#define FLOW_INF G_MAXINT64
+#include "vpa-flow.h"
 
 /* ------------------------------------------------------------------ */
 /* Requests, candidates, results                                       */
@@ -59,68 +61,6 @@ vpa_placement_free (VpaPlacement *placement)
 /* ------------------------------------------------------------------ */
 
 
-typedef struct {
-  guint rep;              /* lowest host index in the class */
-  const VpaDevice *dev;   /* the representative device */
-  gint tagset;
-  gint numa_node;
-  VpaAddr pf_addr;        /* VF: its PF; PF and PCI: itself */
-  gboolean has_netdev;    /* VF: gives it a parent_ifname */
-  guint pf_id;            /* small id of pf_addr, for pf-groups */
-  gint pf_class;          /* VF: the class of its PF when that is in the inventory */
-  gboolean pf_whole;      /* VF: its PF is in the inventory and free */
-  gboolean remote_managed;
-  gint pcie_port;         /* with locality groups: root port index, else -1 */
-  VpaAddr pcie_root;      /* with locality groups: host bridge, else VPA_ADDR_NONE */
-  GArray *free_devs;      /* guint host indices, ascending */
-  guint n_held, n_blocked;
-  VpaTier tier;
-  char *label;            /* "8086:1889 type-VF physnet1 PF 0000:81:00.0" */
-  char *short_label;      /* "8086:1889 physnet1 on node 1" */
-} PlaceClass;
-
-typedef enum {
-  ELIG_NONE,    /* no spec matches: not a candidate */
-  ELIG_OK,
-  ELIG_NO_PF,   /* a PF the request does not ask for */
-  ELIG_NO_RM,   /* remote-managed, not requested */
-  ELIG_POLICY,  /* the NUMA policy refuses it */
-  ELIG_LOCALITY, /* outside the domain chosen for the request's locality group */
-} Elig;
-
-typedef struct {
-  const VpaInventory *inv;
-  const VpaHost *host;
-  GPtrArray *requests;
-  const VpaGuestNodes *guest;
-  GPtrArray *classes;     /* PlaceClass*, by lowest member address */
-  guint n_req, n_cls, n_pf_ids;
-  guint8 *elig;           /* n_req * n_cls of Elig */
-  gboolean *wants_pf;     /* per request: some spec asks for type-PF */
-  gint *group;            /* per request: pf-group id, or -1 */
-  guint n_groups;
-  gboolean *pf_wanted;    /* per class (PFs): some request may take this PF */
-  gboolean *vf_wanted;    /* per class (PFs): some request may take one of its VFs */
-  gint64 w_tier, w_pen, w_rank;
-  gboolean split_pcie;    /* some request is in a locality group */
-  guint8 *elig_base;      /* elig before the locality search's masks */
-  GPtrArray *lgroups;     /* VpaLocalityGroupState*, or NULL */
-  guint solves;
-} Place;
-
-/* What one strategy has left and taken. */
-typedef struct {
-  gint64 *cap;            /* per class: free devices left */
-  gboolean *broken;       /* per class (PFs): one of its VFs was taken */
-  guint *alloc;           /* n_req * n_cls: devices of the class per request */
-  gboolean *group_used;   /* n_groups * n_pf_ids: a group member has this PF */
-  gint64 cost;
-} PlaceState;
-
-#define ELIG(pl, r, c) ((Elig) (pl)->elig[(gsize) (r) * (pl)->n_cls + (c)])
-#define ALLOC(pl, st, r, c) ((st)->alloc[(gsize) (r) * (pl)->n_cls + (c)])
-#define CLASS(pl, c) ((PlaceClass *) g_ptr_array_index ((pl)->classes, (c)))
-#define REQ(pl, r) ((const VpaRequest *) g_ptr_array_index ((pl)->requests, (r)))
 
 static void
 place_class_free (PlaceClass *c)
@@ -167,8 +107,8 @@ state_new (const Place *pl)
   return st;
 }
 
-static void
-state_free (PlaceState *st)
+void
+vpa_place_state_free (PlaceState *st)
 {
   if (st == NULL)
     return;
@@ -178,7 +118,6 @@ state_free (PlaceState *st)
   g_free (st->group_used);
   g_free (st);
 }
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (PlaceState, state_free)
 
 static guint
 class_hash (gconstpointer p)
@@ -497,144 +436,6 @@ class_cost (const Place *pl, const PlaceState *st, guint c)
 }
 
 /* ------------------------------------------------------------------ */
-/* Min-cost flow: successive shortest paths (Bellman-Ford with a FIFO  */
-/* queue, as residual costs go negative). Polynomial: each augmenting  */
-/* path carries at least one device, and the flow is at most the sum   */
-/* of the request counts.                                              */
-/* ------------------------------------------------------------------ */
-
-typedef struct {
-  guint to;
-  gint next;
-  gint64 cap;
-  gint64 cost;
-} FlowEdge;
-
-typedef struct {
-  GArray *edges;          /* FlowEdge; edge e and e ^ 1 are a pair */
-  GArray *head;           /* gint per node */
-} Flow;
-
-static void
-flow_init (Flow *f, guint n_nodes)
-{
-  gint none = -1;
-
-  f->edges = g_array_new (FALSE, FALSE, sizeof (FlowEdge));
-  f->head = g_array_new (FALSE, FALSE, sizeof (gint));
-  for (guint i = 0; i < n_nodes; i++)
-    g_array_append_val (f->head, none);
-}
-
-static void
-flow_clear (Flow *f)
-{
-  g_clear_pointer (&f->edges, g_array_unref);
-  g_clear_pointer (&f->head, g_array_unref);
-}
-
-static guint
-flow_add_node (Flow *f)
-{
-  gint none = -1;
-
-  g_array_append_val (f->head, none);
-  return f->head->len - 1;
-}
-
-static guint
-flow_add_edge (Flow *f, guint from, guint to, gint64 cap, gint64 cost)
-{
-  FlowEdge fwd = { to, g_array_index (f->head, gint, from), cap, cost };
-  FlowEdge rev = { from, g_array_index (f->head, gint, to), 0, -cost };
-  guint e = f->edges->len;
-
-  g_array_append_val (f->edges, fwd);
-  g_array_index (f->head, gint, from) = (gint) e;
-  g_array_append_val (f->edges, rev);
-  g_array_index (f->head, gint, to) = (gint) e + 1;
-  return e;
-}
-
-static gint64
-flow_of (const Flow *f, guint e)
-{
-  return g_array_index (f->edges, FlowEdge, e ^ 1).cap;
-}
-
-/* Shortest path from s to t in the residual graph; FALSE if none. */
-static gboolean
-flow_shortest (Flow *f, guint s, guint t, gint64 *dist, gint *prev, gboolean *queued,
-               guint *queue)
-{
-  guint n = f->head->len, qh = 0, qt = 0, qn = 0;
-  FlowEdge *edges = (FlowEdge *) (void *) f->edges->data;
-  const gint *head = (const gint *) (void *) f->head->data;
-
-  for (guint i = 0; i < n; i++)
-    {
-      dist[i] = FLOW_INF;
-      prev[i] = -1;
-      queued[i] = FALSE;
-    }
-  dist[s] = 0;
-  queue[qt++] = s;
-  qn = 1;
-  queued[s] = TRUE;
-  while (qn > 0)
-    {
-      guint u = queue[qh];
-      qh = (qh + 1) % n;
-      qn--;
-      queued[u] = FALSE;
-      for (gint e = head[u]; e >= 0; e = edges[e].next)
-        {
-          guint v = edges[e].to;
-          if (edges[e].cap <= 0 || dist[u] + edges[e].cost >= dist[v])
-            continue;
-          dist[v] = dist[u] + edges[e].cost;
-          prev[v] = e;
-          if (!queued[v])
-            {
-              queue[qt] = v;
-              qt = (qt + 1) % n;
-              qn++;
-              queued[v] = TRUE;
-            }
-        }
-    }
-  return dist[t] != FLOW_INF;
-}
-
-/* Pushes up to need units from s to t at minimum cost; returns the flow. */
-static gint64
-flow_run (Flow *f, guint s, guint t, gint64 need)
-{
-  guint n = f->head->len;
-  g_autofree gint64 *dist = g_new (gint64, n);
-  g_autofree gint *prev = g_new (gint, n);
-  g_autofree gboolean *queued = g_new (gboolean, n);
-  g_autofree guint *queue = g_new (guint, n);
-  gint64 done = 0;
-
-  while (done < need && flow_shortest (f, s, t, dist, prev, queued, queue))
-    {
-      FlowEdge *edges = (FlowEdge *) (void *) f->edges->data;
-      gint64 push = need - done;
-
-      for (guint v = t; v != s; v = edges[prev[v] ^ 1].to)
-        push = MIN (push, edges[prev[v]].cap);
-      for (guint v = t; v != s; v = edges[prev[v] ^ 1].to)
-        {
-          edges[prev[v]].cap -= push;
-          edges[prev[v] ^ 1].cap += push;
-        }
-      done += push;
-    }
-  return done;
-}
-
-/* ------------------------------------------------------------------ */
 /* Phases and strategies                                               */
 /* ------------------------------------------------------------------ */
 
@@ -659,7 +460,7 @@ group_node_free (GroupNode *g)
 }
 
 static GroupNode *
-group_node_get (const Place *pl, Flow *f, GPtrArray *gnodes, gint *gindex, guint g, guint c)
+group_node_get (const Place *pl, VpaFlow *f, GPtrArray *gnodes, gint *gindex, guint g, guint c)
 {
   gsize slot = (gsize) g * pl->n_pf_ids + CLASS (pl, c)->pf_id;
   GroupNode *gn;
@@ -668,9 +469,9 @@ group_node_get (const Place *pl, Flow *f, GPtrArray *gnodes, gint *gindex, guint
   if (gindex[slot] >= 0)
     return g_ptr_array_index (gnodes, gindex[slot]);
   gn = g_new0 (GroupNode, 1);
-  in_node = flow_add_node (f);
-  gn->out_node = flow_add_node (f);
-  gn->in_edge = flow_add_edge (f, in_node, gn->out_node, 1, 0);
+  in_node = vpa_flow_add_node (f);
+  gn->out_node = vpa_flow_add_node (f);
+  gn->in_edge = vpa_flow_add_edge (f, in_node, gn->out_node, 1, 0);
   gn->req_edges = g_array_new (FALSE, FALSE, sizeof (guint));
   gn->req_ids = g_array_new (FALSE, FALSE, sizeof (guint));
   gn->cls_edges = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -681,10 +482,10 @@ group_node_get (const Place *pl, Flow *f, GPtrArray *gnodes, gint *gindex, guint
 }
 
 static void
-group_link (const Place *pl, Flow *f, GroupNode *gn, guint r, guint r_node, guint c,
+group_link (const Place *pl, VpaFlow *f, GroupNode *gn, guint r, guint r_node, guint c,
             guint c_node, gint64 cost)
 {
-  guint in_node = g_array_index (f->edges, FlowEdge, gn->in_edge ^ 1).to;
+  guint in_node = g_array_index (f->edges, VpaFlowEdge, gn->in_edge ^ 1).to;
   gboolean have_r = FALSE, have_c = FALSE;
   guint e;
 
@@ -694,13 +495,13 @@ group_link (const Place *pl, Flow *f, GroupNode *gn, guint r, guint r_node, guin
     have_c = g_array_index (gn->cls_ids, guint, i) == c;
   if (!have_r)
     {
-      e = flow_add_edge (f, r_node, in_node, 1, 0);
+      e = vpa_flow_add_edge (f, r_node, in_node, 1, 0);
       g_array_append_val (gn->req_edges, e);
       g_array_append_val (gn->req_ids, r);
     }
   if (!have_c)
     {
-      e = flow_add_edge (f, gn->out_node, c_node, 1, cost);
+      e = vpa_flow_add_edge (f, gn->out_node, c_node, 1, cost);
       g_array_append_val (gn->cls_edges, e);
       g_array_append_val (gn->cls_ids, c);
     }
@@ -737,7 +538,7 @@ static gboolean
 place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboolean groups,
              const gboolean *forbid, gboolean *unsat)
 {
-  Flow f;
+  VpaFlow f;
   guint base_cls = 2 + n;
   g_autoptr (GPtrArray) gnodes = g_ptr_array_new_with_free_func ((GDestroyNotify) group_node_free);
   g_autofree gint *gindex = NULL;
@@ -752,12 +553,12 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
     return TRUE;
   gindex = g_new (gint, MAX ((gsize) pl->n_groups * pl->n_pf_ids, 1));
   memset (gindex, 0xff, sizeof (gint) * MAX ((gsize) pl->n_groups * pl->n_pf_ids, 1));
-  flow_init (&f, base_cls + pl->n_cls);
+  vpa_flow_init (&f, base_cls + pl->n_cls);
   for (guint c = 0; c < pl->n_cls; c++)
     {
       cost[c] = class_cost (pl, st, c);
       if (st->cap[c] > 0)
-        flow_add_edge (&f, base_cls + c, 1, st->cap[c], 0);
+        vpa_flow_add_edge (&f, base_cls + c, 1, st->cap[c], 0);
     }
   for (guint i = 0; i < n; i++)
     {
@@ -765,7 +566,7 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
       gint g = groups ? pl->group[r] : -1;
 
       need += REQ (pl, r)->count;
-      src_edges[i] = flow_add_edge (&f, 0, 2 + i, REQ (pl, r)->count, 0);
+      src_edges[i] = vpa_flow_add_edge (&f, 0, 2 + i, REQ (pl, r)->count, 0);
       for (guint c = 0; c < pl->n_cls; c++)
         {
           guint e;
@@ -781,34 +582,34 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
               group_link (pl, &f, gn, r, 2 + i, c, base_cls + c, cost[c]);
               continue;
             }
-          e = flow_add_edge (&f, 2 + i, base_cls + c, REQ (pl, r)->count, cost[c]);
+          e = vpa_flow_add_edge (&f, 2 + i, base_cls + c, REQ (pl, r)->count, cost[c]);
           g_array_append_val (req_edges, e);
           g_array_append_val (req_pairs, r);
           g_array_append_val (req_pairs, c);
         }
     }
-  got = flow_run (&f, 0, 1, need);
+  got = vpa_flow_run (&f, 0, 1, need);
   if (got < need)
     ok = FALSE;
   for (guint i = 0; !ok && unsat != NULL && i < n; i++)
-    if (flow_of (&f, src_edges[i]) < REQ (pl, reqs[i])->count)
+    if (vpa_flow_of (&f, src_edges[i]) < REQ (pl, reqs[i])->count)
       unsat[reqs[i]] = TRUE;
   for (guint i = 0; ok && i < req_edges->len; i++)
     state_take (pl, st, g_array_index (req_pairs, guint, 2 * i),
                 g_array_index (req_pairs, guint, 2 * i + 1),
-                (guint) flow_of (&f, g_array_index (req_edges, guint, i)));
+                (guint) vpa_flow_of (&f, g_array_index (req_edges, guint, i)));
   for (guint i = 0; ok && i < gnodes->len; i++)
     {
       GroupNode *gn = g_ptr_array_index (gnodes, i);
       gint r = -1, c = -1;
 
-      if (flow_of (&f, gn->in_edge) == 0)
+      if (vpa_flow_of (&f, gn->in_edge) == 0)
         continue;
       for (guint j = 0; j < gn->req_edges->len; j++)
-        if (flow_of (&f, g_array_index (gn->req_edges, guint, j)) > 0)
+        if (vpa_flow_of (&f, g_array_index (gn->req_edges, guint, j)) > 0)
           r = (gint) g_array_index (gn->req_ids, guint, j);
       for (guint j = 0; j < gn->cls_edges->len; j++)
-        if (flow_of (&f, g_array_index (gn->cls_edges, guint, j)) > 0)
+        if (vpa_flow_of (&f, g_array_index (gn->cls_edges, guint, j)) > 0)
           c = (gint) g_array_index (gn->cls_ids, guint, j);
       /* The (group, PF) node forgets which request entered it; a class
        * that request may not use makes this routing invalid. */
@@ -820,7 +621,7 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
           st->group_used[(gsize) pl->group[r] * pl->n_pf_ids + CLASS (pl, c)->pf_id] = TRUE;
         }
     }
-  flow_clear (&f);
+  vpa_flow_clear (&f);
   return ok;
 }
 
@@ -942,19 +743,19 @@ place_two_phases (const Place *pl, GArray *first, GArray *second, gboolean group
   return NULL;
 }
 
-static GArray *
-req_list_new (void)
+GArray *
+vpa_place_req_list_new (void)
 {
   return g_array_new (FALSE, FALSE, sizeof (guint));
 }
 
 /* The best placement of the requests subset[0..n), or NULL. */
-static PlaceState *
-place_solve (const Place *pl, const guint *subset, guint n, gboolean groups)
+PlaceState *
+vpa_place_solve (const Place *pl, const guint *subset, guint n, gboolean groups)
 {
   g_autoptr (GPtrArray) seq = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  g_autoptr (GArray) pfs = req_list_new ();
-  g_autoptr (GArray) rest = req_list_new ();
+  g_autoptr (GArray) pfs = vpa_place_req_list_new ();
+  g_autoptr (GArray) rest = vpa_place_req_list_new ();
   g_autoptr (PlaceState) a = NULL;
   g_autoptr (PlaceState) b = NULL;
 
@@ -976,224 +777,11 @@ place_solve (const Place *pl, const guint *subset, guint n, gboolean groups)
   /* Last resort, Nova's own shape: one request after the other. */
   for (guint i = 0; i < n; i++)
     {
-      GArray *one = req_list_new ();
+      GArray *one = vpa_place_req_list_new ();
       g_array_append_val (one, subset[i]);
       g_ptr_array_add (seq, one);
     }
   return place_run_phases (pl, seq, groups, NULL, NULL, NULL, NULL);
-}
-
-/* ------------------------------------------------------------------ */
-/* Explanations                                                        */
-/* ------------------------------------------------------------------ */
-
-static char *
-request_header (const VpaRequest *req)
-{
-  return g_strdup_printf ("%s (policy %s from %s)", req->label,
-                          vpa_policy_to_string (req->policy),
-                          vpa_policy_source_to_string (req->policy_source));
-}
-
-/* Why class c does not serve request r, or NULL when it may. */
-static char *
-class_refusal (const Place *pl, guint r, guint c)
-{
-  const PlaceClass *k = CLASS (pl, c);
-  g_autofree char *why = NULL;
-
-  switch ((Elig) ELIG (pl, r, c))
-    {
-    case ELIG_NO_PF:
-      return g_strdup ("refused: a type-PF, which the request does not ask for");
-    case ELIG_NO_RM:
-      return g_strdup ("refused: remote-managed, which the request does not ask for");
-    case ELIG_POLICY:
-      why = vpa_policy_refusal (REQ (pl, r)->policy, pl->host, pl->guest, k->numa_node);
-      return g_strdup_printf ("refused: %s", why ? why : "not allowed by the policy");
-    case ELIG_LOCALITY:
-      return g_strdup_printf ("refused: outside where locality group '%s' is placed",
-                              REQ (pl, r)->locality_group);
-    case ELIG_NONE:
-    case ELIG_OK:
-    default:
-      return NULL;
-    }
-}
-
-static char *
-format_specs (const VpaRequest *req)
-{
-  GString *s = g_string_new (NULL);
-
-  for (guint i = 0; i < req->specs->len; i++)
-    {
-      const VpaSpec *spec = g_ptr_array_index (req->specs, i);
-      g_string_append (s, i > 0 ? " or " : "");
-      for (guint j = 0; j < spec->pairs->len; j++)
-        {
-          const VpaSpecPair *p = g_ptr_array_index (spec->pairs, j);
-          g_string_append_printf (s, "%s%s='%s'", j > 0 ? ", " : "", p->key,
-                                  p->value ? p->value : "None");
-        }
-    }
-  return g_string_free (s, FALSE);
-}
-
-/* "POOL refused: WHY; POOL: N free" with classes of the same short label
- * and verdict merged (VFs of many PFs make one part). */
-static char *
-request_parts (const Place *pl, guint r, const char *busy)
-{
-  g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GPtrArray) verdicts = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr (GArray) frees = g_array_new (FALSE, FALSE, sizeof (guint));
-  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GString *s = g_string_new (NULL);
-  gboolean skip_pfs = FALSE;
-
-  /* Unrequested PFs sharing the spec are noise next to real candidates. */
-  for (guint c = 0; c < pl->n_cls && !skip_pfs; c++)
-    skip_pfs = ELIG (pl, r, c) != ELIG_NONE && ELIG (pl, r, c) != ELIG_NO_PF;
-  for (guint c = 0; c < pl->n_cls; c++)
-    {
-      const PlaceClass *k = CLASS (pl, c);
-      char *why;
-      char *key;
-      gpointer idx;
-      guint n = k->free_devs->len;
-
-      if (ELIG (pl, r, c) == ELIG_NONE || (ELIG (pl, r, c) == ELIG_NO_PF && skip_pfs))
-        continue;
-      why = class_refusal (pl, r, c);
-      key = g_strdup_printf ("%s\x1f%s", k->short_label, why ? why : "");
-      if (g_hash_table_lookup_extended (seen, key, NULL, &idx))
-        {
-          g_array_index (frees, guint, GPOINTER_TO_UINT (idx)) += n;
-          g_free (key);
-          g_free (why);
-          continue;
-        }
-      g_hash_table_insert (seen, key, GUINT_TO_POINTER (labels->len));
-      g_ptr_array_add (labels, g_strdup (k->short_label));
-      g_ptr_array_add (verdicts, why);
-      g_array_append_val (frees, n);
-    }
-  for (guint i = 0; i < labels->len; i++)
-    {
-      const char *why = g_ptr_array_index (verdicts, i);
-      guint n = g_array_index (frees, guint, i);
-      g_string_append (s, i > 0 ? "; " : "");
-      if (why != NULL)
-        g_string_append_printf (s, "%s %s", (char *) g_ptr_array_index (labels, i), why);
-      else
-        g_string_append_printf (s, "%s: %u free%s%s",
-                                (char *) g_ptr_array_index (labels, i), n,
-                                n > 0 && busy ? ", needed by " : "",
-                                n > 0 && busy ? busy : "");
-    }
-  return g_string_free (s, FALSE);
-}
-
-static char *
-request_failure (const Place *pl, guint r, const char *busy)
-{
-  const VpaRequest *req = REQ (pl, r);
-  g_autofree char *head = request_header (req);
-  g_autofree char *parts = request_parts (pl, r, busy);
-  g_autofree char *specs = NULL;
-
-  if (*parts == '\0')
-    {
-      specs = format_specs (req);
-      return g_strdup_printf ("%s: no device in the inventory matches %s", head, specs);
-    }
-  if (busy != NULL)
-    return g_strdup_printf ("%s: not enough free devices for it besides %s: %s", head, busy,
-                            parts);
-  return g_strdup_printf ("%s: no free device: %s", head, parts);
-}
-
-static char *
-group_failure (const Place *pl, guint g)
-{
-  g_autoptr (GString) ports = g_string_new (NULL);
-  g_autoptr (GString) pfs = g_string_new (NULL);
-  g_autofree gboolean *pf_seen = g_new0 (gboolean, MAX (pl->n_pf_ids, 1));
-  const char *name = NULL;
-  guint n_ports = 0, n_pfs = 0;
-
-  for (guint r = 0; r < pl->n_req; r++)
-    {
-      if (pl->group[r] != (gint) g)
-        continue;
-      name = REQ (pl, r)->pf_group;
-      g_string_append_printf (ports, "%s%s", n_ports++ > 0 ? ", " : "", REQ (pl, r)->label);
-      for (guint c = 0; c < pl->n_cls; c++)
-        {
-          const PlaceClass *k = CLASS (pl, c);
-          char buf[VPA_ADDR_BUFLEN];
-          if (ELIG (pl, r, c) != ELIG_OK || k->free_devs->len == 0 || pf_seen[k->pf_id])
-            continue;
-          pf_seen[k->pf_id] = TRUE;
-          g_string_append_printf (pfs, "%s%s", n_pfs++ > 0 ? ", " : "",
-                                  vpa_addr_format (k->pf_addr, buf));
-        }
-    }
-  return g_strdup_printf ("pf-group '%s': %s need devices of %u distinct PFs, but the free "
-                          "devices their policies allow are on %u PF%s%s%s%s",
-                          name, ports->str, n_ports, n_pfs, n_pfs == 1 ? "" : "s",
-                          n_pfs > 0 ? " (" : "", pfs->str, n_pfs > 0 ? ")" : "");
-}
-
-static gboolean
-place_solvable (const Place *pl, const guint *subset, guint n, gboolean groups)
-{
-  g_autoptr (PlaceState) st = place_solve (pl, subset, n, groups);
-  return st != NULL;
-}
-
-/* Names the first request, group or competition that makes it fail. */
-static char *
-place_diagnose (const Place *pl)
-{
-  g_autofree guint *all = g_new (guint, MAX (pl->n_req, 1));
-  g_autoptr (GString) busy = g_string_new (NULL);
-
-  for (guint r = 0; r < pl->n_req; r++)
-    {
-      all[r] = r;
-      if (!place_solvable (pl, &r, 1, TRUE))
-        return request_failure (pl, r, NULL);
-    }
-  for (guint g = 0; g < pl->n_groups; g++)
-    {
-      g_autoptr (GArray) members = req_list_new ();
-      for (guint r = 0; r < pl->n_req; r++)
-        if (pl->group[r] == (gint) g)
-          g_array_append_val (members, r);
-      if (!place_solvable (pl, (const guint *) (void *) members->data, members->len, TRUE))
-        return group_failure (pl, g);
-    }
-  for (guint k = 2; k <= pl->n_req; k++)
-    {
-      if (place_solvable (pl, all, k, TRUE))
-        continue;
-      if (place_solvable (pl, all, k, FALSE) && pl->group[k - 1] >= 0)
-        return group_failure (pl, (guint) pl->group[k - 1]);
-      /* Those before it that compete for the same classes. */
-      for (guint r = 0; r + 1 < k; r++)
-        {
-          gboolean shares = FALSE;
-          for (guint c = 0; c < pl->n_cls && !shares; c++)
-            shares = ELIG (pl, r, c) == ELIG_OK && ELIG (pl, k - 1, c) == ELIG_OK;
-          if (shares)
-            g_string_append_printf (busy, "%s%s", busy->len > 0 ? ", " : "",
-                                    REQ (pl, r)->label);
-        }
-      return request_failure (pl, k - 1, busy->len > 0 ? busy->str : "the other requests");
-    }
-  return request_failure (pl, pl->n_req > 0 ? pl->n_req - 1 : 0, "the other requests");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1220,7 +808,7 @@ locality_solve (gpointer data, const guint8 *mask, gint64 *tier, gint64 *cost)
   for (guint r = 0; r < pl->n_req; r++)
     all[r] = r;
   apply_mask (pl, mask);
-  st = place_solve (pl, all, pl->n_req, TRUE);
+  st = vpa_place_solve (pl, all, pl->n_req, TRUE);
   if (st == NULL)
     return FALSE;
   *tier = 0;
@@ -1308,45 +896,6 @@ place_locality (Place *pl, char **msg)
 /* Results                                                             */
 /* ------------------------------------------------------------------ */
 
-static GPtrArray *
-request_candidates (const Place *pl, guint r, const PlaceState *st)
-{
-  GPtrArray *cands = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_candidate_free);
-
-  for (guint c = 0; c < pl->n_cls; c++)
-    {
-      const PlaceClass *k = CLASS (pl, c);
-      VpaCandidate *cand;
-      char *why;
-
-      if (ELIG (pl, r, c) == ELIG_NONE)
-        continue;
-      cand = g_new0 (VpaCandidate, 1);
-      cand->pool = g_strdup (k->label);
-      cand->numa_node = k->numa_node;
-      cand->socket = k->numa_node == VPA_NUMA_NONE
-                         ? VPA_SOCKET_NONE
-                         : vpa_host_node_socket (pl->host, k->numa_node);
-      cand->free = k->free_devs->len;
-      cand->tier = k->tier;
-      cand->taken = st != NULL ? ALLOC (pl, st, r, c) : 0;
-      why = class_refusal (pl, r, c);
-      if (why != NULL)
-        cand->verdict = why;
-      else if (cand->taken > 0)
-        cand->verdict = g_strdup_printf ("taken %u", cand->taken);
-      else if (cand->free == 0)
-        cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked)", k->n_held,
-                                         k->n_blocked);
-      else if (st != NULL)
-        cand->verdict = g_strdup ("not needed");
-      else
-        cand->verdict = g_strdup_printf ("%u free", cand->free);
-      g_ptr_array_add (cands, cand);
-    }
-  return cands;
-}
-
 /* st NULL: candidates only (a failed placement). */
 static VpaPlacement *
 place_result (const Place *pl, const PlaceState *st)
@@ -1361,7 +910,7 @@ place_result (const Place *pl, const PlaceState *st)
 
       asg->request = REQ (pl, r);
       asg->devices = g_array_new (FALSE, FALSE, sizeof (guint));
-      asg->candidates = request_candidates (pl, r, st);
+      asg->candidates = vpa_place_candidates (pl, r, st);
       for (guint c = 0; st != NULL && c < pl->n_cls; c++)
         {
           GArray *free_devs = CLASS (pl, c)->free_devs;
@@ -1406,21 +955,18 @@ vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
   all = g_new (guint, MAX (pl.n_req, 1));
   for (guint r = 0; r < pl.n_req; r++)
     all[r] = r;
-  if (pl.split_pcie && !place_locality (&pl, &msg))
+  if (pl.split_pcie && !place_locality (&pl, &msg) && msg != NULL)
     {
-      if (msg != NULL)
-        {
-          g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
-          if (explain != NULL)
-            *explain = place_result (&pl, NULL);
-          return NULL;
-        }
+      g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
+      if (explain != NULL)
+        *explain = place_result (&pl, NULL);
+      return NULL;
     }
-  st = place_solve (&pl, all, pl.n_req, TRUE);
+  st = vpa_place_solve (&pl, all, pl.n_req, TRUE);
   if (st != NULL)
     return place_result (&pl, st);
 
-  msg = place_diagnose (&pl);
+  msg = vpa_place_diagnose (&pl);
   g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
   if (explain != NULL)
     *explain = place_result (&pl, NULL);

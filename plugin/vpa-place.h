@@ -7,33 +7,9 @@
 
 #include "vpa-inventory.h"
 #include "vpa-policy.h"
-#include "vpa-pcie.h"
+#include "vpa-requests.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  VPA_REQUEST_PORT,
-  VPA_REQUEST_ALIAS,
-  VPA_REQUEST_DEVICE, /* <vpa:device>: one device of an alias, named */
-} VpaRequestKind;
-
-typedef struct {
-  VpaRequestKind kind;
-  char *device;        /* port, device: the user alias it fills; alias: its name */
-  char *label;         /* for messages: "port ua-data0", "alias QuickAssist" */
-  GPtrArray *specs;    /* VpaSpec*, ORed (Nova's request spec) */
-  guint count;
-  VpaPolicy policy;    /* effective */
-  VpaPolicySource policy_source;
-  char *pf_group;      /* NULL when none */
-  char *locality_group; /* NULL when none; then the two below apply */
-  VpaLocality locality_level; /* the group's level */
-  gboolean locality_required; /* the group's policy is required */
-} VpaRequest;
-
-VpaRequest *vpa_request_new (VpaRequestKind kind, const char *device, guint count);
-void vpa_request_free (VpaRequest *req);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaRequest, vpa_request_free)
 
 /* Why a candidate pool was taken or refused, for --explain and errors. */
 typedef struct {

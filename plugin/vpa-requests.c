@@ -4,6 +4,8 @@
  */
 #include "vpa-requests.h"
 
+#include "vpa-policy.h"
+
 VpaRequest *
 vpa_request_new (VpaRequestKind kind, const char *device, guint count)
 {

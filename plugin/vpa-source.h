@@ -7,8 +7,10 @@
  */
 #pragma once
 
-#include <stdio.h>
 #include "vpa-types.h"
+/* The built-in sources. */
+#include "vpa-snapshot.h"
+#include "vpa-sysfs.h"
 
 G_BEGIN_DECLS
 
@@ -29,20 +31,5 @@ VpaHost *vpa_source_load (const char *uri, GError **error);
 /* The path of a snapshot URI ("test:///ABS/PATH.xml" or a plain path
  * ending in .xml), or NULL when uri is not one. */
 char *vpa_source_snapshot_path (const char *uri);
-
-/* Built-in sources. */
-VpaHost *vpa_snapshot_load (const char *path, GError **error);
-VpaHost *vpa_snapshot_load_memory (const char *buf, gsize len, const char *name,
-                                   GError **error);
-/* Writes host (devices as nodedev XML, claims as minimal domains, cells as
- * capabilities) in the snapshot format to out. */
-gboolean vpa_snapshot_write (const VpaHost *host, FILE *out, GError **error);
-
-VpaHost *vpa_sysfs_load (const char *root, GError **error);
-/* Only the devices at addrs (missing ones are left out) and their parent
- * PFs, plus the whole topology: what a check of a few devices needs,
- * without reading every device of a large host. */
-VpaHost *vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs,
-                                 GError **error);
 
 G_END_DECLS

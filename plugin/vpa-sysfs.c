@@ -5,6 +5,7 @@
  * the hook never calls back into the daemon. ROOT is a parameter so tests
  * point it at a fake tree.
  */
+#include "vpa-sysfs.h"
 #include "vpa-source.h"
 #include "vpa-pcie.h"
 

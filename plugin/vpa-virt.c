@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "vpa-source.h"
+#include "vpa-capabilities.h"
+#include "vpa-nodedev.h"
 #include "vpa-xml.h"
 
 /* ------------------------------------------------------------------ */
@@ -154,23 +156,18 @@ claims_from_xml (const char *xml, const char *name, gboolean running,
 {
   g_autofree char *what = g_strdup_printf ("domain '%s'", name);
   g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
-  xmlNode *devices;
+  g_autoptr (GArray) devs = NULL;
 
   if (doc == NULL)
     return FALSE;
-  devices = vpa_xml_child (xmlDocGetRootElement (doc), "devices", NULL);
-  if (devices == NULL)
-    return TRUE;
-  for (xmlNode *n = devices->children; n != NULL; n = n->next)
+  devs = vpa_xml_domain_pci_devices (xmlDocGetRootElement (doc), what, VPA_XML_PCI_STRICT, error);
+  if (devs == NULL)
+    return FALSE;
+  for (guint i = 0; i < devs->len; i++)
     {
-      gboolean is_pci;
-      VpaAddr addr;
+      VpaAddr addr = g_array_index (devs, VpaXmlPciDevice, i).addr;
 
-      if (n->type != XML_ELEMENT_NODE)
-        continue;
-      if (!vpa_xml_hostdev_address (n, what, &is_pci, &addr, error))
-        return FALSE;
-      if (!is_pci || addr == VPA_ADDR_NONE || claims_contain (claims, from, addr))
+      if (addr == VPA_ADDR_NONE || claims_contain (claims, from, addr))
         continue;
       g_ptr_array_add (claims, vpa_claim_new (name, addr, running));
     }
@@ -757,33 +754,46 @@ vpa_virt_lock_release (VpaVirtLock *lock)
 /* Define and attach                                                   */
 /* ------------------------------------------------------------------ */
 
-/* Appends the PCI addresses of the hostdevs from first on (its
- * following siblings too if siblings); an address used twice is bad
- * input. */
+/* Appends addr to addrs; an address used twice is bad input. */
 static gboolean
-collect_addrs (xmlNode *first, gboolean siblings, const char *what, GArray *addrs,
+add_addr (GArray *addrs, VpaAddr addr, const char *what, GError **error)
+{
+  for (guint i = 0; i < addrs->len; i++)
+    if (g_array_index (addrs, VpaAddr, i) == addr)
+      {
+        char buf[VPA_ADDR_BUFLEN];
+        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                     "%s: device '%s' is used twice", what, vpa_addr_format (addr, buf));
+        return FALSE;
+      }
+  g_array_append_val (addrs, addr);
+  return TRUE;
+}
+
+/* Appends the PCI addresses of node: a <domain>'s devices (whole_domain)
+ * or one device element; an address used twice is bad input. */
+static gboolean
+collect_addrs (xmlNode *node, gboolean whole_domain, const char *what, GArray *addrs,
                GError **error)
 {
-  for (xmlNode *n = first; n != NULL; n = siblings ? n->next : NULL)
+  g_autoptr (GArray) devs = NULL;
+
+  if (!whole_domain)
     {
       gboolean is_pci;
       VpaAddr addr;
 
-      if (n->type != XML_ELEMENT_NODE)
-        continue;
-      if (!vpa_xml_hostdev_address (n, what, &is_pci, &addr, error))
+      if (!vpa_xml_hostdev_address (node, what, &is_pci, &addr, error))
         return FALSE;
-      if (!is_pci || addr == VPA_ADDR_NONE)
-        continue;
-      for (guint i = 0; i < addrs->len; i++)
-        if (g_array_index (addrs, VpaAddr, i) == addr)
-          {
-            char buf[VPA_ADDR_BUFLEN];
-            g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                         "%s: device '%s' is used twice", what, vpa_addr_format (addr, buf));
-            return FALSE;
-          }
-      g_array_append_val (addrs, addr);
+      return !is_pci || addr == VPA_ADDR_NONE || add_addr (addrs, addr, what, error);
+    }
+  if ((devs = vpa_xml_domain_pci_devices (node, what, VPA_XML_PCI_STRICT, error)) == NULL)
+    return FALSE;
+  for (guint i = 0; i < devs->len; i++)
+    {
+      VpaAddr addr = g_array_index (devs, VpaXmlPciDevice, i).addr;
+      if (addr != VPA_ADDR_NONE && !add_addr (addrs, addr, what, error))
+        return FALSE;
     }
   return TRUE;
 }
@@ -795,7 +805,7 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
 {
   g_autofree char *what = g_strdup_printf ("%s: placed domain", uri);
   g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
-  xmlNode *root, *name_node, *devices;
+  xmlNode *root, *name_node;
 
   if (doc == NULL)
     return FALSE;
@@ -809,10 +819,7 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
     }
   g_free (what);
   what = g_strdup_printf ("%s: domain '%s'", uri, *name);
-  devices = vpa_xml_child (root, "devices", NULL);
-  if (devices == NULL)
-    return TRUE;
-  return collect_addrs (devices->children, TRUE, what, addrs, error);
+  return collect_addrs (root, TRUE, what, addrs, error);
 }
 
 /* TRUE if a and b cannot be held by two domains: the same function, or

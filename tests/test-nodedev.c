@@ -7,6 +7,8 @@
  */
 #include <glib/gstdio.h>
 #include <string.h>
+#include "vpa-capabilities.h"
+#include "vpa-nodedev.h"
 #include "vpa-xml.h"
 #include "vpa-test-util.h"
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
+#include "vpa-pipeline.h"
 #include "vpa-place.h"
 #include "vpa-requests.h"
+#include "vpa-snapshot.h"
 #include "vpa-test-util.h"
 
 /* ------------------------------------------------------------------ */
@@ -701,6 +703,38 @@ test_requests_errors (void)
                    "flavor policy 'legacy'");
 }
 
+/* place --explain explains a failure too: the pipeline fills the report
+ * with every request's candidates and verdicts, no devices, and fails
+ * with the diagnosis (data/explain/NAME.xml on the dual-socket host, the
+ * report in NAME.explain). */
+static void
+test_pipeline_explain_failure (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/dual-socket.conf", &error);
+  g_autoptr (GPtrArray) claims = NULL;
+  VpaHost *host = NULL;
+  g_autofree char *buf = NULL;
+  g_autofree char *out = NULL;
+  gsize len = 0;
+  VpaPlaceReport report = { FALSE, g_string_new (NULL) };
+
+  g_assert_no_error (error);
+  host = vpa_snapshot_load (VPA_TEST_DATA "/hosts/dual-socket.xml", &error);
+  g_assert_no_error (error);
+  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  buf = vpa_test_read_fixture (VPA_TEST_DATA "/explain/unsatisfiable.xml", &len);
+  out = vpa_pipeline_place (host, claims, config, buf, len, "unsatisfiable.xml", &report,
+                            &error);
+  g_assert_null (out);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_cmpstr (error->message, ==,
+                   "alias 'GPU' (policy required from flavor): no free device: 10de:20b5 on node 1 "
+                   "refused: node 1 is not the guest's (0)");
+  vpa_test_assert_golden (VPA_TEST_DATA "/explain/unsatisfiable.explain", report.explain->str);
+  g_string_free (report.explain, TRUE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -717,6 +751,7 @@ main (int argc, char **argv)
   g_test_add_func ("/place/failure-message", test_failure_message);
   g_test_add_func ("/place/competition-message", test_competition_message);
   g_test_add_func ("/place/explain-on-failure", test_explain_on_failure);
+  g_test_add_func ("/place/pipeline-explain-failure", test_pipeline_explain_failure);
   g_test_add_func ("/place/non-numa-and-unbound", test_non_numa_and_unbound);
   g_test_add_func ("/place/speed", test_speed);
   g_test_add_func ("/requests/build", test_requests_build);

@@ -85,6 +85,17 @@ test_parse (void)
       "bus='0x81' slot='0x20' function='0x0'/></source></hostdev></devices></domain></domstatus>",
       TRUE, "" },
     { "<domain><name>c</name></domain>", TRUE, "" },
+    /* The one strict address parser: a bare 0X, a sign or a blank is no
+     * address (it once read 0X as bus 0), so it claims nothing. */
+    { "<domstatus><domain><name>e</name><devices><interface type='network'><actual "
+      "type='hostdev'><source><address bus='0X' slot='0x0' function='0x0'/></source></actual>"
+      "</interface><interface type='network'><actual type='hostdev'><source><address "
+      "bus='+5' slot='0x0' function='0x0'/></source></actual></interface><interface "
+      "type='network'><actual type='hostdev'><source><address bus=' 0x5' slot='0x0' "
+      "function='0x0'/></source></actual></interface><interface type='network'><actual "
+      "type='hostdev'><source><address bus='0x05' slot='0x1' function='0x2'/></source>"
+      "</actual></interface></devices></domain></domstatus>",
+      TRUE, "e 0000:05:01.2 running" },
     { "<network><name>n</name></network>", FALSE, NULL },
     { "<domain><devices/></domain>", FALSE, NULL },
     { "<domain><name>d</name><devices>", FALSE, NULL },

@@ -90,6 +90,35 @@ test_cell_socket (void)
   g_assert_cmpint (vpa_cell_socket_from_cpu_sockets (NULL, 0), ==, VPA_SOCKET_NONE);
 }
 
+/* The one claims filter: order kept, the excluded domain and, if asked,
+ * the domains that are not running left out, copies returned. */
+static void
+test_claims_filter (void)
+{
+  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+  g_autoptr (GPtrArray) all = NULL;
+  g_autoptr (GPtrArray) others = NULL;
+  g_autoptr (GPtrArray) running = NULL;
+  g_autoptr (GPtrArray) none = vpa_claims_filter (NULL, "a", TRUE);
+
+  g_ptr_array_add (claims, vpa_claim_new ("a", VPA_ADDR (0, 0x81, 0, 1), TRUE));
+  g_ptr_array_add (claims, vpa_claim_new ("b", VPA_ADDR (0, 0x81, 0, 2), FALSE));
+  g_ptr_array_add (claims, vpa_claim_new ("c", VPA_ADDR (0, 0x81, 0, 3), TRUE));
+  all = vpa_claims_filter (claims, NULL, FALSE);
+  others = vpa_claims_filter (claims, "a", FALSE);
+  running = vpa_claims_filter (claims, "a", TRUE);
+
+  g_assert_cmpuint (none->len, ==, 0);
+  g_assert_cmpuint (all->len, ==, 3);
+  g_assert_true (all->pdata[0] != claims->pdata[0]);
+  g_assert_cmpstr (((VpaClaim *) all->pdata[2])->domain, ==, "c");
+  g_assert_cmpuint (others->len, ==, 2);
+  g_assert_cmpstr (((VpaClaim *) others->pdata[0])->domain, ==, "b");
+  g_assert_false (((VpaClaim *) others->pdata[0])->running);
+  g_assert_cmpuint (running->len, ==, 1);
+  g_assert_cmpuint (((VpaClaim *) running->pdata[0])->addr, ==, VPA_ADDR (0, 0x81, 0, 3));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -97,6 +126,7 @@ main (int argc, char **argv)
   g_test_add_func ("/types/addr", test_addr_roundtrip);
   g_test_add_func ("/types/enums", test_enums);
   g_test_add_func ("/types/host-seal", test_host_seal);
+  g_test_add_func ("/types/claims-filter", test_claims_filter);
   g_test_add_func ("/types/cell-socket", test_cell_socket);
   return g_test_run ();
 }

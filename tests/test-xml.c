@@ -87,6 +87,113 @@ test_hostdev_address (void)
 }
 
 
+/* The one address parser is as strict as libvirt's: the whole value, hex
+ * after 0x or decimal, within range. */
+static void
+test_pci_address_strict (void)
+{
+  struct { const char *attrs; const char *addr; } good[] = {
+    { "domain='0x0000' bus='0x81' slot='0x1f' function='0x7'", "0000:81:1f.7" },
+    { "bus='0X81' slot='0X1F' function='7'", "0000:81:1f.7" },
+    { "domain='0xffff' bus='255' slot='31' function='0'", "ffff:ff:1f.0" },
+    { "domain='0' bus='0' slot='0' function='0'", "0000:00:00.0" },
+  };
+  const char *bad[] = {
+    "bus='0X'", "bus='0x'", "bus=''", "bus=' 5'", "bus='5 '", "bus='+5'", "bus='-1'",
+    "bus='0x+5'", "bus='5x'", "bus='0x1g'", "bus='010'", "bus='0x100'", "bus='256'",
+    "slot='0x20'", "function='8'", "domain='0x10000'", "domain='-0'", "bus='0x 5'",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (good); i++)
+    {
+      g_autofree char *xml = g_strdup_printf ("<address %s/>", good[i].attrs);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (xmlDoc) d = vpa_xml_parse_memory (xml, strlen (xml), "a.xml", &error);
+      VpaAddr a = VPA_ADDR_NONE;
+      char buf[VPA_ADDR_BUFLEN];
+
+      g_assert_no_error (error);
+      g_assert_true (vpa_xml_pci_address_parse (xmlDocGetRootElement (d), "a.xml", "", &a, &error));
+      g_assert_no_error (error);
+      g_assert_cmpstr (vpa_addr_format (a, buf), ==, good[i].addr);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      /* bad[i] replaces the field it names in an otherwise good address. */
+      g_autofree char *field = g_strndup (bad[i], strcspn (bad[i], "="));
+      g_autoptr (GString) xml = g_string_new ("<address");
+      const char *fields[] = { "domain", "bus", "slot", "function" };
+      g_autoptr (GError) error = NULL;
+      g_autoptr (xmlDoc) d = NULL;
+      g_autofree char *want = g_strdup_printf ("a.xml: <x><address %s>: not a PCI address field", bad[i]);
+      VpaAddr a = VPA_ADDR_NONE;
+
+      for (guint j = 0; j < G_N_ELEMENTS (fields); j++)
+        if (strcmp (fields[j], field) == 0)
+          g_string_append_printf (xml, " %s", bad[i]);
+        else
+          g_string_append_printf (xml, " %s='0x1'", fields[j]);
+      g_string_append (xml, "/>");
+      d = vpa_xml_parse_memory (xml->str, xml->len, "a.xml", &error);
+      g_assert_no_error (error);
+      g_assert_false (vpa_xml_pci_address_parse (xmlDocGetRootElement (d), "a.xml", "<x>", &a, &error));
+      g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+      g_assert_cmpstr (error->message, ==, want);
+      g_assert_cmpuint (a, ==, VPA_ADDR_NONE);
+    }
+}
+
+/* The walker: PCI hostdevs and hostdev interfaces in document order,
+ * network interfaces with an <actual type='hostdev'> only when asked,
+ * and a bad address an error only when strict. */
+static void
+test_pci_walker (void)
+{
+  const char *xml =
+    "<domain><devices>"
+    "<hostdev mode='subsystem' type='pci'><source><address bus='0x81' slot='0x0' "
+    "function='0x1'/></source></hostdev>"
+    "<hostdev mode='subsystem' type='usb'><source/></hostdev>"
+    "<disk/>"
+    "<interface type='network'><actual type='hostdev'><source><address type='pci' "
+    "domain='0x0000' bus='0x82' slot='0x10' function='0x3'/></source></actual></interface>"
+    "<interface type='hostdev'/>"
+    "<interface type='hostdev'><source><address bus='0X' slot='0' function='0'/></source>"
+    "</interface>"
+    "</devices></domain>";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (xmlDoc) d = vpa_xml_parse_memory (xml, strlen (xml), "w.xml", &error);
+  g_autoptr (GArray) lenient = NULL;
+  g_autoptr (GArray) actual = NULL;
+  g_autoptr (GArray) strict = NULL;
+  char buf[VPA_ADDR_BUFLEN];
+
+  g_assert_no_error (error);
+  lenient = vpa_xml_domain_pci_devices (xmlDocGetRootElement (d), "w.xml", 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (lenient->len, ==, 3);
+  g_assert_cmpstr (vpa_addr_format (g_array_index (lenient, VpaXmlPciDevice, 0).addr, buf), ==,
+                   "0000:81:00.1");
+  g_assert_false (g_array_index (lenient, VpaXmlPciDevice, 0).is_interface);
+  g_assert_cmpuint (g_array_index (lenient, VpaXmlPciDevice, 1).addr, ==, VPA_ADDR_NONE);
+  g_assert_true (g_array_index (lenient, VpaXmlPciDevice, 1).is_interface);
+  g_assert_cmpuint (g_array_index (lenient, VpaXmlPciDevice, 2).addr, ==, VPA_ADDR_NONE);
+
+  actual = vpa_xml_domain_pci_devices (xmlDocGetRootElement (d), "w.xml", VPA_XML_PCI_ACTUAL,
+                                       &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (actual->len, ==, 4);
+  g_assert_cmpstr (vpa_addr_format (g_array_index (actual, VpaXmlPciDevice, 1).addr, buf), ==,
+                   "0000:82:10.3");
+
+  strict = vpa_xml_domain_pci_devices (xmlDocGetRootElement (d), "w.xml", VPA_XML_PCI_STRICT,
+                                       &error);
+  g_assert_null (strict);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==,
+                   "w.xml: <interface> <source><address bus='0X'>: not a PCI address field");
+}
+
 /* ------------------------------------------------------------------ */
 /* The same hostile documents through every reader of untrusted XML:   */
 /* the DOM parser, the domain parser (the hook's stdin, the CLI's      */
@@ -202,6 +309,8 @@ main (int argc, char **argv)
   g_test_add_func ("/xml/parse-ok", test_parse_ok);
   g_test_add_func ("/xml/parse-refused", test_parse_refused);
   g_test_add_func ("/xml/hostdev-address", test_hostdev_address);
+  g_test_add_func ("/xml/pci-address-strict", test_pci_address_strict);
+  g_test_add_func ("/xml/pci-walker", test_pci_walker);
   g_test_add_data_func ("/xml/hostile/dom", GINT_TO_POINTER (READER_DOM), test_hostile);
   g_test_add_data_func ("/xml/hostile/domain", GINT_TO_POINTER (READER_DOMAIN), test_hostile);
   g_test_add_data_func ("/xml/hostile/snapshot", GINT_TO_POINTER (READER_SNAPSHOT), test_hostile);

@@ -6,7 +6,7 @@
  * socket_id all its CPUs share, else none (libvirt prints an offline CPU
  * without socket_id, which Nova counts as None).
  */
-#include "vpa-xml.h"
+#include "vpa-capabilities.h"
 
 #include <errno.h>
 

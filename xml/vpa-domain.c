@@ -106,101 +106,6 @@ vpa_domain_free (VpaDomain *dom)
 }
 
 /* ------------------------------------------------------------------ */
-/* cpusets                                                             */
-/* ------------------------------------------------------------------ */
-
-static gboolean
-cpuset_number (const char *s, guint *out)
-{
-  guint64 v;
-
-  if (*s == '\0' || !g_ascii_isdigit (*s))
-    return FALSE;
-  if (!g_ascii_string_to_unsigned (s, 10, 0, VPA_CPUSET_MAX, &v, NULL))
-    return FALSE;
-  *out = (guint) v;
-  return TRUE;
-}
-
-/* One comma-separated entry: "N", "N-M" or "^N", spaces around allowed. */
-static gboolean
-cpuset_entry (const char *str, char *entry, GByteArray *bits, GError **error)
-{
-  gboolean neg = FALSE;
-  char *dash;
-  guint lo, hi;
-
-  g_strstrip (entry);
-  if (*entry == '^')
-    {
-      neg = TRUE;
-      entry++;
-    }
-  dash = neg ? NULL : strchr (entry, '-');
-  if (dash != NULL)
-    *dash = '\0';
-  if (!cpuset_number (entry, &lo) || (dash != NULL && !cpuset_number (dash + 1, &hi)))
-    {
-      if (dash != NULL)
-        *dash = '-';
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "invalid CPU or node set '%s': entry '%s%s' is not N, N-M or ^N "
-                   "with N and M at most %u",
-                   str, neg ? "^" : "", entry, VPA_CPUSET_MAX);
-      return FALSE;
-    }
-  if (dash == NULL)
-    hi = lo;
-  if (hi < lo)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "invalid CPU or node set '%s': range '%u-%u' is reversed", str, lo, hi);
-      return FALSE;
-    }
-  if (bits->len <= hi)
-    {
-      guint old = bits->len;
-      g_byte_array_set_size (bits, hi + 1);
-      memset (bits->data + old, 0, hi + 1 - old);
-    }
-  memset (bits->data + lo, neg ? 0 : 1, hi - lo + 1);
-  return TRUE;
-}
-
-gboolean
-vpa_parse_cpuset (const char *str, GArray **out, GError **error)
-{
-  g_autoptr (GByteArray) bits = g_byte_array_new ();
-  g_auto (GStrv) entries = NULL;
-  g_autoptr (GArray) ret = g_array_new (FALSE, FALSE, sizeof (guint));
-
-  g_return_val_if_fail (str != NULL, FALSE);
-  g_return_val_if_fail (out != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-
-  if (*str == '\0')
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "invalid CPU or node set '': it is empty");
-      return FALSE;
-    }
-  entries = g_strsplit (str, ",", -1);
-  for (guint i = 0; entries[i] != NULL; i++)
-    if (!cpuset_entry (str, entries[i], bits, error))
-      return FALSE;
-  for (guint i = 0; i < bits->len; i++)
-    if (bits->data[i])
-      g_array_append_val (ret, i);
-  if (ret->len == 0)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "invalid CPU or node set '%s': it selects nothing", str);
-      return FALSE;
-    }
-  *out = g_steal_pointer (&ret);
-  return TRUE;
-}
-
-/* ------------------------------------------------------------------ */
 /* <vpa:affinity>                                                      */
 /* ------------------------------------------------------------------ */
 
@@ -639,37 +544,20 @@ parse_metadata (ParseCtx *ctx, xmlNode *domain, GError **error)
 static gboolean
 parse_hostdevs (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
-  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
+  g_autoptr (GArray) devs = vpa_xml_domain_pci_devices (
+      domain, ctx->what, ctx->strict ? VPA_XML_PCI_STRICT : 0, error);
 
-  if (devices == NULL)
-    return TRUE;
-  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+  if (devs == NULL)
+    return FALSE;
+  for (guint i = 0; i < devs->len; i++)
     {
-      g_autoptr (GError) local = NULL;
-      VpaDomainHostdev *hd;
-      gboolean is_pci;
-      VpaAddr addr;
-      xmlNode *alias;
+      const VpaXmlPciDevice *d = &g_array_index (devs, VpaXmlPciDevice, i);
+      VpaDomainHostdev *hd = g_new0 (VpaDomainHostdev, 1);
+      xmlNode *alias = vpa_xml_child (d->node, "alias", NULL);
 
-      if (!vpa_xml_is (c, "hostdev", NULL) && !vpa_xml_is (c, "interface", NULL))
-        continue;
-      if (!vpa_xml_hostdev_address (c, ctx->what, &is_pci, &addr, &local))
-        {
-          if (ctx->strict)
-            {
-              g_propagate_error (error, g_steal_pointer (&local));
-              return FALSE;
-            }
-          g_debug ("%s", local->message);
-          addr = VPA_ADDR_NONE;
-        }
-      if (!is_pci)
-        continue;
-      hd = g_new0 (VpaDomainHostdev, 1);
-      alias = vpa_xml_child (c, "alias", NULL);
       hd->alias = alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
-      hd->addr = addr;
-      hd->is_interface = vpa_xml_is (c, "interface", NULL);
+      hd->addr = d->addr;
+      hd->is_interface = d->is_interface;
       g_ptr_array_add (ctx->dom->hostdevs, hd);
     }
   return TRUE;

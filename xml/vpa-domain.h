@@ -9,6 +9,7 @@
 
 #include <libxml/tree.h>
 #include "vpa-types.h"
+#include "vpa-cpuset.h"
 #include "vpa-pcie.h"
 
 G_BEGIN_DECLS
@@ -117,12 +118,5 @@ VpaDomain *vpa_domain_parse_node (xmlNode *node, const char *what, GError **erro
  * this before placing. A pinned CPU no host cell holds is
  * VPA_ERROR_INVALID. A host without NUMA cells binds only by nodeset. */
 gboolean vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error);
-
-/* Parses a libvirt cpuset/nodeset string ("0-3,^2,8") into sorted unique
- * values (a GArray of guint, each at most VPA_CPUSET_MAX). Entries apply
- * left to right, as in libvirt; a set that selects nothing is an error.
- * Messages name the string; callers prefix the element. */
-#define VPA_CPUSET_MAX 65535
-gboolean vpa_parse_cpuset (const char *str, GArray **out, GError **error);
 
 G_END_DECLS

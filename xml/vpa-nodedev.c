@@ -7,7 +7,7 @@
  * read straight from the tree without copying; only the strings we keep
  * (name, parent, driver, interface) are allocated.
  */
-#include "vpa-xml.h"
+#include "vpa-nodedev.h"
 #include "vpa-pcie.h"
 
 #include <stdio.h>

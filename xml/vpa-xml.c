@@ -153,22 +153,52 @@ vpa_xml_text (xmlNode *node)
   return g_steal_pointer (&s);
 }
 
-/* libvirt accepts "0x81" (hex) and "129" (decimal) in <address>. */
+/* One field of a PCI <address>, as libvirt writes it ("0x81") or a
+ * person may ("129"): "0x" or "0X" and hex digits, or decimal digits
+ * without a leading zero (libvirt would read "010" as octal). The whole
+ * string: no blanks, no sign, nothing after the digits; at most max. */
 static gboolean
 parse_addr_field (const char *s, guint64 max, guint64 *out)
 {
-  guint64 v;
-  char *end = NULL;
+  gboolean hex;
+  const char *digits;
 
-  if (s == NULL || *s == '\0')
+  if (s == NULL)
     return FALSE;
-  if (g_str_has_prefix (s, "0x") || g_str_has_prefix (s, "0X"))
-    v = g_ascii_strtoull (s + 2, &end, 16);
-  else
-    v = g_ascii_strtoull (s, &end, 10);
-  if (end == NULL || *end != '\0' || v > max || (s[0] == '0' && s[1] == 'x' && s[2] == '\0'))
+  hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+  digits = hex ? s + 2 : s;
+  if (*digits == '\0' || (!hex && digits[0] == '0' && digits[1] != '\0'))
     return FALSE;
-  *out = v;
+  for (const char *p = digits; *p != '\0'; p++)
+    if (hex ? !g_ascii_isxdigit (*p) : !g_ascii_isdigit (*p))
+      return FALSE;
+  return g_ascii_string_to_unsigned (digits, hex ? 16 : 10, 0, max, out, NULL);
+}
+
+gboolean
+vpa_xml_pci_address_parse (xmlNode *address, const char *what, const char *context,
+                           VpaAddr *out, GError **error)
+{
+  const char *names[] = { "domain", "bus", "slot", "function" };
+  const guint64 max[] = { VPA_XML_PCI_DOMAIN_MAX, 0xff, 0x1f, 7 };
+  guint64 v[4];
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *s = vpa_xml_prop (address, names[i]);
+      if (s == NULL && i == 0)
+        {
+          v[i] = 0;
+          continue;
+        }
+      if (!parse_addr_field (s, max[i], &v[i]))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: %s<address %s='%s'>: not a PCI address field", what, context, names[i], s ? s : "");
+          return FALSE;
+        }
+    }
+  *out = VPA_ADDR (v[0], v[1], v[2], v[3]);
   return TRUE;
 }
 
@@ -178,10 +208,8 @@ vpa_xml_hostdev_address (xmlNode *node, const char *what, gboolean *is_pci,
 {
   g_autofree char *type = vpa_xml_prop (node, "type");
   g_autofree char *alias = NULL;
+  g_autofree char *context = NULL;
   xmlNode *source, *addr, *a;
-  const char *names[] = { "domain", "bus", "slot", "function" };
-  const guint64 max[] = { G_MAXUINT32, 0xff, 0x1f, 7 };
-  guint64 v[4];
 
   *is_pci = FALSE;
   *out = VPA_ADDR_NONE;
@@ -202,23 +230,81 @@ vpa_xml_hostdev_address (xmlNode *node, const char *what, gboolean *is_pci,
 
   if ((a = vpa_xml_child (node, "alias", NULL)) != NULL)
     alias = vpa_xml_prop (a, "name");
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    {
-      g_autofree char *s = vpa_xml_prop (addr, names[i]);
-      if (s == NULL && i == 0)
-        {
-          v[i] = 0;
-          continue;
-        }
-      if (!parse_addr_field (s, max[i], &v[i]))
-        {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <%s%s%s%s> <source><address %s='%s'>: not a PCI address field",
-                       what, (const char *) node->name, alias ? " alias='" : "",
-                       alias ? alias : "", alias ? "'" : "", names[i], s ? s : "");
-          return FALSE;
-        }
-    }
-  *out = VPA_ADDR (v[0], v[1], v[2], v[3]);
+  context = g_strdup_printf ("<%s%s%s%s> <source>", (const char *) node->name,
+                             alias ? " alias='" : "", alias ? alias : "", alias ? "'" : "");
+  return vpa_xml_pci_address_parse (addr, what, context, out, error);
+}
+
+/* <actual type='hostdev'><source><address .../></source></actual> inside
+ * an <interface type='network'> of a running domain's status file: the
+ * VF libvirt took from a hostdev network. *out stays VPA_ADDR_NONE for
+ * any other interface. */
+static gboolean
+actual_hostdev_address (xmlNode *iface, const char *what, VpaAddr *out, GError **error)
+{
+  xmlNode *actual = vpa_xml_child (iface, "actual", NULL);
+  g_autofree char *type = actual != NULL ? vpa_xml_prop (actual, "type") : NULL;
+  xmlNode *source, *addr;
+
+  *out = VPA_ADDR_NONE;
+  if (g_strcmp0 (type, "hostdev") != 0)
+    return TRUE;
+  source = vpa_xml_child (actual, "source", NULL);
+  addr = source != NULL ? vpa_xml_child (source, "address", NULL) : NULL;
+  if (addr == NULL)
+    return TRUE;
+  return vpa_xml_pci_address_parse (addr, what, "<interface type='network'> <actual> <source>",
+                                    out, error);
+}
+
+/* One <devices> child: FALSE with error for an address that does not
+ * parse; *is_pci FALSE for everything that is not a PCI device. */
+static gboolean
+walk_device (xmlNode *c, const char *what, VpaXmlPciFlags flags, gboolean *is_pci,
+             VpaAddr *addr, GError **error)
+{
+  if (!vpa_xml_hostdev_address (c, what, is_pci, addr, error))
+    return FALSE;
+  if (*is_pci || !(flags & VPA_XML_PCI_ACTUAL) || !vpa_xml_is (c, "interface", NULL))
+    return TRUE;
+  if (!actual_hostdev_address (c, what, addr, error))
+    return FALSE;
+  *is_pci = *addr != VPA_ADDR_NONE;
   return TRUE;
+}
+
+GArray *
+vpa_xml_domain_pci_devices (xmlNode *domain, const char *what, VpaXmlPciFlags flags,
+                            GError **error)
+{
+  g_autoptr (GArray) devs = g_array_new (FALSE, FALSE, sizeof (VpaXmlPciDevice));
+  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
+    {
+      g_autoptr (GError) local = NULL;
+      VpaXmlPciDevice dev = { c, VPA_ADDR_NONE, vpa_xml_is (c, "interface", NULL) };
+      gboolean is_pci = FALSE;
+
+      if (!vpa_xml_is (c, "hostdev", NULL) && !dev.is_interface)
+        continue;
+      if (!walk_device (c, what, flags, &is_pci, &dev.addr, &local))
+        {
+          if (flags & VPA_XML_PCI_STRICT)
+            {
+              g_propagate_error (error, g_steal_pointer (&local));
+              return NULL;
+            }
+          /* libvirt's content, in a domain we need not refuse: a bad
+           * address only loses that address. */
+          g_debug ("%s", local->message);
+          dev.addr = VPA_ADDR_NONE;
+          is_pci = TRUE;
+        }
+      if (is_pci)
+        g_array_append_val (devs, dev);
+    }
+  return g_steal_pointer (&devs);
 }

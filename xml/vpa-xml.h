@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * XML boundary: safe parsing of untrusted documents and the parsers of
- * libvirt's nodedev and capabilities XML into the core structs.
+ * XML boundary: safe parsing of untrusted documents and the small
+ * accessors every reader of libvirt XML shares (the readers have their
+ * own headers: vpa-nodedev.h, vpa-capabilities.h, vpa-domain.h,
+ * vpa-snapshot.h, vpa-statedirs.h).
  */
 #pragma once
 
@@ -38,44 +40,51 @@ char *vpa_xml_text (xmlNode *node);
 /* TRUE if node is an element called name (and in namespace ns if given). */
 gboolean vpa_xml_is (xmlNode *node, const char *name, const char *ns);
 
+/* The largest PCI domain a device <address> may name (libvirt's
+ * virPCIDeviceAddressIsValid). */
+#define VPA_XML_PCI_DOMAIN_MAX 0xffff
+
+/* The one parser of a PCI <address domain= bus= slot= function=>, modelled
+ * on libvirt's virPCIDeviceAddressParseXML: each field "0x" (or "0X") and
+ * hex digits, or decimal digits without a leading zero; the whole value,
+ * no blanks, no sign; domain <= 0xffff (absent: 0), bus <= 0xff, slot <=
+ * 0x1f, function <= 7. FALSE with VPA_ERROR_INVALID "WHAT: CONTEXT<address
+ * FIELD='VALUE'>: not a PCI address field" otherwise (context names the
+ * element holding it, e.g. "<hostdev alias='ua-x'> <source>"). */
+gboolean vpa_xml_pci_address_parse (xmlNode *address, const char *what, const char *context,
+                                    VpaAddr *out, GError **error);
+
 /* The PCI address of a <hostdev mode='subsystem' type='pci'> or an
- * <interface type='hostdev'>: its <source><address domain= bus= slot=
- * function=> (hex "0x81" or decimal, as libvirt accepts). *out is
- * VPA_ADDR_NONE when the element has no source address yet (place fills
- * it). FALSE with VPA_ERROR_INVALID for an address that does not parse;
- * *is_pci is FALSE for elements that are not PCI hostdevs (usb, scsi,
- * other interface types), which callers skip. */
+ * <interface type='hostdev'>: its <source><address> (see
+ * vpa_xml_pci_address_parse). *out is VPA_ADDR_NONE when the element has
+ * no source address yet (place fills it). FALSE with VPA_ERROR_INVALID
+ * for an address that does not parse; *is_pci is FALSE for elements that
+ * are not PCI hostdevs (usb, scsi, other interface types), which callers
+ * skip. */
 gboolean vpa_xml_hostdev_address (xmlNode *node, const char *what,
                                   gboolean *is_pci, VpaAddr *out, GError **error);
 
+/* The one walker of a domain's PCI devices. */
 typedef enum {
-  VPA_NODEDEV_OTHER,
-  VPA_NODEDEV_PCI,
-  VPA_NODEDEV_NET,
-} VpaNodedevKind;
+  /* An address that does not parse is an error. Without it the device
+   * is still reported, with VPA_ADDR_NONE (and a debug message): in a
+   * domain libvirt accepted, a bad address only loses that address. */
+  VPA_XML_PCI_STRICT = 1 << 0,
+  /* Also <interface type='network'> with <actual type='hostdev'>: the VF
+   * libvirt took from a hostdev network, as its status files record it. */
+  VPA_XML_PCI_ACTUAL = 1 << 1,
+} VpaXmlPciFlags;
 
 typedef struct {
-  VpaNodedevKind kind;
-  char *name;       /* <name>, e.g. pci_0000_81_00_0 */
-  char *parent;     /* <parent>, or NULL */
-  VpaDevice *pci;   /* kind PCI: the device (owned) */
-  char *interface;  /* kind NET: <capability type='net'><interface> */
-} VpaNodedev;
+  xmlNode *node;          /* the <hostdev> or <interface> */
+  VpaAddr addr;           /* VPA_ADDR_NONE: no (valid) source address */
+  gboolean is_interface;  /* an <interface> */
+} VpaXmlPciDevice;
 
-void vpa_nodedev_clear (VpaNodedev *nd);
-
-/* The address of a PCI node device named as libvirt names them,
- * pci_DDDD_BB_SS_F; FALSE for any other name. */
-gboolean vpa_nodedev_name_to_addr (const char *name, VpaAddr *out);
-
-/* Parses one <device> element as virsh nodedev-dumpxml prints it.
- * what names the source in messages. */
-gboolean vpa_xml_nodedev_parse (xmlNode *device, const char *what,
-                                VpaNodedev *out, GError **error);
-
-/* Adds the NUMA cells of a <capabilities> element (host/topology/cells)
- * to host, sockets by Nova's rule. */
-gboolean vpa_xml_capabilities_parse (xmlNode *caps, const char *what,
-                                     VpaHost *host, GError **error);
+/* The PCI devices among the <devices> children of a <domain> element, in
+ * document order (an empty array when it has none). NULL with error only
+ * under VPA_XML_PCI_STRICT. */
+GArray *vpa_xml_domain_pci_devices (xmlNode *domain, const char *what, VpaXmlPciFlags flags,
+                                    GError **error);
 
 G_END_DECLS

@@ -9,7 +9,9 @@
  * streamed with xmlTextReader: one top-level child is expanded into a
  * small tree, turned into structs, and freed before the next is read.
  */
-#include "vpa-source.h"
+#include "vpa-snapshot.h"
+#include "vpa-capabilities.h"
+#include "vpa-nodedev.h"
 #include "vpa-pcie.h"
 #include "vpa-xml.h"
 
@@ -158,6 +160,7 @@ handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
   xmlNode *c = vpa_xml_child (dom, "name", NULL);
   g_autofree char *name = c != NULL ? vpa_xml_text (c) : NULL;
   g_autofree char *what = NULL;
+  g_autoptr (GArray) devs = NULL;
   gboolean running;
 
   if (name == NULL)
@@ -168,20 +171,14 @@ handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
     }
   if (!domain_running (r, dom, name, &running, error))
     return FALSE;
-  if ((c = vpa_xml_child (dom, "devices", NULL)) == NULL)
-    return TRUE;
 
   what = g_strdup_printf ("%s: domain '%s'", r->what, name);
-  for (c = c->children; c != NULL; c = c->next)
+  if ((devs = vpa_xml_domain_pci_devices (dom, what, VPA_XML_PCI_STRICT, error)) == NULL)
+    return FALSE;
+  for (guint i = 0; i < devs->len; i++)
     {
-      gboolean is_pci;
-      VpaAddr addr;
-
-      if (c->type != XML_ELEMENT_NODE)
-        continue;
-      if (!vpa_xml_hostdev_address (c, what, &is_pci, &addr, error))
-        return FALSE;
-      if (is_pci && addr != VPA_ADDR_NONE)
+      VpaAddr addr = g_array_index (devs, VpaXmlPciDevice, i).addr;
+      if (addr != VPA_ADDR_NONE)
         vpa_host_add_claim (r->host, vpa_claim_new (name, addr, running));
     }
   return TRUE;

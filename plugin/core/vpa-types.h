@@ -147,6 +147,13 @@ typedef struct {
 VpaClaim *vpa_claim_new (const char *domain, VpaAddr addr, gboolean running);
 void vpa_claim_free (VpaClaim *claim);
 
+/* The one claims filter: copies of claims (may be NULL), in order,
+ * without those of the domain named exclude (NULL: keeps every domain's;
+ * a domain never competes with itself when it is placed again) and, if
+ * running_only, without those of domains that are not running. Returns a
+ * new array of VpaClaim*. */
+GPtrArray *vpa_claims_filter (GPtrArray *claims, const char *exclude, gboolean running_only);
+
 typedef struct {
   char *source;        /* where it came from, for messages */
   char *hostname;      /* may be NULL */

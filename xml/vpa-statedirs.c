@@ -4,79 +4,14 @@
 #include <string.h>
 #include "vpa-xml.h"
 
-/* libvirt writes "0x81" (hex) and accepts "129" (decimal). */
-static gboolean
-parse_field (xmlNode *addr, const char *name, guint64 max, guint64 *out)
-{
-  g_autofree char *s = vpa_xml_prop (addr, name);
-  char *end = NULL;
-  guint64 v;
-
-  if (s == NULL || *s == '\0')
-    return FALSE;
-  if (g_str_has_prefix (s, "0x") || g_str_has_prefix (s, "0X"))
-    v = s[2] != '\0' ? g_ascii_strtoull (s + 2, &end, 16) : 0;
-  else
-    v = g_ascii_strtoull (s, &end, 10);
-  if (end == NULL || *end != '\0' || v > max)
-    return FALSE;
-  *out = v;
-  return TRUE;
-}
-
-/* <actual type='hostdev'><source><address .../></source></actual> inside
- * an <interface type='network'> of a running domain's status file. */
-static VpaAddr
-actual_hostdev_address (xmlNode *iface)
-{
-  xmlNode *actual = vpa_xml_child (iface, "actual", NULL);
-  g_autofree char *type = actual != NULL ? vpa_xml_prop (actual, "type") : NULL;
-  xmlNode *source, *addr;
-  guint64 d = 0, b, s, f;
-
-  if (g_strcmp0 (type, "hostdev") != 0)
-    return VPA_ADDR_NONE;
-  source = vpa_xml_child (actual, "source", NULL);
-  addr = source != NULL ? vpa_xml_child (source, "address", NULL) : NULL;
-  if (addr == NULL)
-    return VPA_ADDR_NONE;
-  if (xmlHasProp (addr, (const xmlChar *) "domain") != NULL &&
-      !parse_field (addr, "domain", G_MAXUINT32, &d))
-    return VPA_ADDR_NONE;
-  if (!parse_field (addr, "bus", 0xff, &b) || !parse_field (addr, "slot", 0x1f, &s) ||
-      !parse_field (addr, "function", 7, &f))
-    return VPA_ADDR_NONE;
-  return VPA_ADDR (d, b, s, f);
-}
-
-/* The PCI address a <devices> child holds, or VPA_ADDR_NONE. An address
- * that does not parse claims nothing: libvirt would not have written it. */
-static VpaAddr
-device_address (xmlNode *dev, const char *what)
-{
-  g_autoptr (GError) error = NULL;
-  gboolean is_pci = FALSE;
-  VpaAddr addr = VPA_ADDR_NONE;
-
-  if (!vpa_xml_is (dev, "hostdev", NULL) && !vpa_xml_is (dev, "interface", NULL))
-    return VPA_ADDR_NONE;
-  if (!vpa_xml_hostdev_address (dev, what, &is_pci, &addr, &error))
-    {
-      g_debug ("%s", error->message);
-      return VPA_ADDR_NONE;
-    }
-  if (!is_pci && vpa_xml_is (dev, "interface", NULL))
-    return actual_hostdev_address (dev);
-  return addr;
-}
-
 gboolean
 vpa_statedirs_parse (const char *buf, gsize len, const char *what,
                      const char *exclude, GPtrArray *claims, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autofree char *name = NULL;
-  xmlNode *root, *dom, *devices, *n;
+  g_autoptr (GArray) devs = NULL;
+  xmlNode *root, *dom, *n;
   gboolean running;
 
   g_return_val_if_fail (claims != NULL, FALSE);
@@ -103,11 +38,12 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
     }
   if (g_strcmp0 (name, exclude) == 0)
     return TRUE;
-  if ((devices = vpa_xml_child (dom, "devices", NULL)) == NULL)
-    return TRUE;
-  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+  /* An address that does not parse claims nothing: libvirt would not
+   * have written it. */
+  devs = vpa_xml_domain_pci_devices (dom, what, VPA_XML_PCI_ACTUAL, NULL);
+  for (guint i = 0; i < devs->len; i++)
     {
-      VpaAddr addr = device_address (c, what);
+      VpaAddr addr = g_array_index (devs, VpaXmlPciDevice, i).addr;
       if (addr != VPA_ADDR_NONE)
         g_ptr_array_add (claims, vpa_claim_new (name, addr, running));
     }

@@ -206,6 +206,21 @@ vpa_claim_free (VpaClaim *claim)
   g_free (claim);
 }
 
+GPtrArray *
+vpa_claims_filter (GPtrArray *claims, const char *exclude, gboolean running_only)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  for (guint i = 0; claims != NULL && i < claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (claims, i);
+      if (g_strcmp0 (c->domain, exclude) == 0 || (running_only && !c->running))
+        continue;
+      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
+    }
+  return out;
+}
+
 static void
 cell_clear (gpointer data)
 {

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The sysfs inventory source: ROOT/sys/bus/pci/devices and the NUMA
+ * topology under ROOT/sys/devices/system.
+ */
+#pragma once
+
+#include "vpa-types.h"
+
+G_BEGIN_DECLS
+
+VpaHost *vpa_sysfs_load (const char *root, GError **error);
+/* Only the devices at addrs (missing ones are left out) and their parent
+ * PFs, plus the whole topology: what a check of a few devices needs,
+ * without reading every device of a large host. */
+VpaHost *vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs,
+                                 GError **error);
+
+G_END_DECLS
