@@ -20,10 +20,12 @@
 #include "vpa-source.h"
 #include "vpa-traits.h"
 #include "vpa-cli-module.h"
+#include "vpa-output-topology.h"
 
 typedef struct {
   VpaCliCommon common;
   char *group_by;
+  char *devices;
   gboolean explain;
   char *port;
   char *physnet;
@@ -37,6 +39,7 @@ vpa_cli_clear (VpaCli *cli)
 {
   vpa_cli_common_clear (&cli->common);
   g_free (cli->group_by);
+  g_free (cli->devices);
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
@@ -257,6 +260,27 @@ cmd_pools (VpaCli *cli, GError **error)
     return FALSE;
   pools = vpa_pools_generate (inv, keys);
   out = json ? vpa_output_pools_json (inv, pools) : vpa_output_pools_text (inv, pools);
+  return vpa_cli_write_stdout (out, error);
+}
+
+/* The PCIe distance matrix between devices, as nvidia-smi topo -m. */
+static gboolean
+cmd_topology (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (VpaTopology) topo = NULL;
+  g_autofree char *out = NULL;
+  gboolean json;
+
+  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+    return FALSE;
+  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
+    return FALSE;
+  topo = vpa_topology_new (inv, cli->devices, error);
+  if (topo == NULL)
+    return FALSE;
+  out = json ? vpa_output_topology_json (inv, topo) : vpa_output_topology_text (inv, topo);
   return vpa_cli_write_stdout (out, error);
 }
 
@@ -500,7 +524,7 @@ typedef struct {
   const char *args;
   const char *summary;
   gboolean (*run) (VpaCli *cli, GError **error);
-  gboolean wants_pools, wants_place, wants_attach;
+  gboolean wants_pools, wants_place, wants_attach, wants_topology;
 } VpaCommand;
 
 static const VpaCommand commands[] = {
@@ -513,6 +537,8 @@ static const VpaCommand commands[] = {
     FALSE, FALSE, TRUE },
   { "snapshot", "", "write a host snapshot of the inventory and claims", cmd_snapshot },
   { "traits", "", "the host's capability traits", cmd_traits },
+  { "topology", "", "PCIe distances between devices, as nvidia-smi topo -m", cmd_topology,
+    FALSE, FALSE, FALSE, TRUE },
 };
 
 static void
@@ -546,7 +572,15 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   GOptionEntry pools[] = {
     { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format, "text (default) or json", "FORMAT" },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &cli.group_by,
-      "pool keys: vendor,product,numa_node,socket,dev_type,tags,pf", "KEYS" },
+      "pool keys: vendor,product,numa_node,socket,dev_type,tags,pf,pcie-root,pcie-switch",
+      "KEYS" },
+    { NULL }
+  };
+  GOptionEntry topology[] = {
+    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format, "text (default) or json", "FORMAT" },
+    { "devices", 0, 0, G_OPTION_ARG_STRING, &cli.devices,
+      "aliases, physical networks or address globs, comma separated (default: all but VFs)",
+      "SEL" },
     { NULL }
   };
   GOptionEntry place[] = {
@@ -576,6 +610,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, place, NULL);
   if (cmd->wants_attach)
     g_option_context_add_main_entries (ctx, attach, NULL);
+  if (cmd->wants_topology)
+    g_option_context_add_main_entries (ctx, topology, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
   if (cli.common.args != NULL && cmd->args[0] == '\0')

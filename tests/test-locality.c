@@ -59,6 +59,7 @@ typedef struct {
   VpaHost *host;
   GError *error;
   GPtrArray *placed; /* device, address, locality-group, locality quadruples */
+  VpaPlaceReport report;
 } Placed;
 
 static void
@@ -68,6 +69,8 @@ placed_clear (Placed *p)
   g_clear_pointer (&p->host, vpa_host_free);
   g_clear_error (&p->error);
   g_clear_pointer (&p->placed, g_ptr_array_unref);
+  if (p->report.explain != NULL)
+    g_string_free (p->report.explain, TRUE);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Placed, placed_clear)
 
@@ -90,8 +93,9 @@ place_sample (Placed *p, const char *xml)
   p->host = vpa_source_load (snap, &error);
   p->placed = g_ptr_array_new_with_free_func (g_free);
   /* The pipeline takes the host; the claims are borrowed from the copy. */
+  p->report.explain = g_string_new (NULL);
   p->out = vpa_pipeline_place (host, p->host->claims, config, xml, strlen (xml), "train.xml",
-                               NULL, &p->error);
+                               &p->report, &p->error);
   for (g_regex_match (re, p->out != NULL ? p->out : "", 0, &m); g_match_info_matches (m);
        g_match_info_next (m, NULL))
     for (guint k = 1; k <= 4; k++)
@@ -199,6 +203,10 @@ test_sample_levels (void)
   g_assert_cmpint (vpa_pcie_distance (b.host, index_of (b.host, placed_field (&b, "ua-gpu0", 1)),
                                       index_of (b.host, placed_field (&b, "ua-net0", 1))),
                    ==, VPA_PCIE_PHB);
+  g_assert_nonnull (strstr (b.report.explain->str,
+                            "locality group 'g0': level switch, policy preferred: root-complex, "
+                            "host bridge pci0000:15: no switch has enough free devices their NUMA "
+                            "policies allow for all its members\n"));
 
   place_sample (&c, node);
   g_assert_no_error (c.error);
