@@ -802,13 +802,14 @@ static gboolean
 locality_solve (gpointer data, const guint8 *mask, gint64 *tier, gint64 *cost)
 {
   Place *pl = data;
-  g_autofree guint *all = g_new (guint, MAX (pl->n_req, 1));
+  const guint n = pl->requests->len;
+  g_autofree guint *all = g_new (guint, MAX (n, 1));
   g_autoptr (PlaceState) st = NULL;
 
-  for (guint r = 0; r < pl->n_req; r++)
-    all[r] = r;
   apply_mask (pl, mask);
-  st = vpa_place_solve (pl, all, pl->n_req, TRUE);
+  for (guint r = 0; r < n; r++)
+    all[r] = r;
+  st = vpa_place_solve (pl, all, n, TRUE);
   if (st == NULL)
     return FALSE;
   *tier = 0;
@@ -952,8 +953,8 @@ vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
   place_build_demand (&pl);
   place_weights (&pl);
 
-  all = g_new (guint, MAX (pl.n_req, 1));
-  for (guint r = 0; r < pl.n_req; r++)
+  all = g_new (guint, MAX (requests->len, 1));
+  for (guint r = 0; r < requests->len; r++)
     all[r] = r;
   if (pl.split_pcie && !place_locality (&pl, &msg) && msg != NULL)
     {
@@ -962,7 +963,7 @@ vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
         *explain = place_result (&pl, NULL);
       return NULL;
     }
-  st = vpa_place_solve (&pl, all, pl.n_req, TRUE);
+  st = vpa_place_solve (&pl, all, requests->len, TRUE);
   if (st != NULL)
     return place_result (&pl, st);
 
