@@ -394,6 +394,13 @@ parse_pci_optional (xmlNode *pci, VpaDevice *dev, const char *what, const char *
             }
           dev->iommu_group = (gint) v;
         }
+      else if (vpa_xml_is (c, "capability", NULL))
+        {
+          /* A bridge without <class> is still a bridge. */
+          const char *type = attr_value (c, "type", &owned);
+          if (g_strcmp0 (type, "pci-bridge") == 0 && dev->class_code == 0)
+            dev->class_code = 0x060400;
+        }
       else if (vpa_xml_is (c, "pci-express", NULL))
         {
           if (!parse_pci_express (c, dev, what, name, error))
