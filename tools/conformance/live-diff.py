@@ -3,6 +3,7 @@
 """Live differential test: fresh random scenarios through Nova and us.
 
   live-diff.py PLACE-DRIVER [COUNT [SEED]]
+  live-diff.py --fit [--runner CMD] [COUNT [SEED]]
 
 Generates COUNT random and targeted scenarios (seed printed, so a failure
 can be replayed; VPA_LIVE_SEED=random draws a fresh one), records Nova's outcome with its own code, runs
@@ -11,9 +12,20 @@ does: where Nova places, we place validly with a tier total no worse;
 where Nova fails and we place, our placement must pass the independent
 check (an improvement); on small scenarios an exhaustive search proves
 we fail only when nothing is valid and reach the best tier total. Exit 77 (skipped) without python3-nova.
+
+--fit: fresh whole-guest fit scenarios (every family of genfit.py but the
+exhaustive one, COUNT in all, default 120) through Nova's
+numa_fit_instance_to_host and the brute force (tools/conformance/
+FIT-FORMAT.md): the per-cell rules must agree on every pair, Nova's
+valid pinnings must pass the pinning rule, and Nova must never fit where
+the brute force does not; the cases where the brute force fits and Nova
+does not are counted by category. With --runner CMD (or VPA_FIT_RUNNER
+in the environment), CMD gets each scenario on stdin and its verdict
+must pass brutefit.check_result().
 """
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -31,18 +43,59 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import generate  # noqa: E402
 
 
-def main(argv):
-    driver = argv[1]
-    count = int(argv[2]) if len(argv) > 2 else 150
+def seed_of(argv, i):
     # A fixed seed keeps CI reproducible; VPA_LIVE_SEED=random (or a
     # number) explores fresh scenarios, and the seed is printed either way.
     env_seed = os.environ.get('VPA_LIVE_SEED', '20261129')
-    if len(argv) > 3:
-        seed = int(argv[3])
-    elif env_seed == 'random':
-        seed = int(time.time())
-    else:
-        seed = int(env_seed)
+    if len(argv) > i:
+        return int(argv[i])
+    if env_seed == 'random':
+        return int(time.time())
+    return int(env_seed)
+
+
+def fit_main(argv):
+    import checkfit
+    import genfit
+    runner = os.environ.get('VPA_FIT_RUNNER') or None
+    if argv[:1] == ['--runner']:
+        runner, argv = argv[1], argv[2:]
+    argv = ['--fit'] + argv
+    count = int(argv[1]) if len(argv) > 1 else 120
+    seed = seed_of(argv, 2)
+    names = [f for f in genfit.FAMILIES if f != 'exhaustive']
+    print('fit: seed %d, %d scenarios%s' % (
+        seed, count, ', runner %s' % runner if runner else ''))
+    bad, counts, right = [], {}, 0
+    for k, name in enumerate(names):
+        n = count // len(names) + (k < count % len(names))
+        for sc in genfit.family(name, n, seed + k):
+            sc['name'] = 'live-' + sc['name']
+            key = sc['compare']['verdict'] + (
+                '(%s)' % sc['compare']['category']
+                if 'category' in sc['compare'] else '')
+            counts[key] = counts.get(key, 0) + 1
+            probs = checkfit.check_recorded(sc)
+            if runner:
+                rp, _ = checkfit.check_runner(shlex.split(runner), sc, False)
+                probs += ['runner: ' + p for p in rp]
+                right += not rp
+            bad += ['%s (family %s, seed %d): %s' % (sc['name'], name,
+                                                      seed + k, p)
+                    for p in probs]
+    print(' '.join('%s=%d' % kv for kv in sorted(counts.items())) +
+          ('; runner right in %d' % right if runner else ''))
+    for b in bad:
+        print('FAIL ' + b)
+    return 1 if bad else 0
+
+
+def main(argv):
+    if argv[1:2] == ['--fit']:
+        return fit_main(argv[2:])
+    driver = argv[1]
+    count = int(argv[2]) if len(argv) > 2 else 150
+    seed = seed_of(argv, 3)
     print('seed %d, %d scenarios' % (seed, count))
     scs = (generate.random_set(count, seed) +
            generate.targeted_set(count // 3, seed))

@@ -1,0 +1,469 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Brute-force reference for whole-guest NUMA fits (pure Python, no Nova).
+
+  brutefit.py [SCENARIO.json]   (default: stdin; a scenario or a list)
+      prints one verdict per scenario, as FIT-FORMAT.md's "brute" key.
+
+Tries every injective mapping of guest cells to host cells. A mapping
+fits when every guest cell fits its host cell (cell_fit(): CPUs under
+the CPU and thread policy, memory, pages; the rules are written out in
+FIT-FORMAT.md, section "The per-cell rule") and every PCI request can
+be met at once with the guest on the mapped nodes under its NUMA
+policy, as docs/placement.md defines the policies (device_assignment():
+every split of contested PFs into "used whole" / "used for VFs", then a
+minimum-cost flow of requests onto devices, the cost being the tier).
+
+Nothing here imports Nova: this is the independent side of the
+comparison (novafit.py is Nova's).
+"""
+import fnmatch
+import itertools
+import json
+import sys
+
+TIER_AFFINE, TIER_SOCKET, TIER_UNKNOWN, TIER_REMOTE = range(4)
+TRUTHY = ('true', '1', 'yes', 'on', 't', 'y')
+
+
+# --------------------------------------------------------------------------
+# One guest cell on one host cell
+# --------------------------------------------------------------------------
+def _free_dedicated(h):
+    return set(h.get('dedicated', [])) - set(h.get('pinned', []))
+
+
+def threads_ok(h, vcpus, thread_policy):
+    """The thread policy over the host cell's free thread siblings."""
+    free = _free_dedicated(h)
+    sibs = [set(s) for s in (h['siblings'] if h.get('siblings') is not None
+                             else [[x] for x in h.get('cpus', [])])]
+    threads_per_core = max([len(s) for s in sibs] or [1]) or 1
+    free_per_core = [len(s & free) for s in sibs]
+    if thread_policy == 'isolate':
+        # A whole free core per vCPU; on an SMT cell only when the shared
+        # and dedicated sets coincide (Nova's legacy-configuration rule).
+        if threads_per_core > 1 and \
+                set(h.get('shared', [])) != set(h.get('dedicated', [])):
+            return False
+        whole = sum(1 for n in free_per_core if n >= threads_per_core)
+        return whole >= vcpus
+    if thread_policy == 'require':
+        if threads_per_core <= 1:
+            return False
+        for t in range(2, threads_per_core + 1):
+            if t * sum(1 for n in free_per_core if n >= t) >= vcpus:
+                return True
+        return False
+    return len(free) >= vcpus          # prefer: any free dedicated CPUs
+
+
+def _pages(h):
+    return {p['size_kb']: p for p in h.get('mempages', [])}
+
+
+def pagesize_for(h, cell):
+    """Page size (KiB) the cell's memory goes to, or None if none fits."""
+    pages = _pages(h)
+    mem_kb = cell['memory_mb'] * 1024
+    want = cell.get('pagesize')
+    sizes = sorted(pages, reverse=True)
+    if want == 'small':
+        cand = sizes[-1:]
+    elif want == 'large':
+        cand = sizes[:-1]
+    elif want == 'any':
+        cand = sizes
+    else:
+        cand = [want]
+    for size in cand:
+        p = pages.get(size)
+        if p is None:
+            return None                 # the host does not offer that size
+        free_kb = (p['total'] - p.get('used', 0) - p.get('reserved', 0)) * size
+        if mem_kb <= free_kb and mem_kb % size == 0:
+            return size
+    return None
+
+
+def cell_fit(h, cell, guest, limits):
+    """Why guest cell does not fit host cell h, or None when it does."""
+    vcpus = len(cell['cpus'])
+    mem = cell['memory_mb']
+    free_mem = h.get('memory_mb', 0) - h.get('memory_used_mb', 0)
+    if cell.get('pagesize') is not None:
+        if pagesize_for(h, cell) is None:
+            return 'pages'
+    elif h.get('mempages'):
+        small = min(_pages(h))
+        p = _pages(h)[small]
+        if mem * 1024 > p['total'] * small or (mem * 1024) % small:
+            return 'memory'
+    elif mem > h.get('memory_mb', 0):
+        return 'memory'
+    if guest.get('cpu_policy') == 'dedicated':
+        if vcpus > len(h.get('dedicated', [])):
+            return 'cpus'
+        if vcpus > len(_free_dedicated(h)):
+            return 'cpus'
+        if mem > free_mem:
+            return 'memory'
+        if not threads_ok(h, vcpus, guest.get('cpu_thread_policy') or
+                          'prefer'):
+            return 'threads'
+        return None
+    if vcpus > len(h.get('shared', [])):
+        return 'cpus'
+    if limits:
+        if h.get('cpu_usage', 0) + vcpus > \
+                len(h.get('shared', [])) * limits['cpu_allocation_ratio']:
+            return 'cpus'
+        if h.get('memory_used_mb', 0) + mem > \
+                h.get('memory_mb', 0) * limits['ram_allocation_ratio']:
+            return 'memory'
+    return None
+
+
+# --------------------------------------------------------------------------
+# PCI devices under the project's policies
+# --------------------------------------------------------------------------
+def _s(v):
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        return 'true' if v else 'false'
+    return str(v)
+
+
+def _spec_matches_device(spec, dev):
+    """A [pci] device_spec entry selects a device (and gives its tags)."""
+    for k in ('vendor_id', 'product_id'):
+        if k in spec and spec[k] not in ('*', dev['vendor_id' if k ==
+                                                   'vendor_id' else
+                                                   'product_id']):
+            return False
+    if 'address' in spec:
+        pat = spec['address']
+        if not (fnmatch.fnmatch(dev['address'], pat) or
+                (dev.get('parent_addr') and
+                 fnmatch.fnmatch(dev['parent_addr'], pat))):
+            return False
+    return True
+
+
+class Inventory(object):
+    """The devices the host offers: tagged by the first matching spec,
+    free of other domains' claims and their relatives."""
+
+    def __init__(self, sc):
+        specs = sc.get('device_spec') or [{}]
+        self.devices = []
+        for d in sc.get('devices', []):
+            for s in specs:
+                if _spec_matches_device(s, d):
+                    tags = {k: _s(v) for k, v in s.items()
+                            if k not in ('vendor_id', 'product_id',
+                                         'address', 'devname')}
+                    self.devices.append(dict(d, tags=tags))
+                    break
+        held = set(sc.get('claims', []))
+        blocked = set(held)
+        for d in sc.get('devices', []):
+            if d['address'] in held and d.get('parent_addr'):
+                blocked.add(d['parent_addr'])
+            if d.get('parent_addr') in held:
+                blocked.add(d['address'])
+        self.devices = [d for d in self.devices if d['address'] not in blocked]
+        self.by_addr = {d['address']: d for d in self.devices}
+
+    def per_node(self):
+        out = {}
+        for d in self.devices:
+            if d.get('numa_node') is not None:
+                out[d['numa_node']] = out.get(d['numa_node'], 0) + 1
+        return out
+
+
+def _request_matches(spec, dev):
+    props = {'vendor_id': dev['vendor_id'], 'product_id': dev['product_id'],
+             'dev_type': dev.get('dev_type', 'type-PCI'),
+             'address': dev['address']}
+    props.update(dev['tags'])
+    for k, v in spec.items():
+        if k == 'remote_managed':
+            continue
+        if props.get(k) is None or _s(v).lower() != props[k].lower():
+            return False
+    return True
+
+
+def eligible(sc, req, dev):
+    """The device may serve the request (before the NUMA policy)."""
+    if not any(_request_matches(s, dev) for s in req['spec']):
+        return False
+    if dev.get('dev_type') == 'type-PF' and not any(
+            s.get('dev_type') == 'type-PF' for s in req['spec']):
+        return False
+    want_rm = any(_s(s.get('remote_managed') or '').lower() in TRUTHY
+                  for s in req['spec'])
+    if (dev['tags'].get('remote_managed') or '').lower() in TRUTHY and \
+            not want_rm:
+        return False
+    return True
+
+
+def tier(sc, nodes, dev_node):
+    if dev_node is None or dev_node < 0:
+        return TIER_UNKNOWN
+    if dev_node in nodes:
+        return TIER_AFFINE
+    sock = {c['id']: c.get('socket') for c in sc['host_cells']}
+    s = sock.get(dev_node)
+    if s is not None and any(sock.get(n) == s for n in nodes):
+        return TIER_SOCKET
+    return TIER_REMOTE
+
+
+def allows(sc, policy, t):
+    if policy == 'required':
+        return t == TIER_AFFINE
+    if policy == 'legacy':
+        return t in (TIER_AFFINE, TIER_UNKNOWN)
+    if policy == 'preferred':
+        return True
+    if policy == 'socket':
+        if t == TIER_AFFINE:
+            return True
+        return t == TIER_SOCKET and all(c.get('socket') is not None
+                                        for c in sc['host_cells'])
+    raise ValueError('unknown policy %r' % policy)
+
+
+def _min_cost_flow(reqs, devs, edges):
+    """Requests (counts) onto devices (capacity 1), cost per edge: the
+    minimum total cost of serving every request in full, or None."""
+    # node ids: 0 source, 1 sink, requests, devices
+    n = 2 + len(reqs) + len(devs)
+    graph = [[] for _ in range(n)]
+
+    def add(u, v, cap, cost):
+        graph[u].append([v, cap, cost, len(graph[v])])
+        graph[v].append([u, 0, -cost, len(graph[u]) - 1])
+
+    for i, count in enumerate(reqs):
+        add(0, 2 + i, count, 0)
+    for j in range(len(devs)):
+        add(2 + len(reqs) + j, 1, 1, 0)
+    for i, j, cost in edges:
+        add(2 + i, 2 + len(reqs) + j, 1, cost)
+    need, total = sum(reqs), 0
+    for _ in range(need):
+        dist = [None] * n
+        prev = [None] * n
+        dist[0] = 0
+        changed = True
+        while changed:                  # Bellman-Ford: residual costs < 0
+            changed = False
+            for u in range(n):
+                if dist[u] is None:
+                    continue
+                for k, (v, cap, cost, _) in enumerate(graph[u]):
+                    if cap > 0 and (dist[v] is None or dist[u] + cost < dist[v]):
+                        dist[v] = dist[u] + cost
+                        prev[v] = (u, k)
+                        changed = True
+        if dist[1] is None:
+            return None
+        v = 1
+        while v != 0:
+            u, k = prev[v]
+            graph[u][k][1] -= 1
+            rv = graph[u][k][3]
+            graph[v][rv][1] += 1
+            v = u
+        total += dist[1]
+    return total
+
+
+def device_assignment(sc, inv, nodes):
+    """Minimum tier total of serving every request with the guest on
+    nodes (a set of host cell ids), or None when no assignment exists."""
+    reqs = sc.get('requests') or []
+    if not reqs:
+        return 0
+    cand = []                            # per request: {address: tier}
+    for r in reqs:
+        c = {}
+        for d in inv.devices:
+            if not eligible(sc, r, d):
+                continue
+            t = tier(sc, nodes, d.get('numa_node'))
+            if allows(sc, r['policy'], t):
+                c[d['address']] = t
+        cand.append(c)
+    wanted = set(a for c in cand for a in c)
+    pfs = sorted(a for a in wanted
+                 if inv.by_addr[a].get('dev_type') == 'type-PF')
+    contested = [p for p in pfs if any(inv.by_addr[a].get('parent_addr') == p
+                                       for a in wanted)]
+    best = None
+    for mode in itertools.product((True, False), repeat=len(contested)):
+        whole = {p for p, m in zip(contested, mode) if m}
+        gone = {p for p, m in zip(contested, mode) if not m}
+        usable = [a for a in sorted(wanted) if a not in gone and
+                  inv.by_addr[a].get('parent_addr') not in whole]
+        index = {a: j for j, a in enumerate(usable)}
+        edges = [(i, index[a], t) for i, c in enumerate(cand)
+                 for a, t in c.items() if a in index]
+        cost = _min_cost_flow([r['count'] for r in reqs], usable, edges)
+        if cost is not None and (best is None or cost < best):
+            best = cost
+    return best
+
+
+# --------------------------------------------------------------------------
+# The whole guest
+# --------------------------------------------------------------------------
+def nova_order(sc, inv):
+    """Host cells in the order Nova tries them (FIT-FORMAT.md)."""
+    cells = list(sc['host_cells'])
+    if len(cells) <= len(sc['guest']['cells']):
+        return [c['id'] for c in cells]
+    pack = sc.get('cell_allocation', 'spread') == 'pack'
+    cells.sort(key=lambda c: c.get('memory_mb', 0) - c.get('memory_used_mb', 0),
+               reverse=not pack)
+    if sc['guest'].get('cpu_policy') == 'dedicated':
+        cells.sort(key=lambda c: len(_free_dedicated(c)), reverse=not pack)
+    else:
+        cells.sort(key=lambda c: c.get('cpu_usage', 0), reverse=pack)
+    per_node = inv.per_node()
+    cells.sort(key=lambda c: per_node.get(c['id'], 0),
+               reverse=bool(sc.get('requests')))
+    return [c['id'] for c in cells]
+
+
+def brute_fit(sc):
+    """The "brute" verdict of FIT-FORMAT.md."""
+    guest, limits = sc['guest'], sc.get('limits')
+    hosts = {c['id']: c for c in sc['host_cells']}
+    ids = [c['id'] for c in sc['host_cells']]
+    inv = Inventory(sc)
+    ok = [[cell_fit(hosts[h], gc, guest, limits) is None for h in ids]
+          for gc in guest['cells']]
+    mappings = []
+    for perm in itertools.permutations(range(len(ids)), len(guest['cells'])):
+        if not all(ok[g][h] for g, h in enumerate(perm)):
+            continue
+        cells = [ids[h] for h in perm]
+        cost = device_assignment(sc, inv, set(cells))
+        if cost is not None:
+            mappings.append({'cells': cells, 'tier_cost': cost})
+    out = {'fits': bool(mappings),
+           'cell_fits': [[h for h, f in zip(ids, row) if f] for row in ok],
+           'mappings': mappings}
+    if mappings:
+        best = min(m['tier_cost'] for m in mappings)
+        out['best_tier_cost'] = best
+        rank = {h: i for i, h in enumerate(nova_order(sc, inv))}
+        out['preferred'] = min(
+            (m['cells'] for m in mappings if m['tier_cost'] == best),
+            key=lambda cells: [rank[h] for h in cells])
+    nv = sc.get('nova')
+    if nv and nv.get('fits'):
+        out['nova_tier_cost'] = device_assignment(sc, inv, set(nv['cells']))
+    return out
+
+
+def _core_of(h):
+    sibs = h['siblings'] if h.get('siblings') is not None else \
+        [[x] for x in h.get('cpus', [])]
+    return {x: i for i, s in enumerate(sibs) for x in s}, sibs
+
+
+def check_pinning(h, cell, pins, thread_policy):
+    """Why a dedicated cell's pinning breaks the rules, or None."""
+    vcpus = len(cell['cpus'])
+    if pins is None or len(pins) != vcpus:
+        return 'pins %s for %d vCPUs' % (pins, vcpus)
+    free = _free_dedicated(h)
+    if len(set(pins)) != len(pins):
+        return 'a host CPU pinned twice: %s' % pins
+    if not set(pins) <= free:
+        return 'CPUs %s are not free dedicated CPUs of node %d' % (
+            sorted(set(pins) - free), h['id'])
+    core, sibs = _core_of(h)
+    threads_per_core = max([len(s) for s in sibs] or [1]) or 1
+    used = {}
+    for p in pins:
+        used.setdefault(core.get(p), []).append(p)
+    if thread_policy == 'isolate':
+        for c, ps in used.items():
+            if len(ps) > 1 or c is None or \
+                    len(set(sibs[c]) & free) < threads_per_core:
+                return 'isolate: core %s is not a whole free core for one ' \
+                       'vCPU (%s)' % (sibs[c] if c is not None else '?', ps)
+    elif thread_policy == 'require':
+        singles = 0
+        for c, ps in used.items():
+            if c is None or len(set(sibs[c]) & free) < 2:
+                return 'require: CPU %s has no free sibling' % ps
+            singles += len(ps) == 1
+        if singles > 1:
+            return 'require: %d cores hold a single vCPU of the cell' % singles
+    return None
+
+
+def check_result(sc, res, brute=None):
+    """Problems with a fit runner's result (FIT-FORMAT.md, "A runner's
+    verdict") against the brute force: [] when it is right."""
+    bf = brute or brute_fit(sc)
+    probs = []
+    if bool(res.get('fits')) != bf['fits']:
+        probs.append('fits=%s, the brute force says %s' % (res.get('fits'),
+                                                           bf['fits']))
+        return probs
+    if not bf['fits']:
+        return probs
+    cells = res.get('cells')
+    tiers = {tuple(m['cells']): m['tier_cost'] for m in bf['mappings']}
+    if cells is None or tuple(cells) not in tiers:
+        probs.append('mapping %s does not fit' % (cells,))
+        return probs
+    if tiers[tuple(cells)] != bf['best_tier_cost']:
+        probs.append('mapping %s reaches tier total %d at best, the best '
+                     'is %d' % (cells, tiers[tuple(cells)],
+                                bf['best_tier_cost']))
+    if 'tier_cost' in res and res['tier_cost'] != bf['best_tier_cost']:
+        probs.append('tier total %s, the best is %d' % (res['tier_cost'],
+                                                        bf['best_tier_cost']))
+    hosts = {c['id']: c for c in sc['host_cells']}
+    g = sc['guest']
+    if g.get('cpu_policy') == 'dedicated':
+        pinning = res.get('pinning') or [None] * len(cells)
+        for i, (hid, gc) in enumerate(zip(cells, g['cells'])):
+            why = check_pinning(hosts[hid], gc, pinning[i] if i < len(pinning)
+                                else None,
+                                g.get('cpu_thread_policy') or 'prefer')
+            if why:
+                probs.append('cell %d: %s' % (i, why))
+    elif res.get('cpus'):
+        for i, (hid, cpus) in enumerate(zip(cells, res['cpus'])):
+            if not set(cpus) <= set(hosts[hid].get('shared', [])):
+                probs.append('cell %d: CPUs %s are not node %d\'s shared '
+                             'CPUs' % (i, cpus, hid))
+    return probs
+
+
+def main(argv):
+    f = open(argv[1]) if len(argv) > 1 and argv[1] != '-' else sys.stdin
+    doc = json.load(f)
+    scs = doc if isinstance(doc, list) else [doc]
+    out = [dict(name=sc.get('name'), **brute_fit(sc)) for sc in scs]
+    json.dump(out if isinstance(doc, list) else out[0], sys.stdout,
+              sort_keys=True)
+    sys.stdout.write('\n')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))

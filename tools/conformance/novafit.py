@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Run a whole-guest fit scenario through Nova's own NUMA code (Zed).
+
+A fit scenario (data/conformance/fit/*.json, tools/conformance/FIT-FORMAT.md)
+describes host NUMA cells (CPUs, thread siblings, shared and dedicated
+sets, pinned CPUs, memory, pages), a guest (cells, CPU policy, thread
+policy, page size) and, optionally, PCI devices and requests in the
+format of the PCI scenarios (novarun.py builds Nova's PciDeviceStats from
+them). nova_fit() builds Nova's NUMATopology / InstanceNUMATopology
+objects and runs hardware.numa_fit_instance_to_host() with the PCI
+requests and stats, as the scheduler's NUMATopologyFilter does, then
+records what Nova chose; it also runs Nova's per-cell rule
+(_numa_fit_instance_cell) on every pair and every permutation without
+the loop's caches, to tell why Nova missed a fit.
+
+Needs the system interpreter with python3-nova: /usr/bin/python3.
+"""
+import copy
+import itertools
+
+import novarun  # noqa: F401  (configures Nova, registers its objects)
+from nova import exception
+from nova import objects
+from nova.objects import fields
+from nova.virt import hardware
+
+PAGESIZES = {'small': hardware.MEMPAGES_SMALL,
+             'large': hardware.MEMPAGES_LARGE,
+             'any': hardware.MEMPAGES_ANY}
+THREADS = {'prefer': fields.CPUThreadAllocationPolicy.PREFER,
+           'isolate': fields.CPUThreadAllocationPolicy.ISOLATE,
+           'require': fields.CPUThreadAllocationPolicy.REQUIRE}
+
+
+def siblings(c):
+    """Thread sibling sets; by default every CPU is a core of its own."""
+    if c.get('siblings') is not None:
+        return c['siblings']
+    return [[x] for x in c.get('cpus', [])]
+
+
+def host_topology(sc):
+    cells = []
+    for c in sc['host_cells']:
+        cells.append(objects.NUMACell(
+            id=c['id'], socket=c.get('socket'),
+            cpuset=set(c.get('shared', [])),
+            pcpuset=set(c.get('dedicated', [])),
+            memory=c.get('memory_mb', 0),
+            cpu_usage=c.get('cpu_usage', 0),
+            memory_usage=c.get('memory_used_mb', 0),
+            pinned_cpus=set(c.get('pinned', [])),
+            siblings=[set(s) for s in siblings(c)],
+            mempages=[objects.NUMAPagesTopology(
+                size_kb=p['size_kb'], total=p['total'], used=p.get('used', 0),
+                reserved=p.get('reserved', 0)) for p in c.get('mempages', [])],
+            network_metadata=objects.NetworkMetadata(physnets=set(),
+                                                     tunneled=False)))
+    return objects.NUMATopology(cells=cells)
+
+
+def instance_topology(sc):
+    g = sc['guest']
+    dedicated = g.get('cpu_policy') == 'dedicated'
+    cells = []
+    for i, c in enumerate(g['cells']):
+        cpus = set(c['cpus'])
+        kw = dict(id=i, memory=c['memory_mb'],
+                  cpuset=set() if dedicated else cpus,
+                  pcpuset=cpus if dedicated else set(),
+                  cpu_policy=(fields.CPUAllocationPolicy.DEDICATED if dedicated
+                              else fields.CPUAllocationPolicy.SHARED))
+        if dedicated:
+            kw['cpu_thread_policy'] = THREADS[g.get('cpu_thread_policy') or
+                                              'prefer']
+        ps = c.get('pagesize')
+        if ps is not None:
+            kw['pagesize'] = PAGESIZES.get(ps, ps)
+        cells.append(objects.InstanceNUMACell(**kw))
+    return objects.InstanceNUMATopology(cells=cells)
+
+
+def limits(sc):
+    lim = sc.get('limits')
+    if not lim:
+        return None
+    return objects.NUMATopologyLimits(
+        cpu_allocation_ratio=lim['cpu_allocation_ratio'],
+        ram_allocation_ratio=lim['ram_allocation_ratio'])
+
+
+def _set_strategy(sc):
+    novarun.CONF.set_override(
+        'packing_host_numa_cells_allocation_strategy',
+        sc.get('cell_allocation', 'spread') == 'pack', group='compute')
+
+
+def _pci(sc):
+    """(requests, stats) as the scheduler passes them: stats always."""
+    sc = dict(sc, devices=sc.get('devices', []))
+    stats = novarun.build_stats(sc)
+    reqs = [r for _, r in novarun.nova_requests(sc)] if sc.get('requests') \
+        else []
+    return reqs, stats
+
+
+def _cell_fits(host, inst, lim):
+    """Nova's per-cell rule on one fresh pair: the fitted cell or None."""
+    try:
+        return hardware._numa_fit_instance_cell(
+            copy.deepcopy(host), copy.deepcopy(inst), lim, 0)
+    except exception.MemoryPageSizeNotSupported:
+        return None
+
+
+def pinning_valid(sc, cells, pinning):
+    """Nova's pinning uses distinct free dedicated CPUs of the chosen cells."""
+    by_id = {c['id']: c for c in sc['host_cells']}
+    for hid, pins in zip(cells, pinning):
+        c = by_id[hid]
+        if pins is None:
+            return False
+        free = set(c.get('dedicated', [])) - set(c.get('pinned', []))
+        if len(set(pins)) != len(pins) or not set(pins) <= free:
+            return False
+    return True
+
+
+def nova_fit(sc):
+    """Nova's outcome for a fit scenario (the "nova" key of FIT-FORMAT.md)."""
+    _set_strategy(sc)
+    host = host_topology(sc)
+    inst = instance_topology(sc)
+    lim = limits(sc)
+    reqs, stats = _pci(sc)
+    fitted = hardware.numa_fit_instance_to_host(
+        host, inst, limits=lim, pci_requests=reqs or None, pci_stats=stats)
+    out = {'fits': fitted is not None}
+    if fitted is not None:
+        out['cells'] = [c.id for c in fitted.cells]
+        out['pagesize_kb'] = [c.pagesize if 'pagesize' in c and c.pagesize
+                              else None for c in fitted.cells]
+        if sc['guest'].get('cpu_policy') == 'dedicated':
+            # None for a cell the fit cache accepted without pinning it
+            out['pinning'] = [[c.cpu_pinning[v] for v in sorted(c.pcpuset)]
+                              if c.cpu_pinning else None
+                              for c in fitted.cells]
+            out['pinning_valid'] = pinning_valid(sc, out['cells'],
+                                                 out['pinning'])
+        if reqs:
+            out['pci_allocated'] = novarun.consume(
+                dict(sc, guest_nodes=out['cells'],
+                     devices=sc.get('devices', [])))
+    # Nova's own rules without the permutation loop's caches.
+    host = host_topology(sc)
+    inst = instance_topology(sc)
+    ok = [[_cell_fits(h, ic, lim) is not None for h in host.cells]
+          for ic in inst.cells]
+    out['cell_fits'] = [[h.id for h, f in zip(host.cells, row) if f]
+                        for row in ok]
+    mappings = []
+    for perm in itertools.permutations(range(len(host.cells)),
+                                       len(inst.cells)):
+        if not all(ok[g][h] for g, h in enumerate(perm)):
+            continue
+        got = [_cell_fits(host.cells[h], inst.cells[g], lim)
+               for g, h in enumerate(perm)]
+        if reqs:
+            _, st = _pci(sc)
+            if not st.support_requests(reqs, got):
+                continue
+        mappings.append([host.cells[h].id for h in perm])
+    out['mappings'] = mappings
+    if fitted is not None:
+        # The loop's fit cache can accept a pair Nova's rule refuses.
+        out['valid'] = out['cells'] in mappings
+    return out
