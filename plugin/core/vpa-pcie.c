@@ -54,7 +54,7 @@ vpa_pcie_root_parse (const char *str, VpaAddr *out)
 {
   const char *colon;
   guint64 dom, bus;
-  g_autofree char *d = NULL;
+  char d[9];
 
   if (str == NULL || !g_str_has_prefix (str, "pci"))
     return FALSE;
@@ -62,10 +62,11 @@ vpa_pcie_root_parse (const char *str, VpaAddr *out)
   colon = strchr (str, ':');
   if (colon == NULL || colon == str || colon - str > 8 || strlen (colon + 1) != 2)
     return FALSE;
-  d = g_strndup (str, (gsize) (colon - str));
-  if (!g_ascii_string_to_unsigned (d, 16, 0, G_MAXUINT32, &dom, NULL) ||
-      !g_ascii_string_to_unsigned (colon + 1, 16, 0, 0xff, &bus, NULL) ||
-      !g_ascii_isxdigit (d[0]) || !g_ascii_isxdigit (colon[1]))
+  memcpy (d, str, (gsize) (colon - str));
+  d[colon - str] = '\0';
+  if (!g_ascii_isxdigit (d[0]) || !g_ascii_isxdigit (colon[1]) ||
+      !g_ascii_string_to_unsigned (d, 16, 0, G_MAXUINT32, &dom, NULL) ||
+      !g_ascii_string_to_unsigned (colon + 1, 16, 0, 0xff, &bus, NULL))
     return FALSE;
   *out = VPA_PCIE_ROOT (dom, bus);
   return TRUE;
@@ -81,35 +82,49 @@ parse_component (const char *s, VpaAddr *out)
 gboolean
 vpa_pcie_parse_sysfs_path (const char *path, VpaAddr addr, VpaAddr *root, VpaAddr *parent)
 {
-  g_auto (GStrv) parts = NULL;
   VpaAddr r = VPA_ADDR_NONE, p = VPA_ADDR_NONE, last = VPA_ADDR_NONE;
-  gboolean in_tree = FALSE;
+  gboolean in_tree = FALSE, after_devices = FALSE;
 
   if (path == NULL)
     return FALSE;
-  parts = g_strsplit (path, "/", -1);
-  for (guint i = 0; parts[i] != NULL; i++)
+  /* Component by component, each copied into a small buffer: a snapshot
+   * has one path per device. */
+  for (const char *c = path; *c != '\0';)
     {
-      const char *c = parts[i];
+      const char *slash = strchr (c, '/');
+      gsize len = slash != NULL ? (gsize) (slash - c) : strlen (c);
+      char comp[40];
       VpaAddr a;
 
+      if (len >= sizeof comp)
+        {
+          if (in_tree)
+            return FALSE;
+          comp[0] = '\0';
+        }
+      else
+        {
+          memcpy (comp, c, len);
+          comp[len] = '\0';
+        }
+      c += len + (slash != NULL);
+      if (len == 0)
+        continue;
       if (!in_tree)
         {
           /* ".../devices/pciDDDD:BB/..." */
-          if (i > 0 && strcmp (parts[i - 1], "devices") == 0 && vpa_pcie_root_parse (c, &r))
-            in_tree = TRUE;
+          in_tree = after_devices && vpa_pcie_root_parse (comp, &r);
+          after_devices = strcmp (comp, "devices") == 0;
           continue;
         }
-      if (*c == '\0')
-        continue;
       /* A host bridge below a device (Intel VMD): a new root. */
-      if (vpa_pcie_root_parse (c, &a))
+      if (vpa_pcie_root_parse (comp, &a))
         {
           r = a;
           p = last = VPA_ADDR_NONE;
           continue;
         }
-      if (!parse_component (c, &a))
+      if (!parse_component (comp, &a))
         return FALSE;
       p = last;
       last = a;
