@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The qemu hook's module in-process: its main() (renamed
- * vpa_hook_module_main by fuzz/meson.build) with the operation from the
- * first input byte and the rest as the domain XML on stdin, against a
- * fixed snapshot host (data/hosts/dual-socket.xml and its config).
+ * The qemu hook in-process: vpa_hook_run() with the operation from the
+ * first input byte and the rest as the domain XML libvirt writes to the
+ * hook's stdin, against a fixed snapshot host
+ * (data/hosts/dual-socket.xml and its config).
  * Exit status 0, 1 (one line on stderr) or 2; stdout only on success and
  * only a document that parses as a domain again.
  */
@@ -15,8 +15,6 @@
 #include "vpa-fuzz.h"
 #include "vpa-domain.h"
 #include "vpa-hook.h"
-
-int vpa_hook_module_main (int argc, char **argv);
 
 static const char *const ops[][2] = {
   { "prepare", "begin" }, { "start", "begin" }, { "migrate", "begin" },
@@ -58,35 +56,27 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *out = NULL;
   char *argv[6] = { (char *) "virt-pci-affinity-hook", (char *) "fuzz-vm", NULL, NULL,
                     (char *) "-", NULL };
-  int saved, saved_in, input, capture, ret;
+  int saved, capture, ret;
   gsize out_len = 0;
   off_t end;
 
   vpa_fuzz_init ();
   hook_setup ();
-  if (size < 1 || size - 1 > VPA_HOOK_MAX_INPUT)
+  if (size < 1 || size - 1 > VPA_XML_MAX_DOCUMENT)
     return 0;
   argv[2] = (char *) ops[data[0] % G_N_ELEMENTS (ops)][0];
   argv[3] = (char *) ops[data[0] % G_N_ELEMENTS (ops)][1];
   xml = vpa_fuzz_strndup (data + 1, size - 1);
 
-  /* The module reads stdin and writes fd 1 itself: a memfd for each. */
+  /* The hook writes the rewritten document to fd 1 itself: a memfd. */
   fflush (stdout);
-  input = memfd_create ("hook-stdin", MFD_CLOEXEC);
   capture = memfd_create ("hook-stdout", MFD_CLOEXEC);
-  VPA_FUZZ_CHECK (input >= 0 && capture >= 0);
-  VPA_FUZZ_CHECK (write (input, xml, size - 1) == (ssize_t) (size - 1));
-  VPA_FUZZ_CHECK (lseek (input, 0, SEEK_SET) == 0);
-  saved_in = dup (STDIN_FILENO);
+  VPA_FUZZ_CHECK (capture >= 0);
   saved = dup (STDOUT_FILENO);
-  dup2 (input, STDIN_FILENO);
   dup2 (capture, STDOUT_FILENO);
-  ret = vpa_hook_module_main (5, argv);
+  ret = vpa_hook_run (argv, xml, size - 1);
   dup2 (saved, STDOUT_FILENO);
-  dup2 (saved_in, STDIN_FILENO);
   close (saved);
-  close (saved_in);
-  close (input);
 
   end = lseek (capture, 0, SEEK_END);
   VPA_FUZZ_CHECK (end >= 0);

@@ -7,9 +7,8 @@
 #include <string.h>
 
 #include "vpa-cli-module.h"
+#include "vpa-constants.h"
 
-#define DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
-#define MAX_INPUT_SIZE (16 * 1024 * 1024)
 
 void
 vpa_cli_common_clear (VpaCliCommon *common)
@@ -56,15 +55,7 @@ vpa_cli_inventory_uri (const VpaCliCommon *common)
 VpaConfig *
 vpa_cli_load_config (const VpaCliCommon *common, GError **error)
 {
-  const char *path = common->config_path;
-
-  if (path == NULL)
-    path = g_getenv ("VPA_CONFIG");
-  if (path == NULL && g_file_test (DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
-    path = DEFAULT_CONFIG;
-  if (path == NULL)
-    return vpa_config_new_default ();
-  return vpa_config_load_file (path, error);
+  return vpa_config_lookup (common->config_path, TRUE, error);
 }
 
 gboolean
@@ -91,7 +82,7 @@ vpa_cli_read_stdin (char **buf, gsize *len, GError **error)
   while ((n = fread (chunk, 1, sizeof chunk, stdin)) > 0)
     {
       g_string_append_len (s, chunk, (gssize) n);
-      if (s->len > MAX_INPUT_SIZE)
+      if (s->len > VPA_XML_MAX_DOCUMENT)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "stdin: input exceeds the limit of 16 MiB");

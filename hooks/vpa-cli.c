@@ -19,6 +19,7 @@
 #include "vpa-pools.h"
 #include "vpa-source.h"
 #include "vpa-traits.h"
+#include "vpa-xml.h"
 #include "vpa-cli-module.h"
 #include "vpa-output-topology.h"
 
@@ -205,7 +206,7 @@ read_file_bounded (const char *path, char **buf, gsize *len, GError **error)
                    g_strerror (e));
       return FALSE;
     }
-  while (s->len <= 16 * 1024 * 1024 && (n = fread (chunk, 1, sizeof chunk, f)) > 0)
+  while (s->len <= VPA_XML_MAX_DOCUMENT && (n = fread (chunk, 1, sizeof chunk, f)) > 0)
     g_string_append_len (s, chunk, (gssize) n);
   if (ferror (f))
     e = errno != 0 ? errno : EIO;
@@ -216,7 +217,7 @@ read_file_bounded (const char *path, char **buf, gsize *len, GError **error)
                    g_strerror (e));
       return FALSE;
     }
-  if (s->len > 16 * 1024 * 1024)
+  if (s->len > VPA_XML_MAX_DOCUMENT)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: input exceeds the limit of 16 MiB", path);
@@ -421,6 +422,48 @@ define_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
                              error);
 }
 
+/* libvirt gives the devices it adds at define time (a USB controller, the
+ * memory balloon) and those without an address free root ports, the
+ * spare ones of <vpa:guest-numa> too. Placing libvirt's own XML of an
+ * inactive domain again adds spares for those taken; defining that
+ * settles it (libvirt has nothing left to put anywhere). */
+static gboolean
+settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const DefineCtx *ctx,
+                   const char *name, GError **error)
+{
+  g_autofree char *defined = NULL;
+  g_autofree char *again = NULL;
+  g_autoptr (xmlDoc) doc = NULL;
+  DefineCtx second = *ctx;
+
+  if ((defined = virt->domain_xml (connect_uri (cli), name, error)) == NULL)
+    return FALSE;
+  /* a running domain's XML is its live one: leave its next boot alone */
+  if ((doc = vpa_xml_parse_memory (defined, strlen (defined), name, error)) == NULL)
+    return FALSE;
+  if (xmlHasProp (xmlDocGetRootElement (doc), (const xmlChar *) "id") != NULL)
+    return TRUE;
+  second.buf = defined;
+  second.len = strlen (defined);
+  return virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &second, &again,
+                       error);
+}
+
+/* The domain is defined and sound already: a failure to settle only
+ * costs spares, which a later `place` and define restore. */
+static void
+define_settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const DefineCtx *ctx,
+                          const char *name)
+{
+  g_autoptr (GError) local = NULL;
+
+  if (memmem (ctx->buf, ctx->len, "guest-numa", strlen ("guest-numa")) == NULL)
+    return;
+  if (!settle_guest_numa (cli, virt, ctx, name, &local))
+    g_printerr ("virt-pci-affinity: warning: domain '%s' is defined, but the spare root ports libvirt gave its own devices were not replaced: %s\n",
+                name, local->message);
+}
+
 static gboolean
 cmd_define (VpaCli *cli, GError **error)
 {
@@ -445,6 +488,7 @@ cmd_define (VpaCli *cli, GError **error)
       !virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &ctx, &name,
                      error))
     return FALSE;
+  define_settle_guest_numa (cli, virt, &ctx, name);
   printf ("%s\n", name);
   return TRUE;
 }

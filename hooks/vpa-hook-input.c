@@ -1,26 +1,77 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Reading the domain XML from stdin: libc only, shared by the hook's
- * front and its module (vpa-hook.h).
+ * The hook's libc-only helpers (vpa-hook.h): which operations and
+ * documents it handles, whether the environment may name its
+ * configuration, and reading the domain XML from stdin.
  */
 #include "vpa-hook.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+int
+vpa_hook_handled (const char *op, const char *subop)
+{
+  static const char *const ops[] = { "prepare", "start", "migrate", "restore" };
+
+  if (op == NULL || subop == NULL || strcmp (subop, "begin") != 0)
+    return 0;
+  for (size_t i = 0; i < sizeof (ops) / sizeof (ops[0]); i++)
+    if (strcmp (op, ops[i]) == 0)
+      return 1;
+  return 0;
+}
+
+int
+vpa_hook_relevant (const char *xml, size_t len)
+{
+  static const char *const needles[] = {
+    VPA_XMLNS, "<hostdev", "type='hostdev'", "type=\"hostdev\"",
+  };
+
+  if (xml == NULL)
+    return 0;
+  for (size_t i = 0; i < sizeof (needles) / sizeof (needles[0]); i++)
+    if (memmem (xml, len, needles[i], strlen (needles[i])) != NULL)
+      return 1;
+  return 0;
+}
+
+int
+vpa_hook_env_allowed (void)
+{
+#ifdef VPA_HOOK_BUILD_ROOT
+  static const char root[] = VPA_HOOK_BUILD_ROOT "/";
+  char exe[PATH_MAX];
+  ssize_t n;
+
+  if (getauxval (AT_SECURE) != 0)
+    return 0;
+  n = readlink ("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0)
+    return 0;
+  exe[n] = '\0';
+  return strncmp (exe, root, sizeof root - 1) == 0;
+#else
+  return 0;
+#endif
+}
+
 /* Grows buf to hold at least one more byte past len; at most
- * VPA_HOOK_MAX_INPUT + 1 bytes of data, so that an oversized input shows. */
+ * VPA_XML_MAX_DOCUMENT + 1 bytes of data, so that an oversized input shows. */
 static int
 grow (char **buf, size_t *cap)
 {
-  size_t ncap = *cap * 2 > VPA_HOOK_MAX_INPUT ? VPA_HOOK_MAX_INPUT + 1 : *cap * 2;
+  size_t ncap = *cap * 2 > VPA_XML_MAX_DOCUMENT ? VPA_XML_MAX_DOCUMENT + 1 : *cap * 2;
   char *nbuf;
 
-  if (*cap > VPA_HOOK_MAX_INPUT)
+  if (*cap > VPA_XML_MAX_DOCUMENT)
     {
       errno = EFBIG;
       return -1;
@@ -32,7 +83,7 @@ grow (char **buf, size_t *cap)
   return 0;
 }
 
-/* Returns 0, or -1 with errno set (EFBIG: more than VPA_HOOK_MAX_INPUT). */
+/* Returns 0, or -1 with errno set (EFBIG: more than VPA_XML_MAX_DOCUMENT). */
 static int
 read_all (int fd, char **out, size_t *out_len)
 {
@@ -43,8 +94,8 @@ read_all (int fd, char **out, size_t *out_len)
   /* A regular file (the front's memfd, tests, manual runs) tells its
    * size up front: one read. */
   if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
-    cap = (size_t) st.st_size < VPA_HOOK_MAX_INPUT ? (size_t) st.st_size + 1
-                                                   : VPA_HOOK_MAX_INPUT + 1;
+    cap = (size_t) st.st_size < VPA_XML_MAX_DOCUMENT ? (size_t) st.st_size + 1
+                                                   : VPA_XML_MAX_DOCUMENT + 1;
   if ((buf = malloc (cap + 1)) == NULL)
     return -1;
   for (;;)
@@ -60,7 +111,7 @@ read_all (int fd, char **out, size_t *out_len)
         break;
       if (n == 0)
         {
-          if (len > VPA_HOOK_MAX_INPUT)
+          if (len > VPA_XML_MAX_DOCUMENT)
             {
               errno = EFBIG;
               break;
@@ -87,9 +138,9 @@ vpa_hook_read_domain (char **argv, char **out, size_t *out_len)
     return 0;
   if (errno == EFBIG)
     fprintf (stderr, "%s: domain '%s': the domain XML on stdin exceeds %d bytes; refusing "
-             "'%s %s'\n", VPA_HOOK_PROG, argv[1], VPA_HOOK_MAX_INPUT, argv[2], argv[3]);
+             "'%s %s'\n", VPA_PROG, argv[1], VPA_XML_MAX_DOCUMENT, argv[2], argv[3]);
   else
     fprintf (stderr, "%s: domain '%s': cannot read the domain XML on stdin: %s\n",
-             VPA_HOOK_PROG, argv[1], strerror (errno));
+             VPA_PROG, argv[1], strerror (errno));
   return -1;
 }

@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The qemu hook's module: run by the front (vpa-hook-front.c) only for
- * "prepare|start|migrate|restore begin" of a domain whose XML mentions our
- * namespace or a PCI device, with the hook's arguments and the domain XML
- * on stdin (vpa-hook.h). Checks the domain (prepare, start) or places
- * it again on this host (migrate, restore). Fails closed: on any error it
- * prints one line on stderr, nothing on stdout, and returns 1.
+ * The qemu hook's work (vpa-hook.h): for "prepare|start|migrate|restore
+ * begin" of a domain whose XML mentions our namespace or a PCI device,
+ * checks the domain (prepare, start) or places it again on this host
+ * (migrate, restore). Fails closed: on any error it prints one line on
+ * stderr, nothing on stdout, and returns 1.
  */
 #include "vpa-hook.h"
 
@@ -17,15 +16,13 @@
 
 #include "vpa-config.h"
 #include "vpa-domain.h"
+#include "vpa-hook-claims.h"
 #include "vpa-pipeline.h"
 #include "vpa-source.h"
-#include "vpa-statedirs.h"
+#include "vpa-sysfs.h"
 #include "vpa-xml.h"
 
-#define PROG VPA_HOOK_PROG
-#define VPA_HOOK_DEFAULT_CONFIG VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
-
-G_STATIC_ASSERT (VPA_HOOK_MAX_INPUT == VPA_XML_MAX_DOCUMENT);
+#define PROG VPA_PROG
 
 typedef enum {
   HOOK_OP_PREPARE,
@@ -36,7 +33,6 @@ typedef enum {
 
 typedef struct {
   const char *guest;
-  const char *op_name;
   HookOp op;
   const char *xml;
   gsize len;
@@ -62,17 +58,12 @@ fail (const HookRun *run, const char *message)
   return 1;
 }
 
-/* VPA_CONFIG (tests), else the installed file, else the defaults. */
+/* The installed file, else the defaults; VPA_CONFIG only for the
+ * program in its build tree (vpa_hook_env_allowed). */
 static VpaConfig *
 load_config (GError **error)
 {
-  const char *path = g_getenv ("VPA_CONFIG");
-
-  if (path != NULL && *path != '\0')
-    return vpa_config_load_file (path, error);
-  if (g_file_test (VPA_HOOK_DEFAULT_CONFIG, G_FILE_TEST_EXISTS))
-    return vpa_config_load_file (VPA_HOOK_DEFAULT_CONFIG, error);
-  return vpa_config_new_default ();
+  return vpa_config_lookup (NULL, vpa_hook_env_allowed (), error);
 }
 
 /* The domain's devices and their PFs from sysfs; with extra (may be NULL)
@@ -94,80 +85,74 @@ load_domain_devices (const char *root, const VpaDomain *dom, GPtrArray *extra, G
                                  error);
 }
 
-static gboolean
-domain_holds_pf (const VpaHost *host, const VpaDomain *dom)
+/* The addresses whose holders a check needs: every device of h (the
+ * domain's and their PFs) and the VFs of the PFs the domain holds whole
+ * (a held VF of such a PF makes it unusable). */
+static GArray *
+check_addrs (const char *root, const VpaHost *h, const VpaDomain *dom, gboolean *holds_pf,
+             GError **error)
 {
+  g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+
+  *holds_pf = FALSE;
+  for (guint i = 0; i < h->devices->len; i++)
+    g_array_append_val (addrs, vpa_host_device (h, i)->addr);
   for (guint i = 0; i < dom->hostdevs->len; i++)
     {
       const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
-      gint idx = hd->addr != VPA_ADDR_NONE ? vpa_host_lookup (host, hd->addr) : -1;
+      gint idx = hd->addr != VPA_ADDR_NONE ? vpa_host_lookup (h, hd->addr) : -1;
 
-      if (idx >= 0 && vpa_host_device (host, (guint) idx)->dev_type == VPA_DEV_TYPE_PF)
-        return TRUE;
+      if (idx < 0 || vpa_host_device (h, (guint) idx)->dev_type != VPA_DEV_TYPE_PF)
+        continue;
+      *holds_pf = TRUE;
+      if (!vpa_sysfs_vf_addrs (root, hd->addr, addrs, error))
+        return NULL;
     }
-  return FALSE;
+  return g_steal_pointer (&addrs);
 }
 
-/* The PCI buses of every device of h: a claim elsewhere cannot touch them
- * (a VF's PF is in h; a whole PF's VFs are handled by the caller). */
-static GArray *
-host_buses (const VpaHost *h)
-{
-  GArray *buses = g_array_new (FALSE, FALSE, sizeof (guint));
-
-  for (guint i = 0; i < h->devices->len; i++)
-    {
-      guint bus = VPA_ADDR_BUS (vpa_host_device (h, i)->addr);
-      gboolean seen = FALSE;
-
-      for (guint j = 0; !seen && j < buses->len; j++)
-        seen = g_array_index (buses, guint, j) == bus;
-      if (!seen)
-        g_array_append_val (buses, bus);
-    }
-  return buses;
-}
-
-/* This host's inventory and the claims of every other domain. A check
+/* This host's inventory and the claims of the other domains. A check
  * (dom given) on sysfs reads only the devices it judges: the domain's
  * and their PFs, which is all PF/VF exclusivity needs for VFs (a held
- * PF is among them; a held VF elsewhere blocks nothing of ours). Only a
- * domain holding a whole PF also reads the held devices, to find held
- * VFs of that PF. Never every VF of the host,
- * and only the state files that mention those devices' PCI buses. */
+ * PF is among them; a held VF elsewhere blocks nothing of ours). Its
+ * claims are those of the running domains that may hold one of them or
+ * a VF of a PF it holds whole (vpa_hook_claims): on a host where they
+ * are bound to host drivers, no state file is read at all. Only a domain
+ * holding a whole PF then also reads the held devices, to find held VFs
+ * of that PF. A placement reads every device and every claim. */
 static gboolean
 load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray **claims,
-           GError **error)
+           GPtrArray *skipped, GError **error)
 {
   const char *source = run->config->inventory_source;
-  const char *const *dirs = (const char *const *) run->config->state_dirs;
+  VpaHookClaimsQuery q = { (const char *const *) run->config->state_dirs, run->guest };
   g_autoptr (VpaHost) h = NULL;
   g_autoptr (GPtrArray) c = NULL;
 
+  q.skipped = skipped;
   if (dom != NULL && g_str_has_prefix (source, "sysfs:") && source[6] != '\0')
     {
-      h = load_domain_devices (source + 6, dom, NULL, error);
-      if (h == NULL)
+      g_autoptr (GArray) addrs = NULL;
+      gboolean holds_pf = FALSE;
+
+      q.sysfs_root = source + 6;
+      h = load_domain_devices (q.sysfs_root, dom, NULL, error);
+      if (h == NULL || (addrs = check_addrs (q.sysfs_root, h, dom, &holds_pf, error)) == NULL)
         return FALSE;
-      if (domain_holds_pf (h, dom))
+      q.addrs = (const VpaAddr *) (gpointer) addrs->data;
+      q.n_addrs = addrs->len;
+      q.known = h;
+      q.running_only = TRUE;
+      c = vpa_hook_claims (&q, error);
+      if (c != NULL && holds_pf && c->len > 0)
         {
-          /* The held VFs of a whole PF can be on any bus: read every
-           * claim, then the held devices too. */
-          c = vpa_statedirs_load (dirs, run->guest, error);
           g_clear_pointer (&h, vpa_host_free);
-          if (c != NULL)
-            h = load_domain_devices (source + 6, dom, c, error);
-        }
-      else
-        {
-          g_autoptr (GArray) buses = host_buses (h);
-          c = vpa_statedirs_load_buses (dirs, run->guest, (const guint *) (gpointer) buses->data,
-                                        buses->len, error);
+          h = load_domain_devices (q.sysfs_root, dom, c, error);
         }
     }
   else
     {
-      c = vpa_statedirs_load (dirs, run->guest, error);
+      c = vpa_hook_claims (&q, error);
       if (c != NULL)
         h = vpa_source_load (source, error);
     }
@@ -176,6 +161,28 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
   *host = g_steal_pointer (&h);
   *claims = g_steal_pointer (&c);
   return TRUE;
+}
+
+static gint
+str_cmp (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* The state files skipped (not libvirt's: links, FIFOs, directories),
+ * on stderr after a call that succeeded (a refusal stays one line). */
+static void
+warn_skipped (const HookRun *run, GPtrArray *skipped)
+{
+  const guint max = 8;
+
+  g_ptr_array_sort (skipped, str_cmp);
+  for (guint i = 0; i < skipped->len && i < max; i++)
+    fprintf (stderr, "%s: domain '%s': warning: %s\n", PROG, run->guest,
+             (const char *) g_ptr_array_index (skipped, i));
+  if (skipped->len > max)
+    fprintf (stderr, "%s: domain '%s': warning: [claims] state-dirs: %u more files skipped\n",
+             PROG, run->guest, skipped->len - max);
 }
 
 /* Joins every failed check into the one line libvirt shows. */
@@ -206,29 +213,37 @@ hook_check (HookRun *run)
   g_autoptr (VpaHost) host = NULL;
   g_autoptr (GPtrArray) claims = NULL;
   g_autoptr (GPtrArray) results = NULL;
+  g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *failures = NULL;
   gboolean ok = FALSE;
 
   dom = vpa_domain_parse (run->xml, run->len, "stdin", &error);
   if (dom == NULL)
     {
-      /* Without our namespace a document libvirt's parser would refuse is
-       * not ours to judge; with it, a request we cannot read is refused. */
-      if (memmem (run->xml, run->len, VPA_HOOK_XMLNS, strlen (VPA_HOOK_XMLNS)) == NULL)
-        return 0;
+      /* A request we cannot read is refused; so is a document without
+       * our namespace that we cannot read, since it mentions a PCI
+       * device (vpa_hook_relevant): whatever libxml2's limits, a device
+       * we cannot check never starts. */
+      if (memmem (run->xml, run->len, VPA_XMLNS, strlen (VPA_XMLNS)) != NULL)
+        return fail (run, error->message);
+      g_prefix_error (&error, "the domain XML mentions a PCI device (<hostdev> or "
+                      "type='hostdev') but cannot be read, so it cannot be checked: ");
       return fail (run, error->message);
     }
   if (!dom->has_affinity && dom->hostdevs->len == 0)
     return 0;
 
-  if (!load_host (run, dom, &host, &claims, &error))
+  if (!load_host (run, dom, &host, &claims, skipped, &error))
     return fail (run, error->message);
   results = vpa_pipeline_check (g_steal_pointer (&host), claims, run->config, dom,
                                 TRUE, &ok, &error);
   if (results == NULL)
     return fail (run, error->message);
   if (ok)
-    return 0;
+    {
+      warn_skipped (run, skipped);
+      return 0;
+    }
   failures = check_failures (results);
   return fail (run, failures);
 }
@@ -257,51 +272,46 @@ hook_place (HookRun *run)
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaHost) host = NULL;
   g_autoptr (GPtrArray) claims = NULL;
+  g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *out = NULL;
-  VpaPlaceReport report = { 0 };
+  /* the guest ABI keeps its PCI controllers across migrate and restore */
+  VpaPlaceReport report = { .keep_guest_topology = TRUE };
 
-  if (memmem (run->xml, run->len, VPA_HOOK_XMLNS, strlen (VPA_HOOK_XMLNS)) == NULL)
+  if (memmem (run->xml, run->len, VPA_XMLNS, strlen (VPA_XMLNS)) == NULL)
     return 0;
-  if (!load_host (run, NULL, &host, &claims, &error))
+  if (!load_host (run, NULL, &host, &claims, skipped, &error))
     return fail (run, error->message);
   out = vpa_pipeline_place (g_steal_pointer (&host), claims, run->config, run->xml,
                             run->len, "stdin", &report, &error);
   if (out == NULL)
     return fail (run, error->message);
-  if (!report.changed)
-    return 0;
-  if (!write_all (STDOUT_FILENO, out, strlen (out)))
+  if (report.changed && !write_all (STDOUT_FILENO, out, strlen (out)))
     {
       g_autofree char *msg = g_strdup_printf ("cannot write the rewritten domain XML: %s",
                                               g_strerror (errno));
       return fail (run, msg);
     }
+  warn_skipped (run, skipped);
   return 0;
 }
 
-static gboolean
-parse_op (const char *op, const char *subop, HookOp *out)
+static HookOp
+parse_op (const char *op)
 {
   static const struct { const char *name; HookOp op; } ops[] = {
     { "prepare", HOOK_OP_PREPARE },
     { "start", HOOK_OP_START },
     { "migrate", HOOK_OP_MIGRATE },
-    { "restore", HOOK_OP_RESTORE },
   };
 
-  if (g_strcmp0 (subop, "begin") != 0)
-    return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
     if (g_strcmp0 (op, ops[i].name) == 0)
-      {
-        *out = ops[i].op;
-        return TRUE;
-      }
-  return FALSE;
+      return ops[i].op;
+  return HOOK_OP_RESTORE; /* vpa_hook_handled() let nothing else through */
 }
 
 static int
-hook_run (HookRun *run)
+hook_dispatch (HookRun *run)
 {
   g_autoptr (GError) error = NULL;
 
@@ -322,29 +332,25 @@ hook_run (HookRun *run)
 }
 
 int
-main (int argc, char **argv)
+vpa_hook_run (char **argv, const char *xml, size_t len)
 {
   g_auto (HookRun) run = { 0 };
-  char *xml = NULL;
-  size_t len = 0;
-  int ret;
+  int argc = 0;
 
+  while (argv != NULL && argv[argc] != NULL)
+    argc++;
   if (argc != 5)
     {
-      fprintf (stderr, "%s: usage: virt-pci-affinity-hook-module GUEST OPERATION SUB-OPERATION "
-               "EXTRA (run by the hook with the domain XML on stdin); got %d arguments\n",
-               PROG, argc > 0 ? argc - 1 : 0);
+      fprintf (stderr, "%s: usage: %s GUEST OPERATION SUB-OPERATION EXTRA (libvirtd runs it with the domain XML on stdin); got %d arguments\n",
+               PROG, PROG, argc > 0 ? argc - 1 : 0);
       return 2;
     }
-  if (!parse_op (argv[2], argv[3], &run.op))
+  /* libc only up to here: the common cases never touch GLib. */
+  if (!vpa_hook_handled (argv[2], argv[3]) || !vpa_hook_relevant (xml, len))
     return 0;
-  if (vpa_hook_read_domain (argv, &xml, &len) < 0)
-    return 1;
   run.guest = argv[1];
-  run.op_name = argv[2];
+  run.op = parse_op (argv[2]);
   run.xml = xml;
   run.len = len;
-  ret = hook_run (&run);
-  free (xml);
-  return ret;
+  return hook_dispatch (&run);
 }

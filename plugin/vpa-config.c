@@ -903,3 +903,19 @@ vpa_config_match_device (const VpaConfig *config, const VpaHost *host, guint i,
     }
   return NULL;
 }
+
+VpaConfig *
+vpa_config_lookup (const char *path, gboolean use_env, GError **error)
+{
+  const char *env = use_env ? g_getenv ("VPA_CONFIG") : NULL;
+
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (path == NULL && env != NULL && *env != '\0')
+    path = env;
+  if (path == NULL && g_file_test (VPA_CONFIG_DEFAULT_PATH, G_FILE_TEST_EXISTS))
+    path = VPA_CONFIG_DEFAULT_PATH;
+  if (path == NULL)
+    return vpa_config_new_default ();
+  return vpa_config_load_file (path, error);
+}

@@ -69,6 +69,15 @@ VpaConfig *vpa_config_load_data (const char *data, gsize len, const char *path,
                                  GError **error);
 VpaConfig *vpa_config_load_file (const char *path, GError **error);
 
+/* The installed configuration file. */
+#define VPA_CONFIG_DEFAULT_PATH VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf"
+
+/* The one configuration lookup of the CLI and the hook: path when not
+ * NULL (the CLI's --config), else $VPA_CONFIG when use_env and it is set
+ * and not empty (an empty VPA_CONFIG is as unset), else
+ * VPA_CONFIG_DEFAULT_PATH when it exists, else the built-in defaults. */
+VpaConfig *vpa_config_lookup (const char *path, gboolean use_env, GError **error);
+
 const VpaAlias *vpa_config_alias (const VpaConfig *config, const char *name);
 
 /* The first device spec that matches device i of host, or NULL (the device

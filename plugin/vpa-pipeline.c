@@ -7,6 +7,7 @@
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
+#include "vpa-pipeline-topology.h"
 
 static void
 guest_from_domain (const VpaDomain *dom, VpaGuestNodes *guest)
@@ -153,6 +154,7 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   g_autoptr (VpaPlacement) failed = NULL;
   g_autoptr (GPtrArray) decisions = NULL;
   g_autoptr (GError) local = NULL;
+  g_autoptr (GArray) cells = NULL;
   VpaGuestNodes guest;
   gboolean explain;
   gsize out_len = 0;
@@ -185,7 +187,9 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
       return NULL;
     }
   decisions = decisions_from_placement (inv, placement);
-  out = vpa_domain_rewrite (buf, len, what, decisions, &out_len, error);
+  cells = vpa_pipeline_guest_cells (dom);
+  out = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &out_len,
+                                     error);
   if (out != NULL && report != NULL)
     report->changed = out_len != len || memcmp (out, buf, len) != 0;
   return out;
@@ -413,6 +417,8 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   const VpaDevice *dev;
   VpaGuestNodes guest;
   char addr[VPA_ADDR_BUFLEN];
+  g_autofree char *guest_addr = NULL;
+  g_autofree char *head = NULL;
 
   g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
 
@@ -464,13 +470,15 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
   *out_addr = dev->addr;
   vpa_addr_format (dev->addr, addr);
-  return g_markup_printf_escaped (
+  if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_addr, error))
+    return NULL;
+  head = g_markup_printf_escaped (
     "<interface type='hostdev' managed='yes'>\n"
     "  <source>\n"
     "    <address type='pci' domain='0x%04x' bus='0x%02x' slot='0x%02x' function='0x%x'/>\n"
     "  </source>\n"
-    "  <alias name='%s'/>\n"
-    "</interface>\n",
+    "  <alias name='%s'/>\n",
     VPA_ADDR_DOMAIN (dev->addr), VPA_ADDR_BUS (dev->addr), VPA_ADDR_SLOT (dev->addr),
     VPA_ADDR_FUNCTION (dev->addr), alias);
+  return g_strconcat (head, guest_addr != NULL ? guest_addr : "", "</interface>\n", NULL);
 }

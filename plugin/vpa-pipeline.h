@@ -15,6 +15,8 @@ G_BEGIN_DECLS
 typedef struct {
   gboolean changed;     /* the rewritten document differs from the input */
   GString *explain;     /* if not NULL on input: the --explain report, also on failure */
+  gboolean keep_guest_topology; /* in: the guest's PCI controllers must not
+                                 * change (migration, restore) */
 } VpaPlaceReport;
 
 /* Places every request of the domain document buf on host (transfer full)

@@ -445,14 +445,92 @@ cpu_socket (int cpu_fd, guint cpu)
   return (gint) v;
 }
 
-static void
-cell_set_socket (VpaCell *cell, int cpu_fd)
+/* TRUE when every CPU of cpus (ascending) is in set (ascending). */
+static gboolean
+cpus_within (const GArray *cpus, const GArray *set)
 {
-  g_autofree gint *sockets = g_new (gint, MAX (cell->cpus->len, 1));
+  guint j = 0;
 
+  for (guint i = 0; i < cpus->len; i++)
+    {
+      guint c = g_array_index (cpus, guint, i);
+      while (j < set->len && g_array_index (set, guint, j) < c)
+        j++;
+      if (j == set->len || g_array_index (set, guint, j) != c)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The socket of a node whose CPUs are all online, from its first CPU
+ * alone: its physical_package_id, when its package's CPU list (the
+ * kernel's package_cpus_list, core_siblings_list before Linux 5.5) holds
+ * every CPU of the node. -2 when that cannot be told this way. */
+static gint
+cell_socket_from_first (const VpaCell *cell, int cpu_fd)
+{
+  g_autoptr (GArray) package = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint first = g_array_index (cell->cpus, guint, 0);
+  char path[64];
+  char buf[4096];
+  gint64 v;
+
+  g_snprintf (path, sizeof path, "cpu%u/topology/physical_package_id", first);
+  if (read_attr (cpu_fd, path, buf, sizeof buf) != 0 ||
+      !g_ascii_string_to_signed (buf, 10, -1, G_MAXINT, &v, NULL))
+    return -2;
+  g_snprintf (path, sizeof path, "cpu%u/topology/package_cpus_list", first);
+  if (read_attr (cpu_fd, path, buf, sizeof buf) != 0)
+    {
+      g_snprintf (path, sizeof path, "cpu%u/topology/core_siblings_list", first);
+      if (read_attr (cpu_fd, path, buf, sizeof buf) != 0)
+        return -2;
+    }
+  if (!parse_cpulist (buf, package) || !cpus_within (cell->cpus, package))
+    return -2;
+  return (gint) v;
+}
+
+/* A cell's socket: the one all its CPUs share, VPA_SOCKET_NONE when one
+ * is offline or they differ. online (may be NULL) is cpu/online: with
+ * it, one CPU per node is read (cell_socket_from_first), else every CPU. */
+static void
+cell_set_socket (VpaCell *cell, int cpu_fd, const GArray *online)
+{
+  g_autofree gint *sockets = NULL;
+
+  if (cpu_fd >= 0 && online != NULL && cell->cpus->len > 0)
+    {
+      gint socket;
+
+      if (!cpus_within (cell->cpus, online))
+        {
+          cell->socket = VPA_SOCKET_NONE;
+          return;
+        }
+      if ((socket = cell_socket_from_first (cell, cpu_fd)) >= -1)
+        {
+          cell->socket = socket >= 0 ? socket : VPA_SOCKET_NONE;
+          return;
+        }
+    }
+  sockets = g_new (gint, MAX (cell->cpus->len, 1));
   for (guint i = 0; i < cell->cpus->len; i++)
     sockets[i] = cpu_socket (cpu_fd, g_array_index (cell->cpus, guint, i));
   cell->socket = vpa_cell_socket_from_cpu_sockets (sockets, cell->cpus->len);
+}
+
+/* cpu/online, or NULL when it cannot be read. */
+static GArray *
+read_online (int cpu_fd)
+{
+  g_autoptr (GArray) online = g_array_new (FALSE, FALSE, sizeof (guint));
+  char buf[4096];
+
+  if (cpu_fd < 0 || read_attr (cpu_fd, "online", buf, sizeof buf) != 0 ||
+      !parse_cpulist (buf, online))
+    return NULL;
+  return g_steal_pointer (&online);
 }
 
 /* "Node 0 MemTotal:  65855432 kB" (node meminfo) or "MemTotal: N kB"
@@ -469,7 +547,7 @@ meminfo_total_kib (const char *text)
 
 static gboolean
 read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
-           VpaCell *cell, GError **error)
+           const GArray *online, VpaCell *cell, GError **error)
 {
   char cpulist[4096];
   char meminfo[4096];
@@ -498,7 +576,7 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
                    "%s/%s/cpulist: '%s' is not a CPU list", nodes_path, name, cpulist);
       return FALSE;
     }
-  cell_set_socket (cell, cpu_fd);
+  cell_set_socket (cell, cpu_fd, online);
   return TRUE;
 }
 
@@ -506,7 +584,8 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
  * every CPU and all memory (virCapabilitiesHostNUMAInitFake); do the same
  * from cpu/present and /proc/meminfo. */
 static gboolean
-add_fake_cell (VpaHost *host, const char *root, int cpu_fd, GError **error)
+add_fake_cell (VpaHost *host, const char *root, int cpu_fd, const GArray *online,
+               GError **error)
 {
   VpaCell cell = { 0, VPA_SOCKET_NONE, g_array_new (FALSE, FALSE, sizeof (guint)), 0 };
   g_autofree char *proc = g_build_filename (root, "proc", NULL);
@@ -526,14 +605,14 @@ add_fake_cell (VpaHost *host, const char *root, int cpu_fd, GError **error)
     cell.memory_kib = meminfo_total_kib (buf);
   if (fd >= 0)
     close (fd);
-  cell_set_socket (&cell, cpu_fd);
+  cell_set_socket (&cell, cpu_fd, online);
   vpa_host_add_cell (host, &cell);
   return TRUE;
 }
 
 static gboolean
 read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_path,
-            int cpu_fd, GError **error)
+            int cpu_fd, const GArray *online, GError **error)
 {
   DIR *dir = fdopendir (nodes_fd);
   struct dirent *ent;
@@ -556,7 +635,7 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
         continue;
       cell.id = (gint) id;
       cell.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
-      ok = read_cell (dirfd (dir), nodes_path, ent->d_name, cpu_fd, &cell, error);
+      ok = read_cell (dirfd (dir), nodes_path, ent->d_name, cpu_fd, online, &cell, error);
       if (ok)
         vpa_host_add_cell (host, &cell);
       else
@@ -564,7 +643,7 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
     }
   closedir (dir);
   if (ok && host->cells->len == 0)
-    return add_fake_cell (host, root, cpu_fd, error);
+    return add_fake_cell (host, root, cpu_fd, online, error);
   return ok;
 }
 
@@ -575,16 +654,18 @@ read_topology (VpaHost *host, const char *root, GError **error)
   g_autofree char *cpu_path = g_build_filename (root, CPU_DIR, NULL);
   int cpu_fd = open (cpu_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   int nodes_fd = open (nodes_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int nodes_errno = nodes_fd < 0 ? errno : 0;
+  g_autoptr (GArray) online = read_online (cpu_fd);
   gboolean ok;
 
   if (nodes_fd >= 0)
-    ok = read_cells (host, root, nodes_fd, nodes_path, cpu_fd, error);
-  else if (errno == ENOENT)
-    ok = add_fake_cell (host, root, cpu_fd, error);
+    ok = read_cells (host, root, nodes_fd, nodes_path, cpu_fd, online, error);
+  else if (nodes_errno == ENOENT)
+    ok = add_fake_cell (host, root, cpu_fd, online, error);
   else
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", nodes_path,
-                   g_strerror (errno));
+                   g_strerror (nodes_errno));
       ok = FALSE;
     }
   if (cpu_fd >= 0)
@@ -669,6 +750,45 @@ vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs, G
   if (!ok || !read_topology (host, root, error) || !vpa_host_seal (host, error))
     return NULL;
   return g_steal_pointer (&host);
+}
+
+gboolean
+vpa_sysfs_vf_addrs (const char *root, VpaAddr pf, GArray *vfs, GError **error)
+{
+  char name[VPA_ADDR_BUFLEN];
+  g_autofree char *path = NULL;
+  struct dirent *ent;
+  int fd, e;
+  DIR *dir;
+
+  g_return_val_if_fail (root != NULL && vfs != NULL, FALSE);
+
+  path = g_build_filename (root, PCI_DEVICES, vpa_addr_format (pf, name), NULL);
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 || (dir = fdopendir (fd)) == NULL)
+    {
+      e = errno;
+      if (fd >= 0)
+        close (fd);
+      if (is_vanished (e))
+        return TRUE;
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", path,
+                   g_strerror (e));
+      return FALSE;
+    }
+  while ((ent = readdir (dir)) != NULL)
+    {
+      char vf[NAME_MAX + 1];
+      VpaAddr addr;
+
+      if (!g_str_has_prefix (ent->d_name, "virtfn"))
+        continue;
+      e = read_link_base (dirfd (dir), ent->d_name, vf, sizeof vf);
+      if (e == 0 && vpa_addr_parse (vf, &addr))
+        g_array_append_val (vfs, addr);
+    }
+  closedir (dir);
+  return TRUE;
 }
 
 VpaHost *

@@ -16,4 +16,8 @@ VpaHost *vpa_sysfs_load (const char *root, GError **error);
 VpaHost *vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs,
                                  GError **error);
 
+/* Appends to vfs (VpaAddr) the VFs of the PF at pf (its virtfn* links);
+ * none for a device that is not a PF or is gone. */
+gboolean vpa_sysfs_vf_addrs (const char *root, VpaAddr pf, GArray *vfs, GError **error);
+
 G_END_DECLS

@@ -161,6 +161,46 @@ test_load_file (void)
   g_assert_true (g_str_has_prefix (error->message, "/nonexistent/vpa.conf: cannot read: "));
 }
 
+/* The one lookup of the CLI and the hook: --config, else a non-empty
+ * VPA_CONFIG when the caller honours it, else the installed file or the
+ * defaults. An empty VPA_CONFIG is as unset (the CLI used to try to open
+ * a file named ""). */
+static void
+test_lookup (void)
+{
+  g_autofree char *good = g_build_filename (VPA_TEST_DATA, "config", "good-full.conf", NULL);
+  g_autofree char *other = g_build_filename (VPA_TEST_DATA, "virt-pci-affinity.conf", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) c = NULL;
+  gboolean installed = g_file_test (VPA_CONFIG_DEFAULT_PATH, G_FILE_TEST_EXISTS);
+
+  g_setenv ("VPA_CONFIG", "", TRUE);
+  c = vpa_config_lookup (NULL, TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (c);
+  {
+    g_autoptr (VpaConfig) defaults = vpa_config_new_default ();
+    g_assert_cmpstr (c->path, ==, installed ? VPA_CONFIG_DEFAULT_PATH : defaults->path);
+  }
+  g_clear_pointer (&c, vpa_config_free);
+
+  g_setenv ("VPA_CONFIG", good, TRUE);
+  c = vpa_config_lookup (NULL, TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (c->path, ==, good);
+  g_clear_pointer (&c, vpa_config_free);
+  /* Not honoured: the installed file or the defaults, never $VPA_CONFIG. */
+  c = vpa_config_lookup (NULL, FALSE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (c->path, !=, good);
+  g_clear_pointer (&c, vpa_config_free);
+  /* An explicit path wins. */
+  c = vpa_config_lookup (other, TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (c->path, ==, other);
+  g_unsetenv ("VPA_CONFIG");
+}
+
 static void
 test_spec_dict (void)
 {
@@ -297,6 +337,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/defaults", test_defaults);
   g_test_add_func ("/config/full", test_full);
   g_test_add_func ("/config/load-file", test_load_file);
+  g_test_add_func ("/config/lookup", test_lookup);
   g_test_add_func ("/config/spec-dict", test_spec_dict);
   g_test_add_func ("/config/match", test_match);
   g_test_add_func ("/config/match-all", test_match_all);

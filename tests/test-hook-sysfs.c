@@ -9,6 +9,16 @@
 
 static const guint pf_bus[] = { 0x18, 0x1a, 0x1c, 0x1e, 0x86, 0x88, 0x8a, 0x8c };
 
+/* What a tree has beyond devices and topology. */
+typedef struct {
+  gboolean iommu;      /* an IOMMU group per function */
+  guint next_group;
+} Tree;
+
+/* Held by the running domain of data/hook/state/pfvf: with IOMMU groups
+ * they are bound to vfio-pci, as a running QEMU domain's devices are. */
+static const char *const vfio_bound[] = { "0000:18:00.0", "0000:1b:00.5" };
+
 /* Plain writes: g_file_set_contents() syncs, and a tree has ~10000 files. */
 static gboolean
 put (const char *dir, const char *name, const char *value, GError **error)
@@ -53,12 +63,30 @@ pci_dir (const char *devices, guint bus, guint slot, guint fn)
 }
 
 static gboolean
-add_device (const char *root, const char *dir, const char *product, guint node,
+add_iommu_group (Tree *t, const char *root, const char *dir, const char **driver,
+                 GError **error)
+{
+  g_autofree char *base = g_path_get_basename (dir);
+  g_autofree char *num = g_strdup_printf ("%u", t->next_group++);
+  g_autofree char *group = g_build_filename (root, "sys", "kernel", "iommu_groups", num, NULL);
+
+  g_mkdir_with_parents (group, 0755);
+  for (guint i = 0; i < G_N_ELEMENTS (vfio_bound); i++)
+    if (g_str_equal (base, vfio_bound[i]))
+      *driver = "vfio-pci";
+  return link_to (dir, "iommu_group", group, error);
+}
+
+static gboolean
+add_device (Tree *t, const char *root, const char *dir, const char *product, guint node,
             const char *driver, GError **error)
 {
   g_autofree char *numa = g_strdup_printf ("%u", node);
-  g_autofree char *drv = g_build_filename (root, "sys", "bus", "pci", "drivers", driver, NULL);
+  g_autofree char *drv = NULL;
 
+  if (t->iommu && !add_iommu_group (t, root, dir, &driver, error))
+    return FALSE;
+  drv = g_build_filename (root, "sys", "bus", "pci", "drivers", driver, NULL);
   g_mkdir_with_parents (drv, 0755);
   return put (dir, "vendor", "0x8086", error) && put (dir, "device", product, error) &&
          put (dir, "class", "0x020000", error) && put (dir, "numa_node", numa, error) &&
@@ -66,7 +94,7 @@ add_device (const char *root, const char *dir, const char *product, guint node,
 }
 
 static gboolean
-add_pf (const char *root, const char *devices, guint k, guint n_vfs, GError **error)
+add_pf (Tree *t, const char *root, const char *devices, guint k, guint n_vfs, GError **error)
 {
   guint bus = pf_bus[k], node = k < 4 ? 0 : 1;
   g_autofree char *pf = pci_dir (devices, bus, 0, 0);
@@ -75,7 +103,7 @@ add_pf (const char *root, const char *devices, guint k, guint n_vfs, GError **er
   g_autofree char *net = g_strdup_printf ("%s/net/ens%uf0", pf, k + 1);
 
   g_mkdir_with_parents (net, 0755);
-  if (!add_device (root, pf, "0x1572", node, "i40e", error) ||
+  if (!add_device (t, root, pf, "0x1572", node, "i40e", error) ||
       !put (pf, "sriov_totalvfs", total, error) || !put (pf, "sriov_numvfs", total, error))
     return FALSE;
   for (guint v = 0; v < n_vfs; v++)
@@ -84,7 +112,7 @@ add_pf (const char *root, const char *devices, guint k, guint n_vfs, GError **er
       g_autofree char *vf_link = g_strdup_printf ("../0000:%02x:%02x.%x", bus + 1, v / 8, v % 8);
       g_autofree char *virtfn = g_strdup_printf ("virtfn%u", v);
 
-      if (!add_device (root, vf, "0x154c", node, "iavf", error) ||
+      if (!add_device (t, root, vf, "0x154c", node, "iavf", error) ||
           !link_to (vf, "physfn", pf_link, error) || !link_to (pf, virtfn, vf_link, error))
         return FALSE;
     }
@@ -136,8 +164,8 @@ tree_base (void)
   return g_get_tmp_dir ();
 }
 
-char *
-vpa_test_sysfs_tree (guint n_vfs, GError **error)
+static char *
+make_tree (Tree *t, guint n_vfs, GError **error)
 {
   g_autofree char *root = g_build_filename (tree_base (), "vpa-hook-sysfs-XXXXXX", NULL);
   g_autofree char *devices = NULL;
@@ -156,10 +184,26 @@ vpa_test_sysfs_tree (guint n_vfs, GError **error)
   for (guint k = 0; k < G_N_ELEMENTS (pf_bus); k++)
     {
       guint share = n_vfs / G_N_ELEMENTS (pf_bus) + (k < n_vfs % G_N_ELEMENTS (pf_bus));
-      if (!add_pf (root, devices, k, share, error))
+      if (!add_pf (t, root, devices, k, share, error))
         return NULL;
     }
   return g_steal_pointer (&root);
+}
+
+char *
+vpa_test_sysfs_tree (guint n_vfs, GError **error)
+{
+  Tree t = { FALSE, 0 };
+
+  return make_tree (&t, n_vfs, error);
+}
+
+char *
+vpa_test_sysfs_tree_iommu (guint n_vfs, GError **error)
+{
+  Tree t = { TRUE, 0 };
+
+  return make_tree (&t, n_vfs, error);
 }
 
 static void

@@ -248,6 +248,45 @@ assert_load_fails (const char *root, gint code, const char *message)
   g_assert_cmpstr (error->message, ==, message);
 }
 
+/* With the kernel's lists (cpu/online, each CPU's package_cpus_list or,
+ * before Linux 5.5, core_siblings_list) a node's socket is read from its
+ * first CPU alone: the same sockets as from every CPU, an offline CPU
+ * still leaves its node without one, and so does a node across two
+ * packages. Node 0's second CPU has no topology files at all: only the
+ * first is read. */
+static void
+test_socket_from_first_cpu (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("vpa-sysfs-XXXXXX", NULL);
+  g_autoptr (VpaHost) host = NULL;
+
+  put (root, "sys/bus/pci/devices/.keep", "");
+  put (root, "sys/devices/system/node/node0/cpulist", "0-1\n");
+  put (root, "sys/devices/system/node/node1/cpulist", "2-3\n");
+  put (root, "sys/devices/system/node/node2/cpulist", "4-5\n");
+  put (root, "sys/devices/system/node/node3/cpulist", "6-7\n");
+  put (root, "sys/devices/system/cpu/online", "0-5,7\n");
+  put (root, "sys/devices/system/cpu/cpu0/topology/physical_package_id", "0\n");
+  put (root, "sys/devices/system/cpu/cpu0/topology/package_cpus_list", "0-1\n");
+  put (root, "sys/devices/system/cpu/cpu2/topology/physical_package_id", "1\n");
+  put (root, "sys/devices/system/cpu/cpu2/topology/core_siblings_list", "2-3\n");
+  /* Node 2 spans packages 1 and 2. */
+  put (root, "sys/devices/system/cpu/cpu4/topology/physical_package_id", "1\n");
+  put (root, "sys/devices/system/cpu/cpu4/topology/package_cpus_list", "2-4\n");
+  put (root, "sys/devices/system/cpu/cpu5/topology/physical_package_id", "2\n");
+  put (root, "sys/devices/system/cpu/cpu5/topology/package_cpus_list", "5\n");
+  /* Node 3: CPU 6 is offline. */
+  put (root, "sys/devices/system/cpu/cpu7/topology/physical_package_id", "3\n");
+  put (root, "sys/devices/system/cpu/cpu7/topology/package_cpus_list", "7\n");
+
+  host = load_ok (root);
+  g_assert_cmpint (vpa_host_node_socket (host, 0), ==, 0);
+  g_assert_cmpint (vpa_host_node_socket (host, 1), ==, 1);
+  g_assert_cmpint (vpa_host_node_socket (host, 2), ==, VPA_SOCKET_NONE);
+  g_assert_cmpint (vpa_host_node_socket (host, 3), ==, VPA_SOCKET_NONE);
+  rm_rf (root);
+}
+
 static void
 test_errors (void)
 {
@@ -286,6 +325,7 @@ main (int argc, char **argv)
                               test_sample_host);
   g_test_add_func ("/sysfs/vanished-and-no-numa", test_vanished_and_no_numa);
   g_test_add_func ("/sysfs/offline-cpu-and-memory-node", test_offline_cpu_and_memory_node);
+  g_test_add_func ("/sysfs/socket-from-first-cpu", test_socket_from_first_cpu);
   g_test_add_func ("/sysfs/errors", test_errors);
   return g_test_run ();
 }

@@ -66,6 +66,7 @@ domain_cell_free (VpaDomainCell *cell)
   g_clear_pointer (&cell->vcpus, g_array_unref);
   g_clear_pointer (&cell->nodeset, g_array_unref);
   g_clear_pointer (&cell->cpuset, g_array_unref);
+  g_clear_pointer (&cell->host_nodes, g_array_unref);
   g_free (cell);
 }
 
@@ -102,6 +103,7 @@ vpa_domain_free (VpaDomain *dom)
   g_ptr_array_unref (dom->cells);
   g_ptr_array_unref (dom->devices);
   g_ptr_array_unref (dom->locality_groups);
+  vpa_guest_bus_free (dom->bus);
   g_free (dom);
 }
 
@@ -450,6 +452,44 @@ check_device_name (ParseCtx *ctx, GError **error)
   return TRUE;
 }
 
+/* <vpa:guest-numa devices='expander-bus' spare-ports='N'/> */
+static gboolean
+parse_guest_numa (ParseCtx *ctx, xmlNode *node, GError **error)
+{
+  static const char *const known[] = { "devices", "spare-ports", NULL };
+  g_autofree char *devices = vpa_xml_prop (node, "devices");
+  g_autofree char *spare = vpa_xml_prop (node, "spare-ports");
+  guint64 n = 1;
+
+  if (!check_attributes (ctx, node, known, error))
+    return FALSE;
+  if (ctx->dom->guest_numa)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:affinity>: more than one <vpa:guest-numa>", ctx->what);
+      return FALSE;
+    }
+  if (g_strcmp0 (devices, "expander-bus") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:guest-numa> devices='%s': expected expander-bus", ctx->what,
+                   devices != NULL ? devices : "");
+      return FALSE;
+    }
+  if (spare != NULL &&
+      (!g_ascii_isdigit (*spare) || strspn (spare, "0123456789") != strlen (spare) ||
+       !g_ascii_string_to_unsigned (spare, 10, 0, VPA_TOPO_SPARE_MAX, &n, NULL)))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:guest-numa> spare-ports='%s': expected a number from 0 to %d",
+                   ctx->what, spare, VPA_TOPO_SPARE_MAX);
+      return FALSE;
+    }
+  ctx->dom->guest_numa = TRUE;
+  ctx->dom->guest_numa_spare = (guint) n;
+  return TRUE;
+}
+
 static gboolean
 parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
 {
@@ -484,11 +524,13 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
              check_device_name (ctx, error);
       else if (vpa_xml_is (c, "locality-group", NULL))
         ok = vpa_domain_parse_locality_group (ctx->dom, c, ctx->what, error);
+      else if (vpa_xml_is (c, "guest-numa", NULL))
+        ok = parse_guest_numa (ctx, c, error);
       else
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, "
-                       "port, device, locality-group or placed)",
+                       "port, device, locality-group, guest-numa or placed)",
                        ctx->what, (const char *) c->name);
           return FALSE;
         }
@@ -946,16 +988,63 @@ vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
     cpu_nodes = host_cpu_nodes (host);
   for (guint i = 0; i < dom->cells->len; i++)
     {
-      const VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
+      VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
+      g_autoptr (GArray) own = g_array_new (FALSE, FALSE, sizeof (gint));
+
       if (cell->nodeset != NULL)
-        add_nodeset (nodes, cell->nodeset);
+        add_nodeset (own, cell->nodeset);
       else if (cell->cpuset != NULL && cpu_nodes != NULL &&
-               !bind_cell_cpus (dom, cell, host, cpu_nodes, nodes, error))
+               !bind_cell_cpus (dom, cell, host, cpu_nodes, own, error))
         return FALSE;
+      sort_unique_nodes (own);
+      g_array_append_vals (nodes, own->data, own->len);
+      g_clear_pointer (&cell->host_nodes, g_array_unref);
+      cell->host_nodes = g_steal_pointer (&own);
     }
   sort_unique_nodes (nodes);
   g_array_unref (dom->guest_nodes);
   dom->guest_nodes = g_steal_pointer (&nodes);
+  return TRUE;
+}
+
+/* The guest's PCI layout, for a domain we manage; <vpa:guest-numa>
+ * needs guest NUMA cells, ACPI (the guest learns an expander's node
+ * from its _PXM) and a machine type with expander buses. */
+static gboolean
+parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
+{
+  VpaDomain *dom = ctx->dom;
+
+  if (!dom->has_affinity)
+    return TRUE;
+  dom->bus = vpa_guest_bus_parse (domain);
+  if (!dom->guest_numa)
+    return TRUE;
+  /* cells written in the document: an implicit one is no guest NUMA node */
+  if (dom->cells->len == 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:guest-numa devices='expander-bus'>: the domain has no guest NUMA "
+                   "cells (<cpu><numa><cell>) to bind expander buses to",
+                   ctx->what);
+      return FALSE;
+    }
+  if (!dom->bus->acpi)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:guest-numa devices='expander-bus'>: <features> has no <acpi/>, "
+                   "without which the guest cannot see an expander bus's NUMA node",
+                   ctx->what);
+      return FALSE;
+    }
+  if (!dom->bus->known_machine)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <os><type machine='%s'>: the machine type has no PCI expander bus "
+                   "(expected q35 or pc, for <vpa:guest-numa>)",
+                   ctx->what, dom->bus->machine_name != NULL ? dom->bus->machine_name : "");
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -1010,7 +1099,8 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   parse_identity (dom, node);
   if (!parse_metadata (&ctx, node, error) || !parse_hostdevs (&ctx, node, error) ||
       !check_ports (&ctx, error) || !parse_cells (&ctx, node, error) ||
-      !parse_numatune (&ctx, node, error) || !parse_pins (&ctx, node, error))
+      !parse_numatune (&ctx, node, error) || !parse_pins (&ctx, node, error) ||
+      !parse_guest_bus (&ctx, node, error))
     return NULL;
   /* Without a host only the nodesets bind; vpa_domain_bind_nodes() adds
    * the pinned CPUs' nodes. */

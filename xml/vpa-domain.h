@@ -8,13 +8,15 @@
 #pragma once
 
 #include <libxml/tree.h>
+#include "vpa-constants.h"
 #include "vpa-types.h"
 #include "vpa-cpuset.h"
 #include "vpa-pcie.h"
+#include "vpa-guest-topology.h"
 
 G_BEGIN_DECLS
 
-#define VPA_XMLNS "http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0"
+/* VPA_XMLNS, our metadata namespace, is in vpa-constants.h. */
 #define VPA_ALIAS_PREFIX "ua-vpa-" /* ua-vpa-NAME-N */
 
 typedef struct {
@@ -65,6 +67,8 @@ typedef struct {
                         * else of <numatune><memory>; NULL when neither */
   GArray *cpuset;      /* guint host CPUs its vCPUs are pinned to
                         * (<vcpupin>, else <vcpu cpuset>); NULL if none */
+  GArray *host_nodes;  /* gint host nodes backing it (nodeset, else its pins'
+                        * nodes), sorted; set by vpa_domain_bind_nodes() */
 } VpaDomainCell;
 
 /* <vpa:placed .../> */
@@ -96,6 +100,9 @@ typedef struct {
   char *source;              /* what, for messages */
   GPtrArray *devices;        /* VpaDeviceRequest*, document order */
   GPtrArray *locality_groups; /* VpaLocalityGroup*, document order */
+  gboolean guest_numa;       /* <vpa:guest-numa devices='expander-bus'> */
+  guint guest_numa_spare;    /* its spare-ports (default 1) */
+  VpaGuestBus *bus;          /* the guest's PCI layout; NULL without vpa:affinity */
 } VpaDomain;
 
 /* The group of this name, or NULL. */

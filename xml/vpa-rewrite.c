@@ -9,6 +9,7 @@
  */
 #include "vpa-rewrite.h"
 #include "vpa-domain.h"
+#include "vpa-guest-topology.h"
 #include "vpa-xml.h"
 
 #include <string.h>
@@ -84,6 +85,8 @@ typedef struct {
   char *step;        /* one level of indentation */
   char dev_quote;    /* quote of attributes in libvirt's elements */
   char vpa_quote;    /* quote of attributes in <vpa:affinity> */
+  const VpaGuestTopology *topo; /* NULL: the guest's PCI layout is not ours to write */
+  GHashTable *removed;          /* xmlNode* removed by an edit */
 } Rewrite;
 
 static gboolean
@@ -364,12 +367,14 @@ typedef struct {
   char *name;         /* qualified */
   GString *attrs;     /* " a='1' b='2'" */
   GPtrArray *children; /* Elem* */
+  char *text;         /* character content (escaped already), or NULL */
 } Elem;
 
 static void
 elem_free (Elem *e)
 {
   g_free (e->name);
+  g_free (e->text);
   g_string_free (e->attrs, TRUE);
   g_ptr_array_unref (e->children);
   g_free (e);
@@ -412,6 +417,11 @@ elem_render (Rewrite *rw, const Elem *e, const char *indent, GString *out)
   g_autofree char *inner = g_strconcat (indent, rw->step, NULL);
 
   g_string_append_printf (out, "<%s%s", e->name, e->attrs->str);
+  if (e->children->len == 0 && e->text != NULL)
+    {
+      g_string_append_printf (out, ">%s</%s>", e->text, e->name);
+      return;
+    }
   if (e->children->len == 0)
     {
       g_string_append (out, "/>");
@@ -528,6 +538,8 @@ static void
 remove_element (Rewrite *rw, xmlNode *node)
 {
   const Span *span = span_of (node);
+  if (rw->removed != NULL)
+    g_hash_table_add (rw->removed, node);
   edit_add (rw, ws_before (rw, span->start), span->end, g_strdup (""));
 }
 
@@ -649,12 +661,229 @@ rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GHashTable *
   return TRUE;
 }
 
+/* ------------------------------------------------------------------ */
+/* The guest's PCI layout (<vpa:guest-numa>)                            */
+/* ------------------------------------------------------------------ */
+
+static const VpaTopoPlacement *
+placement_of (Rewrite *rw, const char *alias)
+{
+  for (guint i = 0; rw->topo != NULL && alias != NULL && i < rw->topo->placements->len; i++)
+    {
+      const VpaTopoPlacement *pl = g_ptr_array_index (rw->topo->placements, i);
+      if (strcmp (pl->device, alias) == 0)
+        return pl;
+    }
+  return NULL;
+}
+
+/* <address type='pci' domain='0x0000' bus='0x05' slot='0x00' function='0x0'/> */
+static Elem *
+guest_address_elem (Rewrite *rw, guint bus, guint slot, Elem *parent)
+{
+  Elem *e = elem_new ("address", parent);
+  g_autofree char *b = g_strdup_printf ("0x%02x", bus);
+  g_autofree char *sl = g_strdup_printf ("0x%02x", slot);
+
+  elem_attr (e, rw->dev_quote, "type", "pci");
+  elem_attr (e, rw->dev_quote, "domain", "0x0000");
+  elem_attr (e, rw->dev_quote, "bus", b);
+  elem_attr (e, rw->dev_quote, "slot", sl);
+  elem_attr (e, rw->dev_quote, "function", "0x0");
+  return e;
+}
+
+static Elem *
+controller_elem (Rewrite *rw, const VpaTopoController *tc)
+{
+  Elem *c = elem_new ("controller", NULL);
+  g_autofree char *index = g_strdup_printf ("%u", tc->index);
+  Elem *alias;
+
+  elem_attr (c, rw->dev_quote, "type", "pci");
+  elem_attr (c, rw->dev_quote, "index", index);
+  if (tc->kind == VPA_TOPO_EXPANDER)
+    {
+      g_autofree char *busnr = g_strdup_printf ("%u", tc->bus_nr);
+      Elem *target, *node;
+
+      elem_attr (c, rw->dev_quote, "model", vpa_guest_expander_model (tc->machine));
+      target = elem_new ("target", c);
+      elem_attr (target, rw->dev_quote, "busNr", busnr);
+      node = elem_new ("node", target);
+      node->text = g_strdup_printf ("%u", tc->cell);
+    }
+  else
+    elem_attr (c, rw->dev_quote, "model", "pcie-root-port");
+  alias = elem_new ("alias", c);
+  elem_attr (alias, rw->dev_quote, "name", tc->alias);
+  if (tc->kind == VPA_TOPO_ROOT_PORT)
+    guest_address_elem (rw, tc->parent, tc->slot, c);
+  return c;
+}
+
+static char *
+controller_alias (xmlNode *node)
+{
+  g_autofree char *type = vpa_xml_prop (node, "type");
+
+  if (!vpa_xml_is (node, "controller", NULL) || g_strcmp0 (type, "pci") != 0)
+    return NULL;
+  return user_alias_of (node);
+}
+
+/* Index + 1 -> user alias of our controllers as the document has them. */
+static GHashTable *
+owned_indexes (xmlNode *devices)
+{
+  GHashTable *ret = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+
+  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+    {
+      g_autofree char *alias = controller_alias (c);
+      g_autofree char *index = NULL;
+
+      if (!vpa_guest_topology_owns (alias))
+        continue;
+      index = vpa_xml_prop (c, "index");
+      if (index != NULL && g_ascii_isdigit (*index))
+        g_hash_table_insert (ret, GUINT_TO_POINTER (g_ascii_strtoull (index, NULL, 10) + 1),
+                             g_steal_pointer (&alias));
+    }
+  return ret;
+}
+
+/* Our controllers: kept when they are exactly the plan's, replaced when
+ * they differ, removed when the plan has none of that alias; the plan's
+ * others go after the document's last <controller>. */
+static void
+rewrite_controllers (Rewrite *rw, xmlNode *devices)
+{
+  GPtrArray *plan = rw->topo->controllers;
+  g_autoptr (GHashTable) done = g_hash_table_new (NULL, NULL);
+  g_autoptr (GPtrArray) added = g_ptr_array_new_with_free_func ((GDestroyNotify) elem_free);
+  xmlNode *last = NULL;
+
+  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+    {
+      g_autofree char *alias = controller_alias (c);
+      const VpaTopoController *tc = NULL;
+
+      if (vpa_xml_is (c, "controller", NULL))
+        last = c;
+      if (!vpa_guest_topology_owns (alias))
+        continue;
+      for (guint i = 0; i < plan->len && tc == NULL; i++)
+        {
+          const VpaTopoController *t = g_ptr_array_index (plan, i);
+          if (strcmp (t->alias, alias) == 0 && !g_hash_table_contains (done, t))
+            tc = t;
+        }
+      if (tc == NULL)
+        {
+          remove_element (rw, c);
+          continue;
+        }
+      g_hash_table_add (done, (gpointer) tc);
+      if (!vpa_guest_controller_matches (c, tc))
+        {
+          g_autoptr (Elem) e = controller_elem (rw, tc);
+          g_autofree char *indent = own_indent (rw, c);
+          replace_element (rw, c, e, indent);
+        }
+    }
+  for (guint i = 0; i < plan->len; i++)
+    if (!g_hash_table_contains (done, g_ptr_array_index (plan, i)))
+      g_ptr_array_add (added, controller_elem (rw, g_ptr_array_index (plan, i)));
+  if (added->len == 0)
+    return;
+  if (last == NULL)
+    last = vpa_xml_child (devices, "emulator", NULL);
+  insert_children (rw, devices, last != NULL ? AFTER : AT_START, last, added);
+}
+
+static gboolean
+is_unplaced (Rewrite *rw, const char *alias)
+{
+  for (guint i = 0; i < rw->topo->unplaced->len; i++)
+    if (strcmp (((const VpaTopoDevice *) g_ptr_array_index (rw->topo->unplaced, i))->device, alias) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* Whether the plan keeps our controller called alias at index. */
+static gboolean
+plan_keeps (Rewrite *rw, const char *alias, guint index)
+{
+  for (guint i = 0; i < rw->topo->controllers->len; i++)
+    {
+      const VpaTopoController *tc = g_ptr_array_index (rw->topo->controllers, i);
+      if (tc->index == index && g_strcmp0 (tc->alias, alias) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Each placed device's guest <address> on its root port (or expander).
+ * A device of ours left where libvirt puts it loses an address on one of
+ * our controllers; another device (hot-plugged into a spare) keeps its
+ * address while the plan keeps that controller. */
+static void
+rewrite_guest_addresses (Rewrite *rw, xmlNode *devices)
+{
+  g_autoptr (GHashTable) ours = owned_indexes (devices);
+
+  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+    {
+      g_autofree char *alias = NULL;
+      const VpaTopoPlacement *pl;
+      xmlNode *addr;
+      gint bus, slot;
+
+      if ((!vpa_xml_is (c, "hostdev", NULL) && !vpa_xml_is (c, "interface", NULL)) ||
+          g_hash_table_contains (rw->removed, c) || (alias = user_alias_of (c)) == NULL)
+        continue;
+      pl = placement_of (rw, alias);
+      addr = vpa_xml_child (c, "address", NULL);
+      bus = vpa_guest_address_bus (c, &slot);
+      if (pl == NULL)
+        {
+          const char *on = bus >= 0 ? g_hash_table_lookup (ours, GUINT_TO_POINTER ((guint) bus + 1))
+                                    : NULL;
+          if (!rw->topo->keep && addr != NULL && on != NULL &&
+              (is_unplaced (rw, alias) || !plan_keeps (rw, on, (guint) bus)))
+            remove_element (rw, addr);
+          continue;
+        }
+      if (bus == (gint) pl->bus && slot == (gint) pl->slot)
+        continue;
+      {
+        g_autoptr (Elem) e = guest_address_elem (rw, pl->bus, pl->slot, NULL);
+        if (addr != NULL)
+          replace_element (rw, addr, e, "");
+        else
+          insert_child (rw, c, AT_END, NULL, e);
+      }
+    }
+}
+
+static void
+rewrite_topology (Rewrite *rw, xmlNode *devices)
+{
+  if (rw->topo == NULL || devices == NULL)
+    return;
+  if (!rw->topo->keep)
+    rewrite_controllers (rw, devices);
+  rewrite_guest_addresses (rw, devices);
+}
+
 static Elem *
 alias_hostdev_elem (Rewrite *rw, const VpaDecision *d)
 {
   Elem *hd = elem_new ("hostdev", NULL);
   Elem *src, *alias;
   g_autofree char *name = vpa_decision_user_alias (d);
+  const VpaTopoPlacement *pl;
 
   elem_attr (hd, rw->dev_quote, "mode", "subsystem");
   elem_attr (hd, rw->dev_quote, "type", "pci");
@@ -663,6 +892,8 @@ alias_hostdev_elem (Rewrite *rw, const VpaDecision *d)
   address_elem (rw, d->addr, FALSE, src);
   alias = elem_new ("alias", hd);
   elem_attr (alias, rw->dev_quote, "name", name);
+  if ((pl = placement_of (rw, name)) != NULL)
+    guest_address_elem (rw, pl->bus, pl->slot, hd);
   return hd;
 }
 
@@ -725,6 +956,8 @@ rewrite_alias_hostdevs (Rewrite *rw, xmlNode *domain, xmlNode *devices, GPtrArra
   if (devices == NULL)
     {
       g_autoptr (Elem) devs = elem_new ("devices", NULL);
+      for (guint i = 0; rw->topo != NULL && !rw->topo->keep && i < rw->topo->controllers->len; i++)
+        g_ptr_array_add (devs->children, controller_elem (rw, g_ptr_array_index (rw->topo->controllers, i)));
       g_ptr_array_extend_and_steal (devs->children, g_steal_pointer (&added));
       insert_child (rw, domain, AT_END, NULL, devs);
       return TRUE;
@@ -922,6 +1155,7 @@ rewrite_tree (Rewrite *rw, xmlDoc *doc, const VpaDomain *dom, GPtrArray *decisio
   if (!rewrite_ports (rw, devices, decisions, by_alias, error) ||
       !rewrite_alias_hostdevs (rw, domain, devices, decisions, by_alias, error))
     return NULL;
+  rewrite_topology (rw, devices);
   rewrite_placed (rw, dom, affinity, decisions);
   return edits_apply (rw, out_len, error);
 }
@@ -930,11 +1164,19 @@ char *
 vpa_domain_rewrite (const char *buf, gsize len, const char *what, GPtrArray *decisions,
                     gsize *out_len, GError **error)
 {
+  return vpa_domain_rewrite_topology (buf, len, what, decisions, NULL, out_len, error);
+}
+
+char *
+vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+                             const VpaGuestTopology *topo, gsize *out_len, GError **error)
+{
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (VpaDomain) dom = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
   g_autofree char *out = NULL;
+  g_autoptr (GHashTable) removed = g_hash_table_new (NULL, NULL);
   Rewrite rw = { buf, len, what, spans, edits };
 
   g_return_val_if_fail (what != NULL, NULL);
@@ -942,6 +1184,8 @@ vpa_domain_rewrite (const char *buf, gsize len, const char *what, GPtrArray *dec
   g_return_val_if_fail (out_len != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  rw.topo = topo;
+  rw.removed = removed;
   g_array_set_clear_func (edits, edit_clear);
   if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
       !check_encoding (doc, what, error) ||

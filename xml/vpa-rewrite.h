@@ -9,6 +9,7 @@
 #pragma once
 
 #include "vpa-types.h"
+#include "vpa-guest-topology.h"
 
 G_BEGIN_DECLS
 
@@ -53,5 +54,15 @@ char *vpa_decision_user_alias (const VpaDecision *decision);
  * Returns a NUL-terminated buffer of *out_len bytes. */
 char *vpa_domain_rewrite (const char *buf, gsize len, const char *what,
                           GPtrArray *decisions, gsize *out_len, GError **error);
+
+/* The same, also writing the guest PCI layout topo (when not NULL): our
+ * expander buses and root ports (user aliases ua-vpa-pxb-, ua-vpa-rp-)
+ * become exactly the plan's (kept byte for byte when they already are),
+ * and each placed device gets its guest <address type='pci'>; a device
+ * of ours left where libvirt puts it loses an address on one of our
+ * controllers. With topo->keep the controllers are left as they are. */
+char *vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what,
+                                   GPtrArray *decisions, const VpaGuestTopology *topo,
+                                   gsize *out_len, GError **error);
 
 G_END_DECLS

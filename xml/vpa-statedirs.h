@@ -24,12 +24,15 @@ gboolean vpa_statedirs_parse (const char *buf, gsize len, const char *what,
 
 /* Reads every "*.xml" directly in each of dirs (NULL-terminated), in
  * name order. A directory that does not exist is skipped (the daemon has
- * not created it yet); a file that vanishes while scanning, is larger
- * than VPA_XML_MAX_DOCUMENT or does not parse is skipped, so that a
- * daemon writing its files concurrently never makes this fail. Errors:
+ * not created it yet); a file that vanishes while scanning or does not
+ * parse is skipped, so that a daemon writing its files concurrently never
+ * makes this fail. Files are opened without following links and without
+ * blocking: a symbolic link, a FIFO, a directory, a device node or a
+ * socket (none of them libvirt's) is skipped. Errors:
  * VPA_ERROR_ENVIRONMENT when a directory or a file exists but cannot be
- * read (the caller must not assume there are no claims). Returns a new
- * array of VpaClaim*. */
+ * read, or a regular file is larger than VPA_XML_MAX_DOCUMENT (the
+ * caller must not assume there are no claims). Returns a new array of
+ * VpaClaim*. */
 GPtrArray *vpa_statedirs_load (const char *const *dirs, const char *exclude,
                                GError **error);
 
@@ -39,5 +42,17 @@ GPtrArray *vpa_statedirs_load (const char *const *dirs, const char *exclude,
  * caller knows their buses. buses NULL reads every file. */
 GPtrArray *vpa_statedirs_load_buses (const char *const *dirs, const char *exclude,
                                      const guint *buses, guint n_buses, GError **error);
+
+/* The general form. */
+typedef struct {
+  const char *const *dirs;  /* NULL-terminated */
+  const char *exclude;      /* the domain whose claims are not wanted; may be NULL */
+  const guint *buses;       /* NULL: every file; else only those naming one */
+  guint n_buses;
+  gboolean running_only;    /* only <domstatus> files: running domains */
+  GPtrArray *skipped;       /* may be NULL: gets one line (char*) per file skipped */
+} VpaStatedirsQuery;
+
+GPtrArray *vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error);
 
 G_END_DECLS

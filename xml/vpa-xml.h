@@ -8,12 +8,13 @@
 #pragma once
 
 #include <libxml/tree.h>
+#include "vpa-constants.h"
 #include "vpa-types.h"
 
 G_BEGIN_DECLS
 
-/* Largest document we accept (the hook's stdin, a domain file). */
-#define VPA_XML_MAX_DOCUMENT (16 * 1024 * 1024)
+/* VPA_XML_MAX_DOCUMENT, the largest document we accept (the hook's
+ * stdin, a domain file, a state file), is in vpa-constants.h. */
 
 /* libxml2 parser options for untrusted input: no network, no entity
  * substitution, no DTD loading, no huge-document relaxation. */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "vpa-pipeline-topology.h"
+
+#include <string.h>
+
+/* Each guest cell with the host nodes that back it. Today these are the
+ * domain's own binding; whole-guest placement hands its chosen nodes in
+ * the same shape. The nodes are borrowed from dom. */
+GArray *
+vpa_pipeline_guest_cells (const VpaDomain *dom)
+{
+  GArray *cells = g_array_new (FALSE, FALSE, sizeof (VpaCellNodes));
+
+  for (guint i = 0; i < dom->cells->len; i++)
+    {
+      const VpaDomainCell *c = g_ptr_array_index (dom->cells, i);
+      VpaCellNodes cn = { c->id, c->host_nodes };
+      g_array_append_val (cells, cn);
+    }
+  return cells;
+}
+
+GArray *
+vpa_pipeline_guest_cells_of (const guint *cells, const gint *nodes, guint n, GPtrArray **owner)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (VpaCellNodes));
+
+  *owner = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  for (guint i = 0; i < n; i++)
+    {
+      GArray *one = g_array_new (FALSE, FALSE, sizeof (gint));
+      VpaCellNodes cn = { cells[i], one };
+
+      g_array_append_val (one, nodes[i]);
+      g_ptr_array_add (*owner, one);
+      g_array_append_val (out, cn);
+    }
+  return out;
+}
+
+static gboolean
+has_own_controllers (const VpaGuestBus *bus)
+{
+  for (guint i = 0; i < bus->controllers->len; i++)
+    if (vpa_guest_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
+      return TRUE;
+  return FALSE;
+}
+
+/* The guest PCI layout for the decisions, or NULL (no error) when the
+ * domain has none of it to write. cells: VpaCellNodes. */
+static VpaGuestTopology *
+plan_guest_topology (const VpaDomain *dom, GPtrArray *decisions, const GArray *cells,
+                     gboolean keep, GError **error)
+{
+  g_autoptr (GPtrArray) devices = NULL;
+
+  if (dom->bus == NULL || (!dom->guest_numa && (keep || !has_own_controllers (dom->bus))))
+    return NULL;
+  devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_topo_device_free);
+  for (guint i = 0; dom->guest_numa && i < decisions->len; i++)
+    {
+      const VpaDecision *d = g_ptr_array_index (decisions, i);
+      g_autofree char *alias = vpa_decision_user_alias (d);
+      g_ptr_array_add (devices, vpa_topo_device_new (alias, vpa_guest_cell_of_node (cells, d->numa_node),
+                                                     d->numa_node));
+    }
+  return vpa_guest_topology_plan (dom->bus, devices, dom->guest_numa_spare, keep, dom->source,
+                                  error);
+}
+
+char *
+vpa_pipeline_rewrite_placed (const VpaDomain *dom, const char *buf, gsize len, const char *what,
+                             GPtrArray *decisions, const GArray *cells, VpaPlaceReport *report,
+                             gsize *out_len, GError **error)
+{
+  g_autoptr (VpaGuestTopology) topo = NULL;
+  g_autoptr (GError) local = NULL;
+
+  topo = plan_guest_topology (dom, decisions, cells,
+                              report != NULL && report->keep_guest_topology, &local);
+  if (local != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  if (topo != NULL && report != NULL && report->explain != NULL)
+    vpa_guest_topology_explain (topo, report->explain);
+  return vpa_domain_rewrite_topology (buf, len, what, decisions, topo, out_len, error);
+}
+
+/* With <vpa:guest-numa> on q35, a hot-plugged device goes into a free
+ * spare root port of its cell's expander (expanders and root ports
+ * cannot be hot-plugged): *out is its guest <address> line. A device
+ * whose node backs no guest cell, or an i440fx guest (QEMU's pxb takes
+ * no hot-plug), is left where libvirt puts it. */
+gboolean
+vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, const VpaDevice *dev, char **out,
+                      GError **error)
+{
+  g_autoptr (GArray) cells = NULL;
+  const VpaGuestController *spare;
+  char buf[VPA_ADDR_BUFLEN];
+  gint cell;
+
+  *out = NULL;
+  if (!dom->guest_numa || dom->bus == NULL || dom->bus->machine != VPA_MACHINE_Q35)
+    return TRUE;
+  cells = vpa_pipeline_guest_cells (dom);
+  if ((cell = vpa_guest_cell_of_node (cells, dev->numa_node)) < 0)
+    return TRUE;
+  spare = vpa_guest_bus_free_spare (dom->bus, (guint) cell);
+  if (spare == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+                   "attach: port '%s': device %s on host node %d backs guest cell %d, whose expander bus has no free spare root port (expanders and root ports cannot be hot-plugged): raise spare-ports in <vpa:guest-numa> and place the domain again before it starts",
+                   alias, vpa_addr_format (dev->addr, buf), dev->numa_node, cell);
+      return FALSE;
+    }
+  *out = g_strdup_printf ("  <address type='pci' domain='0x0000' bus='0x%02x' slot='0x00' "
+                          "function='0x0'/>\n",
+                          spare->index);
+  return TRUE;
+}
+

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The pipeline's side of guest-visible device NUMA (<vpa:guest-numa>,
+ * docs/guest-numa.md): which guest cell each decided device's host node
+ * backs, the plan of expander buses and root ports for them
+ * (vpa-guest-topology.h), and the rewrite that writes both. The cells'
+ * host nodes come in as VpaCellNodes so that any binding feeds it: the
+ * domain's own (vpa_pipeline_guest_cells) or one whole-guest placement
+ * chose.
+ */
+#pragma once
+
+#include "vpa-domain.h"
+#include "vpa-guest-topology.h"
+#include "vpa-pipeline.h"
+#include "vpa-rewrite.h"
+
+G_BEGIN_DECLS
+
+/* VpaCellNodes of every guest cell of dom, from its own binding (after
+ * vpa_domain_bind_nodes); the node arrays are borrowed from dom. */
+GArray *vpa_pipeline_guest_cells (const VpaDomain *dom);
+
+/* VpaCellNodes of a binding given as n (guest cell, host node) pairs, as
+ * whole-guest placement chooses one node per cell. The node arrays live
+ * in *owner (free it after the result). */
+GArray *vpa_pipeline_guest_cells_of (const guint *cells, const gint *nodes, guint n,
+                                     GPtrArray **owner);
+
+/* vpa_domain_rewrite() of decisions, plus the guest PCI layout they need
+ * when the domain asks for <vpa:guest-numa> (or still has our
+ * controllers): cells (VpaCellNodes) say which guest cell each host node
+ * backs. report (may be NULL): keep_guest_topology keeps the guest's
+ * controllers (an error when a device would need a change); explain
+ * receives the topology. */
+char *vpa_pipeline_rewrite_placed (const VpaDomain *dom, const char *buf, gsize len,
+                                   const char *what, GPtrArray *decisions, const GArray *cells,
+                                   VpaPlaceReport *report, gsize *out_len, GError **error);
+
+/* For attach: *out is the guest <address> line putting dev into a free
+ * spare root port of its cell's expander, or NULL (no guest-numa, an
+ * i440fx guest, a node backing no cell). No free spare: VPA_ERROR_UNSATISFIABLE
+ * saying to raise spare-ports. */
+gboolean vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias,
+                                            const VpaDevice *dev, char **out, GError **error);
+
+G_END_DECLS

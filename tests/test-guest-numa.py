@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Golden tests of guest-visible device NUMA (TAP).
+
+Every data/guest-numa/NAME.xml is placed by the built CLI on the
+dual-socket sample host and must give NAME.out.xml byte for byte, and
+--explain the guest topology in NAME.explain;
+placing that output again must change nothing; the output must validate
+against libvirt's domain schema (virt-xml-validate) and libvirt's test
+driver must define it. VPA_TEST_REGENERATE=1 writes the expected files
+instead (review the diff before committing).
+
+Usage: test-guest-numa.py CLI DATA-DIR
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+n = 0
+
+
+def ok(cond, what, detail=""):
+    global n
+    n += 1
+    print("%s %d %s" % ("ok" if cond else "not ok", n, what))
+    if not cond and detail:
+        for line in detail.splitlines()[:20]:
+            print("# " + line)
+
+
+def place(cli, data, path, *extra):
+    return subprocess.run(
+        [cli, "place", "-c", "test://" + os.path.join(data, "hosts", "dual-socket.xml"),
+         "--config", os.path.join(data, "hosts", "dual-socket.conf")] + list(extra) + [path],
+        capture_output=True, text=True)
+
+
+def main():
+    cli, data = sys.argv[1], os.path.abspath(sys.argv[2])
+    regen = os.environ.get("VPA_TEST_REGENERATE") == "1"
+    cases = sorted(p for p in glob.glob(os.path.join(data, "guest-numa", "*.xml"))
+                   if not p.endswith(".out.xml"))
+    if not cases:
+        print("Bail out! no cases in data/guest-numa")
+        sys.exit(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in cases:
+            name = os.path.basename(path)[:-4]
+            golden = path[:-4] + ".out.xml"
+            r = place(cli, data, path, "--explain")
+            if r.returncode != 0:
+                ok(False, "%s: place" % name, r.stderr)
+                continue
+            if regen:
+                with open(golden, "w") as f:
+                    f.write(r.stdout)
+            topo = r.stderr[r.stderr.find("guest topology"):] if "guest topology" in r.stderr else ""
+            explain = path[:-4] + ".explain"
+            if regen:
+                with open(explain, "w") as f:
+                    f.write(topo)
+            want = open(explain).read() if os.path.exists(explain) else ""
+            ok(topo == want, "%s: --explain shows the topology of %s" % (name, os.path.basename(explain)),
+               topo)
+            expected = open(golden).read() if os.path.exists(golden) else ""
+            ok(r.stdout == expected, "%s: place gives %s" % (name, os.path.basename(golden)),
+               "".join(__import__("difflib").unified_diff(
+                   expected.splitlines(True), r.stdout.splitlines(True))))
+            out = os.path.join(tmp, name + ".xml")
+            with open(out, "w") as f:
+                f.write(r.stdout)
+            again = place(cli, data, out)
+            ok(again.returncode == 0 and again.stdout == r.stdout,
+               "%s: placing the output again changes nothing" % name, again.stderr)
+            v = subprocess.run(["virt-xml-validate", out, "domain"], capture_output=True,
+                               text=True)
+            ok(v.returncode == 0, "%s: virt-xml-validate accepts it" % name, v.stderr + v.stdout)
+            d = subprocess.run(["virsh", "-q", "-c", "test:///default", "define " + out],
+                               capture_output=True, text=True)
+            ok(d.returncode == 0, "%s: libvirt's test driver defines it" % name, d.stderr)
+    print("1..%d" % n)
+
+
+main()
