@@ -228,6 +228,38 @@ test_sample_idempotent (void)
   g_assert_cmpstr (q.out, ==, p.out);
 }
 
+/* A <vpa:device> and a port of one group behind the guest's expander
+ * bus: the added <hostdev> gets its root port like any placed device. */
+static void
+test_sample_guest_numa (void)
+{
+  g_autofree char *path = g_build_filename (VPA_TEST_DATA, "guest-numa", "q35-two-cells.xml", NULL);
+  g_autofree char *orig = NULL;
+  g_autoptr (GString) xml = NULL;
+  g_auto (Placed) p = { 0 };
+  g_auto (Placed) q = { 0 };
+
+  g_assert_true (g_file_get_contents (path, &orig, NULL, NULL));
+  xml = g_string_new (orig);
+  g_assert_cmpuint (g_string_replace (xml, "<vpa:flavor aliases=\"GPU:1,QuickAssist:1\" policy=\"required\"/>",
+                                      "<vpa:flavor policy=\"preferred\"/><vpa:locality-group name=\"g0\"/>"
+                                      "<vpa:device alias=\"GPU\" name=\"ua-gpu0\" locality-group=\"g0\"/>",
+                                      1),
+                    ==, 1);
+  g_assert_cmpuint (g_string_replace (xml, "<vpa:port device=\"ua-data0\" physnet=\"physnet2\" policy=\"preferred\"/>",
+                                      "<vpa:port device=\"ua-data0\" physnet=\"rdma\" locality-group=\"g0\"/>",
+                                      1),
+                    ==, 1);
+  place_sample (&p, xml->str);
+  g_assert_no_error (p.error);
+  g_assert_cmpstr (placed_field (&p, "ua-gpu0", 3), ==, "switch");
+  g_assert_nonnull (strstr (p.out, "<alias name='ua-vpa-rp-ua-gpu0'/>"));
+  g_assert_nonnull (strstr (p.out, "<alias name='ua-gpu0'/>"));
+  place_sample (&q, p.out);
+  g_assert_no_error (q.error);
+  g_assert_cmpstr (q.out, ==, p.out);
+}
+
 /* ------------------------------------------------------------------ */
 /* Brute force on small random hosts                                   */
 /* ------------------------------------------------------------------ */
@@ -585,6 +617,7 @@ main (int argc, char **argv)
   g_test_add_func ("/locality/sample/held", test_sample_held);
   g_test_add_func ("/locality/sample/levels", test_sample_levels);
   g_test_add_func ("/locality/sample/idempotent", test_sample_idempotent);
+  g_test_add_func ("/locality/sample/guest-numa", test_sample_guest_numa);
   g_test_add_func ("/locality/brute-force", test_brute_force);
   return g_test_run ();
 }
