@@ -5,7 +5,10 @@
  * must not trip over anything it accepted.
  */
 #include "vpa-fuzz.h"
+#include <string.h>
+
 #include "vpa-config.h"
+#include "vpa-config-lint.h"
 #include "vpa-inventory.h"
 
 static void
@@ -60,11 +63,28 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autoptr (GError) error = NULL;
 
   vpa_fuzz_init ();
+  /* config check's text checks take any bytes, one finding a line. */
+  {
+    g_autoptr (GPtrArray) findings =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_lint_finding_free);
+    vpa_config_lint_text ((const char *) data, size, "fuzz.conf", findings);
+    for (guint i = 0; i < findings->len; i++)
+      g_assert_null (strchr (((VpaLintFinding *) findings->pdata[i])->line, '\n'));
+  }
   config = vpa_config_load_data ((const char *) data, size, "fuzz.conf", &error);
   VPA_FUZZ_CHECK_RESULT (config != NULL, error);
   if (config == NULL)
     return 0;
   host = vpa_fuzz_small_host ();
   check_config (config, host);
+  {
+    g_autoptr (GPtrArray) findings =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_lint_finding_free);
+    g_autoptr (GError) local = NULL;
+    g_autoptr (VpaInventory) inv = vpa_inventory_new (vpa_fuzz_small_host (), config, NULL,
+                                                      &local);
+    if (inv != NULL)
+      vpa_config_lint_inventory (config, inv, (const char *) data, size, findings);
+  }
   return 0;
 }

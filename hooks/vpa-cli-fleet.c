@@ -15,6 +15,7 @@
 #include "vpa-fleet.h"
 #include "vpa-inventory.h"
 #include "vpa-output.h"
+#include "vpa-output-ops.h"
 #include "vpa-requests.h"
 #include "vpa-source.h"
 
@@ -30,6 +31,7 @@ typedef struct {
   VpaCliCommon common;
   char *store;
   char *host;
+  char *output;
 } FleetCli;
 
 static void
@@ -38,6 +40,7 @@ fleet_cli_clear (FleetCli *cli)
   vpa_cli_common_clear (&cli->common);
   g_free (cli->store);
   g_free (cli->host);
+  g_free (cli->output);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FleetCli, fleet_cli_clear)
@@ -215,22 +218,80 @@ pools_text (GPtrArray *pools)
   return vpa_output_table_text (rows, 11, NULL, 7);
 }
 
+static const char *
+tag_value (const VpaFleetPool *p, const char *key)
+{
+  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL && p->tag_kv[i + 1] != NULL;
+       i += 2)
+    if (strcmp (p->tag_kv[i], key) == 0)
+      return p->tag_kv[i + 1];
+  return NULL;
+}
+
+/* The pools of every host with a host label, and each host's last sync
+ * (docs/operations.md). */
+static char *
+pools_openmetrics (VpaFleetStore *store, GPtrArray *pools, const char *only, GError **error)
+{
+  g_autoptr (VpaMetrics) m = vpa_metrics_new (TRUE);
+  g_autoptr (GPtrArray) hosts = vpa_fleet_store_load_hosts (store, FALSE, error);
+
+  if (hosts == NULL)
+    return NULL;
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const VpaFleetPool *p = g_ptr_array_index (pools, i);
+      vpa_metrics_add_pool (m, p->host, p->vendor_id, p->product_id, p->dev_type, p->numa_node,
+                            p->socket, tag_value (p, "physical_network"), p->free, p->held,
+                            p->blocked);
+    }
+  for (guint i = 0; i < hosts->len; i++)
+    {
+      const VpaFleetHost *h = g_ptr_array_index (hosts, i);
+      g_autoptr (GDateTime) t = NULL;
+
+      if (only != NULL && strcmp (h->name, only) != 0)
+        continue;
+      t = h->last_sync != NULL ? g_date_time_new_from_iso8601 (h->last_sync, NULL) : NULL;
+      if (t != NULL)
+        vpa_metrics_set_gauge (m, h->name, "fleet_last_sync_timestamp_seconds",
+                               "When the host's device rows were last replaced (Unix time).",
+                               (double) g_date_time_to_unix (t));
+    }
+  return vpa_metrics_to_string (m);
+}
+
 static gboolean
 cmd_pools (FleetCli *cli, GError **error)
 {
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (GPtrArray) pools = NULL;
   g_autofree char *out = NULL;
-  gboolean json;
+  gboolean json = FALSE, metrics;
 
+  metrics = g_strcmp0 (cli->common.format, "openmetrics") == 0;
+  if (cli->common.format != NULL && !metrics && strcmp (cli->common.format, "text") != 0 &&
+      strcmp (cli->common.format, "json") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--format '%s': expected text, json or openmetrics", cli->common.format);
+      return FALSE;
+    }
+  json = g_strcmp0 (cli->common.format, "json") == 0;
   if (!require (cli->store, "--store", error) ||
-      !vpa_cli_format_is_json (&cli->common, &json, error) ||
       (cli->host != NULL && !vpa_fleet_host_name_valid (cli->host, error)))
     return FALSE;
   if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
       (pools = vpa_fleet_store_query_pools (store, cli->host, error)) == NULL)
     return FALSE;
-  out = json ? pools_json (pools) : pools_text (pools);
+  if (metrics)
+    out = pools_openmetrics (store, pools, cli->host, error);
+  else
+    out = json ? pools_json (pools) : pools_text (pools);
+  if (out == NULL)
+    return FALSE;
+  if (cli->output != NULL)
+    return vpa_output_write_file (cli->output, out, error);
   return vpa_cli_write_stdout (out, error);
 }
 
@@ -422,7 +483,10 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
   GOptionEntry entries[] = {
     { "store", 0, 0, G_OPTION_ARG_STRING, &cli.store, "the fleet store", "STORE" },
     { "host", 0, 0, G_OPTION_ARG_STRING, &cli.host, "the host's name in the store", "NAME" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format, "text (default) or json", "FORMAT" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format,
+      "text (default) or json; pools: also openmetrics", "FORMAT" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &cli.output,
+      "pools: write to FILE atomically (temporary file, rename) instead of stdout", "FILE" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.common.config_path, "configuration file",
       "FILE" },
     { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.common.connect,
@@ -440,7 +504,8 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
     return fail (error);
   if ((!sync && (cli.common.connect != NULL || cli.common.inventory != NULL)) ||
       (!sync && !filter && cli.common.config_path != NULL) || (filter && cli.host != NULL) ||
-      (sync && cli.common.format != NULL) || (!filter && cli.common.args != NULL))
+      (sync && cli.common.format != NULL) || (!filter && cli.common.args != NULL) ||
+      (cli.output != NULL && cmd->run != cmd_pools))
     {
       g_set_error (&error, VPA_ERROR, VPA_ERROR_INVALID,
                    "fleet %s: an option or argument it does not take (usage: fleet %s)",

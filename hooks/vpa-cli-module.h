@@ -18,7 +18,7 @@
 G_BEGIN_DECLS
 
 /* Bump when a table below changes. */
-#define VPA_CLI_MODULE_VERSION 1
+#define VPA_CLI_MODULE_VERSION 2
 
 /* Returns the placed XML (a whole domain for define, one device for
  * attach) given the connection's current claims (as VpaVirtPlaceFunc). */
@@ -47,6 +47,8 @@ typedef struct {
   gboolean (*attach) (const char *uri, const char *inventory_uri, const char *domain,
                       gboolean live, gboolean persistent, VpaCliPlaceFunc place,
                       gpointer user_data, VpaAddr *out_addr, GError **error);
+  /* VpaHostdevNet* of uri (vpa_virt_load_hostdev_networks). */
+  GPtrArray *(*load_networks) (const char *uri, GError **error);
 } VpaCliVirtModule;
 
 const VpaCliVirtModule *vpa_cli_virt_module (void);

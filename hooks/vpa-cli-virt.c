@@ -93,6 +93,16 @@ virt_attach (const char *uri, const char *inventory_uri, const char *domain, gbo
                           error);
 }
 
+static GPtrArray *
+virt_load_networks (const char *uri, GError **error)
+{
+  g_autoptr (virConnect) conn = vpa_virt_open (uri, TRUE, error);
+
+  if (conn == NULL)
+    return NULL;
+  return vpa_virt_load_hostdev_networks (conn, uri, error);
+}
+
 const VpaCliVirtModule *
 vpa_cli_virt_module (void)
 {
@@ -104,6 +114,7 @@ vpa_cli_virt_module (void)
     .domain_xml = virt_domain_xml,
     .define = virt_define,
     .attach = virt_attach,
+    .load_networks = virt_load_networks,
   };
   return &module;
 }

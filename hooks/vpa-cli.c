@@ -15,6 +15,9 @@
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
 #include "vpa-output.h"
+#include "vpa-output-ops.h"
+#include "vpa-config-lint.h"
+#include "vpa-netpool.h"
 #include "vpa-pipeline.h"
 #include "vpa-pools.h"
 #include "vpa-source.h"
@@ -33,6 +36,8 @@ typedef struct {
   char *policy;
   gboolean live;
   gboolean persistent;
+  char *output;
+  char *alias;
 } VpaCli;
 
 static void
@@ -44,6 +49,8 @@ vpa_cli_clear (VpaCli *cli)
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
+  g_free (cli->output);
+  g_free (cli->alias);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaCli, vpa_cli_clear)
@@ -151,6 +158,102 @@ domain_xml (const char *uri, const char *name, GError **error)
   return virt != NULL ? virt->domain_xml (uri, name, error) : NULL;
 }
 
+/* TRUE when the file at path mentions needle: read in chunks, so that a
+ * snapshot of any size costs one pass and constant memory. */
+static gboolean
+file_mentions (const char *path, const char *needle, GError **error)
+{
+  g_autoptr (GFileInputStream) in = NULL;
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  gsize n = strlen (needle), keep = 0;
+  char buf[65536];
+
+  g_return_val_if_fail (n > 0 && n < sizeof buf / 2, FALSE);
+  if ((in = g_file_read (file, NULL, error)) == NULL)
+    {
+      g_prefix_error (error, "%s: ", path);
+      return FALSE;
+    }
+  for (;;)
+    {
+      gssize got = g_input_stream_read (G_INPUT_STREAM (in), buf + keep, sizeof buf - keep, NULL,
+                                        error);
+      gsize have;
+
+      if (got < 0)
+        {
+          g_prefix_error (error, "%s: ", path);
+          return FALSE;
+        }
+      have = keep + (gsize) got;
+      if (memmem (buf, have, needle, n) != NULL)
+        return TRUE;
+      if (got == 0)
+        return FALSE;
+      /* a needle across two chunks */
+      keep = MIN (have, n - 1);
+      memmove (buf, buf + have - keep, keep);
+    }
+}
+
+/* libvirt's hostdev networks on the --connect connection. A snapshot is
+ * asked (through libvirt's test driver, which reads its <network>
+ * children) only when it has any, so that a snapshot without networks
+ * never loads libvirt. */
+static GPtrArray *
+load_networks (const VpaCli *cli, GError **error)
+{
+  const char *uri = connect_uri (cli);
+  g_autofree char *snap = vpa_source_snapshot_path (uri);
+  g_autofree char *test_uri = NULL;
+  const VpaCliVirtModule *virt;
+
+  if (snap != NULL)
+    {
+      g_autoptr (GError) local = NULL;
+
+      if (!file_mentions (snap, "<network", &local))
+        {
+          if (local == NULL)
+            return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s", local->message);
+          return NULL;
+        }
+      uri = test_uri = g_strconcat ("test://", snap, NULL);
+    }
+  if ((virt = virt_module (error)) == NULL)
+    return NULL;
+  return virt->load_networks (uri, error);
+}
+
+/* For pools and devices, which only show them: a connection whose
+ * networks cannot be listed (a host without libvirt's network daemon)
+ * shows none, with one warning line. */
+static GPtrArray *
+load_networks_shown (const VpaCli *cli)
+{
+  g_autoptr (GError) local = NULL;
+  GPtrArray *nets = load_networks (cli, &local);
+
+  if (nets != NULL)
+    return nets;
+  fprintf (stderr, "virt-pci-affinity: warning: hostdev networks not shown: %s\n",
+           local != NULL ? local->message : "unknown error");
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+}
+
+/* For place, define and check: the networks only when the domain has an
+ * <interface type='network'> a port may name (then they are needed, and
+ * failing to list them is an error). */
+static GPtrArray *
+load_networks_for (const VpaCli *cli, const char *buf, GError **error)
+{
+  if (buf != NULL && strstr (buf, "type='network'") == NULL &&
+      strstr (buf, "type=\"network\"") == NULL)
+    return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+  return load_networks (cli, error);
+}
+
 typedef struct {
   VpaConfig *config;
   VpaHost *host;
@@ -240,6 +343,36 @@ read_input (const char *path, char **buf, gsize *len, GError **error)
 /* Commands                                                            */
 /* ------------------------------------------------------------------ */
 
+/* stdout, or --output FILE written atomically. */
+static gboolean
+emit (const VpaCli *cli, const char *out, GError **error)
+{
+  if (cli->output != NULL)
+    return vpa_output_write_file (cli->output, out, error);
+  return vpa_cli_write_stdout (out, error);
+}
+
+/* The pools and host gauges as OpenMetrics (docs/operations.md). */
+static char *
+pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds)
+{
+  g_autoptr (VpaMetrics) m = vpa_metrics_new (FALSE);
+  g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
+
+  vpa_metrics_add_pools (m, inv, pools);
+  vpa_metrics_add_netpool (m, netrows);
+  vpa_metrics_set_gauge (m, NULL, "inventory_read_seconds",
+                         "Seconds taken to read the inventory, the claims and the configuration.",
+                         read_seconds);
+  vpa_metrics_set_gauge (m, NULL, "inventory_devices",
+                         "PCI devices in the inventory (admitted by a device spec).",
+                         inv->n_devices);
+  vpa_metrics_set_gauge (m, NULL, "devices_unassignable",
+                         "PCI devices of the host that no device spec admits.",
+                         vpa_inventory_count_unassignable (inv));
+  return vpa_metrics_to_string (m);
+}
+
 static gboolean
 cmd_pools (VpaCli *cli, GError **error)
 {
@@ -248,20 +381,154 @@ cmd_pools (VpaCli *cli, GError **error)
   g_autoptr (GArray) pools = NULL;
   g_autofree char *out = NULL;
   VpaPoolKeys keys = VPA_POOL_KEYS_DEFAULT;
-  gboolean json;
+  const char *format = cli->common.format != NULL ? cli->common.format : "text";
+  g_autoptr (GPtrArray) nets = NULL;
+  g_autoptr (GArray) netrows = NULL;
+  gint64 t0;
 
   if (cli->group_by != NULL && !vpa_pool_keys_parse (cli->group_by, &keys, error))
     {
       g_prefix_error (error, "--group-by: ");
       return FALSE;
     }
+  if (strcmp (format, "text") != 0 && strcmp (format, "json") != 0 &&
+      strcmp (format, "openmetrics") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--format '%s': expected text, json or openmetrics", format);
+      return FALSE;
+    }
+  if (strcmp (format, "openmetrics") == 0 && cli->group_by != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--group-by: not with --format openmetrics (its labels are fixed)");
+      return FALSE;
+    }
+  t0 = g_get_monotonic_time ();
+  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL ||
+      (nets = load_networks_shown (cli)) == NULL)
+    return FALSE;
+  netrows = vpa_netpool_rows (inv, nets);
+  if (strcmp (format, "openmetrics") == 0)
+    out = pools_openmetrics (inv, netrows,
+                             (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
+  else if (strcmp (format, "json") == 0)
+    {
+      pools = vpa_pools_generate (inv, keys);
+      out = vpa_output_pools_json_networks (inv, pools, netrows);
+    }
+  else
+    {
+      g_autofree char *table = NULL, *more = NULL;
+
+      pools = vpa_pools_generate (inv, keys);
+      table = vpa_output_pools_text (inv, pools);
+      more = vpa_output_netpool_text (inv, netrows);
+      out = g_strconcat (table, more, NULL);
+    }
+  return emit (cli, out, error);
+}
+
+static gboolean
+cmd_devices (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autofree char *out = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
+  g_autoptr (GArray) netrows = NULL;
+  const VpaAlias *alias = NULL;
+  gboolean json;
+
   if (!vpa_cli_format_is_json (&cli->common, &json, error))
     return FALSE;
-  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
+  if (!world_load (cli, &w, error))
     return FALSE;
-  pools = vpa_pools_generate (inv, keys);
-  out = json ? vpa_output_pools_json (inv, pools) : vpa_output_pools_text (inv, pools);
-  return vpa_cli_write_stdout (out, error);
+  if (cli->alias != NULL && (alias = vpa_config_alias (w.config, cli->alias)) == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "--alias '%s': %s has no [alias %s]",
+                   cli->alias, w.config->path, cli->alias);
+      return FALSE;
+    }
+  if ((inv = world_inventory (&w, error)) == NULL || (nets = load_networks_shown (cli)) == NULL)
+    return FALSE;
+  netrows = vpa_netpool_rows (inv, nets);
+  if (json)
+    out = vpa_output_devices_json (inv, alias, netrows);
+  else
+    {
+      g_autofree char *table = vpa_output_devices_text (inv, alias);
+      g_autofree char *more = vpa_output_netpool_text (inv, netrows);
+      out = g_strconcat (table, more, NULL);
+    }
+  return emit (cli, out, error);
+}
+
+/* config check: the findings of the text checks, the loader's error, and
+ * the inventory checks, one a line on stdout; exit 0 clean, 1 warnings,
+ * 2 errors (docs/operations.md). */
+static gboolean
+cmd_config (VpaCli *cli, GError **error)
+{
+  g_autoptr (GPtrArray) findings =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_lint_finding_free);
+  g_autofree char *buf = NULL;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GError) local = NULL;
+  const char *path = cli->common.config_path;
+  gsize len = 0;
+  gint worst;
+
+  if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1 ||
+      strcmp (cli->common.args[0], "check") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "config: expected 'check'");
+      return FALSE;
+    }
+  if (path == NULL)
+    path = g_getenv ("VPA_CONFIG");
+  if (path == NULL || *path == '\0')
+    path = VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf";
+  if (!read_file_bounded (path, &buf, &len, error))
+    return FALSE;
+  vpa_config_lint_text (buf, len, path, findings);
+  config = vpa_config_load_data (buf, len, path, &local);
+  if (config == NULL)
+    {
+      VpaLintFinding *f = g_new0 (VpaLintFinding, 1);
+      f->level = VPA_LINT_ERROR;
+      f->line = g_strdup_printf ("%s", local->message);
+      g_ptr_array_add (findings, f);
+    }
+  else
+    {
+      VpaHost *host = vpa_source_load (inventory_uri (cli), &local);
+      if (host != NULL)
+        inv = vpa_inventory_new (host, config, NULL, &local);
+      if (inv != NULL)
+        vpa_config_lint_inventory (config, inv, buf, len, findings);
+      else
+        {
+          VpaLintFinding *f = g_new0 (VpaLintFinding, 1);
+          f->level = VPA_LINT_WARNING;
+          f->line = g_strdup_printf ("%s: warning: not checked against the inventory: %s", path,
+                                     local->message);
+          g_ptr_array_add (findings, f);
+        }
+    }
+  for (guint i = 0; i < findings->len; i++)
+    printf ("%s\n", ((VpaLintFinding *) findings->pdata[i])->line);
+  worst = vpa_lint_worst (findings);
+  if (worst < VPA_LINT_WARNING)
+    {
+      printf ("%s: ok\n", path);
+      return TRUE;
+    }
+  g_set_error (error, VPA_ERROR,
+               worst == VPA_LINT_ERROR ? VPA_ERROR_INVALID : VPA_ERROR_UNSATISFIABLE,
+               "config check: %s: %u finding(s) on stdout", path, findings->len);
+  return FALSE;
 }
 
 /* The PCIe distance matrix between devices, as nvidia-smi topo -m. */
@@ -292,11 +559,14 @@ cmd_traits (VpaCli *cli, GError **error)
   g_autoptr (VpaInventory) inv = NULL;
   g_auto (GStrv) traits = NULL;
   g_autofree char *out = NULL;
+  gboolean json;
 
+  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+    return FALSE;
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
     return FALSE;
   traits = vpa_traits_compute (inv);
-  out = vpa_output_traits_text (traits);
+  out = json ? vpa_output_traits_json (traits) : vpa_output_traits_text (traits);
   return vpa_cli_write_stdout (out, error);
 }
 
@@ -323,6 +593,7 @@ cmd_place (VpaCli *cli, GError **error)
   g_auto (VpaCliWorld) w = { 0 };
   g_autofree char *buf = NULL;
   g_autofree char *out = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
   const char *path;
   gsize len;
   VpaPlaceReport report = { 0 };
@@ -335,12 +606,12 @@ cmd_place (VpaCli *cli, GError **error)
   path = cli->common.args[0];
   if (!read_input (path, &buf, &len, error))
     return FALSE;
-  if (!world_load (cli, &w, error))
+  if (!world_load (cli, &w, error) || (nets = load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
   if (cli->explain)
     report.explain = g_string_new (NULL);
-  out = vpa_pipeline_place (g_steal_pointer (&w.host), w.claims, w.config, buf, len,
-                            strcmp (path, "-") == 0 ? "stdin" : path, &report, error);
+  out = vpa_pipeline_place_nets (g_steal_pointer (&w.host), w.claims, w.config, buf, len,
+                                 strcmp (path, "-") == 0 ? "stdin" : path, nets, &report, error);
   if (report.explain != NULL)
     {
       fputs (report.explain->str, stderr);
@@ -358,15 +629,19 @@ cmd_check (VpaCli *cli, GError **error)
   g_autofree char *buf = NULL;
   g_autoptr (VpaDomain) dom = NULL;
   g_autoptr (GPtrArray) results = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
   const char *arg;
   gsize len;
   gboolean ok = TRUE;
+  gboolean json;
 
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "check: expected one DOMAIN or FILE");
       return FALSE;
     }
+  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+    return FALSE;
   arg = cli->common.args[0];
   if (strcmp (arg, "-") == 0 || g_file_test (arg, G_FILE_TEST_EXISTS))
     {
@@ -378,16 +653,22 @@ cmd_check (VpaCli *cli, GError **error)
   else
     len = strlen (buf);
 
-  if (!world_load (cli, &w, error))
+  if (!world_load (cli, &w, error) || (nets = load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
   dom = vpa_domain_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
   if (dom == NULL)
     return FALSE;
-  results = vpa_pipeline_check (g_steal_pointer (&w.host), w.claims, w.config, dom, FALSE, &ok,
-                                error);
+  results = vpa_pipeline_check_nets (g_steal_pointer (&w.host), w.claims, w.config, dom, nets,
+                                     FALSE, &ok, error);
   if (results == NULL)
     return FALSE;
-  for (guint i = 0; i < results->len; i++)
+  if (json)
+    {
+      g_autofree char *out = vpa_output_check_json (dom->name, results, ok);
+      if (!vpa_cli_write_stdout (out, error))
+        return FALSE;
+    }
+  for (guint i = 0; !json && i < results->len; i++)
     {
       const VpaCheckResult *r = g_ptr_array_index (results, i);
       printf ("%s\n", r->line);
@@ -407,6 +688,7 @@ typedef struct {
   const char *buf;
   gsize len;
   const char *what;
+  GPtrArray *nets;
 } DefineCtx;
 
 /* Called with the connection's current claims, under the define lock. */
@@ -418,8 +700,8 @@ define_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
 
   if (host == NULL)
     return NULL;
-  return vpa_pipeline_place (host, claims, ctx->config, ctx->buf, ctx->len, ctx->what, NULL,
-                             error);
+  return vpa_pipeline_place_nets (host, claims, ctx->config, ctx->buf, ctx->len, ctx->what,
+                                  ctx->nets, NULL, error);
 }
 
 /* libvirt gives the devices it adds at define time (a USB controller, the
@@ -470,6 +752,7 @@ cmd_define (VpaCli *cli, GError **error)
   g_autoptr (VpaConfig) config = NULL;
   g_autofree char *buf = NULL;
   g_autofree char *name = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
   const VpaCliVirtModule *virt;
   gsize len;
   DefineCtx ctx;
@@ -481,9 +764,10 @@ cmd_define (VpaCli *cli, GError **error)
     }
   if (!read_input (cli->common.args[0], &buf, &len, error))
     return FALSE;
-  if ((config = load_config (cli, error)) == NULL)
+  if ((config = load_config (cli, error)) == NULL ||
+      (nets = load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
-  ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0] };
+  ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0], nets };
   if ((virt = virt_module (error)) == NULL ||
       !virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &ctx, &name,
                      error))
@@ -563,26 +847,46 @@ cmd_attach (VpaCli *cli, GError **error)
 
 /* ------------------------------------------------------------------ */
 
+/* The one list of commands and which option groups each takes: --help,
+ * the man page's test and the bash completion all read it (through
+ * --help), so a new command or option appears in each. */
+enum {
+  OPT_FORMAT = 1 << 0,   /* --format text|json */
+  OPT_GROUP_BY = 1 << 1, /* --group-by KEYS, --format also openmetrics */
+  OPT_OUTPUT = 1 << 2,   /* --output FILE */
+  OPT_PLACE = 1 << 3,    /* --explain */
+  OPT_ATTACH = 1 << 4,   /* --port, --physnet, --policy, --live, --config (virsh's) */
+  OPT_ALIAS = 1 << 5,    /* --alias NAME */
+  OPT_DEVICES = 1 << 6,  /* --devices SEL */
+};
+
 typedef struct {
   const char *name;
   const char *args;
   const char *summary;
   gboolean (*run) (VpaCli *cli, GError **error);
-  gboolean wants_pools, wants_place, wants_attach, wants_topology;
+  guint options;
 } VpaCommand;
 
 static const VpaCommand commands[] = {
-  { "pools", "", "PCI device pools generated on demand from the inventory", cmd_pools, TRUE },
+  { "pools", "", "PCI device pools generated on demand from the inventory", cmd_pools,
+    OPT_GROUP_BY | OPT_OUTPUT },
+  { "devices", "", "every inventory device, its state and the domain holding it", cmd_devices,
+    OPT_FORMAT | OPT_OUTPUT | OPT_ALIAS },
   { "place", "FILE|-", "fill every request of a domain with a device; print the XML", cmd_place,
-    FALSE, TRUE },
-  { "check", "DOMAIN|FILE", "verify placed devices still meet their policies", cmd_check },
-  { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define },
+    OPT_PLACE },
+  { "check", "DOMAIN|FILE", "verify placed devices still meet their policies", cmd_check,
+    OPT_FORMAT },
+  { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define,
+    0 },
   { "attach", "DOMAIN --port ALIAS", "hot-plug a VF for a port by the same rules", cmd_attach,
-    FALSE, FALSE, TRUE },
-  { "snapshot", "", "write a host snapshot of the inventory and claims", cmd_snapshot },
-  { "traits", "", "the host's capability traits", cmd_traits },
+    OPT_ATTACH },
+  { "snapshot", "", "write a host snapshot of the inventory and claims", cmd_snapshot, 0 },
+  { "traits", "", "the host's capability traits", cmd_traits, OPT_FORMAT },
+  { "config", "check", "report configuration mistakes (exit 0 clean, 1 warnings, 2 errors)",
+    cmd_config, 0 },
   { "topology", "", "PCIe distances between devices, as nvidia-smi topo -m", cmd_topology,
-    FALSE, FALSE, FALSE, TRUE },
+    OPT_FORMAT | OPT_DEVICES },
 };
 
 static void
@@ -613,18 +917,32 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
     { NULL }
   };
-  GOptionEntry pools[] = {
+  GOptionEntry format[] = {
     { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format, "text (default) or json", "FORMAT" },
+    { NULL }
+  };
+  GOptionEntry pools[] = {
+    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format,
+      "text (default), json or openmetrics", "FORMAT" },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &cli.group_by,
       "pool keys: vendor,product,numa_node,socket,dev_type,tags,pf,pcie-root,pcie-switch",
       "KEYS" },
     { NULL }
   };
   GOptionEntry topology[] = {
-    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format, "text (default) or json", "FORMAT" },
     { "devices", 0, 0, G_OPTION_ARG_STRING, &cli.devices,
       "aliases, physical networks or address globs, comma separated (default: all but VFs)",
       "SEL" },
+    { NULL }
+  };
+  GOptionEntry output[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &cli.output,
+      "write to FILE atomically (temporary file, rename) instead of stdout", "FILE" },
+    { NULL }
+  };
+  GOptionEntry alias[] = {
+    { "alias", 0, 0, G_OPTION_ARG_STRING, &cli.alias,
+      "only the devices a PCI alias of the configuration matches", "NAME" },
     { NULL }
   };
   GOptionEntry place[] = {
@@ -645,16 +963,22 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   ctx = g_option_context_new (param);
   g_option_context_set_summary (ctx, cmd->summary);
   /* attach's --config is virsh's "affect the persistent definition". */
-  if (cmd->wants_attach)
+  if (cmd->options & OPT_ATTACH)
     memmove (&common[2], &common[3], 2 * sizeof common[0]);
   g_option_context_add_main_entries (ctx, common, NULL);
-  if (cmd->wants_pools)
+  if (cmd->options & OPT_FORMAT)
+    g_option_context_add_main_entries (ctx, format, NULL);
+  if (cmd->options & OPT_GROUP_BY)
     g_option_context_add_main_entries (ctx, pools, NULL);
-  if (cmd->wants_place)
+  if (cmd->options & OPT_OUTPUT)
+    g_option_context_add_main_entries (ctx, output, NULL);
+  if (cmd->options & OPT_ALIAS)
+    g_option_context_add_main_entries (ctx, alias, NULL);
+  if (cmd->options & OPT_PLACE)
     g_option_context_add_main_entries (ctx, place, NULL);
-  if (cmd->wants_attach)
+  if (cmd->options & OPT_ATTACH)
     g_option_context_add_main_entries (ctx, attach, NULL);
-  if (cmd->wants_topology)
+  if (cmd->options & OPT_DEVICES)
     g_option_context_add_main_entries (ctx, topology, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);

@@ -185,6 +185,12 @@ vpa_inventory_prop (const VpaInventory *inv, guint i, const char *key)
         return NULL;
       return vpa_host_device (inv->host, (guint) dev->parent_index)->netdev;
     }
+  if (strcmp (key, VPA_PROP_PF_NETDEV) == 0)
+    {
+      if (dev->dev_type != VPA_DEV_TYPE_VF || dev->parent_index < 0)
+        return NULL;
+      return vpa_host_device (inv->host, (guint) dev->parent_index)->netdev;
+    }
   value = tag_value (inv, i, key, &present);
   if (present)
     return value;

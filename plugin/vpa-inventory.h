@@ -51,6 +51,11 @@ vpa_inventory_has (const VpaInventory *inv, guint i)
  * implicit "remote_managed" = "false" for VFs and PFs. NULL when absent. */
 const char *vpa_inventory_prop (const VpaInventory *inv, guint i, const char *key);
 
+/* Ours, not Nova's: a VF's PF netdev whether or not the VF has a netdev
+ * of its own (parent_ifname needs one); restricts a port to the PFs of
+ * libvirt hostdev networks (vpa-netpool.c). */
+#define VPA_PROP_PF_NETDEV "vpa:pf_netdev"
+
 /* Nova's pci_device_prop_match of device i against one spec dict. */
 gboolean vpa_inventory_spec_match (const VpaInventory *inv, guint i,
                                    const VpaSpec *spec);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-pipeline.h"
+#include "vpa-netpool.h"
 
 #include <string.h>
 
@@ -34,7 +35,7 @@ format_nodes (const VpaGuestNodes *guest)
 
 static void
 explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *guest,
-                   const VpaPlacement *placement)
+                   const VpaPlacement *placement, const VpaDomain *dom, GPtrArray *nets)
 {
   g_autofree char *nodes = format_nodes (guest);
 
@@ -66,10 +67,21 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
         }
       for (guint j = 0; a->devices != NULL && j < a->devices->len; j++)
         {
-          const VpaDevice *d = vpa_host_device (inv->host, g_array_index (a->devices, guint, j));
+          guint idx = g_array_index (a->devices, guint, j);
+          const VpaDevice *d = vpa_host_device (inv->host, idx);
+          const VpaPortRequest *port = r->kind == VPA_REQUEST_PORT
+                                         ? vpa_netpool_port (dom, r->device) : NULL;
+          const VpaHostdevNet *net = port != NULL && port->network != NULL
+                                       ? vpa_netpool_network_of (inv, nets, idx) : NULL;
           char buf[VPA_ADDR_BUFLEN];
-          g_string_append_printf (out, "  -> %s (node %d)\n", vpa_addr_format (d->addr, buf),
-                                  d->numa_node);
+
+          if (net != NULL)
+            g_string_append_printf (out, "  -> network %s (node %d; libvirt picks the VF, "
+                                         "counted on %s)\n",
+                                    net->name, d->numa_node, vpa_addr_format (d->addr, buf));
+          else
+            g_string_append_printf (out, "  -> %s (node %d)\n", vpa_addr_format (d->addr, buf),
+                                    d->numa_node);
         }
     }
   for (guint i = 0; placement->groups != NULL && i < placement->groups->len; i++)
@@ -84,10 +96,100 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
     }
 }
 
+/* A network port's decision names the network of the chosen VF's PF;
+ * without nets, the network its record names. */
+static void
+decide_network (VpaDecision *dec, const VpaInventory *inv, const VpaDomain *dom,
+                GPtrArray *nets, guint idx)
+{
+  const VpaPortRequest *port = vpa_netpool_port (dom, dec->device);
+  const VpaHostdevNet *net;
+
+  if (port == NULL || port->network == NULL)
+    return;
+  net = vpa_netpool_network_of (inv, nets, idx);
+  dec->network = g_strdup (net != NULL ? net->name : port->network);
+}
+
+/* Without the networks (the hook), a network port keeps what its
+ * <vpa:placed network=...> record says, or is left to libvirt. */
+static void
+keep_network_decisions (const VpaDomain *dom, GPtrArray *decisions)
+{
+  for (guint i = 0; i < dom->placed->len; i++)
+    {
+      const VpaPlacedRecord *rec = g_ptr_array_index (dom->placed, i);
+      const VpaPortRequest *port = vpa_netpool_port (dom, rec->device);
+      VpaDecision *dec;
+
+      if (rec->network == NULL || port == NULL || port->network == NULL)
+        continue;
+      dec = vpa_decision_new (VPA_DECISION_PORT, rec->device, 0, VPA_ADDR_NONE, rec->numa_node,
+                              rec->policy, rec->source);
+      dec->network = g_strdup (port->network);
+      g_ptr_array_add (decisions, dec);
+    }
+}
+
+/* The requests placement works on: without nets, none for network ports. */
+static void
+drop_network_requests (GPtrArray *requests, const VpaDomain *dom)
+{
+  for (guint i = requests->len; i > 0; i--)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i - 1);
+      const VpaPortRequest *port = r->kind == VPA_REQUEST_PORT
+                                     ? vpa_netpool_port (dom, r->device) : NULL;
+
+      if (port != NULL && port->network != NULL)
+        g_ptr_array_remove_index (requests, i - 1);
+    }
+}
+
+/* Request order (aliases, then ports as the document lists them), as
+ * the records were written: kept network decisions go back among the
+ * ports, so that re-placing a placed domain changes nothing. */
+static gint
+decision_rank (const VpaDomain *dom, GPtrArray *decisions, const VpaDecision *d)
+{
+  guint pos = 0;
+
+  if (d->kind == VPA_DECISION_PORT)
+    for (guint i = 0; i < dom->ports->len; i++)
+      if (strcmp (((VpaPortRequest *) dom->ports->pdata[i])->device, d->device) == 0)
+        return (gint) (decisions->len + i);
+  g_ptr_array_find (decisions, d, &pos);
+  return (gint) pos;
+}
+
+static void
+order_decisions (const VpaDomain *dom, GPtrArray *decisions)
+{
+  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
+  g_autofree gint *rank = g_new (gint, MAX (decisions->len, 1));
+
+  for (guint i = 0; i < decisions->len; i++)
+    rank[i] = decision_rank (dom, decisions, decisions->pdata[i]);
+  /* a small insertion sort by rank: stable, and n is the domain's device count */
+  for (guint i = 0; i < decisions->len; i++)
+    {
+      guint j = sorted->len;
+      while (j > 0 && rank[GPOINTER_TO_UINT (sorted->pdata[j - 1])] > rank[i])
+        j--;
+      g_ptr_array_insert (sorted, (gint) j, GUINT_TO_POINTER (i));
+    }
+  {
+    g_autofree gpointer *copy = g_memdup2 (decisions->pdata, decisions->len * sizeof (gpointer));
+    for (guint i = 0; i < sorted->len; i++)
+      decisions->pdata[i] = copy[GPOINTER_TO_UINT (sorted->pdata[i])];
+  }
+}
+
 /* One decision per device; alias devices are numbered per alias name
  * across requests (the same alias listed twice continues N). */
 static GPtrArray *
-decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement)
+decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement,
+                          const VpaDomain *dom, GPtrArray *nets)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
   g_autoptr (GHashTable) next_index = g_hash_table_new (g_str_hash, g_str_equal);
@@ -123,6 +225,8 @@ decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement
               dec->locality = (gint) vpa_placement_group_locality (inv, placement,
                                                                    r->locality_group);
             }
+          if (r->kind == VPA_REQUEST_PORT)
+            decide_network (dec, inv, dom, nets, g_array_index (a->devices, guint, j));
           g_ptr_array_add (out, dec);
         }
     }
@@ -145,6 +249,14 @@ parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *wha
 char *
 vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, const char *buf,
                     gsize len, const char *what, VpaPlaceReport *report, GError **error)
+{
+  return vpa_pipeline_place_nets (host, claims, config, buf, len, what, NULL, report, error);
+}
+
+char *
+vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                         const char *buf, gsize len, const char *what, GPtrArray *nets,
+                         VpaPlaceReport *report, GError **error)
 {
   g_autoptr (VpaHost) owned = host;
   g_autoptr (VpaDomain) dom = NULL;
@@ -170,6 +282,10 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   requests = vpa_requests_from_domain (dom, config, error);
   if (requests == NULL)
     return NULL;
+  if (nets == NULL)
+    drop_network_requests (requests, dom);
+  else if (!vpa_netpool_restrict (requests, dom, nets, error))
+    return NULL;
   inv = vpa_inventory_new (g_steal_pointer (&owned), config,
                            vpa_claims_filter (claims, dom->name, FALSE), error);
   if (inv == NULL)
@@ -180,13 +296,19 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
    * verdicts, no devices. */
   placement = vpa_place_explain (inv, requests, &guest, explain ? &failed : NULL, &local);
   if (explain && (placement != NULL || failed != NULL))
-    explain_placement (report->explain, inv, &guest, placement != NULL ? placement : failed);
+    explain_placement (report->explain, inv, &guest, placement != NULL ? placement : failed, dom,
+                       nets);
   if (placement == NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  decisions = decisions_from_placement (inv, placement);
+  decisions = decisions_from_placement (inv, placement, dom, nets);
+  if (nets == NULL)
+    {
+      keep_network_decisions (dom, decisions);
+      order_decisions (dom, decisions);
+    }
   cells = vpa_pipeline_guest_cells (dom);
   out = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &out_len,
                                      error);
@@ -338,9 +460,77 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   return res;
 }
 
+/* A port on a hostdev network with no VF yet (a defined domain): checked
+ * on a free VF of its network's PF, which all share the PF's node. */
+static VpaCheckResult *
+check_network_port (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaRequest *r,
+                    const VpaPortRequest *port, GPtrArray *nets)
+{
+  const VpaHostdevNet *net = vpa_netpool_find (nets, port->network);
+  VpaCheckResult *res;
+  char pfaddr[VPA_ADDR_BUFLEN] = "-";
+
+  if (nets == NULL)
+    {
+      res = g_new0 (VpaCheckResult, 1);
+      res->device = g_strdup (r->device);
+      res->addr = VPA_ADDR_NONE;
+      res->numa_node = VPA_NUMA_NONE;
+      res->status = VPA_CHECK_OK;
+      res->line = g_strdup_printf ("%s: network '%s': libvirt picks the VF when the domain "
+                                   "starts, checked then", r->device, port->network);
+      return res;
+    }
+  for (guint p = 0; net != NULL && net->active && net->pf_devs[p] != NULL; p++)
+    for (guint i = 0; i < inv->host->devices->len; i++)
+      {
+        const VpaDevice *d = vpa_host_device (inv->host, i);
+        VpaDomainHostdev hd = { (char *) r->device, d->addr, TRUE };
+        g_autofree char *line = NULL;
+        char vf[VPA_ADDR_BUFLEN];
+        const char *rest;
+
+        if (d->parent_index < 0 || inv->state[i] != VPA_DEV_STATE_FREE ||
+            g_strcmp0 (vpa_host_device (inv->host, (guint) d->parent_index)->netdev,
+                       net->pf_devs[p]) != 0 ||
+            !vpa_inventory_has (inv, i) || !request_matches (inv, i, r))
+          continue;
+        res = check_one (inv, guest, &hd, r);
+        /* "DEV: device VF on NUMA node N: ..." -> "DEV: network 'NET' (PF's VFs) on ..." */
+        vpa_addr_format (d->addr, vf);
+        vpa_addr_format (vpa_host_device (inv->host, (guint) d->parent_index)->addr, pfaddr);
+        rest = strstr (res->line, vf);
+        line = g_strdup_printf ("%s: network '%s' (VFs of PF %s)%s", r->device, net->name, pfaddr,
+                                rest != NULL ? rest + strlen (vf) : "");
+        g_free (res->line);
+        res->line = g_steal_pointer (&line);
+        res->addr = VPA_ADDR_NONE;
+        return res;
+      }
+  res = g_new0 (VpaCheckResult, 1);
+  res->device = g_strdup (r->device);
+  res->addr = VPA_ADDR_NONE;
+  res->numa_node = VPA_NUMA_NONE;
+  res->status = net != NULL && net->active ? VPA_CHECK_CLAIMED : VPA_CHECK_MISSING;
+  res->line = net != NULL && net->active
+                ? g_strdup_printf ("%s: network '%s' has no free VF that matches %s", r->device,
+                                   port->network, r->label)
+                : g_strdup_printf ("%s: network '%s' is not an active libvirt hostdev network of "
+                                   "this host", r->device, port->network);
+  return res;
+}
+
 GPtrArray *
 vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                     const VpaDomain *dom, gboolean running_only, gboolean *ok, GError **error)
+{
+  return vpa_pipeline_check_nets (host, claims, config, dom, NULL, running_only, ok, error);
+}
+
+GPtrArray *
+vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                         const VpaDomain *dom, GPtrArray *nets, gboolean running_only,
+                         gboolean *ok, GError **error)
 {
   g_autoptr (VpaHost) owned = host;
   g_autoptr (VpaInventory) inv = NULL;
@@ -386,8 +576,18 @@ vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
   for (guint i = 0; i < requests->len; i++)
     {
       const VpaRequest *r = g_ptr_array_index (requests, i);
+      const VpaPortRequest *port;
       if (r->kind == VPA_REQUEST_ALIAS || g_hash_table_contains (seen, r->device))
         continue;
+      port = r->kind == VPA_REQUEST_PORT ? vpa_netpool_port (dom, r->device) : NULL;
+      if (port != NULL && port->network != NULL)
+        {
+          VpaCheckResult *nres = check_network_port (inv, &guest, r, port, nets);
+          if (nres->status != VPA_CHECK_OK)
+            *ok = FALSE;
+          g_ptr_array_add (results, nres);
+          continue;
+        }
       VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
       res->device = g_strdup (r->device);
       res->addr = VPA_ADDR_NONE;

@@ -27,6 +27,15 @@ char *vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *con
                           const char *buf, gsize len, const char *what,
                           VpaPlaceReport *report, GError **error);
 
+/* vpa_pipeline_place with libvirt's hostdev networks (VpaHostdevNet*,
+ * vpa-netpool.h): a port whose device is an <interface type='network'>
+ * takes a VF of one of their PFs, and the interface's <source network>
+ * becomes that PF's network (libvirt then picks the VF). Without nets
+ * (the hook) such a port keeps the network it was placed on. */
+char *vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                               const char *buf, gsize len, const char *what, GPtrArray *nets,
+                               VpaPlaceReport *report, GError **error);
+
 /* Picks a device for one new port of a domain (hot-plug) by the same
  * rules: the domain's existing devices stay held (claims are used as
  * they are), only the new port is placed. dom is bound to host here.
@@ -63,6 +72,16 @@ GPtrArray *vpa_pipeline_check (VpaHost *host, GPtrArray *claims,
                                const VpaConfig *config, const VpaDomain *dom,
                                gboolean running_only, gboolean *ok,
                                GError **error);
+
+/* vpa_pipeline_check with libvirt's hostdev networks: a port on an
+ * <interface type='network'> (no VF yet: a defined domain) is checked on
+ * a free VF of its network's PF. Without nets (the hook at prepare
+ * begin, before libvirt allocates the VF) it is accepted as such; the
+ * VF libvirt picked is checked at start begin, where the live XML shows
+ * it as an <interface type='hostdev'>. */
+GPtrArray *vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                                    const VpaDomain *dom, GPtrArray *nets,
+                                    gboolean running_only, gboolean *ok, GError **error);
 
 void vpa_check_result_free (VpaCheckResult *res);
 

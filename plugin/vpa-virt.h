@@ -90,4 +90,9 @@ gboolean vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domai
                           guint flags, const VpaHost *inventory, VpaVirtPlaceFunc place,
                           gpointer user_data, VpaAddr *out_addr, GError **error);
 
+/* VpaHostdevNet* (vpa-netpool.h) of the connection's networks that are
+ * <forward mode='hostdev'> pools of a <pf dev>, by name; empty when the
+ * connection has no network driver. uri names it in messages. */
+GPtrArray *vpa_virt_load_hostdev_networks (virConnectPtr conn, const char *uri, GError **error);
+
 G_END_DECLS

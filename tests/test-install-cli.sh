@@ -9,7 +9,10 @@ build=${1:?usage: test-install-cli.sh BUILDDIR BINDIR MODULEDIR}
 bindir=$2 moduledir=$3
 data=${VPA_TEST_DATA:?}
 dest=$(mktemp -d)
-trap 'rm -rf "$dest"' EXIT
+# Keep the build's install log (`ninja uninstall` reads it) as it was.
+log=$build/meson-logs/install-log.txt saved=$dest.install-log
+[ -e "$log" ] && cp -p "$log" "$saved"
+trap 'if [ -e "$saved" ]; then mv -f "$saved" "$log"; else rm -f "$log"; fi; rm -rf "$dest"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null

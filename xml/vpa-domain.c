@@ -22,6 +22,7 @@ typedef struct {
   VpaDomain *dom;
   GHashTable *port_devices; /* borrowed VpaPortRequest.device */
   GHashTable *placed_devices; /* borrowed VpaPlacedRecord.device */
+  GHashTable *net_ifaces;   /* user alias -> <source network> of <interface type='network'> */
 } ParseCtx;
 
 /* ------------------------------------------------------------------ */
@@ -35,6 +36,7 @@ port_request_free (VpaPortRequest *port)
   g_free (port->physnet);
   g_free (port->pf_group);
   g_free (port->locality_group);
+  g_free (port->network);
   g_free (port);
 }
 
@@ -57,6 +59,7 @@ placed_record_free (VpaPlacedRecord *rec)
 {
   g_free (rec->device);
   g_free (rec->locality_group);
+  g_free (rec->network);
   g_free (rec);
 }
 
@@ -381,10 +384,11 @@ placed_fail (ParseCtx *ctx, xmlNode *node, const char *attr, const char *value,
 static gboolean
 parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
 {
-  static const char *const known[] = { "device", "address", "numa-node", "policy", "source",
-                                       "locality-group", "locality", NULL };
+  static const char *const known[] = { "device", "address", "network", "numa-node", "policy",
+                                       "source", "locality-group", "locality", NULL };
   g_autofree char *device = vpa_xml_prop (node, "device");
   g_autofree char *address = vpa_xml_prop (node, "address");
+  g_autofree char *network = vpa_xml_prop (node, "network");
   g_autofree char *numa = vpa_xml_prop (node, "numa-node");
   g_autofree char *policy = vpa_xml_prop (node, "policy");
   g_autofree char *source = vpa_xml_prop (node, "source");
@@ -395,8 +399,14 @@ parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
     return FALSE;
   if (device == NULL || *device == '\0')
     return placed_fail (ctx, node, "device", NULL, NULL, error);
-  if (address == NULL || !vpa_addr_parse (address, &rec.addr))
+  /* a network placement names the network; libvirt picks the VF */
+  if (network != NULL && *network == '\0')
+    return placed_fail (ctx, node, "network", network, "a libvirt network name", error);
+  rec.addr = VPA_ADDR_NONE;
+  if (network == NULL && (address == NULL || !vpa_addr_parse (address, &rec.addr)))
     return placed_fail (ctx, node, "address", address, "a PCI address DDDD:BB:SS.F", error);
+  if (network != NULL && address != NULL)
+    return placed_fail (ctx, node, "address", address, "no address with network=", error);
   if (numa != NULL)
     {
       if (!g_ascii_string_to_signed (numa, 10, -1, G_MAXINT, &node_id, NULL))
@@ -419,6 +429,7 @@ parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
   if (!vpa_domain_parse_placed_locality (node, ctx->what, &rec, error))
     return FALSE;
   rec.device = g_steal_pointer (&device);
+  rec.network = g_steal_pointer (&network);
   g_hash_table_add (ctx->placed_devices, rec.device);
   g_ptr_array_add (ctx->dom->placed, g_memdup2 (&rec, sizeof rec));
   return TRUE;
@@ -583,14 +594,43 @@ parse_metadata (ParseCtx *ctx, xmlNode *domain, GError **error)
 
 /* libvirt's content: in a domain we do not manage a bad address only
  * loses that address (libvirt would not have accepted it anyway). */
+/* An <interface type='network'> with a user alias and a <source network>:
+ * a port may name it (a hostdev network's VF, picked by libvirt). */
+static void
+note_network_interface (ParseCtx *ctx, xmlNode *iface)
+{
+  g_autofree char *type = NULL;
+  xmlNode *alias, *source;
+  char *name, *network;
+
+  if (!vpa_xml_is (iface, "interface", NULL) ||
+      g_strcmp0 (type = vpa_xml_prop (iface, "type"), "network") != 0)
+    return;
+  alias = vpa_xml_child (iface, "alias", NULL);
+  source = vpa_xml_child (iface, "source", NULL);
+  name = alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
+  network = source != NULL ? vpa_xml_prop (source, "network") : NULL;
+  if (name == NULL || network == NULL || *network == '\0' ||
+      g_hash_table_contains (ctx->net_ifaces, name))
+    {
+      g_free (name);
+      g_free (network);
+      return;
+    }
+  g_hash_table_insert (ctx->net_ifaces, name, network);
+}
+
 static gboolean
 parse_hostdevs (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
   g_autoptr (GArray) devs = vpa_xml_domain_pci_devices (
       domain, ctx->what, ctx->strict ? VPA_XML_PCI_STRICT : 0, error);
+  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
 
   if (devs == NULL)
     return FALSE;
+  for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
+    note_network_interface (ctx, c);
   for (guint i = 0; i < devs->len; i++)
     {
       const VpaXmlPciDevice *d = &g_array_index (devs, VpaXmlPciDevice, i);
@@ -618,8 +658,14 @@ check_ports (ParseCtx *ctx, GError **error)
     }
   for (guint i = 0; i < ctx->dom->ports->len; i++)
     {
-      const VpaPortRequest *port = g_ptr_array_index (ctx->dom->ports, i);
+      VpaPortRequest *port = g_ptr_array_index (ctx->dom->ports, i);
+      const char *network = g_hash_table_lookup (ctx->net_ifaces, port->device);
 
+      if (!g_hash_table_contains (aliases, port->device) && network != NULL)
+        {
+          port->network = g_strdup (network);
+          continue;
+        }
       if (!g_hash_table_contains (aliases, port->device))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -1069,7 +1115,9 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   g_autoptr (VpaDomain) dom = NULL;
   g_autoptr (GHashTable) port_devices = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GHashTable) placed_devices = g_hash_table_new (g_str_hash, g_str_equal);
-  ParseCtx ctx = { .what = what, .port_devices = port_devices, .placed_devices = placed_devices };
+  g_autoptr (GHashTable) net_ifaces = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  ParseCtx ctx = { .what = what, .port_devices = port_devices, .placed_devices = placed_devices,
+                   .net_ifaces = net_ifaces };
 
   g_return_val_if_fail (node != NULL, NULL);
   g_return_val_if_fail (what != NULL, NULL);

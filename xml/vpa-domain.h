@@ -28,6 +28,9 @@ typedef struct {
   gboolean has_policy;
   VpaPolicy policy;
   char *locality_group; /* NULL when none */
+  char *network;       /* the device is an <interface type='network'>: its
+                        * <source network>, a libvirt hostdev network whose
+                        * VF libvirt picks (docs/domain-xml.md); else NULL */
 } VpaPortRequest;
 
 /* <vpa:device alias='GPU' name='ua-gpu0' locality-group='g0'/>: one
@@ -74,7 +77,8 @@ typedef struct {
 /* <vpa:placed .../> */
 typedef struct {
   char *device;
-  VpaAddr addr;
+  VpaAddr addr;        /* VPA_ADDR_NONE for a network placement */
+  char *network;       /* a hostdev network chosen for a port, or NULL */
   gint numa_node;
   VpaPolicy policy;
   VpaPolicySource source;

@@ -44,6 +44,7 @@ vpa_decision_free (VpaDecision *decision)
     return;
   g_free (decision->device);
   g_free (decision->locality_group);
+  g_free (decision->network);
   g_free (decision);
 }
 
@@ -631,6 +632,55 @@ fill_source (Rewrite *rw, xmlNode *node, VpaAddr addr, GError **error)
   return TRUE;
 }
 
+/* The <interface type='network'> of <devices> with this user alias. */
+static xmlNode *
+network_interface (xmlNode *devices, const char *alias)
+{
+  for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
+    {
+      g_autofree char *type = NULL;
+      g_autofree char *name = NULL;
+
+      if (vpa_xml_is (c, "interface", NULL) &&
+          g_strcmp0 (type = vpa_xml_prop (c, "type"), "network") == 0 &&
+          g_strcmp0 (name = user_alias_of (c), alias) == 0)
+        return c;
+    }
+  return NULL;
+}
+
+/* Points an <interface type='network'> at the decided network: its
+ * <source network> changes, its other attributes stay. */
+static gboolean
+fill_network (Rewrite *rw, xmlNode *devices, const VpaDecision *d, GError **error)
+{
+  xmlNode *node = network_interface (devices, d->device);
+  xmlNode *source = node != NULL ? vpa_xml_child (node, "source", NULL) : NULL;
+  g_autofree char *cur = source != NULL ? vpa_xml_prop (source, "network") : NULL;
+  g_autoptr (Elem) src = NULL;
+  char quote;
+
+  if (source == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: port '%s': no <interface type='network'> with a <source> has this user "
+                   "alias", rw->what, d->device);
+      return FALSE;
+    }
+  if (g_strcmp0 (cur, d->network) == 0)
+    return TRUE;
+  quote = quote_of (rw, source, '\'');
+  src = elem_new ("source", NULL);
+  for (xmlAttr *a = source->properties; a != NULL; a = a->next)
+    {
+      g_autofree char *v = vpa_xml_prop (source, (const char *) a->name);
+      elem_attr (src, quote, (const char *) a->name,
+                 strcmp ((const char *) a->name, "network") == 0 ? d->network : v);
+    }
+  replace_element (rw, source, src, "");
+  return TRUE;
+}
+
 static gboolean
 rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GHashTable *by_alias,
                GError **error)
@@ -642,6 +692,12 @@ rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GHashTable *
 
       if (d->kind == VPA_DECISION_ALIAS)
         continue;
+      if (d->network != NULL)
+        {
+          if (!fill_network (rw, devices, d, error))
+            return FALSE;
+          continue;
+        }
       node = g_str_has_prefix (d->device, VPA_ALIAS_PREFIX)
                ? NULL
                : g_hash_table_lookup (by_alias, d->device);
@@ -977,7 +1033,8 @@ placed_matches (const VpaDomain *dom, GPtrArray *decisions)
       const VpaPlacedRecord *r = g_ptr_array_index (dom->placed, i);
       g_autofree char *name = vpa_decision_user_alias (d);
 
-      if (strcmp (name, r->device) != 0 || r->addr != d->addr || r->numa_node != d->numa_node ||
+      if (strcmp (name, r->device) != 0 || g_strcmp0 (r->network, d->network) != 0 ||
+          (d->network == NULL && r->addr != d->addr) || r->numa_node != d->numa_node ||
           r->policy != d->policy || r->source != d->source ||
           g_strcmp0 (r->locality_group, d->locality_group) != 0 ||
           (d->locality_group != NULL && r->locality != d->locality))
@@ -995,7 +1052,10 @@ placed_elem (Rewrite *rw, const char *qname, const VpaDecision *d)
   char addr[VPA_ADDR_BUFLEN];
 
   elem_attr (e, rw->vpa_quote, "device", name);
-  elem_attr (e, rw->vpa_quote, "address", vpa_addr_format (d->addr, addr));
+  if (d->network != NULL)
+    elem_attr (e, rw->vpa_quote, "network", d->network);
+  else
+    elem_attr (e, rw->vpa_quote, "address", vpa_addr_format (d->addr, addr));
   elem_attr (e, rw->vpa_quote, "numa-node", node);
   elem_attr (e, rw->vpa_quote, "policy", vpa_policy_to_string (d->policy));
   elem_attr (e, rw->vpa_quote, "source", vpa_policy_source_to_string (d->source));
@@ -1054,7 +1114,7 @@ check_decisions (const char *what, GPtrArray *decisions, GError **error)
                        "%s: decision for device '%s': not a valid libvirt user alias", what, name);
           return FALSE;
         }
-      if (d->addr == VPA_ADDR_NONE)
+      if (d->addr == VPA_ADDR_NONE && d->network == NULL)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: decision for device '%s': no PCI address", what, name);

@@ -30,6 +30,9 @@ typedef struct {
   VpaPolicySource source;
   char *locality_group; /* NULL when none */
   gint locality;        /* VpaLocality the group reached, -1 when none */
+  char *network;       /* port on an <interface type='network'>: the hostdev
+                        * network chosen (addr is then the VF placement
+                        * counted on; libvirt picks one of that PF's VFs) */
 } VpaDecision;
 
 VpaDecision *vpa_decision_new (VpaDecisionKind kind, const char *device, guint index,

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "vpa-config-lint.h"
+
+#include <string.h>
+
+static const char *const level_names[] = { "note", "warning", "error" };
+
+void
+vpa_lint_finding_free (VpaLintFinding *f)
+{
+  if (f == NULL)
+    return;
+  g_free (f->line);
+  g_free (f);
+}
+
+static void G_GNUC_PRINTF (5, 6)
+add (GPtrArray *findings, VpaLintLevel level, const char *path, guint line, const char *fmt,
+     ...)
+{
+  VpaLintFinding *f = g_new0 (VpaLintFinding, 1);
+  g_autofree char *msg = NULL;
+  va_list ap;
+
+  va_start (ap, fmt);
+  msg = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  f->level = level;
+  f->line = line > 0 ? g_strdup_printf ("%s:%u: %s: %s", path, line, level_names[level], msg)
+                     : g_strdup_printf ("%s: %s: %s", path, level_names[level], msg);
+  g_ptr_array_add (findings, f);
+}
+
+gint
+vpa_lint_worst (GPtrArray *findings)
+{
+  gint worst = -1;
+
+  for (guint i = 0; i < findings->len; i++)
+    worst = MAX (worst, (gint) ((VpaLintFinding *) findings->pdata[i])->level);
+  return worst;
+}
+
+/* ------------------------------------------------------------------ */
+/* The raw file: groups and keys with their line numbers               */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  char *group;
+  char *key;   /* NULL for the group header itself */
+  guint line;
+} RawEntry;
+
+static void
+raw_entry_free (RawEntry *e)
+{
+  g_free (e->group);
+  g_free (e->key);
+  g_free (e);
+}
+
+/* GKeyFile's own syntax: "[name]" headers, "key=value" lines, '#'
+ * comments; keys are stripped of blanks around them. */
+static GPtrArray *
+raw_scan (const char *data, gsize len)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) raw_entry_free);
+  g_autofree char *text = g_strndup (data != NULL ? data : "", len);
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_autofree char *group = NULL;
+
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *l = g_strstrip (lines[i]);
+      char *eq;
+      RawEntry *e;
+
+      if (*l == '\0' || *l == '#')
+        continue;
+      if (*l == '[' && l[strlen (l) - 1] == ']')
+        {
+          g_free (group);
+          group = g_strndup (l + 1, strlen (l) - 2);
+          e = g_new0 (RawEntry, 1);
+          e->group = g_strdup (group);
+          e->line = i + 1;
+          g_ptr_array_add (out, e);
+          continue;
+        }
+      if (group == NULL || (eq = strchr (l, '=')) == NULL)
+        continue;
+      *eq = '\0';
+      e = g_new0 (RawEntry, 1);
+      e->group = g_strdup (group);
+      e->key = g_strdup (g_strstrip (l));
+      e->line = i + 1;
+      g_ptr_array_add (out, e);
+    }
+  return out;
+}
+
+/* Levenshtein distance, bounded: short keys only. */
+static guint
+distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  g_autofree guint *prev = NULL, *cur = NULL;
+
+  if (la > 64 || lb > 64)
+    return G_MAXUINT;
+  prev = g_new (guint, lb + 1);
+  cur = g_new (guint, lb + 1);
+  for (gsize j = 0; j <= lb; j++)
+    prev[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint *t;
+
+      cur[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+          cur[j] = MIN (MIN (prev[j] + 1, cur[j - 1] + 1), sub);
+          /* a swap of two neighbours is one mistake, not two */
+          if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+            cur[j] = MIN (cur[j], prev[j - 1]);
+        }
+      t = prev;
+      prev = cur;
+      cur = t;
+    }
+  return prev[lb];
+}
+
+/* The keys of a [device-spec] group and the tags Nova gives a meaning. */
+static const char *const spec_keys[] = {
+  "address", "vendor-id", "product-id", "devname", "physical-network", "trusted",
+  "remote-managed", NULL,
+};
+
+static const char *
+near_miss (const char *key)
+{
+  g_autofree char *k = g_strdelimit (g_ascii_strdown (key, -1), "_", '-');
+
+  for (guint i = 0; spec_keys[i] != NULL; i++)
+    {
+      guint d;
+
+      if (strcmp (k, spec_keys[i]) == 0)
+        return NULL;
+      d = distance (k, spec_keys[i]);
+      if (d > 0 && d <= (strlen (spec_keys[i]) > 8 ? 2u : 1u))
+        return spec_keys[i];
+    }
+  return NULL;
+}
+
+void
+vpa_config_lint_text (const char *data, gsize len, const char *path, GPtrArray *findings)
+{
+  g_autoptr (GPtrArray) raw = raw_scan (data, len);
+  g_autoptr (GHashTable) first = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; i < raw->len; i++)
+    {
+      const RawEntry *e = raw->pdata[i];
+      const char *miss;
+
+      if (e->key == NULL)
+        {
+          const RawEntry *seen = g_hash_table_lookup (first, e->group);
+          if (seen != NULL)
+            add (findings, VPA_LINT_ERROR, path, e->line,
+                 "group [%s] written twice (first at line %u): GKeyFile merges them into one",
+                 e->group, seen->line);
+          else
+            g_hash_table_insert (first, e->group, (gpointer) e);
+          continue;
+        }
+      if (!g_str_has_prefix (e->group, "device-spec"))
+        continue;
+      if ((miss = near_miss (e->key)) != NULL)
+        add (findings, VPA_LINT_ERROR, path, e->line,
+             "[%s] key '%s' is close to '%s': as written it is a tag, and the spec matches "
+             "more devices than meant", e->group, e->key, miss);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Against the inventory                                               */
+/* ------------------------------------------------------------------ */
+
+static guint
+group_line (GPtrArray *raw, const char *group)
+{
+  for (guint i = 0; i < raw->len; i++)
+    {
+      const RawEntry *e = raw->pdata[i];
+      if (e->key == NULL && strcmp (e->group, group) == 0)
+        return e->line;
+    }
+  return 0;
+}
+
+static void
+lint_specs (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
+            GPtrArray *findings)
+{
+  for (guint s = 0; s < config->device_specs->len; s++)
+    {
+      const VpaDeviceSpec *spec = config->device_specs->pdata[s];
+      g_autofree char *group = g_strdup_printf ("device-spec %s", spec->name);
+      guint n = 0;
+
+      for (guint i = 0; i < inv->host->devices->len; i++)
+        {
+          gboolean all = FALSE;
+          if (vpa_config_match_device (config, inv->host, i, &all) == spec)
+            n++;
+        }
+      if (n == 0)
+        add (findings, VPA_LINT_WARNING, config->path, group_line (raw, group),
+             "[%s] matches no device of the inventory %s (or only devices an earlier spec "
+             "took)", group, inv->host->source);
+    }
+}
+
+static void
+lint_aliases (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
+              GPtrArray *findings)
+{
+  for (guint a = 0; a < config->aliases->len; a++)
+    {
+      const VpaAlias *alias = config->aliases->pdata[a];
+      g_autofree char *group = g_strdup_printf ("alias %s", alias->name);
+      gboolean found = FALSE;
+
+      for (guint s = 0; s < alias->specs->len && !found; s++)
+        for (guint i = 0; i < inv->host->devices->len && !found; i++)
+          found = vpa_inventory_has (inv, i) &&
+                  vpa_inventory_spec_match (inv, i, alias->specs->pdata[s]);
+      if (!found)
+        add (findings, VPA_LINT_WARNING, config->path, group_line (raw, group),
+             "[%s] no device of the inventory %s satisfies it (no device spec admits a "
+             "matching device): a request for '%s' always fails", group, inv->host->source,
+             alias->name);
+    }
+}
+
+void
+vpa_config_lint_inventory (const VpaConfig *config, const VpaInventory *inv, const char *data,
+                           gsize len, GPtrArray *findings)
+{
+  g_autoptr (GPtrArray) raw = raw_scan (data, len);
+
+  lint_specs (config, inv, raw, findings);
+  lint_aliases (config, inv, raw, findings);
+  for (guint i = 0; i < raw->len; i++)
+    {
+      const RawEntry *e = raw->pdata[i];
+
+      if (e->key != NULL &&
+          (strcmp (e->group, "inventory") == 0 || strcmp (e->group, "claims") == 0))
+        add (findings, VPA_LINT_NOTE, config->path, e->line,
+             "[%s] %s is read by the hook only; the command takes --inventory and --connect",
+             e->group, e->key);
+    }
+}
