@@ -45,9 +45,9 @@ check_config (const VpaConfig *config, const VpaHost *host)
     }
   for (guint i = 0; i < host->devices->len; i++)
     {
-      gboolean all = FALSE;
-      const VpaDeviceSpec *ds = vpa_config_match_device (config, host, i, &all);
-      VPA_FUZZ_CHECK (ds == NULL || !all);
+      const VpaDeviceSpec *ds = vpa_config_match_device (config, host, i);
+      VPA_FUZZ_CHECK (ds == NULL || config->device_specs->len > 0);
+      VPA_FUZZ_CHECK (ds == NULL || !vpa_config_never_assignable (vpa_host_device (host, i)));
     }
 
   /* The inventory takes the host; the caller's copy stays usable. */

@@ -32,7 +32,9 @@ check_host (const VpaHost *host)
   for (guint i = 0; i < host->claims->len; i++)
     {
       const VpaClaim *claim = g_ptr_array_index (host->claims, i);
-      VPA_FUZZ_CHECK (claim->domain != NULL && claim->addr != VPA_ADDR_NONE);
+      /* a device claim names a device; a NUMA claim holds CPUs or memory */
+      VPA_FUZZ_CHECK (claim->domain != NULL && (claim->addr != VPA_ADDR_NONE) == (claim->numa == NULL));
+      VPA_FUZZ_CHECK (claim->numa == NULL || claim->numa->dedicated->len > 0 || claim->numa->memory->len > 0);
     }
 }
 

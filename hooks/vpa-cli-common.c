@@ -29,7 +29,11 @@ vpa_cli_fail (const char *prefix, const GError *error)
     code = error->code;
   else if (error->domain == G_OPTION_ERROR)
     code = VPA_ERROR_INVALID;
-  fprintf (stderr, "%s%s\n", prefix, error->message);
+  {
+    g_autofree char *line = g_strconcat (prefix, error->message, NULL);
+    g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
+    fprintf (stderr, "%s\n", bounded);
+  }
   return code;
 }
 
@@ -88,6 +92,13 @@ vpa_cli_read_stdin (char **buf, gsize *len, GError **error)
                        "stdin: input exceeds the limit of 16 MiB");
           return FALSE;
         }
+    }
+  /* A read error is not the end of the document. */
+  if (ferror (stdin))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "stdin: cannot read: %s",
+                   g_strerror (errno));
+      return FALSE;
     }
   *len = s->len;
   *buf = g_string_free (g_steal_pointer (&s), FALSE);

@@ -479,6 +479,7 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *param = g_strdup_printf ("%s %s", cmd->name, cmd->args);
+  g_autofree char *prog = g_strdup_printf ("virt-pci-affinity fleet %s", cmd->name);
   gboolean sync = cmd->run == cmd_sync, filter = cmd->run == cmd_filter;
   GOptionEntry entries[] = {
     { "store", 0, 0, G_OPTION_ARG_STRING, &cli.store, "the fleet store", "STORE" },
@@ -497,7 +498,8 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
     { NULL }
   };
 
-  ctx = g_option_context_new (param);
+  argv[0] = prog; /* "Usage: virt-pci-affinity fleet pools [OPTION…] ..." */
+  ctx = g_option_context_new (cmd->args);
   g_option_context_set_summary (ctx, cmd->summary);
   g_option_context_add_main_entries (ctx, entries, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))

@@ -343,6 +343,20 @@ read_input (const char *path, char **buf, gsize *len, GError **error)
 /* Commands                                                            */
 /* ------------------------------------------------------------------ */
 
+/* Nothing whitelisted means nothing assignable (Nova's empty whitelist):
+ * say so, and how to whitelist, rather than print an empty table only. */
+static void
+pools_hint (const VpaInventory *inv)
+{
+  if (inv->config->device_specs->len > 0 || inv->host->devices->len == 0)
+    return;
+  fprintf (stderr,
+           "virt-pci-affinity: pools: none of the %u PCI devices of %s is assignable: %s has no "
+           "[device-spec NAME] group; add one per set of devices to pass through (e.g. "
+           "address=0000:3b:00.0 and physical-network=physnet1; bridges never are)\n",
+           inv->host->devices->len, inv->host->source, inv->config->path);
+}
+
 /* stdout, or --output FILE written atomically. */
 static gboolean
 emit (const VpaCli *cli, const char *out, GError **error)
@@ -422,11 +436,14 @@ cmd_pools (VpaCli *cli, GError **error)
       g_autofree char *table = NULL, *more = NULL;
 
       pools = vpa_pools_generate (inv, keys);
-      table = vpa_output_pools_text (inv, pools);
+      table = vpa_output_pools_text_ordered (inv, pools, cli->group_by);
       more = vpa_output_netpool_text (inv, netrows);
       out = g_strconcat (table, more, NULL);
     }
-  return emit (cli, out, error);
+  if (!emit (cli, out, error))
+    return FALSE;
+  pools_hint (inv);
+  return TRUE;
 }
 
 static gboolean
@@ -553,6 +570,30 @@ cmd_topology (VpaCli *cli, GError **error)
 }
 
 static gboolean
+cmd_nodes (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaCapacity) cap = NULL;
+  g_autofree char *out = NULL;
+  gboolean json;
+
+  if (cli->group_by != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "nodes: --group-by applies to pools only");
+      return FALSE;
+    }
+  if (!vpa_cli_format_is_json (&cli->common, &json, error) || !world_load (cli, &w, error))
+    return FALSE;
+  if (!w.host->sealed && !vpa_host_seal (w.host, error))
+    return FALSE;
+  cap = vpa_capacity_new (w.host, w.config, w.claims, NULL, error);
+  if (cap == NULL)
+    return FALSE;
+  out = json ? vpa_output_nodes_json (cap) : vpa_output_nodes_text (cap);
+  return vpa_cli_write_stdout (out, error);
+}
+
+static gboolean
 cmd_traits (VpaCli *cli, GError **error)
 {
   g_auto (VpaCliWorld) w = { 0 };
@@ -582,7 +623,7 @@ cmd_snapshot (VpaCli *cli, GError **error)
   for (guint i = 0; i < w.claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (w.claims, i);
-      vpa_host_add_claim (w.host, vpa_claim_new (c->domain, c->addr, c->running));
+      vpa_host_add_claim (w.host, vpa_claim_copy (c));
     }
   return vpa_snapshot_write (w.host, stdout, error);
 }
@@ -622,6 +663,16 @@ cmd_place (VpaCli *cli, GError **error)
   return vpa_cli_write_stdout (out, error);
 }
 
+/* check's argument by its form, never by what the current directory
+ * holds: a FILE is "-", has a '/' or ends in ".xml" (./NAME for any
+ * other file); anything else names a domain (libvirt's names have no
+ * '/'). */
+static gboolean
+check_arg_is_file (const char *arg)
+{
+  return strcmp (arg, "-") == 0 || strchr (arg, '/') != NULL || g_str_has_suffix (arg, ".xml");
+}
+
 static gboolean
 cmd_check (VpaCli *cli, GError **error)
 {
@@ -633,6 +684,7 @@ cmd_check (VpaCli *cli, GError **error)
   const char *arg;
   gsize len;
   gboolean ok = TRUE;
+  guint problems = 0;
   gboolean json;
 
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
@@ -643,7 +695,7 @@ cmd_check (VpaCli *cli, GError **error)
   if (!vpa_cli_format_is_json (&cli->common, &json, error))
     return FALSE;
   arg = cli->common.args[0];
-  if (strcmp (arg, "-") == 0 || g_file_test (arg, G_FILE_TEST_EXISTS))
+  if (check_arg_is_file (arg))
     {
       if (!read_input (arg, &buf, &len, error))
         return FALSE;
@@ -659,7 +711,7 @@ cmd_check (VpaCli *cli, GError **error)
   if (dom == NULL)
     return FALSE;
   results = vpa_pipeline_check_nets (g_steal_pointer (&w.host), w.claims, w.config, dom, nets,
-                                     FALSE, &ok, error);
+                                     TRUE, &ok, error);
   if (results == NULL)
     return FALSE;
   if (json)
@@ -668,15 +720,29 @@ cmd_check (VpaCli *cli, GError **error)
       if (!vpa_cli_write_stdout (out, error))
         return FALSE;
     }
-  for (guint i = 0; !json && i < results->len; i++)
+  for (guint i = 0; i < results->len; i++)
     {
       const VpaCheckResult *r = g_ptr_array_index (results, i);
-      printf ("%s\n", r->line);
+      g_autofree char *line = json ? NULL : vpa_message_bound (r->line, VPA_MESSAGE_MAX);
+
+      if (line != NULL)
+        printf ("%s\n", line);
+      if (r->status != VPA_CHECK_OK)
+        problems++;
+    }
+  /* The report is check's answer, on stdout even when it is "no" (exit
+   * 1); stderr says so in one line, wherever stdout goes. */
+  if (fflush (stdout) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "check: cannot write the report: %s",
+                   g_strerror (errno));
+      return FALSE;
     }
   if (!ok)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                   "check: domain '%s' breaks its placement (see above)", dom->name);
+                   "check: domain '%s' breaks its placement: %u problem%s (the report is on stdout)",
+                   dom->name != NULL ? dom->name : "(unnamed)", problems, problems == 1 ? "" : "s");
       return FALSE;
     }
   return TRUE;
@@ -875,7 +941,7 @@ static const VpaCommand commands[] = {
     OPT_FORMAT | OPT_OUTPUT | OPT_ALIAS },
   { "place", "FILE|-", "fill every request of a domain with a device; print the XML", cmd_place,
     OPT_PLACE },
-  { "check", "DOMAIN|FILE", "verify placed devices still meet their policies", cmd_check,
+  { "check", "DOMAIN|FILE", "verify placed devices meet their policies (report on stdout, also on exit 1)", cmd_check,
     OPT_FORMAT },
   { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define,
     0 },
@@ -887,6 +953,7 @@ static const VpaCommand commands[] = {
     cmd_config, 0 },
   { "topology", "", "PCIe distances between devices, as nvidia-smi topo -m", cmd_topology,
     OPT_FORMAT | OPT_DEVICES },
+  { "nodes", "", "per NUMA node: CPUs, memory and pages still free", cmd_nodes, OPT_FORMAT },
 };
 
 static void
@@ -906,14 +973,14 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   g_auto (VpaCli) cli = { 0 };
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GError) error = NULL;
-  g_autofree char *param = g_strdup_printf ("%s %s", cmd->name, cmd->args);
+  g_autofree char *prog = g_strdup_printf ("virt-pci-affinity %s", cmd->name);
   GOptionEntry common[] = {
     { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.common.connect,
       "libvirt URI of the domains (claims)", "URI" },
     { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.common.inventory,
       "where devices and topology come from (default: the --connect URI)", "SOURCE" },
     { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.common.config_path,
-      "configuration file (attach: VPA_CONFIG; its --config is virsh's)", "FILE" },
+      "configuration file", "FILE" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
     { NULL }
   };
@@ -956,11 +1023,15 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "the port's NUMA affinity policy", "POLICY" },
     { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
     { "config", 0, 0, G_OPTION_ARG_NONE, &cli.persistent,
-      "affect the persistent definition (as virsh attach-device --config)", NULL },
+      "affect the persistent definition (as virsh attach-device --config; the "
+      "configuration file is VPA_CONFIG's, else the installed one)", NULL },
     { NULL }
   };
 
-  ctx = g_option_context_new (param);
+  /* "Usage: virt-pci-affinity check [OPTION…] DOMAIN|FILE": GOption
+   * names the program by argv[0]. */
+  argv[0] = prog;
+  ctx = g_option_context_new (cmd->args);
   g_option_context_set_summary (ctx, cmd->summary);
   /* attach's --config is virsh's "affect the persistent definition". */
   if (cmd->options & OPT_ATTACH)

@@ -51,10 +51,10 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HookRun, hook_run_clear)
 static int
 fail (const HookRun *run, const char *message)
 {
-  g_autofree char *line = g_strdup (message);
+  g_autofree char *line = g_strdup_printf ("%s: domain '%s': %s", PROG, run->guest, message);
+  g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
 
-  g_strdelimit (line, "\n", ' ');
-  fprintf (stderr, "%s: domain '%s': %s\n", PROG, run->guest, line);
+  fprintf (stderr, "%s\n", bounded);
   return 1;
 }
 
@@ -111,6 +111,33 @@ check_addrs (const char *root, const VpaHost *h, const VpaDomain *dom, gboolean 
   return g_steal_pointer (&addrs);
 }
 
+/* The hook runs inside libvirtd's own request: it must never connect
+ * back to it (a deadlock), so a libvirt URI cannot be its source. */
+static gboolean
+source_usable (const VpaConfig *config, GError **error)
+{
+  const char *source = config->inventory_source;
+
+  if (strstr (source, "://") == NULL || g_str_has_prefix (source, "test:///"))
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: [inventory] source='%s': the hook cannot use a libvirt connection (it runs "
+               "inside libvirtd's request); use sysfs:/ or a host snapshot",
+               config->path, source);
+  return FALSE;
+}
+
+static void
+add_source_claims (GPtrArray *claims, const VpaHost *h, const char *guest)
+{
+  for (guint i = 0; h->claims != NULL && i < h->claims->len; i++)
+    {
+      const VpaClaim *cl = g_ptr_array_index (h->claims, i);
+      if (g_strcmp0 (cl->domain, guest) != 0)
+        g_ptr_array_add (claims, vpa_claim_new (cl->domain, cl->addr, cl->running));
+    }
+}
+
 /* This host's inventory and the claims of the other domains. A check
  * (dom given) on sysfs reads only the devices it judges: the domain's
  * and their PFs, which is all PF/VF exclusivity needs for VFs (a held
@@ -143,6 +170,9 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
       q.n_addrs = addrs->len;
       q.known = h;
       q.running_only = TRUE;
+      /* A recorded whole-guest binding: the CPUs other domains pin, from
+       * every state file. */
+      q.nodes = dom->placed_cells->len > 0;
       c = vpa_hook_claims (&q, error);
       if (c != NULL && holds_pf && c->len > 0)
         {
@@ -152,9 +182,15 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
     }
   else
     {
+      if (!source_usable (run->config, error))
+        return FALSE;
       c = vpa_hook_claims (&q, error);
       if (c != NULL)
         h = vpa_source_load (source, error);
+      /* A snapshot's <domain> children are claims, as for the CLI: one
+       * source gives the same claims everywhere. */
+      if (h != NULL)
+        add_source_claims (c, h, run->guest);
     }
   if (h == NULL || c == NULL)
     return FALSE;

@@ -129,8 +129,76 @@ vpa_output_table_text (GPtrArray *rows, guint n_cols, const gboolean *shown, gui
   return g_string_free (out, FALSE);
 }
 
+/* The key columns' order: those group_by names, as named, then the other
+ * key columns in their default order; the counts stay last. */
+static void
+column_order (const char *group_by, guint *order)
+{
+  g_auto (GStrv) names = g_strsplit (group_by, ",", -1);
+  gboolean used[COL_TOTAL] = { FALSE };
+  guint n = 0;
+
+  for (guint i = 0; names[i] != NULL; i++)
+    {
+      VpaPoolKeys key = vpa_pool_key_from_name (g_strstrip (names[i]));
+      for (guint c = 0; c < COL_TOTAL; c++)
+        if (key != 0 && columns[c].key == key && !used[c])
+          {
+            used[c] = TRUE;
+            order[n++] = c;
+          }
+    }
+  for (guint c = 0; c < COL_TOTAL; c++)
+    if (!used[c])
+      order[n++] = c;
+  for (guint c = COL_TOTAL; c < COL_LAST; c++)
+    order[c] = c;
+}
+
+/* Reorders every row's key columns (and shown) by column_order. */
+static void
+permute_columns (GPtrArray *rows, gboolean *shown, const char *group_by)
+{
+  guint order[COL_LAST];
+  gboolean was[COL_LAST];
+  gint total_col = -1;
+
+  column_order (group_by, order);
+  memcpy (was, shown, sizeof was);
+  for (guint c = 0; c < COL_LAST; c++)
+    shown[c] = was[order[c]];
+  for (guint r = 0; r < rows->len; r++)
+    {
+      char **row = rows->pdata[r];
+      char *old[COL_LAST];
+
+      memcpy (old, row, sizeof old);
+      for (guint c = 0; c < COL_LAST; c++)
+        row[c] = old[order[c]];
+    }
+  /* "total" labels the first shown column of the totals line */
+  if (rows->len > 1)
+    {
+      char **totals = rows->pdata[rows->len - 1];
+      for (guint c = 0; c < COL_TOTAL; c++)
+        if (g_strcmp0 (totals[c], "total") == 0)
+          {
+            g_free (totals[c]);
+            totals[c] = g_strdup ("");
+          }
+      for (guint c = 0; c < COL_TOTAL && total_col < 0; c++)
+        if (shown[c])
+          total_col = (gint) c;
+      if (total_col >= 0)
+        {
+          g_free (totals[total_col]);
+          totals[total_col] = g_strdup ("total");
+        }
+    }
+}
+
 char *
-vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
+vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools, const char *group_by)
 {
   VpaPoolKeys keys;
   gboolean shown[COL_LAST];
@@ -166,8 +234,16 @@ vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
   for (guint c = COL_TOTAL; c < COL_LAST; c++)
     totals[c] = g_strdup_printf ("%u", sums[c - COL_TOTAL]);
   g_ptr_array_add (rows, totals);
+  if (group_by != NULL)
+    permute_columns (rows, shown, group_by);
   /* counts right-aligned, the rest left-aligned */
   return vpa_output_table_text (rows, COL_LAST, shown, COL_TOTAL);
+}
+
+char *
+vpa_output_pools_text (const VpaInventory *inv, GArray *pools)
+{
+  return vpa_output_pools_text_ordered (inv, pools, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -436,4 +512,107 @@ vpa_output_traits_text (char **traits)
   for (guint i = 0; traits != NULL && traits[i] != NULL; i++)
     g_string_append_printf (out, "%s\n", traits[i]);
   return g_string_free (out, FALSE);
+}
+
+/* ------------------------------------------------------------------ */
+/* Nodes                                                               */
+/* ------------------------------------------------------------------ */
+
+static char *
+pages_text (const VpaNodeCap *nc)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint p = 0; p < nc->pages->len; p++)
+    {
+      const VpaNodePages *np = &g_array_index (nc->pages, VpaNodePages, p);
+      g_string_append_printf (s, "%s%" G_GUINT64_FORMAT "K:%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT,
+                              s->len > 0 ? " " : "", np->size_kib, np->avail, np->total);
+    }
+  if (s->len == 0)
+    g_string_append (s, "-");
+  return g_string_free (s, FALSE);
+}
+
+char *
+vpa_output_nodes_text (const VpaCapacity *cap)
+{
+  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  const char *const header[] = { "node", "socket", "cpus", "shared", "dedicated", "dedicated-used",
+                                 "memory-kib", "memory-free-kib", "pages-free/total", NULL };
+
+  g_ptr_array_add (rows, g_strdupv ((char **) header));
+  for (guint i = 0; i < cap->nodes->len; i++)
+    {
+      const VpaNodeCap *nc = g_ptr_array_index (cap->nodes, i);
+      char **row = g_new0 (char *, 10);
+
+      row[0] = g_strdup_printf ("%d", nc->node);
+      row[1] = nc->socket >= 0 ? g_strdup_printf ("%d", nc->socket) : g_strdup ("-");
+      row[2] = g_strdup_printf ("%u", nc->n_cpus);
+      row[3] = g_strdup_printf ("%u", nc->shared->len);
+      row[4] = g_strdup_printf ("%u", nc->dedicated->len);
+      row[5] = g_strdup_printf ("%u", nc->dedicated->len - nc->free_dedicated->len);
+      row[6] = g_strdup_printf ("%" G_GUINT64_FORMAT, nc->memory_kib);
+      row[7] = g_strdup_printf ("%" G_GUINT64_FORMAT, nc->avail_kib);
+      row[8] = pages_text (nc);
+      g_ptr_array_add (rows, row);
+    }
+  return vpa_output_table_text (rows, 9, NULL, 2);
+}
+
+char *
+vpa_output_nodes_json (const VpaCapacity *cap)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  g_autoptr (JsonNode) root = NULL;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "nodes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < cap->nodes->len; i++)
+    {
+      const VpaNodeCap *nc = g_ptr_array_index (cap->nodes, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "node");
+      json_builder_add_int_value (b, nc->node);
+      vpa_output_json_add_int_or_null (b, "socket", nc->socket);
+      json_builder_set_member_name (b, "cpus");
+      json_builder_add_int_value (b, nc->n_cpus);
+      json_builder_set_member_name (b, "shared");
+      json_builder_add_int_value (b, nc->shared->len);
+      json_builder_set_member_name (b, "dedicated");
+      json_builder_add_int_value (b, nc->dedicated->len);
+      json_builder_set_member_name (b, "dedicated_used");
+      json_builder_add_int_value (b, nc->dedicated->len - nc->free_dedicated->len);
+      json_builder_set_member_name (b, "memory_kib");
+      json_builder_add_int_value (b, (gint64) nc->memory_kib);
+      json_builder_set_member_name (b, "memory_free_kib");
+      json_builder_add_int_value (b, (gint64) nc->avail_kib);
+      json_builder_set_member_name (b, "pages");
+      json_builder_begin_array (b);
+      for (guint p = 0; p < nc->pages->len; p++)
+        {
+          const VpaNodePages *np = &g_array_index (nc->pages, VpaNodePages, p);
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "size_kib");
+          json_builder_add_int_value (b, (gint64) np->size_kib);
+          json_builder_set_member_name (b, "total");
+          json_builder_add_int_value (b, (gint64) np->total);
+          json_builder_set_member_name (b, "reserved");
+          json_builder_add_int_value (b, (gint64) np->reserved);
+          json_builder_set_member_name (b, "used");
+          json_builder_add_int_value (b, (gint64) np->claimed);
+          json_builder_set_member_name (b, "free");
+          json_builder_add_int_value (b, (gint64) np->avail);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+  root = json_builder_get_root (b);
+  return vpa_output_json_to_string (root);
 }

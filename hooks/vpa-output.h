@@ -7,12 +7,18 @@
 #include <json-glib/json-glib.h>
 
 #include "vpa-pools.h"
+#include "vpa-capacity.h"
 
 G_BEGIN_DECLS
 
 /* An aligned table: a header line, one line per pool, a totals line.
  * Only the grouped columns appear; unknown NUMA/socket print as "-". */
 char *vpa_output_pools_text (const VpaInventory *inv, GArray *pools);
+/* The same with the key columns in the order --group-by names them
+ * (group_by NULL: the default order); a key grouped but not named (the
+ * socket of a NUMA node) follows in the default order. */
+char *vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools,
+                                     const char *group_by);
 
 /* rows (each an array of n_cols strings, the header first) as an aligned
  * table, a line a row: two spaces between columns, the columns from
@@ -39,6 +45,16 @@ void vpa_output_json_add_int_or_null (JsonBuilder *builder, const char *key, gin
 /* root as pretty JSON: "key": value, two-space indentation, members in
  * insertion order, a trailing newline. */
 char *vpa_output_json_to_string (JsonNode *root);
+
+/* The per-node capacity view (`nodes`): CPUs total / shared /
+ * dedicated / dedicated in use, memory total and free, pages free per
+ * size. */
+char *vpa_output_nodes_text (const VpaCapacity *cap);
+/* {"nodes": [{"node": 0, "socket": 0, "cpus": 32, "shared": 8,
+ * "dedicated": 24, "dedicated_used": 2, "memory_kib": ..,
+ * "memory_free_kib": .., "pages": [{"size_kib": 2048, "total": ..,
+ * "reserved": .., "used": .., "free": ..}]}]} */
+char *vpa_output_nodes_json (const VpaCapacity *cap);
 
 /* One trait a line. */
 char *vpa_output_traits_text (char **traits);

@@ -215,8 +215,7 @@ lint_specs (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
 
       for (guint i = 0; i < inv->host->devices->len; i++)
         {
-          gboolean all = FALSE;
-          if (vpa_config_match_device (config, inv->host, i, &all) == spec)
+          if (vpa_config_match_device (config, inv->host, i) == spec)
             n++;
         }
       if (n == 0)

@@ -5,6 +5,7 @@
  * group, the key and the offending value.
  */
 #include "vpa-config.h"
+#include "vpa-domain.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -166,6 +167,7 @@ config_new (const char *path)
   config->state_dirs = g_strdupv ((char **) dirs);
   config->tagsets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_ptr_array_add (config->tagsets, g_ptr_array_new ());
+  config->reserved_huge_pages = g_array_new (FALSE, FALSE, sizeof (VpaReservedPages));
   return config;
 }
 
@@ -187,6 +189,9 @@ vpa_config_free (VpaConfig *config)
   g_ptr_array_unref (config->device_specs);
   g_ptr_array_unref (config->aliases);
   g_strfreev (config->state_dirs);
+  g_clear_pointer (&config->cpu_dedicated_set, g_array_unref);
+  g_clear_pointer (&config->cpu_shared_set, g_array_unref);
+  g_array_unref (config->reserved_huge_pages);
   g_free (config);
 }
 
@@ -480,6 +485,59 @@ static const struct {
   { "numa_node", "" },
 };
 
+/* Levenshtein distance of two short strings (longer ones: far apart). */
+static guint
+edit_distance (const char *a, const char *b)
+{
+  gsize la = strlen (a), lb = strlen (b);
+  guint row[65];
+
+  if (la > 64 || lb > 64)
+    return G_MAXUINT;
+  for (gsize j = 0; j <= lb; j++)
+    row[j] = (guint) j;
+  for (gsize i = 1; i <= la; i++)
+    {
+      guint diag = row[0];
+      row[0] = (guint) i;
+      for (gsize j = 1; j <= lb; j++)
+        {
+          guint up = row[j];
+          guint best = MIN (row[j] + 1, row[j - 1] + 1);
+          row[j] = MIN (best, diag + (a[i - 1] != b[j - 1]));
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+/* The keys a misspelling of which would silently become a tag that then
+ * matches every device (adress=, phyiscal-network=). '-' and '_' alike. */
+static const char *const near_miss_keys[] = {
+  "address", "vendor_id", "product_id", "devname", "physical_network", "trusted",
+};
+
+static gboolean
+check_near_miss (const char *tag, const Loc *loc, GError **error)
+{
+  g_autofree char *lower = g_ascii_strdown (tag, -1);
+
+  for (guint i = 0; i < G_N_ELEMENTS (near_miss_keys); i++)
+    {
+      guint d = edit_distance (lower, near_miss_keys[i]);
+      if (d > 0 && d <= 2)
+        {
+          g_autofree char *want = g_strdup (near_miss_keys[i]);
+          g_strdelimit (want, "_", '-');
+          return loc_error (error, loc,
+                            "unknown key; did you mean '%s'? (a key this close to it is "
+                            "refused rather than taken as a tag)",
+                            want);
+        }
+    }
+  return TRUE;
+}
+
 static gboolean
 parse_device_spec_tag (VpaDeviceSpec *spec, const Loc *loc, GError **error)
 {
@@ -488,6 +546,8 @@ parse_device_spec_tag (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   if (!valid_tag_key (loc->key))
     return loc_error (error, loc, "a tag name takes letters, digits, '-' and '_' only");
   g_strdelimit (tag, "-", '_');
+  if (!check_near_miss (tag, loc, error))
+    return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (reserved_tags); i++)
     if (strcmp (tag, reserved_tags[i].tag) == 0)
       return loc_error (error, loc, "'%s' is a device property, not a tag%s", tag,
@@ -756,12 +816,161 @@ parse_claims (VpaConfig *config, GKeyFile *kf, const char *group, GError **error
   return TRUE;
 }
 
+/* A page size: KiB, or with a unit (K, M, G, KB, MB, GB, as Nova's
+ * string_to_bytes reads them: binary). */
+static gboolean
+parse_page_size (const char *s, guint64 *kib)
+{
+  guint64 v, scale = 1;
+  char *end = NULL;
+
+  if (!g_ascii_isdigit (*s))
+    return FALSE;
+  v = g_ascii_strtoull (s, &end, 10);
+  if (*end != '\0')
+    {
+      if (g_ascii_strcasecmp (end, "K") == 0 || g_ascii_strcasecmp (end, "KB") == 0)
+        scale = 1;
+      else if (g_ascii_strcasecmp (end, "M") == 0 || g_ascii_strcasecmp (end, "MB") == 0)
+        scale = 1024;
+      else if (g_ascii_strcasecmp (end, "G") == 0 || g_ascii_strcasecmp (end, "GB") == 0)
+        scale = 1024 * 1024;
+      else
+        return FALSE;
+    }
+  if (v == 0 || v > G_MAXUINT32)
+    return FALSE;
+  *kib = v * scale;
+  return TRUE;
+}
+
+/* "node:0,size:2048,count:64" */
+static gboolean
+parse_reserved_entry (const Loc *loc, const char *entry, VpaReservedPages *out, GError **error)
+{
+  g_auto (GStrv) parts = g_strsplit (entry, ",", -1);
+  gboolean has_node = FALSE, has_size = FALSE, has_count = FALSE;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      char *kv = g_strstrip (parts[i]);
+      char *colon = strchr (kv, ':');
+      guint64 v;
+
+      if (colon == NULL)
+        return loc_error (error, loc, "'%s' is not KEY:VALUE (node, size, count)", kv);
+      *colon = '\0';
+      if (strcmp (kv, "node") == 0 &&
+          g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXINT, &v, NULL))
+        {
+          out->node = (gint) v;
+          has_node = TRUE;
+        }
+      else if (strcmp (kv, "size") == 0 && parse_page_size (colon + 1, &out->size_kib))
+        has_size = TRUE;
+      else if (strcmp (kv, "count") == 0 &&
+               g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXUINT32, &out->count, NULL))
+        has_count = TRUE;
+      else
+        return loc_error (error, loc, "'%s:%s' is not a node, a page size or a count", kv, colon + 1);
+    }
+  if (!has_node || !has_size || !has_count)
+    return loc_error (error, loc, "'%s' needs node, size and count", entry);
+  return TRUE;
+}
+
+static gboolean
+parse_host_cpuset (const Loc *loc, const char *value, GArray **out, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+
+  if (!vpa_parse_cpuset (value, out, &local))
+    return loc_error (error, loc, "%s", local->message);
+  return TRUE;
+}
+
+static gboolean
+parse_host_key (VpaConfig *config, GKeyFile *kf, const Loc *kloc, GError **error)
+{
+  g_autofree char *value = get_value (kf, kloc, error);
+  Loc loc = *kloc;
+  guint64 v;
+
+  if (value == NULL)
+    return FALSE;
+  loc.value = value;
+  if (strcmp (loc.key, "cpu-dedicated-set") == 0)
+    return parse_host_cpuset (&loc, value, &config->cpu_dedicated_set, error);
+  if (strcmp (loc.key, "cpu-shared-set") == 0)
+    return parse_host_cpuset (&loc, value, &config->cpu_shared_set, error);
+  if (strcmp (loc.key, "reserved-memory-mb") == 0)
+    {
+      if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT32, &v, NULL))
+        return loc_error (error, &loc, "not a size in MiB");
+      config->reserved_memory_kib = v * 1024;
+      return TRUE;
+    }
+  if (strcmp (loc.key, "cell-allocation") == 0)
+    {
+      if (strcmp (value, "spread") != 0 && strcmp (value, "pack") != 0)
+        return loc_error (error, &loc, "expected spread or pack");
+      config->cell_pack = strcmp (value, "pack") == 0;
+      return TRUE;
+    }
+  {
+    g_auto (GStrv) entries = g_strsplit (value, ";", -1);
+    for (guint i = 0; entries[i] != NULL; i++)
+      {
+        VpaReservedPages r = { 0, 0, 0 };
+        char *e = g_strstrip (entries[i]);
+        if (*e == '\0')
+          continue;
+        if (!parse_reserved_entry (&loc, e, &r, error))
+          return FALSE;
+        g_array_append_val (config->reserved_huge_pages, r);
+      }
+  }
+  return TRUE;
+}
+
+static gboolean
+parse_host (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
+{
+  static const char *const known[] = { "cpu-dedicated-set", "cpu-shared-set",
+                                       "reserved-memory-mb", "reserved-huge-pages",
+                                       "cell-allocation", NULL };
+  Loc loc = { config->path, group, NULL, NULL };
+  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
+
+  if (!check_keys (kf, &loc, known, error))
+    return FALSE;
+  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
+    {
+      Loc kloc = { config->path, group, keys[i], NULL };
+      if (!parse_host_key (config, kf, &kloc, error))
+        return FALSE;
+    }
+  if (config->cpu_dedicated_set != NULL && config->cpu_shared_set != NULL)
+    for (guint i = 0; i < config->cpu_dedicated_set->len; i++)
+      for (guint j = 0; j < config->cpu_shared_set->len; j++)
+        if (g_array_index (config->cpu_dedicated_set, guint, i) ==
+            g_array_index (config->cpu_shared_set, guint, j))
+          {
+            Loc oloc = { config->path, group, "cpu-shared-set", NULL };
+            return loc_error (error, &oloc, "CPU %u is also in cpu-dedicated-set",
+                              g_array_index (config->cpu_dedicated_set, guint, i));
+          }
+  return TRUE;
+}
+
 static gboolean
 parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
 {
   Loc loc = { config->path, group, NULL, NULL };
   g_autofree char *name = NULL;
 
+  if (strcmp (group, "host") == 0)
+    return parse_host (config, kf, group, error);
   if (strcmp (group, "inventory") == 0)
     return parse_inventory (config, kf, group, error);
   if (strcmp (group, "claims") == 0)
@@ -782,8 +991,50 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
       return parse_alias (config, kf, group, name, error);
     }
   return loc_error (error, &loc,
-                    "unknown group (expected inventory, device-spec NAME, alias NAME "
-                    "or claims)");
+                    "unknown group (expected inventory, device-spec NAME, alias NAME, "
+                    "claims or host)");
+}
+
+/* GKeyFile merges a group written twice into one, silently (the second
+ * [device-spec x]'s address replaces the first's): refuse it. */
+static gboolean
+check_group_headers (const char *text, const char *path, GError **error)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint line_no = 0;
+
+  for (const char *line = text; *line != '\0';)
+    {
+      const char *nl = strchr (line, '\n');
+      const char *eol = nl != NULL ? nl : line + strlen (line);
+      const char *p = line, *q = eol;
+
+      line_no++;
+      while (p < eol && g_ascii_isspace (*p))
+        p++;
+      while (q > p && g_ascii_isspace (q[-1]))
+        q--;
+      if (q - p >= 2 && *p == '[' && q[-1] == ']')
+        {
+          char *name = g_strndup (p + 1, (gsize) (q - p - 2));
+          gpointer first = g_hash_table_lookup (seen, name);
+
+          if (first != NULL)
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "%s:%u: [%s]: the group is written twice (first at line %u); "
+                           "write each group once",
+                           path, line_no, name, GPOINTER_TO_UINT (first));
+              g_free (name);
+              return FALSE;
+            }
+          g_hash_table_insert (seen, name, GUINT_TO_POINTER (line_no));
+        }
+      if (nl == NULL)
+        break;
+      line = nl + 1;
+    }
+  return TRUE;
 }
 
 VpaConfig *
@@ -808,6 +1059,8 @@ vpa_config_load_data (const char *data, gsize len, const char *path, GError **er
       return NULL;
     }
   text = strip_inline_comments (data != NULL ? data : "", len);
+  if (!check_group_headers (text, config->path, error))
+    return NULL;
   if (!g_key_file_load_from_data (kf, text, (gsize) -1, G_KEY_FILE_NONE, &local))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s", config->path,
@@ -883,18 +1136,28 @@ spec_matches (const VpaDeviceSpec *spec, const VpaHost *host, const VpaDevice *d
   return TRUE;
 }
 
+/* PCI class 0x06: host, ISA, PCI-to-PCI bridges and the like. Handing one
+ * to a guest takes the devices behind it from the host. */
+#define VPA_PCI_CLASS_BRIDGE 0x06
+
+gboolean
+vpa_config_never_assignable (const VpaDevice *dev)
+{
+  return (dev->class_code >> 16) == VPA_PCI_CLASS_BRIDGE;
+}
+
 const VpaDeviceSpec *
-vpa_config_match_device (const VpaConfig *config, const VpaHost *host, guint i,
-                         gboolean *all)
+vpa_config_match_device (const VpaConfig *config, const VpaHost *host, guint i)
 {
   const VpaDevice *dev;
 
   g_return_val_if_fail (config != NULL && host != NULL, NULL);
   g_return_val_if_fail (i < host->devices->len, NULL);
 
-  if (all != NULL)
-    *all = config->device_specs->len == 0;
+  /* Nova's empty whitelist: without a device spec nothing is assignable. */
   dev = vpa_host_device (host, i);
+  if (vpa_config_never_assignable (dev))
+    return NULL;
   for (guint s = 0; s < config->device_specs->len; s++)
     {
       const VpaDeviceSpec *spec = g_ptr_array_index (config->device_specs, s);

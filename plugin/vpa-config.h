@@ -51,6 +51,13 @@ typedef struct {
   VpaPolicy policy;    /* numa-policy; meaningful only if has_policy */
 } VpaAlias;
 
+/* [host] reserved-huge-pages entry: node:N,size:S,count:C */
+typedef struct {
+  gint node;
+  guint64 size_kib;
+  guint64 count;
+} VpaReservedPages;
+
 typedef struct {
   char *path;              /* for messages; "(built-in defaults)" if none */
   char *inventory_source;  /* [inventory] source, default "sysfs:/" */
@@ -58,6 +65,12 @@ typedef struct {
   GPtrArray *aliases;      /* VpaAlias* */
   GStrv state_dirs;        /* [claims] state-dirs */
   GPtrArray *tagsets;      /* GPtrArray* of VpaSpecPair* (borrowed); [0] is the empty set */
+  /* [host] (Nova's names): host capacity for whole-guest placement */
+  GArray *cpu_dedicated_set;   /* guint CPUs, ascending; NULL: none */
+  GArray *cpu_shared_set;      /* guint CPUs; NULL: every CPU not dedicated */
+  guint64 reserved_memory_kib; /* per node */
+  GArray *reserved_huge_pages; /* VpaReservedPages */
+  gboolean cell_pack;          /* cell-allocation=pack (default spread) */
 } VpaConfig;
 
 VpaConfig *vpa_config_new_default (void);
@@ -80,12 +93,13 @@ VpaConfig *vpa_config_lookup (const char *path, gboolean use_env, GError **error
 
 const VpaAlias *vpa_config_alias (const VpaConfig *config, const char *name);
 
-/* The first device spec that matches device i of host, or NULL (the device
- * is then not in the inventory). Without any device spec every device
- * matches an implicit untagged spec: returns NULL but sets *all = TRUE. */
+/* The first device spec that matches device i of host, or NULL: the
+ * device is then not in the inventory. Nothing matches without a device
+ * spec (Nova's empty whitelist), and a bridge (PCI class 0x06xx) never. */
 const VpaDeviceSpec *vpa_config_match_device (const VpaConfig *config,
-                                              const VpaHost *host, guint i,
-                                              gboolean *all);
+                                              const VpaHost *host, guint i);
+/* TRUE for a device no spec can make assignable (a bridge). */
+gboolean vpa_config_never_assignable (const VpaDevice *dev);
 
 /* The [device-spec NAME] group with this NAME, or NULL. */
 const VpaDeviceSpec *vpa_config_device_spec (const VpaConfig *config, const char *name);

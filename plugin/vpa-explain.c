@@ -56,8 +56,12 @@ format_specs (const VpaRequest *req)
       for (guint j = 0; j < spec->pairs->len; j++)
         {
           const VpaSpecPair *p = g_ptr_array_index (spec->pairs, j);
-          g_string_append_printf (s, "%s%s='%s'", j > 0 ? ", " : "", p->key,
-                                  p->value ? p->value : "None");
+          /* None is Nova's: the device must not have the key (a port
+           * without physnet wants a device without physical_network). */
+          if (p->value != NULL)
+            g_string_append_printf (s, "%s%s='%s'", j > 0 ? ", " : "", p->key, p->value);
+          else
+            g_string_append_printf (s, "%s%s unset", j > 0 ? ", " : "", p->key);
         }
     }
   return g_string_free (s, FALSE);
@@ -66,7 +70,7 @@ format_specs (const VpaRequest *req)
 /* "POOL refused: WHY; POOL: N free" with classes of the same short label
  * and verdict merged (VFs of many PFs make one part). */
 static char *
-request_parts (const Place *pl, guint r, const char *busy)
+request_parts (const Place *pl, guint r)
 {
   g_autoptr (GPtrArray) labels = g_ptr_array_new_with_free_func (g_free);
   g_autoptr (GPtrArray) verdicts = g_ptr_array_new_with_free_func (g_free);
@@ -110,10 +114,7 @@ request_parts (const Place *pl, guint r, const char *busy)
       if (why != NULL)
         g_string_append_printf (s, "%s %s", (char *) g_ptr_array_index (labels, i), why);
       else
-        g_string_append_printf (s, "%s: %u free%s%s",
-                                (char *) g_ptr_array_index (labels, i), n,
-                                n > 0 && busy ? ", needed by " : "",
-                                n > 0 && busy ? busy : "");
+        g_string_append_printf (s, "%s: %u free", (char *) g_ptr_array_index (labels, i), n);
     }
   return g_string_free (s, FALSE);
 }
@@ -123,7 +124,7 @@ request_failure (const Place *pl, guint r, const char *busy)
 {
   const VpaRequest *req = REQ (pl, r);
   g_autofree char *head = request_header (req);
-  g_autofree char *parts = request_parts (pl, r, busy);
+  g_autofree char *parts = request_parts (pl, r);
   g_autofree char *specs = NULL;
 
   if (*parts == '\0')
@@ -131,8 +132,16 @@ request_failure (const Place *pl, guint r, const char *busy)
       specs = format_specs (req);
       return g_strdup_printf ("%s: no device in the inventory matches %s", head, specs);
     }
+  /* The competitors once, in the head; the count asked for when more
+   * than one ("1 free" alone hides that 3 are needed). */
+  if (busy != NULL && req->count > 1)
+    return g_strdup_printf ("%s: not enough free devices for its %u besides %s: %s", head,
+                            req->count, busy, parts);
   if (busy != NULL)
     return g_strdup_printf ("%s: not enough free devices for it besides %s: %s", head, busy,
+                            parts);
+  if (req->count > 1)
+    return g_strdup_printf ("%s: %u devices needed, not enough free: %s", head, req->count,
                             parts);
   return g_strdup_printf ("%s: no free device: %s", head, parts);
 }
@@ -245,7 +254,9 @@ vpa_place_candidates (const Place *pl, guint r, const PlaceState *st)
       if (why != NULL)
         cand->verdict = why;
       else if (cand->taken > 0)
-        cand->verdict = g_strdup_printf ("taken %u", cand->taken);
+        cand->verdict = k->dist > 0 && k->dist < VPA_PLACE_DIST_MAX
+                            ? g_strdup_printf ("taken %u (nearest allowed: distance %u)", cand->taken, k->dist + 10)
+                            : g_strdup_printf ("taken %u", cand->taken);
       else if (cand->free == 0)
         cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked)", k->n_held,
                                          k->n_blocked);

@@ -508,6 +508,12 @@ vpa_fleet_sqlite_open (const char *path, const char *uri, VpaFleetOpenMode mode,
   if (mode == VPA_FLEET_OPEN_CREATE)
     flags |= SQLITE_OPEN_CREATE;
   rc = sqlite3_open_v2 (path, &self->db, flags, NULL);
+  if (rc != SQLITE_OK && mode != VPA_FLEET_OPEN_CREATE && !g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': no such store (run 'fleet sync' first)", uri);
+      return NULL;
+    }
   if (rc != SQLITE_OK)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': cannot open: %s",

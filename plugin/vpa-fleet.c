@@ -366,22 +366,25 @@ vpa_fleet_uri_redact (const char *store)
   auth_end = auth + strcspn (auth, "/?");
   at = memchr (auth, '@', (gsize) (auth_end - auth));
   colon = at != NULL ? memchr (auth, ':', (gsize) (at - auth)) : NULL;
+  /* user:PASSWORD@ shows as user:***@ (the user and that there is a
+   * password stay visible, as docs/fleet.md says) */
   if (colon != NULL)
     {
-      g_string_append_len (out, store, colon - store);
+      g_string_append_len (out, store, colon - store + 1);
+      g_string_append (out, "***");
       g_string_append (out, at);
     }
   else
     g_string_append (out, store);
 
-  /* password=... in the query string */
-  while ((pw = strstr (out->str, "password=")) != NULL &&
-         strncmp (pw + 9, "***", 3) != 0)
+  /* every password=... of the query string */
+  for (gsize from = 0; (pw = strstr (out->str + from, "password=")) != NULL;)
     {
       gsize start = (gsize) (pw - out->str) + 9;
       gsize len = strcspn (out->str + start, "&");
       g_string_erase (out, (gssize) start, (gssize) len);
       g_string_insert (out, (gssize) start, "***");
+      from = start + 3;
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
@@ -575,7 +578,7 @@ vpa_fleet_verdict_free (VpaFleetVerdict *verdict)
   g_free (verdict);
 }
 
-/* Nova's pool key view (NOVA-SEMANTICS 1.2): numa_node is an integer and
+/* Nova's pool key view: numa_node is an integer and
  * never equals a string, so it reads as absent here. */
 static const char *
 pool_tag (const VpaFleetPool *pool, const char *key)
@@ -775,7 +778,7 @@ host_sockets_known (const VpaFleetHost *host)
   return host->cells->len > 0;
 }
 
-/* NOVA-SEMANTICS 3.2 and 3.3. Returns a new array. */
+/* Nova's NUMA policy filters (docs/placement.md). Returns a new array. */
 static GPtrArray *
 filter_numa (GPtrArray *cand, const VpaRequest *req, const Guest *g)
 {
@@ -841,7 +844,7 @@ count_check (GPtrArray *cand, const VpaRequest *req, const char *stage,
   return FALSE;
 }
 
-/* _filter_pools (NOVA-SEMANTICS 3.1) then apply_requests' taking. */
+/* Nova's _filter_pools then apply_requests' taking. */
 static gboolean
 apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **reason)
 {
@@ -903,7 +906,7 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
 }
 
 /* Nova's pool order: fewer keys first, then the lowest member address
- * (the order after a nova-compute restart, NOVA-SEMANTICS 1.3). */
+ * (the order after a nova-compute restart). */
 static gint
 slot_nova_cmp (gconstpointer a, gconstpointer b)
 {

@@ -54,7 +54,6 @@ apply_specs (VpaInventory *inv)
   inv->n_devices = 0;
   for (guint i = 0; i < host->devices->len; i++)
     {
-      gboolean all = FALSE;
       const VpaDeviceSpec *spec;
 
       /* Bridges (root ports, switch ports) carry the tree, never a guest. */
@@ -63,11 +62,8 @@ apply_specs (VpaInventory *inv)
           inv->tagset[i] = -1;
           continue;
         }
-      spec = vpa_config_match_device (inv->config, host, i, &all);
-      if (spec != NULL)
-        inv->tagset[i] = (gint) spec->tagset;
-      else
-        inv->tagset[i] = all ? 0 : -1;
+      spec = vpa_config_match_device (inv->config, host, i);
+      inv->tagset[i] = spec != NULL ? (gint) spec->tagset : -1;
       if (inv->tagset[i] >= 0)
         inv->n_devices++;
     }

@@ -427,26 +427,39 @@ group_placement_free (VpaGroupPlacement *g)
 
 /* The host indices of the devices of the group's requests. */
 static GArray *
-group_devices (const VpaPlacement *placement, const char *group)
+assignments_group_devices (GPtrArray *assignments, const char *group)
 {
   GArray *devs = g_array_new (FALSE, FALSE, sizeof (guint));
 
-  for (guint i = 0; i < placement->assignments->len; i++)
+  for (guint i = 0; i < assignments->len; i++)
     {
-      const VpaAssignment *a = g_ptr_array_index (placement->assignments, i);
+      const VpaAssignment *a = g_ptr_array_index (assignments, i);
       if (g_strcmp0 (a->request->locality_group, group) == 0)
         g_array_append_vals (devs, a->devices->data, a->devices->len);
     }
   return devs;
 }
 
+static GArray *
+group_devices (const VpaPlacement *placement, const char *group)
+{
+  return assignments_group_devices (placement->assignments, group);
+}
+
+VpaLocality
+vpa_assignments_group_locality (const VpaInventory *inv, GPtrArray *assignments,
+                                const char *group)
+{
+  g_autoptr (GArray) devs = assignments_group_devices (assignments, group);
+
+  return vpa_pcie_locality_of (inv->host, (const guint *) (void *) devs->data, devs->len);
+}
+
 VpaLocality
 vpa_placement_group_locality (const VpaInventory *inv, const VpaPlacement *placement,
                               const char *group)
 {
-  g_autoptr (GArray) devs = group_devices (placement, group);
-
-  return vpa_pcie_locality_of (inv->host, (const guint *) (void *) devs->data, devs->len);
+  return vpa_assignments_group_locality (inv, placement->assignments, group);
 }
 
 static char *

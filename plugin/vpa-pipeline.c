@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vpa-place.h"
+#include "vpa-pipeline-numa.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
@@ -188,15 +189,15 @@ order_decisions (const VpaDomain *dom, GPtrArray *decisions)
 /* One decision per device; alias devices are numbered per alias name
  * across requests (the same alias listed twice continues N). */
 static GPtrArray *
-decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement,
-                          const VpaDomain *dom, GPtrArray *nets)
+decisions_from_assignments (const VpaInventory *inv, GPtrArray *assignments,
+                            const VpaDomain *dom, GPtrArray *nets)
 {
   g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
   g_autoptr (GHashTable) next_index = g_hash_table_new (g_str_hash, g_str_equal);
 
-  for (guint i = 0; i < placement->assignments->len; i++)
+  for (guint i = 0; i < assignments->len; i++)
     {
-      const VpaAssignment *a = g_ptr_array_index (placement->assignments, i);
+      const VpaAssignment *a = g_ptr_array_index (assignments, i);
       const VpaRequest *r = a->request;
 
       for (guint j = 0; j < a->devices->len; j++)
@@ -222,8 +223,8 @@ decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement
           if (r->locality_group != NULL)
             {
               dec->locality_group = g_strdup (r->locality_group);
-              dec->locality = (gint) vpa_placement_group_locality (inv, placement,
-                                                                   r->locality_group);
+              dec->locality = (gint) vpa_assignments_group_locality (inv, assignments,
+                                                                     r->locality_group);
             }
           if (r->kind == VPA_REQUEST_PORT)
             decide_network (dec, inv, dom, nets, g_array_index (a->devices, guint, j));
@@ -231,6 +232,20 @@ decisions_from_placement (const VpaInventory *inv, const VpaPlacement *placement
         }
     }
   return g_steal_pointer (&out);
+}
+
+/* Without a device spec nothing is assignable (Nova's empty whitelist):
+ * say that rather than "no device matches" for every request. */
+static gboolean
+config_admits_devices (const VpaConfig *config, GPtrArray *requests, GError **error)
+{
+  if (requests->len == 0 || config->device_specs->len > 0)
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+               "%s: no device is assignable: the configuration has no [device-spec NAME] "
+               "group (add one per set of devices to pass through)",
+               config->path);
+  return FALSE;
 }
 
 static VpaDomain *
@@ -244,6 +259,355 @@ parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *wha
   if (!vpa_domain_bind_nodes (dom, host, error))
     return NULL;
   return g_steal_pointer (&dom);
+}
+
+/* ------------------------------------------------------------------ */
+/* Placing again: keep what is still good                              */
+/* ------------------------------------------------------------------ */
+
+/* The device a request unit holds now: the hostdev whose user alias is
+ * the unit's (ua-vpa-NAME-N for device N of an alias), or VPA_ADDR_NONE. */
+static VpaAddr
+current_addr (GHashTable *by_alias, const VpaRequest *r, guint n)
+{
+  g_autofree char *alias = r->kind != VPA_REQUEST_ALIAS
+    ? g_strdup (r->device)
+    : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n);
+  const VpaDomainHostdev *hd = g_hash_table_lookup (by_alias, alias);
+
+  return hd != NULL ? hd->addr : VPA_ADDR_NONE;
+}
+
+static gboolean request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r);
+
+/* NULL when the unit's current device may stay: on this host, free,
+ * admitted by the specs, matching the request, allowed by its policy at
+ * its tier, not taken twice. Else why it must move. */
+static char *
+why_move (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaRequest *r,
+          VpaAddr addr, GHashTable *taken)
+{
+  char buf[VPA_ADDR_BUFLEN];
+  gint idx;
+
+  if (addr == VPA_ADDR_NONE)
+    return g_strdup ("no device yet");
+  vpa_addr_format (addr, buf);
+  idx = vpa_host_lookup (inv->host, addr);
+  if (idx < 0)
+    return g_strdup_printf ("%s is not on this host", buf);
+  if (inv->state[idx] != VPA_DEV_STATE_FREE)
+    return g_strdup_printf ("%s is not free", buf);
+  if (!vpa_inventory_has (inv, (guint) idx) || !request_matches (inv, (guint) idx, r))
+    return g_strdup_printf ("%s no longer matches", buf);
+  if (!vpa_policy_allows (r->policy, inv->host, guest,
+                          vpa_policy_tier (inv->host, guest,
+                                           vpa_host_device (inv->host, (guint) idx)->numa_node)))
+    return g_strdup_printf ("%s breaks policy %s", buf, vpa_policy_to_string (r->policy));
+  if (g_hash_table_contains (taken, GINT_TO_POINTER (idx)))
+    return g_strdup_printf ("%s is named twice", buf);
+  return NULL;
+}
+
+/* A device kept and its relatives: a kept PF and a kept VF of it cannot
+ * both be passed through. */
+static gboolean
+related_taken (const VpaInventory *inv, guint idx, GHashTable *taken)
+{
+  const VpaDevice *dev = vpa_host_device (inv->host, idx);
+
+  if (dev->parent_index >= 0 && g_hash_table_contains (taken, GINT_TO_POINTER (dev->parent_index)))
+    return TRUE;
+  for (guint v = 0; dev->vf_indices != NULL && v < dev->vf_indices->len; v++)
+    if (g_hash_table_contains (taken, GINT_TO_POINTER (g_array_index (dev->vf_indices, guint, v))))
+      return TRUE;
+  return FALSE;
+}
+
+typedef struct {
+  gboolean *keep;       /* per request */
+  GArray **devices;     /* per request: kept inventory indices */
+  char **why;           /* per request: why it moves (NULL if kept or new) */
+} Sticky;
+
+static void
+sticky_clear (Sticky *st, guint n)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      if (st->devices[i] != NULL)
+        g_array_unref (st->devices[i]);
+      g_free (st->why[i]);
+    }
+  g_free (st->keep);
+  g_free (st->devices);
+  g_free (st->why);
+}
+
+static gboolean sticky_groups (const VpaInventory *inv, GPtrArray *requests, Sticky *st);
+static gboolean sticky_locality (const VpaInventory *inv, GPtrArray *requests, Sticky *st);
+
+/* Decides, request by request, what stays: a request keeps its devices
+ * when every unit's device may stay; a pf-group only as a whole, on
+ * distinct PFs. */
+static void
+sticky_decide (const VpaInventory *inv, const VpaDomain *dom, const VpaGuestNodes *guest,
+               GPtrArray *requests, Sticky *st)
+{
+  g_autoptr (GHashTable) by_alias = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) next_index = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GHashTable) taken = g_hash_table_new (NULL, NULL);
+  guint n = requests->len;
+
+  st->keep = g_new0 (gboolean, MAX (n, 1));
+  st->devices = g_new0 (GArray *, MAX (n, 1));
+  st->why = g_new0 (char *, MAX (n, 1));
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      if (hd->alias != NULL && !g_hash_table_contains (by_alias, hd->alias))
+        g_hash_table_insert (by_alias, hd->alias, (gpointer) hd);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+      guint first = r->kind == VPA_REQUEST_ALIAS
+        ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device)) : 0;
+      guint count = r->kind != VPA_REQUEST_ALIAS ? 1 : r->count;
+      gboolean had = FALSE;
+
+      if (r->kind == VPA_REQUEST_ALIAS)
+        g_hash_table_insert (next_index, r->device, GUINT_TO_POINTER (first + count));
+      st->devices[i] = g_array_new (FALSE, FALSE, sizeof (guint));
+      st->keep[i] = count > 0;
+      for (guint u = 0; u < count && st->keep[i]; u++)
+        {
+          VpaAddr addr = current_addr (by_alias, r, first + u);
+          char *why = why_move (inv, guest, r, addr, taken);
+          guint idx;
+
+          had |= addr != VPA_ADDR_NONE;
+          if (why == NULL && related_taken (inv, (guint) vpa_host_lookup (inv->host, addr), taken))
+            why = g_strdup ("its PF or a VF of it is kept for another request");
+          if (why != NULL)
+            {
+              st->keep[i] = FALSE;
+              if (had)
+                st->why[i] = why;
+              else
+                g_free (why);
+              break;
+            }
+          idx = (guint) vpa_host_lookup (inv->host, addr);
+          g_array_append_val (st->devices[i], idx);
+          g_hash_table_add (taken, GINT_TO_POINTER (idx));
+        }
+      if (!st->keep[i])
+        for (guint d = 0; d < st->devices[i]->len; d++)
+          g_hash_table_remove (taken, GINT_TO_POINTER (g_array_index (st->devices[i], guint, d)));
+    }
+  /* A request a group gives up can break another group it is in. */
+  while (sticky_groups (inv, requests, st) | sticky_locality (inv, requests, st))
+    ;
+}
+
+/* A pf-group stays only whole and on distinct PFs. TRUE if it gave
+ * up a request. */
+static gboolean
+sticky_groups (const VpaInventory *inv, GPtrArray *requests, Sticky *st)
+{
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+      g_autoptr (GHashTable) pfs = NULL;
+      gboolean whole = TRUE;
+
+      if (r->pf_group == NULL)
+        continue;
+      pfs = g_hash_table_new (NULL, NULL);
+      for (guint j = 0; j < requests->len && whole; j++)
+        {
+          const VpaRequest *o = g_ptr_array_index (requests, j);
+          if (g_strcmp0 (o->pf_group, r->pf_group) != 0)
+            continue;
+          whole = st->keep[j];
+          for (guint d = 0; whole && d < st->devices[j]->len; d++)
+            {
+              const VpaDevice *dev = vpa_host_device (inv->host, g_array_index (st->devices[j], guint, d));
+              VpaAddr pf = dev->dev_type == VPA_DEV_TYPE_VF ? dev->parent_addr : dev->addr;
+              whole = g_hash_table_add (pfs, GSIZE_TO_POINTER ((gsize) pf));
+            }
+        }
+      if (!whole && st->keep[i])
+        {
+          st->keep[i] = FALSE;
+          st->why[i] = g_strdup_printf ("its pf-group '%s' is placed again", r->pf_group);
+          changed = TRUE;
+        }
+    }
+  return changed;
+}
+
+/* A locality group stays only whole and, when required, still met: its
+ * kept devices within its level (a preferred group's devices stay, as a
+ * preferred NUMA policy's do). TRUE if it gave up a request. */
+static gboolean
+sticky_locality (const VpaInventory *inv, GPtrArray *requests, Sticky *st)
+{
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+      g_autoptr (GArray) devs = NULL;
+      gboolean whole = TRUE;
+
+      if (r->locality_group == NULL || !st->keep[i])
+        continue;
+      devs = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint j = 0; j < requests->len && whole; j++)
+        {
+          const VpaRequest *o = g_ptr_array_index (requests, j);
+          if (g_strcmp0 (o->locality_group, r->locality_group) != 0)
+            continue;
+          whole = st->keep[j];
+          g_array_append_vals (devs, st->devices[j]->data, st->devices[j]->len);
+        }
+      if (whole && r->locality_required &&
+          vpa_pcie_locality_of (inv->host, (const guint *) (void *) devs->data, devs->len) >
+            r->locality_level)
+        {
+          st->keep[i] = FALSE;
+          st->why[i] = g_strdup_printf ("its locality group '%s' is no longer within one %s",
+                                        r->locality_group,
+                                        vpa_locality_to_string (r->locality_level));
+          changed = TRUE;
+        }
+      else if (!whole)
+        {
+          st->keep[i] = FALSE;
+          st->why[i] = g_strdup_printf ("its locality group '%s' is placed again",
+                                        r->locality_group);
+          changed = TRUE;
+        }
+    }
+  return changed;
+}
+
+static void
+explain_sticky (GString *out, const VpaInventory *inv, GPtrArray *requests, const Sticky *st)
+{
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+
+      if (st->keep[i])
+        {
+          g_string_append_printf (out, "%s: kept", r->label);
+          for (guint d = 0; d < st->devices[i]->len; d++)
+            {
+              char buf[VPA_ADDR_BUFLEN];
+              const VpaDevice *dev = vpa_host_device (inv->host, g_array_index (st->devices[i], guint, d));
+              g_string_append_printf (out, " %s", vpa_addr_format (dev->addr, buf));
+            }
+          g_string_append (out, " (still free, matching and allowed by its policy)\n");
+        }
+      else if (st->why[i] != NULL)
+        g_string_append_printf (out, "%s: placed again: %s\n", r->label, st->why[i]);
+    }
+}
+
+static void
+assignment_free (VpaAssignment *a)
+{
+  if (a->devices != NULL)
+    g_array_unref (a->devices);
+  g_free (a);
+}
+
+/* The kept requests' devices and the new placement's, in request order. */
+static GPtrArray *
+merge_assignments (GPtrArray *requests, const Sticky *st, const VpaPlacement *placement)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) assignment_free);
+  guint next = 0;
+
+  for (guint i = 0; i < requests->len; i++)
+    {
+      VpaAssignment *a = g_new0 (VpaAssignment, 1);
+
+      a->request = g_ptr_array_index (requests, i);
+      if (st->keep[i])
+        a->devices = g_array_ref (st->devices[i]);
+      else
+        {
+          const VpaAssignment *p = g_ptr_array_index (placement->assignments, next++);
+          a->devices = g_array_ref (p->devices);
+        }
+      g_ptr_array_add (out, a);
+    }
+  return out;
+}
+
+/* <vpa:numa placement="auto">: the fit chooses the nodes, then the
+ * devices and the binding are written. */
+static char *
+place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *config,
+            GPtrArray *claims, GPtrArray *requests, const char *buf, gsize len, const char *what,
+            GPtrArray *nets, VpaPlaceReport *report, GError **error)
+{
+  g_autoptr (VpaNumaResult) res = NULL;
+  g_autoptr (GPtrArray) decisions = NULL;
+  g_autofree char *mid = NULL;
+  GString *explain = report != NULL ? report->explain : NULL;
+  VpaGuestNodes guest;
+  gsize mid_len = 0, out_len = 0;
+  char *out;
+
+  res = vpa_pipeline_numa_fit (dom, inv, config, claims, requests, explain, error);
+  if (res == NULL)
+    return NULL;
+  guest.numa_guest = TRUE;
+  guest.nodes = (const gint *) (gpointer) res->nodes->data;
+  guest.n_nodes = res->nodes->len;
+  if (res->fit->placement != NULL)
+    {
+      if (explain != NULL)
+        explain_placement (explain, inv, &guest, res->fit->placement, dom, nets);
+      decisions = decisions_from_assignments (inv, res->fit->placement->assignments, dom, nets);
+    }
+  else
+    decisions = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
+  if (nets == NULL)
+    {
+      keep_network_decisions (dom, decisions);
+      order_decisions (dom, decisions);
+    }
+  {
+    /* The devices, and their guest PCI layout (<vpa:guest-numa>) on the
+     * cells' chosen nodes. */
+    g_autofree guint *ids = g_new (guint, MAX (res->fit->bindings->len, 1));
+    g_autofree gint *nodes = g_new (gint, MAX (res->fit->bindings->len, 1));
+    g_autoptr (GPtrArray) owner = NULL;
+    g_autoptr (GArray) cells = NULL;
+
+    for (guint i = 0; i < res->fit->bindings->len; i++)
+      {
+        ids[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).cell;
+        nodes[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).node;
+      }
+    cells = vpa_pipeline_guest_cells_of (ids, nodes, res->fit->bindings->len, &owner);
+    mid = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &mid_len,
+                                       error);
+  }
+  if (mid == NULL)
+    return NULL;
+  out = vpa_domain_rewrite_numa (mid, mid_len, what, &res->binding, &out_len, error);
+  if (out != NULL && report != NULL)
+    report->changed = out_len != len || memcmp (out, buf, len) != 0;
+  return out;
 }
 
 char *
@@ -265,9 +629,12 @@ vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
   g_autoptr (VpaPlacement) placement = NULL;
   g_autoptr (VpaPlacement) failed = NULL;
   g_autoptr (GPtrArray) decisions = NULL;
+  g_autoptr (GPtrArray) rest = NULL;
+  g_autoptr (GPtrArray) assignments = NULL;
   g_autoptr (GError) local = NULL;
   g_autoptr (GArray) cells = NULL;
   VpaGuestNodes guest;
+  Sticky st = { NULL, NULL, NULL };
   gboolean explain;
   gsize out_len = 0;
   char *out;
@@ -290,20 +657,40 @@ vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
                            vpa_claims_filter (claims, dom->name, FALSE), error);
   if (inv == NULL)
     return NULL;
+  if (!config_admits_devices (config, requests, error))
+    return NULL;
+  if (dom->numa_auto)
+    return place_numa (dom, inv, config, claims, requests, buf, len, what, nets, report, error);
   guest_from_domain (dom, &guest);
   explain = report != NULL && report->explain != NULL;
+  /* Placing again keeps what is still good; only the rest is placed,
+   * around the kept devices. */
+  sticky_decide (inv, dom, &guest, requests, &st);
+  rest = g_ptr_array_new ();
+  for (guint i = 0; i < requests->len; i++)
+    if (st.keep[i])
+      for (guint d = 0; d < st.devices[i]->len; d++)
+        vpa_inventory_hold (inv, g_array_index (st.devices[i], guint, d),
+                            dom->name != NULL ? dom->name : "(this domain)");
+    else
+      g_ptr_array_add (rest, g_ptr_array_index (requests, i));
+  if (explain)
+    explain_sticky (report->explain, inv, requests, &st);
   /* A failure is explained too: every request's candidates and their
    * verdicts, no devices. */
-  placement = vpa_place_explain (inv, requests, &guest, explain ? &failed : NULL, &local);
+  placement = vpa_place_explain (inv, rest, &guest, explain ? &failed : NULL, &local);
   if (explain && (placement != NULL || failed != NULL))
     explain_placement (report->explain, inv, &guest, placement != NULL ? placement : failed, dom,
                        nets);
   if (placement == NULL)
     {
+      sticky_clear (&st, requests->len);
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  decisions = decisions_from_placement (inv, placement, dom, nets);
+  assignments = merge_assignments (requests, &st, placement);
+  sticky_clear (&st, requests->len);
+  decisions = decisions_from_assignments (inv, assignments, dom, nets);
   if (nets == NULL)
     {
       keep_network_decisions (dom, decisions);
@@ -353,29 +740,65 @@ holder_of (const VpaInventory *inv, guint idx)
   return g_strdup ("is not free");
 }
 
-static const VpaRequest *
-request_for_hostdev (GPtrArray *requests, const VpaDomainHostdev *hd, gint *alias_n)
+/* One unit of a request: a port, or device N of an alias. Every unit
+ * must be filled by the hostdev whose user alias is exactly its key. */
+typedef struct {
+  const VpaRequest *request;
+  guint index;      /* device number of an alias (ua-vpa-NAME-N) */
+  gboolean filled;
+} RequestUnit;
+
+/* Full user alias -> RequestUnit*: a port by its device, alias units as
+ * ua-vpa-NAME-N numbered per alias name across requests (the numbering
+ * the rewrite writes). Exact keys: aliases 'a' and 'a-b' never meet. */
+static GHashTable *
+index_request_units (GPtrArray *requests, GPtrArray *order)
 {
+  GHashTable *units = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GHashTable) next_index = g_hash_table_new (g_str_hash, g_str_equal);
+
   for (guint i = 0; i < requests->len; i++)
     {
       const VpaRequest *r = g_ptr_array_index (requests, i);
+      guint n = r->kind == VPA_REQUEST_ALIAS
+        ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device)) : 0;
+      guint count = r->kind != VPA_REQUEST_ALIAS ? 1 : r->count;
 
-      if (hd->alias == NULL)
-        return NULL;
-      if (r->kind != VPA_REQUEST_ALIAS && g_strcmp0 (r->device, hd->alias) == 0)
-        return r;
-      if (r->kind == VPA_REQUEST_ALIAS && g_str_has_prefix (hd->alias, VPA_ALIAS_PREFIX))
+      for (guint j = 0; j < count; j++)
         {
-          const char *rest = hd->alias + strlen (VPA_ALIAS_PREFIX);
-          gsize n = strlen (r->device);
-          if (strncmp (rest, r->device, n) == 0 && rest[n] == '-')
+          RequestUnit *u = g_new0 (RequestUnit, 1);
+          char *key = r->kind != VPA_REQUEST_ALIAS
+            ? g_strdup (r->device)
+            : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n + j);
+
+          u->request = r;
+          u->index = n + j;
+          if (g_hash_table_contains (units, key))
             {
-              *alias_n = (gint) g_ascii_strtoll (rest + n + 1, NULL, 10);
-              return r;
+              g_free (key);
+              g_free (u);
+              continue;
             }
+          g_hash_table_insert (units, key, u);
+          g_ptr_array_add (order, u);
         }
+      if (r->kind == VPA_REQUEST_ALIAS)
+        g_hash_table_insert (next_index, r->device, GUINT_TO_POINTER (n + count));
     }
-  return NULL;
+  return units;
+}
+
+/* The line for a unit no hostdev fills. */
+static char *
+unfilled_line (const RequestUnit *u)
+{
+  const VpaRequest *r = u->request;
+
+  if (r->kind != VPA_REQUEST_ALIAS)
+    return g_strdup_printf ("%s: no device element with this alias", r->label);
+  return g_strdup_printf ("%s: no device element has the user alias '" VPA_ALIAS_PREFIX
+                          "%s-%u' (the flavor asks for %s:%u)",
+                          r->label, r->device, u->index, r->device, r->count);
 }
 
 static gboolean
@@ -387,6 +810,16 @@ request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r)
   return FALSE;
 }
 
+/* Adds one problem to the device's line; the first one sets the status. */
+static void
+add_problem (VpaCheckResult *res, GString *problems, VpaCheckStatus status, char *text)
+{
+  if (res->status == VPA_CHECK_OK)
+    res->status = status;
+  g_string_append_printf (problems, "%s%s", problems->len > 0 ? "; " : "", text);
+  g_free (text);
+}
+
 static VpaCheckResult *
 check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainHostdev *hd,
            const VpaRequest *r)
@@ -394,6 +827,7 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
   g_autofree char *nodes = format_nodes (guest);
   g_autofree char *policy = NULL;
+  g_autoptr (GString) problems = g_string_new (NULL);
   char addr[VPA_ADDR_BUFLEN] = "-";
   char numa[16] = "-";
   gint idx;
@@ -401,6 +835,7 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   res->device = g_strdup (hd->alias != NULL ? hd->alias : vpa_addr_format (hd->addr, addr));
   res->addr = hd->addr;
   res->numa_node = VPA_NUMA_NONE;
+  res->status = VPA_CHECK_OK;
   if (r != NULL)
     policy = g_strdup_printf ("policy %s from %s", vpa_policy_to_string (r->policy),
                               vpa_policy_source_to_string (r->policy_source));
@@ -426,38 +861,105 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   if (res->numa_node != VPA_NUMA_NONE)
     g_snprintf (numa, sizeof numa, "%d", res->numa_node);
 
+  /* Every problem of the device, not only the first. */
   if (inv->state[idx] != VPA_DEV_STATE_FREE)
+    add_problem (res, problems, VPA_CHECK_CLAIMED, holder_of (inv, (guint) idx));
+  if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !request_matches (inv, (guint) idx, r)))
+    add_problem (res, problems, VPA_CHECK_POLICY, g_strdup_printf ("does not match %s", r->label));
+  else if (r != NULL &&
+           !vpa_policy_allows (r->policy, inv->host, guest,
+                               vpa_policy_tier (inv->host, guest, res->numa_node)))
+    add_problem (res, problems, VPA_CHECK_POLICY,
+                 g_strdup_printf ("breaks %s: guest host nodes %s", policy, nodes));
+  if (res->status != VPA_CHECK_OK)
     {
-      g_autofree char *why = holder_of (inv, (guint) idx);
-      res->status = VPA_CHECK_CLAIMED;
-      res->line = g_strdup_printf ("%s: device %s (NUMA node %s) %s", res->device, addr, numa,
-                                   why);
+      res->line = g_strdup_printf ("%s: device %s on NUMA node %s %s", res->device, addr, numa,
+                                   problems->str);
       return res;
     }
-  if (r != NULL)
-    {
-      VpaTier tier = vpa_policy_tier (inv->host, guest, res->numa_node);
+  res->line = g_strdup_printf ("%s: device %s on NUMA node %s: ok (%s, guest host nodes %s)",
+                               res->device, addr, numa, policy, nodes);
+  return res;
+}
 
-      if (!vpa_inventory_has (inv, (guint) idx) || !request_matches (inv, (guint) idx, r))
+/* The domain (other than self) pinning cpu dedicated, or NULL. */
+static const char *
+cpu_holder (GPtrArray *others, guint cpu)
+{
+  for (guint i = 0; others != NULL && i < others->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (others, i);
+      for (guint j = 0; c->numa != NULL && j < c->numa->dedicated->len; j++)
+        if (g_array_index (c->numa->dedicated, guint, j) == cpu)
+          return c->domain;
+    }
+  return NULL;
+}
+
+static gboolean
+cell_has_cpu (const VpaCell *cell, guint cpu)
+{
+  for (guint i = 0; i < cell->cpus->len; i++)
+    if (g_array_index (cell->cpus, guint, i) == cpu)
+      return TRUE;
+  return FALSE;
+}
+
+/* One line per recorded guest cell: its node is on this host, and (a
+ * dedicated guest) each of its CPUs is on that node and pinned by no
+ * other domain (running ones only for a start). */
+static VpaCheckResult *
+check_cell (const VpaHost *host, GPtrArray *others, const VpaDomain *dom, const VpaPlacedCell *pc)
+{
+  VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
+  const VpaCell *cell = vpa_host_cell (host, pc->node);
+
+  res->device = g_strdup_printf ("cell %u", pc->cell);
+  res->addr = VPA_ADDR_NONE;
+  res->numa_node = pc->node;
+  if (cell == NULL)
+    {
+      res->status = VPA_CHECK_MISSING;
+      res->line = g_strdup_printf ("guest cell %u: host node %d is not on this host", pc->cell, pc->node);
+      return res;
+    }
+  for (guint i = 0; dom->cpu_policy == VPA_CPU_POLICY_DEDICATED && i < pc->cpus->len; i++)
+    {
+      guint cpu = g_array_index (pc->cpus, guint, i);
+      const char *holder = cpu_holder (others, cpu);
+
+      if (!cell_has_cpu (cell, cpu))
         {
           res->status = VPA_CHECK_POLICY;
-          res->line = g_strdup_printf ("%s: device %s (NUMA node %s) does not match %s",
-                                       res->device, addr, numa, r->label);
+          res->line = g_strdup_printf ("guest cell %u: CPU %u is not on host node %d", pc->cell, cpu, pc->node);
           return res;
         }
-      if (!vpa_policy_allows (r->policy, inv->host, guest, tier))
+      if (holder != NULL)
         {
-          res->status = VPA_CHECK_POLICY;
-          res->line = g_strdup_printf ("%s: device %s on NUMA node %s breaks %s: guest host "
-                                       "nodes %s",
-                                       res->device, addr, numa, policy, nodes);
+          res->status = VPA_CHECK_CLAIMED;
+          res->line = g_strdup_printf ("guest cell %u: dedicated CPU %u on host node %d is pinned by domain '%s'", pc->cell, cpu, pc->node, holder);
           return res;
         }
     }
   res->status = VPA_CHECK_OK;
-  res->line = g_strdup_printf ("%s: device %s on NUMA node %s: ok (%s, guest host nodes %s)",
-                               res->device, addr, numa, policy, nodes);
+  res->line = g_strdup_printf ("guest cell %u: host node %d, %s CPUs %u: ok", pc->cell, pc->node,
+                               vpa_cpu_policy_to_string (dom->cpu_policy), pc->cpus->len);
   return res;
+}
+
+static void
+check_cells (const VpaHost *host, GPtrArray *claims, const VpaDomain *dom, gboolean running_only,
+             GPtrArray *results, gboolean *ok)
+{
+  g_autoptr (GPtrArray) others = vpa_claims_filter (claims, dom->name, running_only);
+
+  for (guint i = 0; i < dom->placed_cells->len; i++)
+    {
+      VpaCheckResult *res = check_cell (host, others, dom, &g_array_index (dom->placed_cells, VpaPlacedCell, i));
+      if (res->status != VPA_CHECK_OK)
+        *ok = FALSE;
+      g_ptr_array_add (results, res);
+    }
 }
 
 /* A port on a hostdev network with no VF yet (a defined domain): checked
@@ -536,7 +1038,8 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (GPtrArray) results = NULL;
-  g_autoptr (GHashTable) seen = NULL;
+  g_autoptr (GHashTable) units = NULL;
+  g_autoptr (GPtrArray) order = NULL;
   VpaGuestNodes guest;
 
   g_return_val_if_fail (host != NULL && config != NULL && dom != NULL && ok != NULL, NULL);
@@ -558,45 +1061,54 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
   guest_from_domain (dom, &guest);
 
   results = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_check_result_free);
-  seen = g_hash_table_new (g_str_hash, g_str_equal);
+  order = g_ptr_array_new ();
+  units = index_request_units (requests, order);
   for (guint i = 0; i < dom->hostdevs->len; i++)
     {
       const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
-      gint n = -1;
-      const VpaRequest *r = request_for_hostdev (requests, hd, &n);
-      VpaCheckResult *res = check_one (inv, &guest, hd, r);
+      RequestUnit *u = hd->alias != NULL ? g_hash_table_lookup (units, hd->alias) : NULL;
+      VpaCheckResult *res = check_one (inv, &guest, hd, u != NULL ? u->request : NULL);
 
-      if (r != NULL && r->kind != VPA_REQUEST_ALIAS)
-        g_hash_table_add (seen, r->device);
+      if (u != NULL)
+        u->filled = TRUE;
       if (res->status != VPA_CHECK_OK)
         *ok = FALSE;
       g_ptr_array_add (results, res);
     }
-  /* A port whose device element is gone is a broken request too. */
-  for (guint i = 0; i < requests->len; i++)
+  /* Every unit of every request needs its device: a port whose device
+   * element is gone, an alias device never added, are broken requests. */
+  for (guint i = 0; i < order->len; i++)
     {
-      const VpaRequest *r = g_ptr_array_index (requests, i);
-      const VpaPortRequest *port;
-      if (r->kind == VPA_REQUEST_ALIAS || g_hash_table_contains (seen, r->device))
+      const RequestUnit *u = g_ptr_array_index (order, i);
+      const VpaPortRequest *port = NULL;
+      VpaCheckResult *res;
+
+      if (u->filled)
         continue;
-      port = r->kind == VPA_REQUEST_PORT ? vpa_netpool_port (dom, r->device) : NULL;
+      /* A port on a hostdev network has no device element of its own:
+       * the VF libvirt takes from the network is checked instead. */
+      if (u->request->kind == VPA_REQUEST_PORT)
+        port = vpa_netpool_port (dom, u->request->device);
       if (port != NULL && port->network != NULL)
         {
-          VpaCheckResult *nres = check_network_port (inv, &guest, r, port, nets);
-          if (nres->status != VPA_CHECK_OK)
+          res = check_network_port (inv, &guest, u->request, port, nets);
+          if (res->status != VPA_CHECK_OK)
             *ok = FALSE;
-          g_ptr_array_add (results, nres);
+          g_ptr_array_add (results, res);
           continue;
         }
-      VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
-      res->device = g_strdup (r->device);
+      res = g_new0 (VpaCheckResult, 1);
+      res->device = u->request->kind != VPA_REQUEST_ALIAS
+        ? g_strdup (u->request->device)
+        : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", u->request->device, u->index);
       res->addr = VPA_ADDR_NONE;
       res->numa_node = VPA_NUMA_NONE;
       res->status = VPA_CHECK_UNPLACED;
-      res->line = g_strdup_printf ("%s: no device element with this alias", r->label);
+      res->line = unfilled_line (u);
       *ok = FALSE;
       g_ptr_array_add (results, res);
     }
+  check_cells (inv->host, claims, dom, running_only, results, ok);
   return g_steal_pointer (&results);
 }
 
@@ -661,6 +1173,8 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   inv = vpa_inventory_new (g_steal_pointer (&owned), config,
                            vpa_claims_filter (claims, NULL, FALSE), error);
   if (inv == NULL)
+    return NULL;
+  if (!config_admits_devices (config, mine, error))
     return NULL;
   guest_from_domain (dom, &guest);
   placement = vpa_place (inv, mine, &guest, error);

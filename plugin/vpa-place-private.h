@@ -26,6 +26,8 @@ typedef struct {
   GArray *free_devs;      /* guint host indices, ascending */
   guint n_held, n_blocked;
   VpaTier tier;
+  guint dist;             /* socket/remote tier: distance to the nearest guest
+                           * node less 10 (VPA_PLACE_DIST_MAX unknown); else 0 */
   char *label;            /* "8086:1889 type-VF physnet1 PF 0000:81:00.0" */
   char *short_label;      /* "8086:1889 physnet1 on node 1" */
 } PlaceClass;
@@ -52,12 +54,17 @@ typedef struct {
   guint n_groups;
   gboolean *pf_wanted;    /* per class (PFs): some request may take this PF */
   gboolean *vf_wanted;    /* per class (PFs): some request may take one of its VFs */
-  gint64 w_tier, w_pen, w_rank;
+  gint64 w_tier, w_dist, w_pen, w_rank;
   gboolean split_pcie;    /* some request is in a locality group */
   guint8 *elig_base;      /* elig before the locality search's masks */
   GPtrArray *lgroups;     /* VpaLocalityGroupState*, or NULL */
   guint solves;           /* solver runs of the locality search */
 } Place;
+
+#define VPA_PLACE_DIST_MAX 254
+
+/* Sets the class's tier and distance for pl->guest. */
+void vpa_place_class_set_tier (const Place *pl, PlaceClass *c);
 
 /* What one strategy has left and taken. */
 typedef struct {

@@ -251,7 +251,7 @@ class_finish (Place *pl, PlaceClass *c, const gint *class_of, GHashTable *pf_ids
       c->pf_whole = pl->inv->state[p] == VPA_DEV_STATE_FREE;
     }
   c->remote_managed = truthy (vpa_inventory_prop (pl->inv, c->rep, "remote_managed"));
-  c->tier = vpa_policy_tier (pl->host, pl->guest, c->numa_node);
+  vpa_place_class_set_tier (pl, c);
   class_describe (pl, c);
 }
 
@@ -378,10 +378,29 @@ place_build_eligibility (Place *pl)
   pl->n_groups = g_hash_table_size (groups);
 }
 
-/* Lexicographic weights: the tier sum decides, then the whole-PF
- * penalty, then the class rank (lowest address). Each weight exceeds
- * the largest possible total of everything below it. */
+/* Lexicographic weights: the tier sum decides, then (socket and remote
+ * tiers) the NUMA distance to the guest, then the whole-PF penalty, then
+ * the class rank (lowest address). Each weight exceeds the largest
+ * possible total of everything below it. */
 #define PENALTY_MAX 2
+
+/* Within the socket and remote tiers the nearest device first, by the
+ * host's distance matrix (Kubernetes' prefer-closest-numa-nodes). */
+void
+vpa_place_class_set_tier (const Place *pl, PlaceClass *c)
+{
+  c->tier = vpa_policy_tier (pl->host, pl->guest, c->numa_node);
+  c->dist = 0;
+  if (c->tier != VPA_TIER_SOCKET && c->tier != VPA_TIER_REMOTE)
+    return;
+  c->dist = VPA_PLACE_DIST_MAX;
+  for (guint i = 0; i < pl->guest->n_nodes; i++)
+    {
+      guint d = vpa_host_distance (pl->host, pl->guest->nodes[i], c->numa_node);
+      if (d != G_MAXUINT)
+        c->dist = MIN (c->dist, d > 10 ? MIN (d - 10, VPA_PLACE_DIST_MAX) : 0);
+    }
+}
 
 static void
 place_weights (Place *pl)
@@ -395,7 +414,9 @@ place_weights (Place *pl)
   flow = MAX (MIN (flow, free_total), 1);
   pl->w_rank = (flow * (gint64) pl->n_cls < ((gint64) 1 << 30)) ? 1 : 0;
   pl->w_pen = pl->w_rank * flow * (gint64) pl->n_cls + 1;
-  pl->w_tier = flow * (PENALTY_MAX * pl->w_pen + pl->w_rank * (gint64) pl->n_cls) + 1;
+  pl->w_dist = flow * (PENALTY_MAX * pl->w_pen + pl->w_rank * (gint64) pl->n_cls) + 1;
+  pl->w_tier = flow * (VPA_PLACE_DIST_MAX * pl->w_dist + PENALTY_MAX * pl->w_pen +
+                       pl->w_rank * (gint64) pl->n_cls) + 1;
 }
 
 /* Whole PFs are worth keeping: a PF some request may take, or whose VFs
@@ -432,7 +453,8 @@ class_cost (const Place *pl, const PlaceState *st, guint c)
     pen = pl->pf_wanted[k->pf_class] ? 2 : 1;
   else if (k->dev->dev_type == VPA_DEV_TYPE_PF && pl->vf_wanted[c])
     pen = 1;
-  return (gint64) k->tier * pl->w_tier + pen * pl->w_pen + (gint64) c * pl->w_rank;
+  return (gint64) k->tier * pl->w_tier + (gint64) k->dist * pl->w_dist + pen * pl->w_pen +
+         (gint64) c * pl->w_rank;
 }
 
 /* ------------------------------------------------------------------ */
@@ -805,6 +827,7 @@ locality_solve (gpointer data, const guint8 *mask, gint64 *tier, gint64 *cost)
   const guint n = pl->requests->len;
   g_autofree guint *all = g_new (guint, MAX (n, 1));
   g_autoptr (PlaceState) st = NULL;
+  gint64 tiers = 0, dists = 0, units = 0;
 
   apply_mask (pl, mask);
   for (guint r = 0; r < n; r++)
@@ -812,10 +835,16 @@ locality_solve (gpointer data, const guint8 *mask, gint64 *tier, gint64 *cost)
   st = vpa_place_solve (pl, all, n, TRUE);
   if (st == NULL)
     return FALSE;
-  *tier = 0;
+  /* The search's first key: the tier total, then (NUMA distance within
+   * the tiers, before locality) the distance total. */
   for (guint r = 0; r < pl->n_req; r++)
     for (guint c = 0; c < pl->n_cls; c++)
-      *tier += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->tier;
+      {
+        tiers += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->tier;
+        dists += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->dist;
+        units += ALLOC (pl, st, r, c);
+      }
+  *tier = tiers * (units * VPA_PLACE_DIST_MAX + 1) + dists;
   *cost = st->cost;
   return TRUE;
 }
@@ -928,50 +957,121 @@ place_result (const Place *pl, const PlaceState *st)
   return res;
 }
 
+/* The classes are built once; each run sets the guest's nodes, which
+ * only change the tiers and what follows from them. */
+struct _VpaPlacer {
+  Place pl;
+};
+
+static const VpaGuestNodes no_guest = { FALSE, NULL, 0 };
+
+VpaPlacer *
+vpa_placer_new (const VpaInventory *inv, GPtrArray *requests)
+{
+  VpaPlacer *p;
+
+  g_return_val_if_fail (inv != NULL && inv->host != NULL && inv->host->sealed, NULL);
+  g_return_val_if_fail (requests != NULL, NULL);
+  p = g_new0 (VpaPlacer, 1);
+  p->pl.inv = inv;
+  p->pl.host = inv->host;
+  p->pl.requests = requests;
+  p->pl.guest = &no_guest;
+  p->pl.n_req = requests->len;
+  for (guint r = 0; r < p->pl.n_req; r++)
+    p->pl.split_pcie |= REQ (&p->pl, r)->locality_group != NULL;
+  place_build_classes (&p->pl);
+  return p;
+}
+
+void
+vpa_placer_free (VpaPlacer *p)
+{
+  if (p == NULL)
+    return;
+  place_clear (&p->pl);
+  g_free (p);
+}
+
+gboolean
+vpa_placer_has_classes (const VpaPlacer *p, gint node)
+{
+  for (guint c = 0; c < p->pl.n_cls; c++)
+    if (CLASS (&p->pl, c)->numa_node == node && CLASS (&p->pl, c)->free_devs->len > 0)
+      return TRUE;
+  return FALSE;
+}
+
+VpaPlacement *
+vpa_placer_run (VpaPlacer *p, const VpaGuestNodes *guest, VpaPlacement **explain,
+                GError **error)
+{
+  Place *pl = &p->pl;
+  g_autoptr (PlaceState) st = NULL;
+  g_autofree guint *all = NULL;
+  g_autofree char *msg = NULL;
+
+  g_return_val_if_fail (guest != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  pl->guest = guest;
+  for (guint c = 0; c < pl->n_cls; c++)
+    vpa_place_class_set_tier (pl, CLASS (pl, c));
+  g_clear_pointer (&pl->elig, g_free);
+  g_clear_pointer (&pl->wants_pf, g_free);
+  g_clear_pointer (&pl->group, g_free);
+  g_clear_pointer (&pl->pf_wanted, g_free);
+  g_clear_pointer (&pl->vf_wanted, g_free);
+  g_clear_pointer (&pl->elig_base, g_free);
+  g_clear_pointer (&pl->lgroups, g_ptr_array_unref);
+  pl->solves = 0;
+  place_build_eligibility (pl);
+  place_build_demand (pl);
+  place_weights (pl);
+
+  if (pl->split_pcie && !place_locality (pl, &msg) && msg != NULL)
+    {
+      g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
+      if (explain != NULL)
+        *explain = place_result (pl, NULL);
+      pl->guest = &no_guest;
+      return NULL;
+    }
+  all = g_new (guint, MAX (pl->n_req, 1));
+  for (guint r = 0; r < pl->n_req; r++)
+    all[r] = r;
+  st = vpa_place_solve (pl, all, pl->n_req, TRUE);
+  pl->guest = &no_guest;
+  if (st != NULL)
+    {
+      VpaPlacement *res;
+      pl->guest = guest;
+      res = place_result (pl, st);
+      pl->guest = &no_guest;
+      return res;
+    }
+
+  pl->guest = guest;
+  msg = vpa_place_diagnose (pl);
+  g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
+  if (explain != NULL)
+    *explain = place_result (pl, NULL);
+  pl->guest = &no_guest;
+  return NULL;
+}
+
 VpaPlacement *
 vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
                    const VpaGuestNodes *guest, VpaPlacement **explain, GError **error)
 {
-  g_auto (Place) pl = { 0 };
-  g_autoptr (PlaceState) st = NULL;
-  g_autofree guint *all = NULL;
-  g_autofree char *msg = NULL;
+  g_autoptr (VpaPlacer) p = NULL;
 
   g_return_val_if_fail (inv != NULL && inv->host != NULL && inv->host->sealed, NULL);
   g_return_val_if_fail (requests != NULL && guest != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  pl.inv = inv;
-  pl.host = inv->host;
-  pl.requests = requests;
-  pl.guest = guest;
-  pl.n_req = requests->len;
-  for (guint r = 0; r < pl.n_req; r++)
-    pl.split_pcie |= REQ (&pl, r)->locality_group != NULL;
-  place_build_classes (&pl);
-  place_build_eligibility (&pl);
-  place_build_demand (&pl);
-  place_weights (&pl);
-
-  all = g_new (guint, MAX (requests->len, 1));
-  for (guint r = 0; r < requests->len; r++)
-    all[r] = r;
-  if (pl.split_pcie && !place_locality (&pl, &msg) && msg != NULL)
-    {
-      g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
-      if (explain != NULL)
-        *explain = place_result (&pl, NULL);
-      return NULL;
-    }
-  st = vpa_place_solve (&pl, all, requests->len, TRUE);
-  if (st != NULL)
-    return place_result (&pl, st);
-
-  msg = vpa_place_diagnose (&pl);
-  g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
-  if (explain != NULL)
-    *explain = place_result (&pl, NULL);
-  return NULL;
+  p = vpa_placer_new (inv, requests);
+  return vpa_placer_run (p, guest, explain, error);
 }
 
 VpaPlacement *

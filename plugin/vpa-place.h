@@ -67,5 +67,23 @@ void vpa_candidate_free (VpaCandidate *cand);
 /* The closest level holding the devices of every request of the group. */
 VpaLocality vpa_placement_group_locality (const VpaInventory *inv,
                                           const VpaPlacement *placement, const char *group);
+/* The same over assignments (VpaAssignment*), e.g. kept and new ones. */
+VpaLocality vpa_assignments_group_locality (const VpaInventory *inv, GPtrArray *assignments,
+                                            const char *group);
+/* The same placement run repeatedly for different guest node sets over
+ * one inventory and one request list (both borrowed, kept alive by the
+ * caller): the device classes are built once. Whole-guest NUMA
+ * placement (vpa-fit.h) tries several node sets. */
+typedef struct _VpaPlacer VpaPlacer;
+
+VpaPlacer *vpa_placer_new (const VpaInventory *inv, GPtrArray *requests);
+void vpa_placer_free (VpaPlacer *placer);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaPlacer, vpa_placer_free)
+/* vpa_place_explain() for guest; the guest is only borrowed during the
+ * call. */
+VpaPlacement *vpa_placer_run (VpaPlacer *placer, const VpaGuestNodes *guest,
+                              VpaPlacement **explain, GError **error);
+/* Whether some free device of the inventory is on node. */
+gboolean vpa_placer_has_classes (const VpaPlacer *placer, gint node);
 
 G_END_DECLS

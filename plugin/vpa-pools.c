@@ -21,6 +21,15 @@ static const struct {
   { "pcie-root", VPA_POOL_KEY_PCIE_ROOT }, { "pcie-switch", VPA_POOL_KEY_PCIE_SWITCH },
 };
 
+VpaPoolKeys
+vpa_pool_key_from_name (const char *name)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (pool_key_names); k++)
+    if (strcmp (name, pool_key_names[k].name) == 0)
+      return pool_key_names[k].key;
+  return 0;
+}
+
 gboolean
 vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error)
 {

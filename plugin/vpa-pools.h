@@ -2,7 +2,7 @@
  *
  * Pools generated on demand from the inventory: the seed's
  *   SELECT vendor, product, numa_node, dev_type, tags, COUNT(*) ... GROUP BY
- * made correct (NOVA-SEMANTICS section 6): only devices in the inventory,
+ * made correct (docs/pools.md): only devices in the inventory,
  * dev_type and tags in the key, NULL NUMA as its own group, free/used/
  * blocked split from the claims, deterministic order.
  */
@@ -23,6 +23,9 @@ typedef enum {
   VPA_POOL_KEY_PCIE_ROOT = 1 << 7,   /* the host bridge (root complex) above it */
   VPA_POOL_KEY_PCIE_SWITCH = 1 << 8, /* the PCIe switch above it, if any */
 } VpaPoolKeys;
+
+/* The key a --group-by name stands for ("numa_node"), or 0. */
+VpaPoolKeys vpa_pool_key_from_name (const char *name);
 
 #define VPA_POOL_KEYS_DEFAULT                                                  \
   (VPA_POOL_KEY_VENDOR | VPA_POOL_KEY_PRODUCT | VPA_POOL_KEY_NUMA_NODE |       \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Requests from a domain (NOVA-SEMANTICS 2.4, 2.5 and 4).
+ * Requests from a domain (docs/placement.md, docs/domain-xml.md).
  */
 #include "vpa-requests.h"
 
@@ -63,8 +63,8 @@ request_from_alias (const VpaDomain *dom, const VpaConfig *config,
   if (alias == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "domain '%s': alias '%s' in <vpa:flavor aliases> is not defined in %s",
-                   dom->name ? dom->name : "(unnamed)", ar->name, config->path);
+                   "%s: alias '%s' in <vpa:flavor aliases> is not defined in %s",
+                   dom->source, ar->name, config->path);
       return NULL;
     }
   req = vpa_request_new (VPA_REQUEST_ALIAS, ar->name, ar->count);
@@ -162,9 +162,7 @@ vpa_requests_from_domain (const VpaDomain *dom, const VpaConfig *config, GError 
 
       vpa_policy_resolve (NULL, &dom->flavor_policy, &dom->image_policy, NULL, &p, &s,
                           &local);
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "domain '%s': %s",
-                   dom->name ? dom->name : "(unnamed)",
-                   local->message);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s", dom->source, local->message);
       return NULL;
     }
   for (guint i = 0; dom->alias_requests != NULL && i < dom->alias_requests->len; i++)

@@ -35,6 +35,8 @@ static int
 read_attr (int dfd, const char *name, char *buf, gsize len)
 {
   ssize_t n;
+  gsize got = 0;
+  char extra = 0;
   int e = 0;
   int fd;
 
@@ -42,15 +44,28 @@ read_attr (int dfd, const char *name, char *buf, gsize len)
   fd = openat (dfd, name, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return errno;
-  do
-    n = read (fd, buf, len - 1);
-  while (n < 0 && errno == EINTR);
-  if (n < 0)
-    e = errno;
+  /* Until EOF: a value longer than buf is EFBIG, never cut silently. */
+  while (e == 0 && got < len)
+    {
+      char *dst = got < len - 1 ? buf + got : &extra;
+      gsize want = got < len - 1 ? len - 1 - got : 1;
+
+      n = read (fd, dst, want);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        e = errno;
+      else if (n == 0)
+        break;
+      else if (dst == &extra)
+        e = EFBIG;
+      else
+        got += (gsize) n;
+    }
   close (fd);
-  if (n < 0)
+  if (e != 0)
     return e;
-  buf[n] = '\0';
+  buf[got] = '\0';
   g_strchomp (buf);
   return 0;
 }
@@ -545,6 +560,160 @@ meminfo_total_kib (const char *text)
   return g_ascii_strtoull (p + strlen ("MemTotal:"), NULL, 10);
 }
 
+/* Each CPU's core and thread siblings (cpuN/topology/core_id,
+ * thread_siblings_list); an offline CPU has neither. */
+static void
+cell_set_topo (VpaCell *cell, int cpu_fd)
+{
+  cell->topo = g_array_sized_new (FALSE, TRUE, sizeof (VpaCpuTopo), cell->cpus->len);
+  for (guint i = 0; i < cell->cpus->len; i++)
+    {
+      guint cpu = g_array_index (cell->cpus, guint, i);
+      VpaCpuTopo t = { FALSE, -1, -1, cpu };
+      char path[96];
+      char buf[4096];
+      gint64 v;
+
+      t.socket = cpu_socket (cpu_fd, cpu);
+      t.online = t.socket >= 0;
+      g_snprintf (path, sizeof path, "cpu%u/topology/core_id", cpu);
+      if (t.online && read_attr (cpu_fd, path, buf, sizeof buf) == 0 &&
+          g_ascii_string_to_signed (buf, 10, 0, G_MAXINT, &v, NULL))
+        t.core = (gint) v;
+      g_snprintf (path, sizeof path, "cpu%u/topology/thread_siblings_list", cpu);
+      if (t.online && read_attr (cpu_fd, path, buf, sizeof buf) == 0)
+        {
+          g_autoptr (GArray) sibs = g_array_new (FALSE, FALSE, sizeof (guint));
+          if (parse_cpulist (buf, sibs) && sibs->len > 0)
+            t.siblings = MIN (cpu, g_array_index (sibs, guint, 0));
+        }
+      g_array_append_val (cell->topo, t);
+    }
+}
+
+/* "Node 0 KEY: N" of a node's meminfo; 0 when absent. */
+static guint64
+meminfo_value (const char *text, const char *key)
+{
+  const char *p = strstr (text, key);
+
+  if (p == NULL)
+    return 0;
+  return g_ascii_strtoull (p + strlen (key), NULL, 10);
+}
+
+static gint
+pages_cmp (gconstpointer a, gconstpointer b)
+{
+  const VpaPages *x = a, *y = b;
+  return x->size_kib < y->size_kib ? -1 : x->size_kib > y->size_kib;
+}
+
+/* nodeN/hugepages/hugepages-SkB/{nr,free}_hugepages, and the ordinary
+ * pages as libvirt counts them: the memory no hugepage holds, in 4 KiB
+ * pages. */
+static void
+cell_set_pages (VpaCell *cell, int node_fd)
+{
+  int fd = openat (node_fd, "hugepages", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+  guint64 huge_kib = 0;
+  VpaPages small = { 4, 0, 0 };
+  struct dirent *ent;
+
+  cell->pages = g_array_new (FALSE, FALSE, sizeof (VpaPages));
+  if (fd >= 0 && dir == NULL)
+    close (fd);
+  while (dir != NULL && (ent = readdir (dir)) != NULL)
+    {
+      VpaPages p = { 0, 0, 0 };
+      char path[NAME_MAX + 32];
+      char buf[64];
+      guint64 v;
+      const char *end;
+
+      if (!g_str_has_prefix (ent->d_name, "hugepages-") ||
+          !g_str_has_suffix (ent->d_name, "kB"))
+        continue;
+      end = ent->d_name + strlen (ent->d_name) - 2;
+      {
+        g_autofree char *num = g_strndup (ent->d_name + 10, (gsize) (end - ent->d_name - 10));
+        if (!g_ascii_string_to_unsigned (num, 10, 8, G_MAXUINT32, &p.size_kib, NULL))
+          continue;
+      }
+      g_snprintf (path, sizeof path, "%s/nr_hugepages", ent->d_name);
+      if (read_attr (dirfd (dir), path, buf, sizeof buf) == 0 &&
+          g_ascii_string_to_unsigned (buf, 10, 0, G_MAXUINT32, &v, NULL))
+        p.total = v;
+      g_snprintf (path, sizeof path, "%s/free_hugepages", ent->d_name);
+      p.free = p.total;
+      if (read_attr (dirfd (dir), path, buf, sizeof buf) == 0 &&
+          g_ascii_string_to_unsigned (buf, 10, 0, p.total, &v, NULL))
+        p.free = v;
+      huge_kib += p.total * p.size_kib;
+      g_array_append_val (cell->pages, p);
+    }
+  if (dir != NULL)
+    closedir (dir);
+  small.total = small.free = cell->memory_kib > huge_kib ? (cell->memory_kib - huge_kib) / 4 : 0;
+  g_array_append_val (cell->pages, small);
+  g_array_sort (cell->pages, pages_cmp);
+}
+
+/* nodeN/distance: one value per node, in ascending node order (the
+ * node ids are filled in once every cell is known). */
+static void
+cell_set_distances (VpaCell *cell, int node_fd)
+{
+  char buf[4096];
+  g_auto (GStrv) parts = NULL;
+
+  if (read_attr (node_fd, "distance", buf, sizeof buf) != 0 || buf[0] == '\0')
+    return;
+  parts = g_strsplit_set (buf, " \t", -1);
+  cell->distances = g_array_new (FALSE, FALSE, sizeof (VpaDistance));
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      VpaDistance d;
+      guint64 v;
+
+      if (parts[i][0] == '\0')
+        continue;
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 0, G_MAXINT, &v, NULL))
+        {
+          g_clear_pointer (&cell->distances, g_array_unref);
+          return;
+        }
+      d.node = (gint) cell->distances->len;
+      d.value = (guint) v;
+      g_array_append_val (cell->distances, d);
+    }
+}
+
+/* Distances were read by position: give them the node ids. */
+static void
+number_distances (VpaHost *host)
+{
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint));
+
+  for (guint i = 0; i < host->cells->len; i++)
+    g_array_append_val (ids, g_array_index (host->cells, VpaCell, i).id);
+  g_array_sort (ids, uint_cmp);
+  for (guint i = 0; i < host->cells->len; i++)
+    {
+      VpaCell *c = &g_array_index (host->cells, VpaCell, i);
+      if (c->distances == NULL)
+        continue;
+      if (c->distances->len != ids->len)
+        {
+          g_clear_pointer (&c->distances, g_array_unref);
+          continue;
+        }
+      for (guint j = 0; j < c->distances->len; j++)
+        g_array_index (c->distances, VpaDistance, j).node = g_array_index (ids, gint, j);
+    }
+}
+
 static gboolean
 read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
            const GArray *online, VpaCell *cell, GError **error)
@@ -562,7 +731,12 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
     }
   e = read_attr (fd, "cpulist", cpulist, sizeof cpulist);
   if (e == 0 && read_attr (fd, "meminfo", meminfo, sizeof meminfo) == 0)
-    cell->memory_kib = meminfo_total_kib (meminfo);
+    cell->memory_kib = meminfo_value (meminfo, "MemTotal:");
+  if (e == 0)
+    {
+      cell_set_pages (cell, fd);
+      cell_set_distances (cell, fd);
+    }
   close (fd);
   if (e != 0)
     {
@@ -577,6 +751,7 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
       return FALSE;
     }
   cell_set_socket (cell, cpu_fd, online);
+  cell_set_topo (cell, cpu_fd);
   return TRUE;
 }
 
@@ -606,6 +781,7 @@ add_fake_cell (VpaHost *host, const char *root, int cpu_fd, const GArray *online
   if (fd >= 0)
     close (fd);
   cell_set_socket (&cell, cpu_fd, online);
+  cell_set_topo (&cell, cpu_fd);
   vpa_host_add_cell (host, &cell);
   return TRUE;
 }
@@ -639,9 +815,14 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
       if (ok)
         vpa_host_add_cell (host, &cell);
       else
-        g_array_unref (cell.cpus);
+        {
+          g_array_unref (cell.cpus);
+          g_clear_pointer (&cell.pages, g_array_unref);
+          g_clear_pointer (&cell.distances, g_array_unref);
+        }
     }
   closedir (dir);
+  number_distances (host);
   if (ok && host->cells->len == 0)
     return add_fake_cell (host, root, cpu_fd, online, error);
   return ok;
@@ -708,10 +889,13 @@ check_root (const char *root, GError **error)
     e = errno;
   else if (!S_ISDIR (st.st_mode))
     e = ENOTDIR;
+  /* As for a snapshot: a root that does not exist (or is no directory)
+   * is a wrong argument, one that cannot be read the environment. */
   if (e != 0)
     {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read sysfs root: %s",
-                   root, g_strerror (e));
+      g_set_error (error, VPA_ERROR,
+                   e == ENOENT || e == ENOTDIR ? VPA_ERROR_INVALID : VPA_ERROR_ENVIRONMENT,
+                   "%s: cannot read sysfs root: %s", root, g_strerror (e));
       return FALSE;
     }
   return TRUE;

@@ -149,7 +149,17 @@ claims_contain (GPtrArray *claims, guint from, VpaAddr addr)
   return FALSE;
 }
 
-/* Adds the PCI hostdevs of one domain XML not yet claimed since from. */
+static gboolean
+claims_have_numa (GPtrArray *claims, guint from)
+{
+  for (guint i = from; i < claims->len; i++)
+    if (((VpaClaim *) g_ptr_array_index (claims, i))->numa != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Adds the PCI hostdevs of one domain XML not yet claimed since from,
+ * and its CPUs and memory (the first XML read of the domain). */
 static gboolean
 claims_from_xml (const char *xml, const char *name, gboolean running,
                  GPtrArray *claims, guint from, GError **error)
@@ -160,6 +170,12 @@ claims_from_xml (const char *xml, const char *name, gboolean running,
 
   if (doc == NULL)
     return FALSE;
+  if (!claims_have_numa (claims, from))
+    {
+      VpaClaim *numa = vpa_xml_numa_claim (xmlDocGetRootElement (doc), name, running);
+      if (numa != NULL)
+        g_ptr_array_add (claims, numa);
+    }
   devs = vpa_xml_domain_pci_devices (xmlDocGetRootElement (doc), what, VPA_XML_PCI_STRICT, error);
   if (devs == NULL)
     return FALSE;
@@ -591,15 +607,26 @@ struct _VpaVirtLock {
   char *path;
 };
 
-/* Root shares one directory; other users get a private one (a shared
- * world-writable lock would let anyone stall every define). */
+/* A connection to a privileged daemon (".../system") is one resource
+ * for everyone allowed on it: root and the members of libvirt's group
+ * must take the same lock, so its file lives in the system's shared lock
+ * directory, named by the URI alone. Other connections (a session, the
+ * test driver) belong to one user: a directory of their own. */
+#define VPA_VIRT_SHARED_LOCK_DIR "/run/lock"
+
+static gboolean
+uri_is_system (const char *canonical_uri)
+{
+  g_autoptr (GUri) uri = g_uri_parse (canonical_uri, G_URI_FLAGS_NONE, NULL);
+
+  return uri != NULL && g_strcmp0 (g_uri_get_path (uri), "/system") == 0;
+}
+
 static char *
-lock_dir (void)
+private_lock_dir (void)
 {
   const char *runtime = g_getenv ("XDG_RUNTIME_DIR");
 
-  if (geteuid () == 0)
-    return g_strdup ("/run/virt-pci-affinity");
   if (runtime != NULL && g_path_is_absolute (runtime))
     return g_build_filename (runtime, "virt-pci-affinity", NULL);
   return g_strdup_printf ("%s/virt-pci-affinity-%u", g_get_tmp_dir (), (guint) geteuid ());
@@ -608,23 +635,30 @@ lock_dir (void)
 char *
 vpa_virt_lock_path (const char *canonical_uri)
 {
-  g_autofree char *dir = lock_dir ();
   g_autofree char *sum = NULL;
   g_autofree char *readable = NULL;
+  g_autofree char *dir = NULL;
 
   g_return_val_if_fail (canonical_uri != NULL, NULL);
 
   sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, canonical_uri, -1);
   readable = g_strndup (canonical_uri, 48);
   g_strcanon (readable, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "-", '_');
+  if (uri_is_system (canonical_uri))
+    return g_strdup_printf (VPA_VIRT_SHARED_LOCK_DIR "/virt-pci-affinity-define-%s-%.16s.lock",
+                            readable, sum);
+  dir = private_lock_dir ();
   return g_strdup_printf ("%s/define-%s-%.16s.lock", dir, readable, sum);
 }
 
+/* The private directory of a user's lock: created 0700, owned by them. */
 static gboolean
 lock_dir_ensure (const char *dir, GError **error)
 {
   struct stat st;
 
+  if (strcmp (dir, VPA_VIRT_SHARED_LOCK_DIR) == 0)
+    return TRUE;
   if (g_mkdir_with_parents (dir, 0700) < 0)
     {
       int saved = errno;
@@ -640,6 +674,45 @@ lock_dir_ensure (const char *dir, GError **error)
       return FALSE;
     }
   return TRUE;
+}
+
+/* Opens the lock file: read-write (created 0644, so that others can lock
+ * it too), else read-only when another user created it (flock needs no
+ * write access). Never follows a link; only a regular file. */
+static int
+lock_open (const char *path, GError **error)
+{
+  struct stat st;
+  int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+
+  if (fd < 0 && (errno == EACCES || errno == EPERM))
+    fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "cannot open the define lock '%s': %s", path, g_strerror (saved));
+      return -1;
+    }
+  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      close (fd);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "the define lock '%s' is not a regular file", path);
+      return -1;
+    }
+  return fd;
+}
+
+/* TRUE if path still names the file fd locked (its owner may have
+ * replaced it in the shared directory). */
+static gboolean
+lock_is_current (int fd, const char *path)
+{
+  struct stat a, b;
+
+  return fstat (fd, &a) == 0 && lstat (path, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
 }
 
 /* The pid the holder wrote, for the timeout message; 0 if unknown. */
@@ -719,18 +792,18 @@ vpa_virt_lock_acquire (virConnectPtr conn, const char *uri, guint timeout_ms,
   dir = g_path_get_dirname (path);
   if (!lock_dir_ensure (dir, error))
     return NULL;
-  fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-  if (fd < 0)
+  for (;;)
     {
-      int saved = errno;
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "cannot open the define lock '%s': %s", path, g_strerror (saved));
-      return NULL;
-    }
-  if (!lock_wait (fd, path, canonical, timeout_ms, error))
-    {
+      if ((fd = lock_open (path, error)) < 0)
+        return NULL;
+      if (!lock_wait (fd, path, canonical, timeout_ms, error))
+        {
+          close (fd);
+          return NULL;
+        }
+      if (lock_is_current (fd, path))
+        break;
       close (fd);
-      return NULL;
     }
   lock_write_pid (fd);
   lock = g_new0 (VpaVirtLock, 1);
@@ -801,7 +874,7 @@ collect_addrs (xmlNode *node, gboolean whole_domain, const char *what, GArray *a
 /* The name and PCI addresses of a placed domain XML. */
 static gboolean
 placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addrs,
-                     GError **error)
+                     GArray *cpus, GError **error)
 {
   g_autofree char *what = g_strdup_printf ("%s: placed domain", uri);
   g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
@@ -811,7 +884,7 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
     return FALSE;
   root = xmlDocGetRootElement (doc);
   name_node = vpa_xml_is (root, "domain", NULL) ? vpa_xml_child (root, "name", NULL) : NULL;
-  *name = name_node != NULL ? vpa_xml_text (name_node) : NULL;
+  *name = name_node != NULL ? vpa_xml_name (name_node) : NULL;
   if (*name == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <domain><name> missing", what);
@@ -819,6 +892,12 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
     }
   g_free (what);
   what = g_strdup_printf ("%s: domain '%s'", uri, *name);
+  if (cpus != NULL)
+    {
+      g_autoptr (VpaClaim) numa = vpa_xml_numa_claim (root, *name, FALSE);
+      if (numa != NULL)
+        g_array_append_vals (cpus, numa->numa->dedicated->data, numa->numa->dedicated->len);
+    }
   return collect_addrs (root, TRUE, what, addrs, error);
 }
 
@@ -862,16 +941,39 @@ find_conflict (GPtrArray *claims, const char *name, GArray *addrs,
   return NULL;
 }
 
+/* The dedicated CPUs of the defined domain another domain also pins:
+ * two defines never get the same dedicated CPU. */
+static gboolean
+check_cpus_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArray *cpus,
+                      const char *when, GError **error)
+{
+  for (guint i = 0; cpus != NULL && i < claims->len; i++)
+    {
+      const VpaClaim *claim = g_ptr_array_index (claims, i);
+
+      if (claim->numa == NULL || strcmp (claim->domain, name) == 0)
+        continue;
+      for (guint j = 0; j < claim->numa->dedicated->len; j++)
+        for (guint k = 0; k < cpus->len; k++)
+          if (g_array_index (claim->numa->dedicated, guint, j) == g_array_index (cpus, guint, k))
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: dedicated CPU %u for domain '%s' is pinned by domain '%s'%s", uri, g_array_index (cpus, guint, k), name, claim->domain, when);
+              return FALSE;
+            }
+    }
+  return TRUE;
+}
+
 static gboolean
 check_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArray *addrs,
-                 const VpaHost *inventory, const char *when, GError **error)
+                 GArray *cpus, const VpaHost *inventory, const char *when, GError **error)
 {
   VpaAddr mine = VPA_ADDR_NONE;
   const VpaClaim *claim = find_conflict (claims, name, addrs, inventory, &mine);
   char buf[VPA_ADDR_BUFLEN], other[VPA_ADDR_BUFLEN];
 
   if (claim == NULL)
-    return TRUE;
+    return check_cpus_unclaimed (claims, uri, name, cpus, when, error);
   g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
                "%s: device '%s' for domain '%s' conflicts with device '%s' held by "
                "domain '%s'%s",
@@ -924,12 +1026,12 @@ run_place (virConnectPtr conn, VpaVirtPlaceFunc place, gpointer user_data,
  * lock may have taken one of addrs. */
 static gboolean
 recheck_unclaimed (virConnectPtr conn, const char *uri, const char *name, GArray *addrs,
-                   const VpaHost *inventory, GPtrArray **claims, GError **error)
+                   GArray *cpus, const VpaHost *inventory, GPtrArray **claims, GError **error)
 {
   g_clear_pointer (claims, g_ptr_array_unref);
   *claims = vpa_virt_load_claims (conn, error);
   return *claims != NULL &&
-         check_unclaimed (*claims, uri, name, addrs, inventory, VPA_VIRT_BYPASS_NOTE, error);
+         check_unclaimed (*claims, uri, name, addrs, cpus, inventory, VPA_VIRT_BYPASS_NOTE, error);
 }
 
 /* What a define replaced, to undo it. */
@@ -1017,6 +1119,7 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
   g_autoptr (VpaVirtLock) lock = NULL;
   g_autoptr (GPtrArray) claims = NULL;
   g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+  g_autoptr (GArray) cpus = g_array_new (FALSE, FALSE, sizeof (guint));
   g_autoptr (virDomain) dom = NULL;
   g_autofree char *xml = NULL;
   g_autofree char *name = NULL;
@@ -1032,8 +1135,8 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
     return FALSE;
   if ((xml = run_place (conn, place, user_data, &claims, uri, error)) == NULL)
     return FALSE;
-  if (!placed_domain_parse (xml, uri, &name, addrs, error) ||
-      !check_unclaimed (claims, uri, name, addrs, inventory, "", error))
+  if (!placed_domain_parse (xml, uri, &name, addrs, cpus, error) ||
+      !check_unclaimed (claims, uri, name, addrs, cpus, inventory, "", error))
     return FALSE;
   ok = previous_definition (conn, uri, name, &prev, error);
   prev_xml = prev.xml;
@@ -1048,7 +1151,7 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
       return FALSE;
     }
 
-  if (!recheck_unclaimed (conn, uri, name, addrs, inventory, &claims, error))
+  if (!recheck_unclaimed (conn, uri, name, addrs, cpus, inventory, &claims, error))
     {
       rollback_define (conn, dom, &prev, error != NULL ? *error : NULL);
       return FALSE;
@@ -1130,7 +1233,7 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
   if ((xml = run_place (conn, place, user_data, &claims, uri, error)) == NULL)
     return FALSE;
   if (!placed_device_parse (xml, uri, domain, addrs, error) ||
-      !check_unclaimed (claims, uri, domain, addrs, inventory, "", error))
+      !check_unclaimed (claims, uri, domain, addrs, NULL, inventory, "", error))
     return FALSE;
   if (virDomainAttachDeviceFlags (dom, xml, flags) < 0)
     {
@@ -1138,7 +1241,7 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
                       uri, domain);
       return FALSE;
     }
-  if (!recheck_unclaimed (conn, uri, domain, addrs, inventory, &claims, error))
+  if (!recheck_unclaimed (conn, uri, domain, addrs, NULL, inventory, &claims, error))
     {
       rollback_attach (dom, xml, flags, error != NULL ? *error : NULL);
       return FALSE;

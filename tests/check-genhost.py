@@ -398,8 +398,14 @@ def check_config(conf, snap):
     netdevs = {n: a for a, d in pci.items() for n, _ in d["netdevs"]}
     for section in cp.sections():
         kind, _, name = section.partition(" ")
-        assert kind in ("device-spec", "alias", "inventory", "claims"), section
+        assert kind in ("device-spec", "alias", "inventory", "claims", "host"), section
         g = cp[section]
+        if kind == "host":
+            cpus = set(snap["cpus"]) if "cpus" in snap else None
+            for key in ("cpu-dedicated-set", "cpu-shared-set"):
+                if key in g and cpus is not None:
+                    assert set(parse_cpulist(g[key])) <= cpus, "%s: %s names CPUs the host lacks" % (section, key)
+            continue
         if kind == "alias":
             assert any(d["vendor"] == "0x" + g["vendor-id"] and
                        d["product"] == "0x" + g["product-id"] for d in pci.values()), section

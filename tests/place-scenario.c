@@ -113,13 +113,16 @@ config_text (JsonObject *obj, char **skip)
                          : NULL;
   GString *s = g_string_new (NULL);
 
+  /* Nova's default [{}] (or none given): every device, untagged. Our
+   * configuration admits nothing without a spec; an empty one admits
+   * every device. */
+  if (specs == NULL)
+    g_string_append (s, "[device-spec all]\n");
   for (guint i = 0; specs != NULL && i < json_array_get_length (specs); i++)
     {
       JsonObject *spec = json_array_get_object_element (specs, i);
       g_autoptr (GList) keys = json_object_get_members (spec);
 
-      if (keys == NULL && json_array_get_length (specs) == 1)
-        break; /* Nova's default [{}]: every device, untagged */
       g_string_append_printf (s, "[device-spec s%u]\n", i);
       for (GList *l = keys; l != NULL; l = l->next)
         {

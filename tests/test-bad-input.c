@@ -15,6 +15,10 @@
  *   stderr=virt-pci-affinity: @CASE@/domain.xml: ...   # a glob (* and ?)
  *   multiline=false             # optional: true allows lines after it
  *   unchanged=@CASE@/host.xml   # optional: files that must be untouched
+ *   stdout=report.txt           # optional: a file of the case holding the
+ *                               # exact stdout (@CASE@/@DATA@ expanded); only
+ *                               # `check`, whose report is its answer,
+ *                               # or a command that succeeds
  *
  * @CASE@ is the case directory, @DATA@ the data directory, @BUILD@ the
  * build directory. A command
@@ -168,6 +172,27 @@ check_unchanged (GHashTable *files)
     }
 }
 
+/* "" unless the case names a file of its exact stdout. */
+static const char *
+expected_stdout (GKeyFile *kf, const char *dir)
+{
+  static char *expected;
+  g_autofree char *name = g_key_file_get_string (kf, "case", "stdout", NULL);
+  g_autofree char *path = NULL, *raw = NULL;
+
+  g_clear_pointer (&expected, g_free);
+  if (name == NULL)
+    return "";
+  path = g_build_filename (dir, name, NULL);
+  if (!g_file_get_contents (path, &raw, NULL, NULL))
+    {
+      g_test_fail_printf ("%s: cannot read the expected stdout", path);
+      return "";
+    }
+  expected = expand (raw, dir);
+  return expected;
+}
+
 static int
 temp_fd (char **path)
 {
@@ -286,7 +311,14 @@ run_case (gconstpointer data)
   run (argv, env, c->dir, stdin_path, &exit_status, &out, &err);
   g_test_message ("%s: exit %d\nstdout: %s\nstderr: %s", c->name, exit_status, out, err);
   g_assert_cmpint (exit_status, ==, status);
-  g_assert_cmpstr (out, ==, "");
+  g_assert_cmpstr (out, ==, expected_stdout (kf, c->dir));
+  if (*pattern == '\0')
+    {
+      /* stderr= empty: a command that succeeds silently */
+      g_assert_cmpstr (err, ==, "");
+      check_unchanged (before);
+      return;
+    }
   lines = g_strsplit (err, "\n", -1);
   if (lines[0] == NULL || !g_pattern_match_simple (pattern, lines[0]))
     {

@@ -267,9 +267,7 @@ match_all (const char *conf)
   g_assert_no_error (error);
   for (guint i = 0; i < host->devices->len; i++)
     {
-      gboolean all = TRUE;
-      const VpaDeviceSpec *spec = vpa_config_match_device (config, host, i, &all);
-      g_assert_false (all);
+      const VpaDeviceSpec *spec = vpa_config_match_device (config, host, i);
       g_string_append_printf (out, "%s%s", i ? " " : "", spec ? spec->name : "-");
     }
   return g_string_free (g_steal_pointer (&out), FALSE);
@@ -316,17 +314,41 @@ test_match (void)
     }
 }
 
+/* Without a device spec nothing is assignable (Nova's empty whitelist). */
 static void
-test_match_all (void)
+test_match_none (void)
 {
   g_autoptr (VpaConfig) config = vpa_config_new_default ();
   g_autoptr (VpaHost) host = make_host ();
 
   for (guint i = 0; i < host->devices->len; i++)
+    g_assert_null (vpa_config_match_device (config, host, i));
+}
+
+/* A bridge (class 0x06xx) is never assignable, whatever the specs say. */
+static void
+test_match_bridge (void)
+{
+  static const char conf[] = "[device-spec all]\naddress=*:*:*.*\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = vpa_config_load_data (conf, strlen (conf), "t.conf", &error);
+  g_autoptr (VpaHost) host = vpa_host_new ("bridges");
+  static const guint32 classes[] = { 0x060000, 0x060400, 0x068000, 0x020000, 0x030000 };
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
     {
-      gboolean all = FALSE;
-      g_assert_null (vpa_config_match_device (config, host, i, &all));
-      g_assert_true (all);
+      VpaDevice *dev = vpa_test_add_device (host, VPA_ADDR (0, 0, i + 1, 0), "8086:0001",
+                                            VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, VPA_NUMA_NONE,
+                                            NULL);
+      dev->class_code = classes[i];
+    }
+  g_assert_true (vpa_host_seal (host, &error));
+  for (guint i = 0; i < G_N_ELEMENTS (classes); i++)
+    {
+      const VpaDevice *dev = vpa_host_device (host, i);
+      g_assert_cmpint (vpa_config_match_device (config, host, i) == NULL, ==,
+                       (dev->class_code >> 16) == 0x06);
     }
 }
 
@@ -340,7 +362,8 @@ main (int argc, char **argv)
   g_test_add_func ("/config/lookup", test_lookup);
   g_test_add_func ("/config/spec-dict", test_spec_dict);
   g_test_add_func ("/config/match", test_match);
-  g_test_add_func ("/config/match-all", test_match_all);
+  g_test_add_func ("/config/match-none", test_match_none);
+  g_test_add_func ("/config/match-bridge", test_match_bridge);
 
   vpa_test_add_fixture_cases (VPA_TEST_DATA "/config", "bad-*.conf", "/config/bad",
                               test_bad);

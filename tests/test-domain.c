@@ -49,6 +49,14 @@ dump_uset (GString *s, const GArray *set)
 }
 
 static void
+dump_bits (GString *s, const VpaBits *bits)
+{
+  g_autoptr (GArray) set = vpa_bits_to_array (bits);
+
+  dump_uset (s, set);
+}
+
+static void
 dump_nodes (GString *s, const GArray *nodes)
 {
   if (nodes->len == 0)
@@ -136,11 +144,11 @@ dump_numa (GString *s, const VpaDomain *dom)
     {
       const VpaDomainCell *c = g_ptr_array_index (dom->cells, i);
       g_string_append_printf (s, "cell %u: vcpus=", c->id);
-      dump_uset (s, c->vcpus);
+      dump_bits (s, c->vcpus);
       g_string_append (s, " nodeset=");
-      dump_uset (s, c->nodeset);
+      dump_bits (s, vpa_domain_cell_nodeset (dom, c));
       g_string_append (s, " cpuset=");
-      dump_uset (s, c->cpuset);
+      dump_bits (s, c->cpuset);
       g_string_append_c (s, '\n');
     }
   g_string_append (s, "guest-nodes: ");

@@ -17,7 +17,7 @@
 #include "vpa-traits.h"
 #include "vpa-virt.h"
 
-static const char *const hosts[] = { "dual-socket", "snc-4", "no-numa", "socketless",
+static const char *const hosts[] = { "dual-socket", "snc-4", "no-numa", "socketless", "pinned",
                                      "gpu-server" };
 
 static GPtrArray *
@@ -27,7 +27,7 @@ copy_claims (const VpaHost *host)
   for (guint i = 0; i < host->claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (host->claims, i);
-      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
+      g_ptr_array_add (out, vpa_claim_copy (c));
     }
   return out;
 }
@@ -68,9 +68,10 @@ describe (VpaHost *host, const VpaConfig *config, GPtrArray *claims)
   g_autoptr (VpaInventory) inv = vpa_inventory_new (host, config, claims, &error);
   g_autoptr (GArray) pools = NULL;
   g_autoptr (GArray) by_pf = NULL;
-  g_autofree char *a = NULL, *b = NULL, *t = NULL;
+  g_autofree char *a = NULL, *b = NULL, *t = NULL, *n = NULL;
   g_auto (GStrv) traits = NULL;
   g_autofree char *tree = NULL;
+  g_autoptr (VpaCapacity) cap = NULL;
 
   g_assert_no_error (error);
   tree = describe_tree (inv->host);
@@ -81,7 +82,11 @@ describe (VpaHost *host, const VpaConfig *config, GPtrArray *claims)
   b = vpa_output_pools_json (inv, by_pf);
   traits = vpa_traits_compute (inv);
   t = vpa_output_traits_text (traits);
-  return g_strconcat (a, b, t, tree, NULL);
+  /* Capacity too: per node CPUs, memory, pages after the claims. */
+  cap = vpa_capacity_new (inv->host, config, inv->claims, NULL, &error);
+  g_assert_no_error (error);
+  n = vpa_output_nodes_json (cap);
+  return g_strconcat (a, b, t, tree, n, NULL);
 }
 
 static char *
@@ -185,7 +190,7 @@ test_snapshot_replay (gconstpointer data)
   for (guint i = 0; i < claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (claims, i);
-      vpa_host_add_claim (live, vpa_claim_new (c->domain, c->addr, c->running));
+      vpa_host_add_claim (live, vpa_claim_copy (c));
     }
 
   mem = open_memstream (&buf, &len);

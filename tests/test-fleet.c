@@ -767,7 +767,7 @@ supports (const VpaFleetHost *host, GPtrArray *reqs, const gint *nodes, guint n,
 static void
 test_filter_policies (void)
 {
-  /* Nova's demo (NOVA-SEMANTICS 11.4): identical devices on nodes 0, 1,
+  /* Nova's demo scenario: identical devices on nodes 0, 1,
    * unknown and 2; the guest on node 0; nodes 0 and 1 share a socket. */
   const char *const pools[] = { "0001:type-PCI:0:1", "0001:type-PCI:1:1",
                                 "0001:type-PCI:-1:1", "0001:type-PCI:2:1", NULL };
@@ -925,6 +925,7 @@ test_store_uris (void)
                                 "sqlite:///nonexistent-dir/fleet.db",
                                 "postgresql:///x?host=/nonexistent-dir&connect_timeout=2", NULL };
   g_autofree char *redacted = vpa_fleet_uri_redact ("postgresql://u:secret@db:5432/f?password=x&a=b");
+  g_autofree char *redacted2 = vpa_fleet_uri_redact ("postgresql://db/f?password=***&password=y");
 
   for (guint i = 0; invalid[i] != NULL; i++)
     {
@@ -938,7 +939,9 @@ test_store_uris (void)
       g_assert_null (vpa_fleet_store_open (unreachable[i], VPA_FLEET_OPEN_CREATE, &error));
       g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
     }
-  g_assert_cmpstr (redacted, ==, "postgresql://u@db:5432/f?password=***&a=b");
+  /* the password shown as ***, not dropped; every password= of the query */
+  g_assert_cmpstr (redacted, ==, "postgresql://u:***@db:5432/f?password=***&a=b");
+  g_assert_cmpstr (redacted2, ==, "postgresql://db/f?password=***&password=***");
 }
 
 static void

@@ -209,6 +209,55 @@ test_many_vfs (void)
   assert_hosts_equal (host, back);
 }
 
+/* NUMA claims and capacity survive a snapshot written and read back. */
+static void
+test_numa_round_trip (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/pinned.xml", &error);
+  g_autoptr (VpaHost) back = NULL;
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  guint n_numa = 0;
+
+  g_assert_no_error (error);
+  g_assert_true (vpa_host_seal (host, &error));
+  text = write_to_string (host, &len);
+  back = vpa_snapshot_load_memory (text, len, "replayed", &error);
+  g_assert_no_error (error);
+  vpa_test_assert_capacity_equal (host, back);
+  g_assert_cmpuint (host->claims->len, ==, back->claims->len);
+  for (guint i = 0; i < host->claims->len; i++)
+    {
+      const VpaClaim *a = g_ptr_array_index (host->claims, i);
+      const VpaClaim *b = NULL;
+      for (guint j = 0; j < back->claims->len && b == NULL; j++)
+        {
+          const VpaClaim *c = g_ptr_array_index (back->claims, j);
+          if (strcmp (c->domain, a->domain) == 0 && c->addr == a->addr)
+            b = c;
+        }
+      if (b == NULL)
+        g_error ("claim of '%s' lost in the round trip", a->domain);
+      g_assert_true ((a->numa == NULL) == (b->numa == NULL));
+      if (a->numa == NULL || b->numa == NULL)
+        continue;
+      n_numa++;
+      g_assert_cmpmem (a->numa->dedicated->data, a->numa->dedicated->len * sizeof (guint),
+                       b->numa->dedicated->data, b->numa->dedicated->len * sizeof (guint));
+      g_assert_cmpuint (a->numa->memory->len, ==, b->numa->memory->len);
+      for (guint k = 0; k < a->numa->memory->len; k++)
+        {
+          const VpaMemClaim *x = &g_array_index (a->numa->memory, VpaMemClaim, k);
+          const VpaMemClaim *y = &g_array_index (b->numa->memory, VpaMemClaim, k);
+          g_assert_cmpint (x->node, ==, y->node);
+          g_assert_cmpuint (x->page_kib, ==, y->page_kib);
+          g_assert_cmpuint (x->kib, ==, y->kib);
+        }
+    }
+  g_assert_cmpuint (n_numa, ==, 2);
+}
+
 static void
 test_bad_fixture (gconstpointer data)
 {
@@ -377,6 +426,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/snapshot/mini", test_mini);
+  g_test_add_func ("/snapshot/numa-round-trip", test_numa_round_trip);
   g_test_add_func ("/snapshot/memory", test_memory);
   add_round_trips ();
   g_test_add_func ("/snapshot/many-vfs", test_many_vfs);

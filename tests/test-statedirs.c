@@ -3,6 +3,7 @@
 #include <glib/gstdio.h>
 #include "vpa-statedirs.h"
 #include "vpa-xml.h"
+#include "vpa-domain.h"
 
 static char *
 claims_to_string (GPtrArray *claims)
@@ -145,6 +146,66 @@ test_unreadable (void)
   g_rmdir (dir);
 }
 
+/* What a domain pins and binds (xml/vpa-numa-claim.c). */
+static char *
+numa_claim_of (const char *body)
+{
+  g_autofree char *xml = g_strdup_printf ("<domain type='kvm'><name>d</name>%s</domain>", body);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), "t", NULL);
+  g_autoptr (VpaClaim) c = NULL;
+  GString *s = g_string_new (NULL);
+
+  g_assert_nonnull (doc);
+  c = vpa_xml_numa_claim (xmlDocGetRootElement (doc), "d", TRUE);
+  if (c == NULL)
+    return g_string_free (s, FALSE);
+  g_string_append (s, "cpus");
+  for (guint i = 0; i < c->numa->dedicated->len; i++)
+    g_string_append_printf (s, " %u", g_array_index (c->numa->dedicated, guint, i));
+  for (guint i = 0; i < c->numa->memory->len; i++)
+    {
+      const VpaMemClaim *m = &g_array_index (c->numa->memory, VpaMemClaim, i);
+      g_string_append_printf (s, "; node %d page %" G_GUINT64_FORMAT " kib %" G_GUINT64_FORMAT, m->node, m->page_kib, m->kib);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_numa_claims (void)
+{
+  static const struct { const char *body, *want; } cases[] = {
+    /* every vCPU pinned to one CPU: dedicated */
+    { "<vcpu>2</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/><vcpupin vcpu='1' cpuset='5'/></cputune>", "cpus 4 5" },
+    /* one vCPU unpinned, or pinned to a set: nothing */
+    { "<vcpu>2</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/></cputune>", "" },
+    { "<vcpu>1</vcpu><cputune><vcpupin vcpu='0' cpuset='4-5'/></cputune>", "" },
+    /* ours, shared: its pins are a shared set */
+    { "<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'><vpa:numa placement='auto' cpu-policy='shared'/></vpa:affinity></metadata>"
+      "<vcpu>1</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/></cputune>", "" },
+    /* ours, dedicated: the emulator's set (isolate's kept siblings) too */
+    { "<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'><vpa:numa placement='auto' cpu-policy='dedicated'/></vpa:affinity></metadata>"
+      "<vcpu>1</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/><emulatorpin cpuset='4,12'/></cputune>", "cpus 4 12" },
+    /* memory bound strictly to one node; several nodes: not counted */
+    { "<memory unit='GiB'>2</memory><numatune><memory mode='strict' nodeset='1'/></numatune>", "cpus; node 1 page 0 kib 2097152" },
+    { "<memory unit='GiB'>2</memory><numatune><memory nodeset='0-1'/></numatune>", "" },
+    { "<memory unit='GiB'>2</memory><numatune><memory mode='preferred' nodeset='1'/></numatune>", "" },
+    /* per cell, in the pages of that cell (a cell no page names: the
+     * default hugepage size, as libvirt backs it) */
+    { "<memoryBacking><hugepages><page size='1' unit='GiB' nodeset='1'/></hugepages></memoryBacking>"
+      "<numatune><memnode cellid='0' mode='strict' nodeset='0'/><memnode cellid='1' mode='strict' nodeset='1'/></numatune>"
+      "<cpu><numa><cell id='0' cpus='0' memory='1' unit='GiB'/><cell id='1' cpus='1' memory='2' unit='GiB'/></numa></cpu>",
+      "cpus; node 0 page 2048 kib 1048576; node 1 page 1048576 kib 2097152" },
+    /* <hugepages/> alone: the default 2 MiB pages */
+    { "<memory unit='MiB'>512</memory><memoryBacking><hugepages/></memoryBacking><numatune><memory nodeset='0'/></numatune>", "cpus; node 0 page 2048 kib 524288" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *got = numa_claim_of (cases[i].body);
+      g_assert_cmpstr (got, ==, cases[i].want);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -152,5 +213,6 @@ main (int argc, char **argv)
   g_test_add_func ("/statedirs/load", test_load);
   g_test_add_func ("/statedirs/parse", test_parse);
   g_test_add_func ("/statedirs/unreadable", test_unreadable);
+  g_test_add_func ("/statedirs/numa-claims", test_numa_claims);
   return g_test_run ();
 }

@@ -293,7 +293,7 @@ test_errors (void)
   g_autofree char *root = g_dir_make_tmp ("vpa-sysfs-XXXXXX", NULL);
   g_autofree char *msg = NULL;
 
-  assert_load_fails ("/nonexistent-root", VPA_ERROR_ENVIRONMENT,
+  assert_load_fails ("/nonexistent-root", VPA_ERROR_INVALID,
                      "/nonexistent-root: cannot read sysfs root: No such file or directory");
 
   msg = g_strdup_printf ("%s/sys/bus/pci/devices: cannot read PCI devices: %s", root,

@@ -90,6 +90,33 @@ test_cell_socket (void)
   g_assert_cmpint (vpa_cell_socket_from_cpu_sockets (NULL, 0), ==, VPA_SOCKET_NONE);
 }
 
+/* Every printed message: one line, control characters escaped, at most
+ * the bound in bytes, cut at a character boundary with "…". */
+static void
+test_message_bound (void)
+{
+  struct { const char *in; gsize max; const char *out; } cases[] = {
+    { "plain", 1024, "plain" },
+    { "a\nb\tc\rd\x1b[0m", 1024, "a\\nb\\tc\\x0dd\\x1b[0m" },
+    { "bad \xff byte", 1024, "bad \\xff byte" },
+    { "0123456789", 10, "0123456789" },
+    { "0123456789a", 10, "0123456…" },
+    { "héhéhéhé", 10, "héhéh…" },     /* never half a character */
+    { "\n\n\n\n\n\n", 10, "\\n\\n\\n…" },  /* nor half an escape */
+  };
+  g_autofree char *huge = g_strnfill (9 * 1024 * 1024, 'x');
+  g_autofree char *cut = vpa_message_bound (huge, VPA_MESSAGE_MAX);
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *out = vpa_message_bound (cases[i].in, cases[i].max);
+      g_assert_cmpstr (out, ==, cases[i].out);
+      g_assert_cmpuint (strlen (out), <=, cases[i].max);
+    }
+  g_assert_cmpuint (strlen (cut), ==, VPA_MESSAGE_MAX);
+  g_assert_true (g_str_has_suffix (cut, "x…"));
+}
+
 /* The one claims filter: order kept, the excluded domain and, if asked,
  * the domains that are not running left out, copies returned. */
 static void
@@ -128,5 +155,6 @@ main (int argc, char **argv)
   g_test_add_func ("/types/host-seal", test_host_seal);
   g_test_add_func ("/types/claims-filter", test_claims_filter);
   g_test_add_func ("/types/cell-socket", test_cell_socket);
+  g_test_add_func ("/types/message-bound", test_message_bound);
   return g_test_run ();
 }

@@ -10,6 +10,7 @@
 
 #include "vpa-source.h"
 #include "vpa-virt.h"
+#include "vpa-pipeline.h"
 #include "vpa-test-util.h"
 
 #define FIXTURE VPA_TEST_DATA "/virt/host.xml"
@@ -386,6 +387,75 @@ test_define_distinct (void)
   g_assert_cmpstr (claims, ==, "vm0@0000:81:10.0 vm1@0000:81:10.1 vm2@0000:81:10.2");
 }
 
+/* Whole-guest placement under the define lock: the fit sees the CPUs the
+ * connection's domains pin, so two dedicated guests never share a CPU. */
+typedef struct {
+  const char *name;
+  gboolean ignore_claims;
+} NumaPlace;
+
+static char *
+place_numa_guest (GPtrArray *claims, gpointer user_data, GError **error)
+{
+  NumaPlace *np = user_data;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/pinned.xml", &local);
+  g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/pinned.conf", &local);
+  g_autoptr (GPtrArray) none = g_ptr_array_new ();
+  g_autofree char *xml = g_strdup_printf (
+    "<domain type='test'><name>%s</name><metadata>"
+    "<vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+    "<vpa:numa placement='auto' cpu-policy='dedicated'/></vpa:affinity></metadata>"
+    "<memory unit='KiB'>1048576</memory><vcpu>6</vcpu><os><type>hvm</type></os></domain>",
+    np->name);
+
+  g_assert_no_error (local);
+  g_ptr_array_set_size (host->claims, 0);
+  return vpa_pipeline_place (g_steal_pointer (&host), np->ignore_claims ? none : claims, config,
+                             xml, strlen (xml), np->name, NULL, error);
+}
+
+static void
+test_define_dedicated_cpus (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autoptr (GPtrArray) claims = NULL;
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  g_autoptr (GError) error = NULL;
+  NumaPlace a = { "ded0", FALSE }, b = { "ded1", FALSE }, c = { "ded2", FALSE }, d = { "ded3", TRUE };
+
+  /* two nodes of 6 dedicated CPUs: two guests of 6 fit, a third does not */
+  g_assert_true (vpa_virt_define_placed (conn, NULL, place_numa_guest, &a, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (vpa_virt_define_placed (conn, NULL, place_numa_guest, &b, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_false (vpa_virt_define_placed (conn, NULL, place_numa_guest, &c, NULL, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_nonnull (strstr (error->message, "no host node has it"));
+  g_assert_false (domain_exists (conn, "ded2"));
+  g_clear_error (&error);
+  /* a placer that ignores the claims is caught before the define */
+  g_assert_false (vpa_virt_define_placed (conn, NULL, place_numa_guest, &d, NULL, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_nonnull (strstr (error->message, "for domain 'ded3' is pinned by domain 'ded"));
+  g_assert_false (domain_exists (conn, "ded3"));
+  g_clear_error (&error);
+
+  claims = vpa_virt_load_claims (conn, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < claims->len; i++)
+    {
+      const VpaClaim *cl = g_ptr_array_index (claims, i);
+      for (guint j = 0; cl->numa != NULL && j < cl->numa->dedicated->len; j++)
+        {
+          guint cpu = g_array_index (cl->numa->dedicated, guint, j);
+          g_assert_false (g_hash_table_contains (seen, GUINT_TO_POINTER (cpu + 1)));
+          g_hash_table_add (seen, GUINT_TO_POINTER (cpu + 1));
+        }
+    }
+  g_assert_cmpuint (g_hash_table_size (seen), ==, 12);
+}
+
 static void
 test_define_precheck (void)
 {
@@ -508,6 +578,7 @@ test_lock (void)
   g_autofree char *p1 = vpa_virt_lock_path ("qemu:///system");
   g_autofree char *p2 = vpa_virt_lock_path ("qemu:///system");
   g_autofree char *p3 = vpa_virt_lock_path ("qemu:///session");
+  g_autofree char *p4 = vpa_virt_lock_path ("qemu+ssh://host/system");
   gint64 start;
 
   g_assert_no_error (error);
@@ -532,9 +603,11 @@ test_lock (void)
   g_assert_cmpstr (p1, ==, p2);
   g_assert_cmpstr (p1, !=, p3);
   g_assert_true (g_str_has_suffix (p1, ".lock"));
-  g_assert_nonnull (strstr (p1, "/define-qemu____system-"));
-  if (geteuid () == 0)
-    g_assert_true (g_str_has_prefix (p1, "/run/virt-pci-affinity/"));
+  /* One lock for everyone on a system daemon, whatever the euid: root
+   * and a member of libvirt's group must serialise with each other. */
+  g_assert_true (g_str_has_prefix (p1, "/run/lock/virt-pci-affinity-define-qemu____system-"));
+  g_assert_true (g_str_has_prefix (p4, "/run/lock/virt-pci-affinity-define-qemu_ssh___host_system-"));
+  g_assert_false (g_str_has_prefix (p3, "/run/lock/"));
 }
 
 int
@@ -553,6 +626,7 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/claims/states", test_claims_states);
   g_test_add_func ("/virt/define/distinct", test_define_distinct);
   g_test_add_func ("/virt/define/precheck", test_define_precheck);
+  g_test_add_func ("/virt/define/dedicated-cpus", test_define_dedicated_cpus);
   g_test_add_func ("/virt/define/bypass-new", test_define_bypass_new);
   g_test_add_func ("/virt/define/bypass-redefine", test_define_bypass_redefine);
   g_test_add_func ("/virt/define/redefine-own", test_define_redefine_own);

@@ -184,3 +184,44 @@ vpa_test_assert_hosts_equal (const VpaHost *a, const VpaHost *b)
     vpa_test_assert_cells_equal (&g_array_index (a->cells, VpaCell, i),
                                  &g_array_index (b->cells, VpaCell, i));
 }
+
+void
+vpa_test_assert_capacity_equal (const VpaHost *ha, const VpaHost *hb)
+{
+  g_assert_cmpuint (ha->cells->len, ==, hb->cells->len);
+  for (guint c = 0; c < ha->cells->len; c++)
+    {
+      const VpaCell *a = &g_array_index (ha->cells, VpaCell, c);
+      const VpaCell *b = &g_array_index (hb->cells, VpaCell, c);
+
+      vpa_test_assert_cells_equal (a, b);
+      g_assert_true ((a->topo == NULL) == (b->topo == NULL));
+      for (guint i = 0; a->topo != NULL && i < a->topo->len; i++)
+        {
+          const VpaCpuTopo *x = &g_array_index (a->topo, VpaCpuTopo, i);
+          const VpaCpuTopo *y = &g_array_index (b->topo, VpaCpuTopo, i);
+          g_assert_cmpint (x->online, ==, y->online);
+          g_assert_cmpint (x->socket, ==, y->socket);
+          g_assert_cmpint (x->core, ==, y->core);
+          g_assert_cmpuint (x->siblings, ==, y->siblings);
+        }
+      g_assert_cmpuint (a->pages != NULL ? a->pages->len : 0, ==, b->pages != NULL ? b->pages->len : 0);
+      for (guint i = 0; a->pages != NULL && i < a->pages->len; i++)
+        {
+          const VpaPages *x = &g_array_index (a->pages, VpaPages, i);
+          const VpaPages *y = &g_array_index (b->pages, VpaPages, i);
+          g_assert_cmpuint (x->size_kib, ==, y->size_kib);
+          g_assert_cmpuint (x->total, ==, y->total);
+          g_assert_cmpuint (x->free, ==, y->free);
+        }
+      g_assert_cmpuint (a->distances != NULL ? a->distances->len : 0, ==,
+                        b->distances != NULL ? b->distances->len : 0);
+      for (guint i = 0; a->distances != NULL && i < a->distances->len; i++)
+        {
+          g_assert_cmpint (g_array_index (a->distances, VpaDistance, i).node, ==,
+                           g_array_index (b->distances, VpaDistance, i).node);
+          g_assert_cmpuint (g_array_index (a->distances, VpaDistance, i).value, ==,
+                            g_array_index (b->distances, VpaDistance, i).value);
+        }
+    }
+}

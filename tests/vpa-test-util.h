@@ -53,5 +53,7 @@ void vpa_test_assert_cells_equal (const VpaCell *a, const VpaCell *b);
 
 /* The same devices (every field) and cells; claims are not compared. */
 void vpa_test_assert_hosts_equal (const VpaHost *a, const VpaHost *b);
+/* Cells equal with their capacity: CPU topology, pages, distances. */
+void vpa_test_assert_capacity_equal (const VpaHost *a, const VpaHost *b);
 
 G_END_DECLS

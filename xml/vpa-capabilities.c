@@ -7,6 +7,8 @@
  * without socket_id, which Nova counts as None).
  */
 #include "vpa-capabilities.h"
+#include "vpa-cpuset.h"
+#include "vpa-xml.h"
 
 #include <errno.h>
 
@@ -35,8 +37,8 @@ parse_uint (const char *s, guint64 max, guint64 *out)
 }
 
 /* libvirt's scaled-integer units (virScaleInteger). */
-static gboolean
-unit_scale (const char *unit, guint64 *scale)
+gboolean
+vpa_xml_unit_scale (const char *unit, guint64 *scale)
 {
   static const struct { const char *name; guint64 scale; } units[] = {
     { "b", 1 }, { "bytes", 1 },
@@ -68,7 +70,7 @@ parse_memory (xmlNode *mem, const char *what, gint id, guint64 *kib, GError **er
   g_autofree char *text = vpa_xml_text (mem);
   guint64 scale, v;
 
-  if (!unit_scale (unit, &scale))
+  if (!vpa_xml_unit_scale (unit, &scale))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: <cell id='%d'>: <memory unit='%s'> is not a known unit", what,
@@ -86,11 +88,141 @@ parse_memory (xmlNode *mem, const char *what, gint id, guint64 *kib, GError **er
   return TRUE;
 }
 
-static gint
-uint_cmp (gconstpointer a, gconstpointer b)
+
+/* core_id and siblings of one <cpu>. libvirt prints an offline CPU with
+ * no attributes but its id. */
+static gboolean
+parse_cpu_topo (xmlNode *c, const char *what, gint cell, guint cpu, gint socket,
+                VpaCpuTopo *t, GError **error)
 {
-  guint x = *(const guint *) a, y = *(const guint *) b;
-  return x < y ? -1 : x > y;
+  g_autofree char *core_s = vpa_xml_prop (c, "core_id");
+  g_autofree char *sib_s = vpa_xml_prop (c, "siblings");
+  g_autoptr (GArray) sibs = NULL;
+  g_autoptr (GError) local = NULL;
+  guint64 core;
+
+  t->online = socket >= 0 || core_s != NULL || sib_s != NULL;
+  t->socket = socket;
+  t->core = -1;
+  t->siblings = cpu;
+  if (core_s != NULL)
+    {
+      if (!parse_uint (core_s, G_MAXINT, &core))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <cell id='%d'>: <cpu id='%u' core_id='%s'> is not a core number", what, cell, cpu, core_s);
+          return FALSE;
+        }
+      t->core = (gint) core;
+    }
+  if (sib_s != NULL)
+    {
+      if (!vpa_parse_cpuset (sib_s, &sibs, &local))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <cell id='%d'>: <cpu id='%u' siblings='%s'>: %s", what, cell, cpu, sib_s, local->message);
+          return FALSE;
+        }
+      t->siblings = MIN (cpu, g_array_index (sibs, guint, 0));
+    }
+  return TRUE;
+}
+
+/* Sorts cpus ascending, keeping topo parallel. */
+static void
+sort_cpus (GArray *cpus, GArray *topo)
+{
+  for (guint i = 1; i < cpus->len; i++)
+    for (guint j = i; j > 0 && g_array_index (cpus, guint, j - 1) > g_array_index (cpus, guint, j); j--)
+      {
+        guint c = g_array_index (cpus, guint, j);
+        VpaCpuTopo t = g_array_index (topo, VpaCpuTopo, j);
+        g_array_index (cpus, guint, j) = g_array_index (cpus, guint, j - 1);
+        g_array_index (topo, VpaCpuTopo, j) = g_array_index (topo, VpaCpuTopo, j - 1);
+        g_array_index (cpus, guint, j - 1) = c;
+        g_array_index (topo, VpaCpuTopo, j - 1) = t;
+      }
+}
+
+/* <pages unit size>COUNT</pages>: the cell's pages per size. */
+static gboolean
+parse_pages (xmlNode *node, const char *what, VpaCell *cell, GError **error)
+{
+  g_autoptr (GArray) pages = g_array_new (FALSE, FALSE, sizeof (VpaPages));
+
+  for (xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      g_autofree char *unit = NULL;
+      g_autofree char *size_s = NULL;
+      g_autofree char *text = NULL;
+      guint64 scale, size, count;
+      VpaPages p;
+
+      if (!vpa_xml_is (c, "pages", NULL))
+        continue;
+      unit = vpa_xml_prop (c, "unit");
+      size_s = vpa_xml_prop (c, "size");
+      text = vpa_xml_text (c);
+      if (!vpa_xml_unit_scale (unit, &scale) || !parse_uint (size_s, G_MAXUINT64 / scale, &size) ||
+          size * scale < 1024 || !parse_uint (text, G_MAXUINT64, &count))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <cell id='%d'>: <pages unit='%s' size='%s'>%s</pages> is not a page count", what, cell->id, unit != NULL ? unit : "KiB", size_s != NULL ? size_s : "", text != NULL ? text : "");
+          return FALSE;
+        }
+      p.size_kib = size * scale / 1024;
+      p.total = p.free = count;
+      {
+        /* Our snapshots' extension: free pages where they differ. */
+        g_autofree char *free_s = vpa_xml_prop (c, "free");
+        guint64 f;
+        if (free_s != NULL && parse_uint (free_s, count, &f))
+          p.free = f;
+      }
+      g_array_append_val (pages, p);
+    }
+  for (guint i = 1; i < pages->len; i++)
+    for (guint j = i; j > 0 && g_array_index (pages, VpaPages, j - 1).size_kib > g_array_index (pages, VpaPages, j).size_kib; j--)
+      {
+        VpaPages t = g_array_index (pages, VpaPages, j);
+        g_array_index (pages, VpaPages, j) = g_array_index (pages, VpaPages, j - 1);
+        g_array_index (pages, VpaPages, j - 1) = t;
+      }
+  if (pages->len > 0)
+    cell->pages = g_steal_pointer (&pages);
+  return TRUE;
+}
+
+/* <distances><sibling id value/></distances> */
+static gboolean
+parse_distances (xmlNode *node, const char *what, VpaCell *cell, GError **error)
+{
+  g_autoptr (GArray) dist = g_array_new (FALSE, FALSE, sizeof (VpaDistance));
+
+  for (xmlNode *c = node->children; c != NULL; c = c->next)
+    {
+      g_autofree char *id_s = NULL;
+      g_autofree char *value_s = NULL;
+      guint64 id, value;
+      VpaDistance d;
+
+      if (!vpa_xml_is (c, "sibling", NULL))
+        continue;
+      id_s = vpa_xml_prop (c, "id");
+      value_s = vpa_xml_prop (c, "value");
+      if (!parse_uint (id_s, G_MAXINT, &id) || !parse_uint (value_s, G_MAXINT, &value))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <cell id='%d'>: <distances><sibling id='%s' value='%s'> is not a node distance", what, cell->id, id_s != NULL ? id_s : "", value_s != NULL ? value_s : "");
+          return FALSE;
+        }
+      d.node = (gint) id;
+      d.value = (guint) value;
+      g_array_append_val (dist, d);
+    }
+  if (dist->len > 0)
+    cell->distances = g_steal_pointer (&dist);
+  return TRUE;
 }
 
 /* <cpus><cpu id='N' socket_id='S'/>...: fills cell->cpus (ascending) and
@@ -99,6 +231,7 @@ static gboolean
 parse_cpus (xmlNode *cpus, const char *what, VpaCell *cell, GError **error)
 {
   g_autoptr (GArray) sockets = g_array_new (FALSE, FALSE, sizeof (gint));
+  g_autoptr (GArray) topo = g_array_new (FALSE, FALSE, sizeof (VpaCpuTopo));
 
   for (xmlNode *c = cpus->children; c != NULL; c = c->next)
     {
@@ -107,6 +240,7 @@ parse_cpus (xmlNode *cpus, const char *what, VpaCell *cell, GError **error)
       guint64 id, sock;
       guint cpu;
       gint socket = -1;
+      VpaCpuTopo t;
 
       if (!vpa_xml_is (c, "cpu", NULL))
         continue;
@@ -132,11 +266,14 @@ parse_cpus (xmlNode *cpus, const char *what, VpaCell *cell, GError **error)
           socket = (gint) sock;
         }
       cpu = (guint) id;
+      if (!parse_cpu_topo (c, what, cell->id, cpu, socket, &t, error))
+        return FALSE;
       g_array_append_val (cell->cpus, cpu);
       g_array_append_val (sockets, socket);
+      g_array_append_val (topo, t);
     }
 
-  g_array_sort (cell->cpus, uint_cmp);
+  sort_cpus (cell->cpus, topo);
   for (guint i = 1; i < cell->cpus->len; i++)
     if (g_array_index (cell->cpus, guint, i) == g_array_index (cell->cpus, guint, i - 1))
       {
@@ -147,6 +284,7 @@ parse_cpus (xmlNode *cpus, const char *what, VpaCell *cell, GError **error)
       }
   cell->socket = vpa_cell_socket_from_cpu_sockets ((const gint *) sockets->data,
                                                    sockets->len);
+  cell->topo = g_steal_pointer (&topo);
   return TRUE;
 }
 
@@ -174,6 +312,11 @@ parse_cell (xmlNode *node, const char *what, VpaCell *cell, GError **error)
   if ((c = vpa_xml_child (node, "cpus", NULL)) != NULL &&
       !parse_cpus (c, what, cell, error))
     return FALSE;
+  if (!parse_pages (node, what, cell, error))
+    return FALSE;
+  if ((c = vpa_xml_child (node, "distances", NULL)) != NULL &&
+      !parse_distances (c, what, cell, error))
+    return FALSE;
   return TRUE;
 }
 
@@ -181,8 +324,10 @@ static void
 cell_clear (gpointer data)
 {
   VpaCell *cell = data;
-  if (cell->cpus != NULL)
-    g_array_unref (cell->cpus);
+  g_clear_pointer (&cell->cpus, g_array_unref);
+  g_clear_pointer (&cell->topo, g_array_unref);
+  g_clear_pointer (&cell->pages, g_array_unref);
+  g_clear_pointer (&cell->distances, g_array_unref);
 }
 
 gboolean
@@ -226,7 +371,7 @@ vpa_xml_capabilities_parse (xmlNode *caps, const char *what, VpaHost *host,
     {
       VpaCell *cell = &g_array_index (cells, VpaCell, i);
       vpa_host_add_cell (host, cell);
-      cell->cpus = NULL;
+      cell->cpus = cell->topo = cell->pages = cell->distances = NULL;
     }
   return TRUE;
 }

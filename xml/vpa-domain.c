@@ -16,12 +16,21 @@
  * add an unbounded number of <hostdev> elements. */
 #define VPA_ALIAS_COUNT_MAX 256
 
+/* What a domain may describe for us to read: QEMU's most NUMA nodes and
+ * libvirt's most vCPUs are below these. Over them, a domain we manage is
+ * refused; in another one the rest is not read. */
+#define VPA_DOMAIN_MAX_CELLS 256
+#define VPA_DOMAIN_MAX_PINS 4096
+
 typedef struct {
   const char *what;
   gboolean strict;          /* the domain has vpa:affinity */
   VpaDomain *dom;
   GHashTable *port_devices; /* borrowed VpaPortRequest.device */
   GHashTable *placed_devices; /* borrowed VpaPlacedRecord.device */
+  GArray *vcpu_cell;        /* gint16 cell index of each guest vCPU, or -1 */
+  guint n_requested;        /* ports, devices and alias devices so far */
+  GHashTable *other_aliases; /* alias -> "<interface type='network'>" of non-PCI devices */
   GHashTable *net_ifaces;   /* user alias -> <source network> of <interface type='network'> */
 } ParseCtx;
 
@@ -66,11 +75,23 @@ placed_record_free (VpaPlacedRecord *rec)
 static void
 domain_cell_free (VpaDomainCell *cell)
 {
-  g_clear_pointer (&cell->vcpus, g_array_unref);
-  g_clear_pointer (&cell->nodeset, g_array_unref);
-  g_clear_pointer (&cell->cpuset, g_array_unref);
+  vpa_bits_free (cell->vcpus);
+  vpa_bits_free (cell->nodeset);
+  vpa_bits_free (cell->cpuset);
   g_clear_pointer (&cell->host_nodes, g_array_unref);
   g_free (cell);
+}
+
+void
+vpa_placed_cell_clear (VpaPlacedCell *pc)
+{
+  g_clear_pointer (&pc->cpus, g_array_unref);
+}
+
+static void
+placed_cell_clear (gpointer p)
+{
+  vpa_placed_cell_clear (p);
 }
 
 static VpaDomain *
@@ -87,6 +108,9 @@ domain_new (const char *what)
   dom->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_request_free);
   dom->locality_groups =
     g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_locality_group_free);
+  dom->placed_cells = g_array_new (FALSE, TRUE, sizeof (VpaPlacedCell));
+  g_array_set_clear_func (dom->placed_cells, placed_cell_clear);
+  dom->n_vcpus = 1;
   return dom;
 }
 
@@ -106,9 +130,12 @@ vpa_domain_free (VpaDomain *dom)
   g_ptr_array_unref (dom->cells);
   g_ptr_array_unref (dom->devices);
   g_ptr_array_unref (dom->locality_groups);
+  vpa_bits_free (dom->memory_nodeset);
+  g_array_unref (dom->placed_cells);
   vpa_guest_bus_free (dom->bus);
   g_free (dom);
 }
+
 
 /* ------------------------------------------------------------------ */
 /* <vpa:affinity>                                                      */
@@ -201,10 +228,40 @@ alias_name_valid (const char *name)
 
 /* Nova's pci_passthrough:alias: NAME:COUNT[,NAME:COUNT...], spaces
  * around entries allowed; the same name twice is two requests. */
+/* Devices one domain may request (its ports and the devices of its
+ * aliases): a guest has a few; this bounds the placement's work. */
+#define VPA_DOMAIN_MAX_REQUESTS 1024
+
+static gboolean
+too_many_requests (ParseCtx *ctx, GError **error)
+{
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: <vpa:affinity>: more than %d devices requested (ports, devices and alias devices)",
+               ctx->what, VPA_DOMAIN_MAX_REQUESTS);
+  return FALSE;
+}
+
+/* A group holds two requests at least: no more groups than requests. */
+static gboolean
+too_many_groups (ParseCtx *ctx, GError **error)
+{
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: <vpa:affinity>: more than %d locality groups", ctx->what,
+               VPA_DOMAIN_MAX_REQUESTS);
+  return FALSE;
+}
+
 static gboolean
 parse_aliases (ParseCtx *ctx, const char *value, GError **error)
 {
-  g_auto (GStrv) entries = g_strsplit (value, ",", -1);
+  g_auto (GStrv) entries = NULL;
+  guint commas = 0;
+
+  for (const char *p = value; *p != '\0'; p++)
+    commas += *p == ',';
+  if (commas >= VPA_DOMAIN_MAX_REQUESTS)
+    return too_many_requests (ctx, error);
+  entries = g_strsplit (value, ",", -1);
 
   if (entries[0] == NULL)
     {
@@ -250,6 +307,9 @@ parse_aliases (ParseCtx *ctx, const char *value, GError **error)
                        ctx->what, value, kv[0]);
           return FALSE;
         }
+      ctx->n_requested += (guint) count;
+      if (ctx->n_requested > VPA_DOMAIN_MAX_REQUESTS)
+        return too_many_requests (ctx, error);
       req = g_new0 (VpaAliasRequest, 1);
       req->name = g_strdup (kv[0]);
       req->count = (guint) count;
@@ -502,6 +562,73 @@ parse_guest_numa (ParseCtx *ctx, xmlNode *node, GError **error)
 }
 
 static gboolean
+parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
+{
+  static const char *const known[] = { "placement", "cpu-policy", "cpu-thread-policy", NULL };
+  g_autofree char *placement = vpa_xml_prop (node, "placement");
+  g_autofree char *cpu = vpa_xml_prop (node, "cpu-policy");
+  g_autofree char *thread = vpa_xml_prop (node, "cpu-thread-policy");
+
+  if (!check_attributes (ctx, node, known, error))
+    return FALSE;
+  if (ctx->dom->numa_auto)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vpa:affinity>: more than one <vpa:numa>", ctx->what);
+      return FALSE;
+    }
+  if (placement == NULL || strcmp (placement, "auto") != 0)
+    return placed_fail (ctx, node, "placement", placement, "auto", error);
+  if (cpu != NULL && !vpa_cpu_policy_from_string (cpu, &ctx->dom->cpu_policy))
+    return placed_fail (ctx, node, "cpu-policy", cpu, "shared or dedicated", error);
+  if (thread != NULL && !vpa_thread_policy_from_string (thread, &ctx->dom->thread_policy))
+    return placed_fail (ctx, node, "cpu-thread-policy", thread, "prefer, isolate or require", error);
+  ctx->dom->numa_auto = TRUE;
+  return TRUE;
+}
+
+static gboolean
+parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
+{
+  static const char *const known[] = { "cell", "host-node", "cpus", "memory-kib", NULL };
+  g_autofree char *cell = vpa_xml_prop (node, "cell");
+  g_autofree char *host_node = vpa_xml_prop (node, "host-node");
+  g_autofree char *cpus = vpa_xml_prop (node, "cpus");
+  g_autofree char *mem = vpa_xml_prop (node, "memory-kib");
+  VpaPlacedCell pc = { 0 };
+  guint64 v;
+
+  if (!check_attributes (ctx, node, known, error))
+    return FALSE;
+  if (cell == NULL || !g_ascii_string_to_unsigned (cell, 10, 0, G_MAXINT, &v, NULL))
+    return placed_fail (ctx, node, "cell", cell, "a guest cell id", error);
+  pc.cell = (guint) v;
+  if (host_node == NULL || !g_ascii_string_to_unsigned (host_node, 10, 0, G_MAXINT, &v, NULL))
+    return placed_fail (ctx, node, "host-node", host_node, "a host NUMA node id", error);
+  pc.node = (gint) v;
+  if (mem == NULL || !g_ascii_string_to_unsigned (mem, 10, 0, G_MAXUINT64, &pc.memory_kib, NULL))
+    return placed_fail (ctx, node, "memory-kib", mem, "a size in KiB", error);
+  if (cpus == NULL)
+    return placed_fail (ctx, node, "cpus", NULL, NULL, error);
+  {
+    g_auto (GStrv) parts = g_strsplit (cpus, ",", -1);
+    pc.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
+    for (guint i = 0; parts[i] != NULL; i++)
+      {
+        guint cpu;
+        if (!g_ascii_string_to_unsigned (parts[i], 10, 0, VPA_CPUSET_MAX, &v, NULL))
+          {
+            g_array_unref (pc.cpus);
+            return placed_fail (ctx, node, "cpus", cpus, "host CPU ids separated by ','", error);
+          }
+        cpu = (guint) v;
+        g_array_append_val (pc.cpus, cpu);
+      }
+  }
+  g_array_append_val (ctx->dom->placed_cells, pc);
+  return TRUE;
+}
+
+static gboolean
 parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
 {
   gboolean seen_flavor = FALSE, seen_image = FALSE;
@@ -527,21 +654,30 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
       else if (vpa_xml_is (c, "image", NULL))
         ok = seen_image = parse_image (ctx, c, error);
       else if (vpa_xml_is (c, "port", NULL))
-        ok = parse_port (ctx, c, error);
+        ok = ++ctx->n_requested <= VPA_DOMAIN_MAX_REQUESTS ? parse_port (ctx, c, error)
+                                                           : too_many_requests (ctx, error);
       else if (vpa_xml_is (c, "placed", NULL))
         ok = parse_placed (ctx, c, error);
       else if (vpa_xml_is (c, "device", NULL))
-        ok = vpa_domain_parse_device (ctx->dom, c, ctx->what, error) &&
-             check_device_name (ctx, error);
+        ok = ++ctx->n_requested <= VPA_DOMAIN_MAX_REQUESTS
+               ? vpa_domain_parse_device (ctx->dom, c, ctx->what, error) &&
+                   check_device_name (ctx, error)
+               : too_many_requests (ctx, error);
       else if (vpa_xml_is (c, "locality-group", NULL))
-        ok = vpa_domain_parse_locality_group (ctx->dom, c, ctx->what, error);
+        ok = ctx->dom->locality_groups->len < VPA_DOMAIN_MAX_REQUESTS
+               ? vpa_domain_parse_locality_group (ctx->dom, c, ctx->what, error)
+               : too_many_groups (ctx, error);
+      else if (vpa_xml_is (c, "numa", NULL))
+        ok = parse_numa (ctx, c, error);
+      else if (vpa_xml_is (c, "placed-cell", NULL))
+        ok = parse_placed_cell (ctx, c, error);
       else if (vpa_xml_is (c, "guest-numa", NULL))
         ok = parse_guest_numa (ctx, c, error);
       else
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, "
-                       "port, device, locality-group, guest-numa or placed)",
+                       "port, device, locality-group, guest-numa, placed, numa or placed-cell)",
                        ctx->what, (const char *) c->name);
           return FALSE;
         }
@@ -591,6 +727,36 @@ parse_metadata (ParseCtx *ctx, xmlNode *domain, GError **error)
 /* ------------------------------------------------------------------ */
 /* Devices                                                             */
 /* ------------------------------------------------------------------ */
+
+/* The user alias of a device that is not a PCI device (an <interface
+ * type='network'>, a USB <hostdev>), for the message of a port naming it. */
+static void
+remember_other_alias (ParseCtx *ctx, xmlNode *dev);
+
+/* Every <hostdev>/<interface> alias with its element (only consulted for
+ * an alias no PCI device has). */
+static void
+remember_other_aliases (ParseCtx *ctx, xmlNode *domain)
+{
+  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
+
+  for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
+    if (vpa_xml_is (c, "hostdev", NULL) || vpa_xml_is (c, "interface", NULL))
+      remember_other_alias (ctx, c);
+}
+
+static void
+remember_other_alias (ParseCtx *ctx, xmlNode *dev)
+{
+  xmlNode *alias = vpa_xml_child (dev, "alias", NULL);
+  g_autofree char *name = alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
+  g_autofree char *type = vpa_xml_prop (dev, "type");
+
+  if (name != NULL && !g_hash_table_contains (ctx->other_aliases, name))
+    g_hash_table_insert (ctx->other_aliases, g_steal_pointer (&name),
+                         g_strdup_printf ("<%s type='%s'>", (const char *) dev->name,
+                                          type != NULL ? type : ""));
+}
 
 /* libvirt's content: in a domain we do not manage a bad address only
  * loses that address (libvirt would not have accepted it anyway). */
@@ -642,6 +808,7 @@ parse_hostdevs (ParseCtx *ctx, xmlNode *domain, GError **error)
       hd->is_interface = d->is_interface;
       g_ptr_array_add (ctx->dom->hostdevs, hd);
     }
+  remember_other_aliases (ctx, domain);
   return TRUE;
 }
 
@@ -660,11 +827,21 @@ check_ports (ParseCtx *ctx, GError **error)
     {
       VpaPortRequest *port = g_ptr_array_index (ctx->dom->ports, i);
       const char *network = g_hash_table_lookup (ctx->net_ifaces, port->device);
+      const char *other = g_hash_table_lookup (ctx->other_aliases, port->device);
 
       if (!g_hash_table_contains (aliases, port->device) && network != NULL)
         {
           port->network = g_strdup (network);
           continue;
+        }
+      if (!g_hash_table_contains (aliases, port->device) && other != NULL)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <vpa:port device='%s'>: the device with that user alias, %s, is "
+                       "not a PCI device (a port fills an <interface type='hostdev'>, a PCI "
+                       "<hostdev> or an <interface type='network'> with a <source network>)",
+                       ctx->what, port->device, other);
+          return FALSE;
         }
       if (!g_hash_table_contains (aliases, port->device))
         {
@@ -686,13 +863,13 @@ check_ports (ParseCtx *ctx, GError **error)
  * absent, or bad in a domain we do not manage. */
 static gboolean
 parse_set_attr (ParseCtx *ctx, xmlNode *node, const char *attr, const char *label,
-                GArray **out, GError **error)
+                VpaBits **out, GError **error)
 {
   g_autofree char *s = vpa_xml_prop (node, attr);
   g_autoptr (GError) local = NULL;
 
   *out = NULL;
-  if (s == NULL || vpa_parse_cpuset (s, out, &local))
+  if (s == NULL || (*out = vpa_parse_cpuset_bits (s, &local)) != NULL)
     return TRUE;
   if (!ctx->strict)
     {
@@ -729,6 +906,139 @@ parse_id_attr (ParseCtx *ctx, xmlNode *node, const char *attr, const char *label
   return FALSE;
 }
 
+/* Past a bound: an error in a domain we manage; in another one the rest
+ * is ignored (it binds nothing we judge). */
+static gboolean
+over_bound (ParseCtx *ctx, const char *label, const char *what_counted, guint max,
+            GError **error)
+{
+  if (!ctx->strict)
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s: more than %u %s", ctx->what,
+               label, max, what_counted);
+  return FALSE;
+}
+
+/* The cell index of guest vCPU v (ctx->vcpu_cell), or -1. */
+static gint
+vcpu_cell (const ParseCtx *ctx, guint v)
+{
+  return v < ctx->vcpu_cell->len ? g_array_index (ctx->vcpu_cell, gint16, v) : -1;
+}
+
+static void
+map_cell_vcpus (ParseCtx *ctx, const VpaBits *vcpus, guint cell_index)
+{
+  for (gint v = vpa_bits_next (vcpus, 0); v >= 0; v = vpa_bits_next (vcpus, (guint) v + 1))
+    {
+      while (ctx->vcpu_cell->len <= (guint) v)
+        {
+          gint16 none = -1;
+          g_array_append_val (ctx->vcpu_cell, none);
+        }
+      if (g_array_index (ctx->vcpu_cell, gint16, v) < 0) /* libvirt refuses overlaps */
+        g_array_index (ctx->vcpu_cell, gint16, v) = (gint16) cell_index;
+    }
+}
+
+/* A scaled size in KiB; strict only for domains with our metadata. */
+static gboolean
+parse_size (ParseCtx *ctx, const char *label, const char *value, const char *unit,
+            guint64 *kib, GError **error)
+{
+  guint64 v, scale;
+
+  if (value == NULL)
+    return TRUE;
+  if (vpa_xml_unit_scale (unit, &scale) &&
+      g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64 / scale, &v, NULL))
+    {
+      *kib = v * scale / 1024;
+      return TRUE;
+    }
+  if (!ctx->strict)
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s '%s' unit '%s': expected a size", ctx->what, label, value, unit != NULL ? unit : "KiB");
+  return FALSE;
+}
+
+static gboolean
+parse_cell_memory (ParseCtx *ctx, xmlNode *c, VpaDomainCell *cell, GError **error)
+{
+  g_autofree char *mem = vpa_xml_prop (c, "memory");
+  g_autofree char *unit = vpa_xml_prop (c, "unit");
+  g_autofree char *label = g_strdup_printf ("<cpu><numa><cell id='%u' memory>", cell->id);
+
+  return parse_size (ctx, label, mem, unit, &cell->memory_kib, error);
+}
+
+/* <vcpu>, <memory>, <memoryBacking><hugepages>, and whether the domain
+ * binds itself (<numatune>, <vcpupin>, <emulatorpin>). */
+static gboolean
+parse_resources (ParseCtx *ctx, xmlNode *domain, GError **error)
+{
+  xmlNode *n = vpa_xml_child (domain, "vcpu", NULL);
+  xmlNode *cputune = vpa_xml_child (domain, "cputune", NULL);
+  xmlNode *mb = vpa_xml_child (domain, "memoryBacking", NULL);
+  xmlNode *hp = mb != NULL ? vpa_xml_child (mb, "hugepages", NULL) : NULL;
+  VpaDomain *dom = ctx->dom;
+
+  if (n != NULL)
+    {
+      g_autofree char *text = vpa_xml_text (n);
+      guint64 v;
+      if (text != NULL && g_ascii_string_to_unsigned (text, 10, 1, VPA_CPUSET_MAX, &v, NULL))
+        dom->n_vcpus = (guint) v;
+      else if (ctx->strict && dom->numa_auto)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vcpu> '%s': expected a vCPU count", ctx->what, text != NULL ? text : "");
+          return FALSE;
+        }
+    }
+  if ((n = vpa_xml_child (domain, "memory", NULL)) != NULL)
+    {
+      g_autofree char *text = vpa_xml_text (n);
+      g_autofree char *unit = vpa_xml_prop (n, "unit");
+      if (!parse_size (ctx, "<memory>", text, unit, &dom->memory_kib, error))
+        return FALSE;
+    }
+  if (hp != NULL)
+    {
+      xmlNode *page = vpa_xml_child (hp, "page", NULL);
+      dom->page_kib = 2048; /* libvirt's default: the host's default hugepage size */
+      if (page != NULL)
+        {
+          g_autofree char *size = vpa_xml_prop (page, "size");
+          g_autofree char *unit = vpa_xml_prop (page, "unit");
+          if (size == NULL || !parse_size (ctx, "<memoryBacking><hugepages><page size>", size, unit, &dom->page_kib, error))
+            return FALSE;
+        }
+    }
+  dom->has_binding = vpa_xml_child (domain, "numatune", NULL) != NULL ||
+                     (cputune != NULL && (vpa_xml_child (cputune, "vcpupin", NULL) != NULL ||
+                                          vpa_xml_child (cputune, "emulatorpin", NULL) != NULL));
+  return TRUE;
+}
+
+/* A placement="auto" guest without cells is one implicit cell (Nova's
+ * implicit topology): a NUMA guest, bound by <numatune><memory>. */
+static gboolean
+parse_implicit_cell (ParseCtx *ctx, xmlNode *domain, GError **error)
+{
+  xmlNode *numatune = vpa_xml_child (domain, "numatune", NULL);
+  xmlNode *memory = numatune != NULL ? vpa_xml_child (numatune, "memory", NULL) : NULL;
+  g_autoptr (VpaBits) set = NULL;
+
+  if (!ctx->dom->numa_auto || ctx->dom->cells->len > 0)
+    return TRUE;
+  ctx->dom->numa_guest = TRUE;
+  if (memory != NULL && !parse_set_attr (ctx, memory, "nodeset", "<numatune><memory>", &set, error))
+    return FALSE;
+  for (gint v = vpa_bits_next (set, 0); v >= 0; v = vpa_bits_next (set, (guint) v + 1))
+    g_array_append_val (ctx->dom->guest_nodes, v);
+  return TRUE;
+}
+
 static gboolean
 parse_cells (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
@@ -744,6 +1054,12 @@ parse_cells (ParseCtx *ctx, xmlNode *domain, GError **error)
 
       if (!vpa_xml_is (c, "cell", NULL))
         continue;
+      if (ctx->dom->cells->len == VPA_DOMAIN_MAX_CELLS)
+        {
+          if (!over_bound (ctx, "<cpu><numa>", "<cell> elements", VPA_DOMAIN_MAX_CELLS, error))
+            return FALSE;
+          break;
+        }
       cell = g_new0 (VpaDomainCell, 1);
       cell->id = ctx->dom->cells->len; /* libvirt numbers cells without id by position */
       g_ptr_array_add (ctx->dom->cells, cell);
@@ -751,8 +1067,11 @@ parse_cells (ParseCtx *ctx, xmlNode *domain, GError **error)
         return FALSE;
       if (!parse_set_attr (ctx, c, "cpus", "<cpu><numa><cell>", &cell->vcpus, error))
         return FALSE;
+      if (!parse_cell_memory (ctx, c, cell, error))
+        return FALSE;
       if (cell->vcpus == NULL)
-        cell->vcpus = g_array_new (FALSE, FALSE, sizeof (guint));
+        cell->vcpus = vpa_bits_new ();
+      map_cell_vcpus (ctx, cell->vcpus, ctx->dom->cells->len - 1);
     }
   ctx->dom->numa_guest = ctx->dom->cells->len > 0;
   return TRUE;
@@ -773,12 +1092,13 @@ cells_by_id (VpaDomain *dom)
   return ret;
 }
 
+/* A cell's nodeset comes from its <memnode>, else the one <memory>
+ * nodeset every such cell shares (never copied per cell). */
 static gboolean
 parse_numatune (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
   xmlNode *numatune = vpa_xml_child (domain, "numatune", NULL);
   xmlNode *memory;
-  g_autoptr (GArray) all = NULL;
   g_autoptr (GHashTable) cells = NULL;
 
   if (numatune == NULL || ctx->dom->cells->len == 0)
@@ -802,216 +1122,197 @@ parse_numatune (ParseCtx *ctx, xmlNode *domain, GError **error)
         return FALSE;
     }
   memory = vpa_xml_child (numatune, "memory", NULL);
-  if (memory != NULL && !parse_set_attr (ctx, memory, "nodeset", "<numatune><memory>", &all, error))
+  if (memory != NULL &&
+      !parse_set_attr (ctx, memory, "nodeset", "<numatune><memory>", &ctx->dom->memory_nodeset, error))
     return FALSE;
-  for (guint i = 0; all != NULL && i < ctx->dom->cells->len; i++)
-    {
-      VpaDomainCell *cell = g_ptr_array_index (ctx->dom->cells, i);
-      if (cell->nodeset == NULL)
-        cell->nodeset = g_array_copy (all);
-    }
   return TRUE;
 }
 
-/* A pinned CPU set, stamped with the last cell it was merged into so
- * that vCPUs sharing one set cost one merge per cell. */
-typedef struct {
-  GArray *set;
-  guint stamp;
-} PinSet;
-
-static void
-pin_set_free (PinSet *p)
+const VpaBits *
+vpa_domain_cell_nodeset (const VpaDomain *dom, const VpaDomainCell *cell)
 {
-  g_array_unref (p->set);
-  g_free (p);
+  return cell->nodeset != NULL ? cell->nodeset : dom->memory_nodeset;
 }
 
-/* The cell's CPU set from the union bitmap, or NULL if empty. */
-static GArray *
-bitmap_to_set (const GByteArray *bits)
-{
-  GArray *ret = NULL;
-
-  for (guint i = 0; i < bits->len; i++)
-    {
-      if (!bits->data[i])
-        continue;
-      if (ret == NULL)
-        ret = g_array_new (FALSE, FALSE, sizeof (guint));
-      g_array_append_val (ret, i);
-    }
-  return ret;
-}
-
-static void
-bind_cell_pins (VpaDomainCell *cell, guint stamp, GHashTable *pins, PinSet *fallback)
-{
-  g_autoptr (GByteArray) bits = g_byte_array_new ();
-
-  for (guint j = 0; j < cell->vcpus->len; j++)
-    {
-      guint v = g_array_index (cell->vcpus, guint, j);
-      PinSet *p = g_hash_table_lookup (pins, GUINT_TO_POINTER (v));
-
-      if (p == NULL)
-        p = fallback;
-      if (p == NULL || p->stamp == stamp)
-        continue;
-      p->stamp = stamp;
-      for (guint k = 0; k < p->set->len; k++)
-        {
-          guint cpu = g_array_index (p->set, guint, k);
-          if (bits->len <= cpu)
-            {
-              guint old = bits->len;
-              g_byte_array_set_size (bits, cpu + 1);
-              memset (bits->data + old, 0, cpu + 1 - old);
-            }
-          bits->data[cpu] = 1;
-        }
-    }
-  cell->cpuset = bitmap_to_set (bits);
-}
-
-/* Each cell's host CPUs: its vCPUs' <vcpupin cpuset>, else <vcpu cpuset>. */
+/* Each cell's host CPUs: the union of its vCPUs' <vcpupin cpuset>, and
+ * <vcpu cpuset> when one of its vCPUs has no pin. Each pin is parsed once
+ * and merged into its vCPU's cell: the work is linear in the pins. */
 static gboolean
 parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
   xmlNode *vcpu = vpa_xml_child (domain, "vcpu", NULL);
   xmlNode *cputune = vpa_xml_child (domain, "cputune", NULL);
-  g_autoptr (GHashTable) pins = NULL;
-  g_autoptr (GArray) fallback_set = NULL;
-  PinSet fallback = { NULL, 0 };
+  g_autoptr (VpaBits) fallback = NULL;
+  g_autoptr (VpaBits) pinned = vpa_bits_new ();
+  g_autofree gboolean *needs_fallback = NULL;
+  guint n_pins = 0;
 
   if (ctx->dom->cells->len == 0)
     return TRUE;
-  if (vcpu != NULL && !parse_set_attr (ctx, vcpu, "cpuset", "<vcpu>", &fallback_set, error))
+  if (vcpu != NULL && !parse_set_attr (ctx, vcpu, "cpuset", "<vcpu>", &fallback, error))
     return FALSE;
-  fallback.set = fallback_set;
-  pins = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) pin_set_free);
   for (xmlNode *c = cputune != NULL ? cputune->children : NULL; c != NULL; c = c->next)
     {
       g_autofree char *label = NULL;
-      GArray *set = NULL;
+      g_autoptr (VpaBits) set = NULL;
+      VpaDomainCell *cell;
       gboolean found;
       guint id;
+      gint ci;
 
       if (!vpa_xml_is (c, "vcpupin", NULL))
         continue;
+      if (++n_pins > VPA_DOMAIN_MAX_PINS)
+        {
+          if (!over_bound (ctx, "<cputune>", "<vcpupin> elements", VPA_DOMAIN_MAX_PINS, error))
+            return FALSE;
+          break;
+        }
       if (!parse_id_attr (ctx, c, "vcpu", "<cputune><vcpupin>", &found, &id, error))
         return FALSE;
-      if (!found)
-        continue;
+      if (!found || id > VPA_CPUSET_MAX || vpa_bits_has (pinned, id))
+        continue; /* libvirt refuses a second pin of one vCPU */
       label = g_strdup_printf ("<cputune><vcpupin vcpu='%u'>", id);
       if (!parse_set_attr (ctx, c, "cpuset", label, &set, error))
         return FALSE;
-      if (set != NULL)
-        {
-          PinSet *p = g_new0 (PinSet, 1);
-          p->set = set;
-          g_hash_table_replace (pins, GUINT_TO_POINTER (id), p);
-        }
+      if (set == NULL || (ci = vcpu_cell (ctx, id)) < 0)
+        continue;
+      vpa_bits_set_range (pinned, id, id, TRUE);
+      cell = g_ptr_array_index (ctx->dom->cells, ci);
+      if (cell->cpuset == NULL)
+        cell->cpuset = vpa_bits_new ();
+      vpa_bits_or (cell->cpuset, set);
     }
+  if (fallback == NULL)
+    return TRUE;
+  needs_fallback = g_new0 (gboolean, ctx->dom->cells->len);
+  for (guint v = 0; v < ctx->vcpu_cell->len; v++)
+    if (vcpu_cell (ctx, v) >= 0 && !vpa_bits_has (pinned, v))
+      needs_fallback[vcpu_cell (ctx, v)] = TRUE;
   for (guint i = 0; i < ctx->dom->cells->len; i++)
-    bind_cell_pins (g_ptr_array_index (ctx->dom->cells, i), i + 1, pins,
-                    fallback_set != NULL ? &fallback : NULL);
+    {
+      VpaDomainCell *cell = g_ptr_array_index (ctx->dom->cells, i);
+      if (!needs_fallback[i])
+        continue;
+      if (cell->cpuset == NULL)
+        cell->cpuset = vpa_bits_new ();
+      vpa_bits_or (cell->cpuset, fallback);
+    }
   return TRUE;
 }
 
-static gint
-int_cmp (gconstpointer a, gconstpointer b)
+/* "0-3,8" */
+static char *
+format_bits (const VpaBits *set, guint max_len)
 {
-  gint x = *(const gint *) a, y = *(const gint *) b;
-  return x < y ? -1 : x > y;
-}
+  GString *s = g_string_new (NULL);
 
-static void
-sort_unique_nodes (GArray *nodes)
-{
-  guint out = 0;
-
-  g_array_sort (nodes, int_cmp);
-  for (guint i = 0; i < nodes->len; i++)
-    if (out == 0 || g_array_index (nodes, gint, i) != g_array_index (nodes, gint, out - 1))
-      g_array_index (nodes, gint, out++) = g_array_index (nodes, gint, i);
-  g_array_set_size (nodes, out);
-}
-
-static void
-add_nodeset (GArray *nodes, const GArray *nodeset)
-{
-  for (guint i = 0; i < nodeset->len; i++)
+  for (gint lo = vpa_bits_next (set, 0); lo >= 0;)
     {
-      gint n = (gint) g_array_index (nodeset, guint, i);
-      g_array_append_val (nodes, n);
+      gint hi = lo;
+      while (vpa_bits_has (set, (guint) hi + 1))
+        hi++;
+      if (s->len > max_len)
+        {
+          g_string_append (s, ",…");
+          break;
+        }
+      g_string_append_printf (s, "%s%d", s->len ? "," : "", lo);
+      if (hi > lo)
+        g_string_append_printf (s, "-%d", hi);
+      lo = vpa_bits_next (set, (guint) hi + 1);
     }
+  return g_string_free (s, FALSE);
 }
 
-/* Host CPU -> NUMA node (-1: in no cell), indexed by CPU id. */
-static GArray *
-host_cpu_nodes (const VpaHost *host)
-{
-  GArray *map = g_array_new (FALSE, FALSE, sizeof (gint));
+/* The host's NUMA nodes and which node holds each CPU (-1: none), and
+ * one past its highest CPU. */
+typedef struct {
+  VpaBits *nodes;
+  GArray *cpu_node;   /* gint, indexed by CPU id */
+} HostTopo;
 
+static void
+host_topo_clear (HostTopo *t)
+{
+  g_clear_pointer (&t->nodes, vpa_bits_free);
+  g_clear_pointer (&t->cpu_node, g_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HostTopo, host_topo_clear)
+
+static void
+host_topo_init (HostTopo *t, const VpaHost *host)
+{
+  t->nodes = vpa_bits_new ();
+  t->cpu_node = g_array_new (FALSE, FALSE, sizeof (gint));
   for (guint i = 0; i < host->cells->len; i++)
     {
       const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
+      if (c->id >= 0 && c->id <= VPA_CPUSET_MAX)
+        vpa_bits_set_range (t->nodes, (guint) c->id, (guint) c->id, TRUE);
       for (guint j = 0; c->cpus != NULL && j < c->cpus->len; j++)
         {
           guint cpu = g_array_index (c->cpus, guint, j);
           if (cpu > VPA_CPUSET_MAX)
             continue; /* no guest can pin to it */
-          while (map->len <= cpu)
+          while (t->cpu_node->len <= cpu)
             {
               gint none = -1;
-              g_array_append_val (map, none);
+              g_array_append_val (t->cpu_node, none);
             }
-          g_array_index (map, gint, cpu) = c->id;
+          g_array_index (t->cpu_node, gint, cpu) = c->id;
         }
     }
-  return map;
 }
 
-/* "0-3,8" */
-static char *
-format_set (const GArray *set)
+/* Node ids beyond the host's are an error in a domain we manage (libvirt
+ * would start it on a host that lacks the node only to fail later). */
+static gboolean
+check_nodeset (const VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
+               const HostTopo *topo, GError **error)
 {
-  GString *s = g_string_new (NULL);
+  const VpaBits *set = vpa_domain_cell_nodeset (dom, cell);
+  g_autofree char *label = NULL;
+  g_autofree char *have = NULL;
 
-  for (guint i = 0; i < set->len;)
+  for (gint n = vpa_bits_next (set, 0); n >= 0; n = vpa_bits_next (set, (guint) n + 1))
     {
-      guint lo = g_array_index (set, guint, i), j = i;
-      while (j + 1 < set->len && g_array_index (set, guint, j + 1) == g_array_index (set, guint, j) + 1)
-        j++;
-      g_string_append_printf (s, "%s%u", s->len ? "," : "", lo);
-      if (j > i)
-        g_string_append_printf (s, "-%u", g_array_index (set, guint, j));
-      i = j + 1;
+      if (vpa_bits_has (topo->nodes, (guint) n))
+        continue;
+      label = cell->nodeset != NULL ? g_strdup_printf ("<numatune><memnode cellid='%u'>", cell->id)
+                                    : g_strdup ("<numatune><memory>");
+      have = format_bits (topo->nodes, 200);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: %s nodeset: host NUMA node %d does not exist on %s (its nodes: %s)",
+                   dom->source, label, n, host->source, have);
+      return FALSE;
     }
-  return g_string_free (s, FALSE);
+  return TRUE;
 }
 
 static gboolean
 bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
-                const GArray *cpu_nodes, GArray *nodes, GError **error)
+                const HostTopo *topo, VpaBits *nodes, GError **error)
 {
   guint found = 0;
+  guint n_cpus = topo->cpu_node->len;
 
-  for (guint i = 0; i < cell->cpuset->len; i++)
+  for (gint cpu = vpa_bits_next (cell->cpuset, 0); cpu >= 0;
+       cpu = vpa_bits_next (cell->cpuset, (guint) cpu + 1))
     {
-      guint cpu = g_array_index (cell->cpuset, guint, i);
-      gint n = cpu < cpu_nodes->len ? g_array_index (cpu_nodes, gint, cpu) : -1;
-      /* An offline or absent CPU is skipped: libvirt decides whether the
+      gint n = (guint) cpu < n_cpus ? g_array_index (topo->cpu_node, gint, cpu) : -1;
+
+      /* An offline or absent CPU is skipped (a host without SMT has its
+       * high-numbered siblings offline): libvirt decides whether the
        * domain can run with it; the others still bind the cell. */
       if (n < 0)
         continue;
-      g_array_append_val (nodes, n);
+      vpa_bits_set_range (nodes, (guint) n, (guint) n, TRUE);
       found++;
     }
   if (found == 0 && dom->has_affinity)
     {
-      g_autofree char *cpus = format_set (cell->cpuset);
+      g_autofree char *cpus = format_bits (cell->cpuset, 200);
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: <cpu><numa><cell id='%u'>: its vCPUs are pinned to host CPUs '%s', none "
                    "of which is in a NUMA cell of %s",
@@ -1021,35 +1322,62 @@ bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
   return TRUE;
 }
 
+/* No Linux host has a node id of 1024 or more (MAX_NUMNODES). */
+#define VPA_HOST_NODE_ID_MAX 1023
+
+/* A cell's host nodes as a sorted array: those the host has when it is
+ * known, else those any host can have; a few entries, whatever the
+ * nodeset says. */
+static GArray *
+cell_host_nodes (const VpaBits *own, const VpaBits *host_nodes)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gint));
+
+  for (gint n = vpa_bits_next (own, 0); n >= 0 && n <= VPA_HOST_NODE_ID_MAX;
+       n = vpa_bits_next (own, (guint) n + 1))
+    if (host_nodes == NULL || vpa_bits_has (host_nodes, (guint) n))
+      g_array_append_val (out, n);
+  return out;
+}
+
 gboolean
 vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
 {
-  g_autoptr (GArray) nodes = g_array_new (FALSE, FALSE, sizeof (gint));
-  g_autoptr (GArray) cpu_nodes = NULL;
+  g_autoptr (VpaBits) nodes = vpa_bits_new ();
+  g_auto (HostTopo) topo = { NULL, NULL };
+  gboolean known = host != NULL && host->cells->len > 0;
 
   g_return_val_if_fail (dom != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (host != NULL && host->cells->len > 0)
-    cpu_nodes = host_cpu_nodes (host);
+  /* The implicit cell of a placement="auto" guest is bound by its
+   * <numatune><memory> alone, read at parse time. */
+  if (dom->numa_auto && dom->cells->len == 0)
+    return TRUE;
+  if (known)
+    host_topo_init (&topo, host);
   for (guint i = 0; i < dom->cells->len; i++)
     {
       VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
-      g_autoptr (GArray) own = g_array_new (FALSE, FALSE, sizeof (gint));
+      const VpaBits *nodeset = vpa_domain_cell_nodeset (dom, cell);
+      g_autoptr (VpaBits) own = vpa_bits_new ();
 
-      if (cell->nodeset != NULL)
-        add_nodeset (own, cell->nodeset);
-      else if (cell->cpuset != NULL && cpu_nodes != NULL &&
-               !bind_cell_cpus (dom, cell, host, cpu_nodes, own, error))
+      if (nodeset != NULL)
+        {
+          if (known && dom->has_affinity && !check_nodeset (dom, cell, host, &topo, error))
+            return FALSE;
+          vpa_bits_or (own, nodeset);
+        }
+      else if (cell->cpuset != NULL && known &&
+               !bind_cell_cpus (dom, cell, host, &topo, own, error))
         return FALSE;
-      sort_unique_nodes (own);
-      g_array_append_vals (nodes, own->data, own->len);
+      vpa_bits_or (nodes, own);
       g_clear_pointer (&cell->host_nodes, g_array_unref);
-      cell->host_nodes = g_steal_pointer (&own);
+      cell->host_nodes = cell_host_nodes (own, known ? topo.nodes : NULL);
     }
-  sort_unique_nodes (nodes);
-  g_array_unref (dom->guest_nodes);
-  dom->guest_nodes = g_steal_pointer (&nodes);
+  g_array_set_size (dom->guest_nodes, 0);
+  for (gint n = vpa_bits_next (nodes, 0); n >= 0; n = vpa_bits_next (nodes, (guint) n + 1))
+    g_array_append_val (dom->guest_nodes, n);
   return TRUE;
 }
 
@@ -1104,7 +1432,7 @@ parse_identity (VpaDomain *dom, xmlNode *domain)
   xmlNode *n;
 
   if ((n = vpa_xml_child (domain, "name", NULL)) != NULL)
-    dom->name = vpa_xml_text (n);
+    dom->name = vpa_xml_name (n);
   if ((n = vpa_xml_child (domain, "uuid", NULL)) != NULL)
     dom->uuid = vpa_xml_text (n);
 }
@@ -1115,8 +1443,12 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   g_autoptr (VpaDomain) dom = NULL;
   g_autoptr (GHashTable) port_devices = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GHashTable) placed_devices = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr (GArray) vcpu_cell = g_array_new (FALSE, FALSE, sizeof (gint16));
+  g_autoptr (GHashTable) other_aliases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                                g_free);
   g_autoptr (GHashTable) net_ifaces = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   ParseCtx ctx = { .what = what, .port_devices = port_devices, .placed_devices = placed_devices,
+                   .vcpu_cell = vcpu_cell, .other_aliases = other_aliases,
                    .net_ifaces = net_ifaces };
 
   g_return_val_if_fail (node != NULL, NULL);
@@ -1148,6 +1480,7 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   if (!parse_metadata (&ctx, node, error) || !parse_hostdevs (&ctx, node, error) ||
       !check_ports (&ctx, error) || !parse_cells (&ctx, node, error) ||
       !parse_numatune (&ctx, node, error) || !parse_pins (&ctx, node, error) ||
+      !parse_resources (&ctx, node, error) || !parse_implicit_cell (&ctx, node, error) ||
       !parse_guest_bus (&ctx, node, error))
     return NULL;
   /* Without a host only the nodesets bind; vpa_domain_bind_nodes() adds

@@ -62,17 +62,30 @@ typedef struct {
 } VpaDomainHostdev;
 
 /* A guest NUMA cell (<cpu><numa><cell>) and what binds it to host
- * nodes, in the order INTERFACE.md section 4 gives. */
+ * nodes, in the order docs/placement.md gives. */
 typedef struct {
   guint id;            /* <cell id>, or its position when absent */
-  GArray *vcpus;       /* guint guest vCPU ids of <cell cpus> */
-  GArray *nodeset;     /* guint host nodes of <numatune><memnode cellid>,
-                        * else of <numatune><memory>; NULL when neither */
-  GArray *cpuset;      /* guint host CPUs its vCPUs are pinned to
+  VpaBits *vcpus;      /* guest vCPU ids of <cell cpus> */
+  VpaBits *nodeset;    /* host nodes of <numatune><memnode cellid>; NULL
+                        * when none (see vpa_domain_cell_nodeset) */
+  VpaBits *cpuset;     /* host CPUs its vCPUs are pinned to
                         * (<vcpupin>, else <vcpu cpuset>); NULL if none */
+  guint64 memory_kib;  /* <cell memory unit> */
   GArray *host_nodes;  /* gint host nodes backing it (nodeset, else its pins'
                         * nodes), sorted; set by vpa_domain_bind_nodes() */
 } VpaDomainCell;
+
+/* <vpa:placed-cell cell host-node cpus memory-kib/>: one guest cell's
+ * binding as whole-guest placement recorded it. */
+typedef struct {
+  guint cell;
+  gint node;
+  GArray *cpus;        /* guint: dedicated: the host CPU of each vCPU in
+                        * the cell's vCPU order; shared: the node's set */
+  guint64 memory_kib;
+} VpaPlacedCell;
+
+void vpa_placed_cell_clear (VpaPlacedCell *pc);
 
 /* <vpa:placed .../> */
 typedef struct {
@@ -101,9 +114,19 @@ typedef struct {
   GPtrArray *hostdevs;       /* VpaDomainHostdev* */
   GPtrArray *placed;         /* VpaPlacedRecord* */
   GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
+  VpaBits *memory_nodeset;   /* <numatune><memory nodeset>, or NULL */
   char *source;              /* what, for messages */
   GPtrArray *devices;        /* VpaDeviceRequest*, document order */
   GPtrArray *locality_groups; /* VpaLocalityGroup*, document order */
+  /* Whole-guest NUMA placement (<vpa:numa placement="auto">) */
+  gboolean numa_auto;
+  VpaCpuPolicy cpu_policy;
+  VpaThreadPolicy thread_policy;
+  guint n_vcpus;             /* <vcpu>, default 1 */
+  guint64 memory_kib;        /* <memory> */
+  guint64 page_kib;          /* <memoryBacking><hugepages>: page size, 0 none */
+  gboolean has_binding;      /* a <numatune>, <vcpupin> or <emulatorpin> */
+  GArray *placed_cells;      /* VpaPlacedCell, record order */
   gboolean guest_numa;       /* <vpa:guest-numa devices='expander-bus'> */
   guint guest_numa_spare;    /* its spare-ports (default 1) */
   VpaGuestBus *bus;          /* the guest's PCI layout; NULL without vpa:affinity */
@@ -123,11 +146,16 @@ VpaDomain *vpa_domain_parse (const char *buf, gsize len, const char *what,
 /* The same on a <domain> element (or a <domstatus> wrapping one). */
 VpaDomain *vpa_domain_parse_node (xmlNode *node, const char *what, GError **error);
 
+/* The cell's host nodes: its <memnode> nodeset, else <memory>'s, or NULL. */
+const VpaBits *vpa_domain_cell_nodeset (const VpaDomain *dom, const VpaDomainCell *cell);
+
 /* Sets dom->guest_nodes to the union of every cell's host nodes: its
  * nodeset, else the nodes of host that hold its cpuset. Parsing already
  * fills guest_nodes from the nodesets; callers that know the host call
  * this before placing. A pinned CPU no host cell holds is
- * VPA_ERROR_INVALID. A host without NUMA cells binds only by nodeset. */
+ * VPA_ERROR_INVALID, and so is, in a domain with vpa:affinity, a node
+ * the host does not have. A host
+ * without NUMA cells binds only by nodeset. */
 gboolean vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error);
 
 G_END_DECLS

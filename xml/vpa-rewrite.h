@@ -68,4 +68,25 @@ char *vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what,
                                    GPtrArray *decisions, const VpaGuestTopology *topo,
                                    gsize *out_len, GError **error);
 
+/* A whole-guest NUMA binding to write (docs/domain-xml.md). */
+typedef struct {
+  gboolean dedicated;  /* cpu-policy dedicated: one host CPU per vCPU */
+  gboolean memnodes;   /* the guest has <cpu><numa> cells: one <memnode> each */
+  GArray *cells;       /* VpaPlacedCell (vpa-domain.h), guest order */
+  GPtrArray *vcpus;    /* per cell: GArray of guint guest vCPUs (cpus parallel when dedicated) */
+  GArray *emulator;    /* guint host CPUs of <emulatorpin> */
+} VpaNumaBinding;
+
+/* Writes binding into the domain document buf (whose <vpa:affinity>
+ * holds <vpa:numa placement="auto">): <numatune> (<memory
+ * mode='strict'> over every node, a strict <memnode> per cell),
+ * <cputune> <vcpupin> per vCPU and <emulatorpin> (other <cputune>
+ * children are kept), and one <vpa:placed-cell> per cell. Nothing else
+ * changes; the same binding on its own output returns the same bytes. */
+char *vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
+                               const VpaNumaBinding *binding, gsize *out_len, GError **error);
+
+/* "0-3,8" */
+char *vpa_format_cpuset (const GArray *set);
+
 G_END_DECLS

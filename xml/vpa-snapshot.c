@@ -158,7 +158,7 @@ static gboolean
 handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
 {
   xmlNode *c = vpa_xml_child (dom, "name", NULL);
-  g_autofree char *name = c != NULL ? vpa_xml_text (c) : NULL;
+  g_autofree char *name = c != NULL ? vpa_xml_name (c) : NULL;
   g_autofree char *what = NULL;
   g_autoptr (GArray) devs = NULL;
   gboolean running;
@@ -171,6 +171,11 @@ handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
     }
   if (!domain_running (r, dom, name, &running, error))
     return FALSE;
+  {
+    VpaClaim *numa = vpa_xml_numa_claim (dom, name, running);
+    if (numa != NULL)
+      vpa_host_add_claim (r->host, numa);
+  }
 
   what = g_strdup_printf ("%s: domain '%s'", r->what, name);
   if ((devs = vpa_xml_domain_pci_devices (dom, what, VPA_XML_PCI_STRICT, error)) == NULL)
@@ -589,23 +594,103 @@ write_device (FILE *out, const VpaHost *host, guint i)
     write_net_device (out, dev, name);
 }
 
+/* A NUMA claim as a domain that claims exactly it again: one guest cell
+ * per bound (node, page size), bound strictly by <memnode>; every vCPU
+ * pinned to one dedicated CPU. */
+static void
+write_numa_head (FILE *out, const VpaNumaUse *use)
+{
+  guint n_cells = use->memory->len;
+  guint n_vcpus = MAX (MAX (use->dedicated->len, n_cells), 1);
+  guint64 total = 0;
+  gboolean huge = FALSE;
+
+  for (guint k = 0; k < n_cells; k++)
+    {
+      const VpaMemClaim *m = &g_array_index (use->memory, VpaMemClaim, k);
+      total += m->kib;
+      huge = huge || m->page_kib != 0;
+    }
+  fprintf (out, "    <memory unit='KiB'>%" G_GUINT64_FORMAT "</memory>\n",
+           n_cells > 0 ? total : 1048576);
+  if (huge)
+    {
+      fprintf (out, "    <memoryBacking>\n      <hugepages>\n");
+      for (guint k = 0; k < n_cells; k++)
+        {
+          const VpaMemClaim *m = &g_array_index (use->memory, VpaMemClaim, k);
+          if (m->page_kib != 0)
+            fprintf (out, "        <page size='%" G_GUINT64_FORMAT "' unit='KiB' nodeset='%u'/>\n",
+                     m->page_kib, k);
+        }
+      fprintf (out, "      </hugepages>\n    </memoryBacking>\n");
+    }
+  fprintf (out, "    <vcpu>%u</vcpu>\n", n_vcpus);
+  if (use->dedicated->len > 0)
+    {
+      fprintf (out, "    <cputune>\n");
+      for (guint v = 0; v < n_vcpus; v++)
+        fprintf (out, "      <vcpupin vcpu='%u' cpuset='%u'/>\n", v,
+                 g_array_index (use->dedicated, guint, MIN (v, use->dedicated->len - 1)));
+      fprintf (out, "    </cputune>\n");
+    }
+  if (n_cells == 0)
+    return;
+  fprintf (out, "    <numatune>\n");
+  for (guint k = 0; k < n_cells; k++)
+    fprintf (out, "      <memnode cellid='%u' mode='strict' nodeset='%d'/>\n", k,
+             g_array_index (use->memory, VpaMemClaim, k).node);
+  fprintf (out, "    </numatune>\n");
+}
+
+static void
+write_numa_cells (FILE *out, const VpaNumaUse *use)
+{
+  guint n_cells = use->memory->len;
+  guint n_vcpus = MAX (MAX (use->dedicated->len, n_cells), 1);
+
+  if (n_cells == 0)
+    return;
+  fprintf (out, "    <cpu>\n      <numa>\n");
+  for (guint k = 0; k < n_cells; k++)
+    {
+      GString *cpus = g_string_new (NULL);
+      for (guint v = k; v < n_vcpus; v += n_cells)
+        g_string_append_printf (cpus, "%s%u", cpus->len > 0 ? "," : "", v);
+      fprintf (out, "        <cell id='%u' cpus='%s' memory='%" G_GUINT64_FORMAT "' unit='KiB'/>\n",
+               k, cpus->str, g_array_index (use->memory, VpaMemClaim, k).kib);
+      g_string_free (cpus, TRUE);
+    }
+  fprintf (out, "      </numa>\n    </cpu>\n");
+}
+
 static void
 write_domain (FILE *out, const VpaHost *host, GArray *claims)
 {
   const VpaClaim *first = g_ptr_array_index (host->claims, g_array_index (claims, guint, 0));
   g_autofree char *name = g_markup_escape_text (first->domain, -1);
+  const VpaNumaUse *use = NULL;
 
+  for (guint i = 0; i < claims->len && use == NULL; i++)
+    use = ((const VpaClaim *) g_ptr_array_index (host->claims, g_array_index (claims, guint, i)))->numa;
   fprintf (out,
            "  <domain type='test' xmlns:test='" TEST_NS "'>\n"
-           "    <name>%s</name>\n"
-           "    <memory unit='KiB'>1048576</memory>\n"
-           "    <vcpu>1</vcpu>\n"
-           "    <os>\n      <type>hvm</type>\n    </os>\n"
-           "    <devices>\n",
+           "    <name>%s</name>\n",
            name);
+  if (use != NULL)
+    write_numa_head (out, use);
+  else
+    fprintf (out, "    <memory unit='KiB'>1048576</memory>\n"
+                  "    <vcpu>1</vcpu>\n");
+  fprintf (out, "    <os>\n      <type>hvm</type>\n    </os>\n");
+  if (use != NULL)
+    write_numa_cells (out, use);
+  fprintf (out, "    <devices>\n");
   for (guint i = 0; i < claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (host->claims, g_array_index (claims, guint, i));
+      if (c->addr == VPA_ADDR_NONE)
+        continue;
       fprintf (out, "      <hostdev mode='subsystem' type='pci' managed='yes'>\n"
                     "        <source>\n");
       write_address (out, "          ", c->addr);
@@ -631,7 +716,7 @@ write_domains (FILE *out, const VpaHost *host)
       const VpaClaim *c = g_ptr_array_index (host->claims, i);
       GArray *claims;
 
-      if (c->addr == VPA_ADDR_NONE)
+      if (c->addr == VPA_ADDR_NONE && c->numa == NULL)
         continue;
       claims = g_hash_table_lookup (by_name, c->domain);
       if (claims == NULL)
@@ -646,9 +731,81 @@ write_domains (FILE *out, const VpaHost *host)
     write_domain (out, host, g_ptr_array_index (order, i));
 }
 
-/* Cells keep only their socket, not each CPU's: a cell with a socket
- * writes it on every CPU, one without writes its CPUs without socket_id
- * (as libvirt prints offline CPUs), which reads back as no socket. */
+/* The thread siblings of CPU j of cell: the cell's online CPUs with the
+ * same sibling group, as libvirt's list. */
+static char *
+cpu_siblings (const VpaCell *cell, guint j)
+{
+  guint group = g_array_index (cell->topo, VpaCpuTopo, j).siblings;
+  GString *s = g_string_new (NULL);
+
+  for (guint k = 0; k < cell->cpus->len; k++)
+    {
+      const VpaCpuTopo *t = &g_array_index (cell->topo, VpaCpuTopo, k);
+      if (t->online && t->siblings == group)
+        g_string_append_printf (s, "%s%u", s->len > 0 ? "," : "",
+                                g_array_index (cell->cpus, guint, k));
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+write_cpu (FILE *out, const VpaCell *cell, guint j)
+{
+  guint cpu = g_array_index (cell->cpus, guint, j);
+  const VpaCpuTopo *t = cell->topo != NULL ? &g_array_index (cell->topo, VpaCpuTopo, j) : NULL;
+  g_autofree char *sibs = NULL;
+
+  if (t == NULL)
+    {
+      if (cell->socket != VPA_SOCKET_NONE)
+        fprintf (out, "              <cpu id='%u' socket_id='%d'/>\n", cpu, cell->socket);
+      else
+        fprintf (out, "              <cpu id='%u'/>\n", cpu);
+      return;
+    }
+  if (!t->online)
+    {
+      fprintf (out, "              <cpu id='%u'/>\n", cpu);
+      return;
+    }
+  sibs = cpu_siblings (cell, j);
+  fprintf (out, "              <cpu id='%u'", cpu);
+  if (t->socket >= 0)
+    fprintf (out, " socket_id='%d'", t->socket);
+  if (t->core >= 0)
+    fprintf (out, " core_id='%d'", t->core);
+  fprintf (out, " siblings='%s'/>\n", sibs);
+}
+
+/* Pages and distances as libvirt prints them; free pages, which
+ * capabilities do not carry, in a free attribute when they differ. */
+static void
+write_cell_capacity (FILE *out, const VpaCell *cell)
+{
+  for (guint j = 0; cell->pages != NULL && j < cell->pages->len; j++)
+    {
+      const VpaPages *p = &g_array_index (cell->pages, VpaPages, j);
+      fprintf (out, "            <pages unit='KiB' size='%" G_GUINT64_FORMAT "'", p->size_kib);
+      if (p->free != p->total)
+        fprintf (out, " free='%" G_GUINT64_FORMAT "'", p->free);
+      fprintf (out, ">%" G_GUINT64_FORMAT "</pages>\n", p->total);
+    }
+  if (cell->distances == NULL)
+    return;
+  fprintf (out, "            <distances>\n");
+  for (guint j = 0; j < cell->distances->len; j++)
+    {
+      const VpaDistance *d = &g_array_index (cell->distances, VpaDistance, j);
+      fprintf (out, "              <sibling id='%d' value='%u'/>\n", d->node, d->value);
+    }
+  fprintf (out, "            </distances>\n");
+}
+
+/* Cells without per-CPU topology keep only their socket: a cell with a
+ * socket writes it on every CPU, one without writes its CPUs without
+ * socket_id (as libvirt prints offline CPUs), which reads back as no
+ * socket. */
 static void
 write_capabilities (FILE *out, const VpaHost *host)
 {
@@ -659,16 +816,12 @@ write_capabilities (FILE *out, const VpaHost *host)
       const VpaCell *cell = &g_array_index (host->cells, VpaCell, i);
 
       fprintf (out, "          <cell id='%d'>\n            <memory unit='KiB'>%" G_GUINT64_FORMAT
-                    "</memory>\n            <cpus num='%u'>\n",
-               cell->id, cell->memory_kib, cell->cpus->len);
+                    "</memory>\n",
+               cell->id, cell->memory_kib);
+      write_cell_capacity (out, cell);
+      fprintf (out, "            <cpus num='%u'>\n", cell->cpus->len);
       for (guint j = 0; j < cell->cpus->len; j++)
-        {
-          guint cpu = g_array_index (cell->cpus, guint, j);
-          if (cell->socket != VPA_SOCKET_NONE)
-            fprintf (out, "              <cpu id='%u' socket_id='%d'/>\n", cpu, cell->socket);
-          else
-            fprintf (out, "              <cpu id='%u'/>\n", cpu);
-        }
+        write_cpu (out, cell, j);
       fprintf (out, "            </cpus>\n          </cell>\n");
     }
   fprintf (out, "        </cells>\n      </topology>\n    </host>\n  </capabilities>\n");

@@ -36,7 +36,7 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
       return FALSE;
     }
   n = vpa_xml_child (dom, "name", NULL);
-  name = n != NULL ? vpa_xml_text (n) : NULL;
+  name = n != NULL ? vpa_xml_name (n) : NULL;
   if (name == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <domain> without <name>", what);
@@ -44,6 +44,11 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
     }
   if (g_strcmp0 (name, exclude) == 0)
     return TRUE;
+  {
+    VpaClaim *numa = vpa_xml_numa_claim (dom, name, running);
+    if (numa != NULL)
+      g_ptr_array_add (claims, numa);
+  }
   /* An address that does not parse claims nothing: libvirt would not
    * have written it. */
   devs = vpa_xml_domain_pci_devices (dom, what, VPA_XML_PCI_ACTUAL, NULL);
@@ -207,8 +212,11 @@ load_file (const Scan *scan, int dfd, const char *dir, const char *name, GError 
     return FALSE;
   if (buf == NULL)
     return TRUE;
-  /* Most domains hold no PCI device: skip them without parsing. */
-  if (memmem (buf, len, "hostdev", strlen ("hostdev")) == NULL)
+  /* Most domains hold no PCI device and pin nothing: skip them without
+   * parsing. */
+  if (memmem (buf, len, "hostdev", strlen ("hostdev")) == NULL &&
+      memmem (buf, len, "vcpupin", strlen ("vcpupin")) == NULL &&
+      memmem (buf, len, "numatune", strlen ("numatune")) == NULL)
     return TRUE;
   if (scan->running_only && !is_domstatus (buf, len))
     return TRUE;

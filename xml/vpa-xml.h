@@ -16,6 +16,23 @@ G_BEGIN_DECLS
 /* VPA_XML_MAX_DOCUMENT, the largest document we accept (the hook's
  * stdin, a domain file, a state file), is in vpa-constants.h. */
 
+/* Most attributes one element may carry (libvirt's have a handful; ours
+ * at most six). */
+#define VPA_XML_MAX_ATTRIBUTES 256
+/* Most elements and attributes a whole document may have: the status XML
+ * of a domain with 4096 pinned vCPUs and a hundred devices stays well
+ * below, and libxml2's tree of the most stays around 40 MiB. */
+#define VPA_XML_MAX_ELEMENTS 32768
+#define VPA_XML_MAX_ATTRIBUTES_TOTAL 131072
+
+/* A linear pre-scan of an untrusted document, before libxml2 sees it:
+ * VPA_ERROR_INVALID "WHAT:LINE: element <NAME> has N attributes ..." for
+ * an element over VPA_XML_MAX_ATTRIBUTES, and "WHAT:LINE: the document
+ * has more than N elements|attributes ..." past the document's bounds
+ * (LINE: where the bound was crossed). Called by
+ * vpa_xml_parse_memory(). */
+gboolean vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error);
+
 /* libxml2 parser options for untrusted input: no network, no entity
  * substitution, no DTD loading, no huge-document relaxation. */
 int vpa_xml_parse_options (void);
@@ -38,6 +55,9 @@ xmlNode *vpa_xml_child (xmlNode *node, const char *name, const char *ns);
 xmlNode *vpa_xml_next_element (xmlNode *node);
 /* The element's text content, stripped (free with g_free), or NULL if empty. */
 char *vpa_xml_text (xmlNode *node);
+/* A domain's <name> exactly as libvirt keeps it (libvirt does not strip
+ * it: 'guest ' and 'guest' are two domains), or NULL if empty. */
+char *vpa_xml_name (xmlNode *node);
 /* TRUE if node is an element called name (and in namespace ns if given). */
 gboolean vpa_xml_is (xmlNode *node, const char *name, const char *ns);
 
@@ -87,5 +107,15 @@ typedef struct {
  * under VPA_XML_PCI_STRICT. */
 GArray *vpa_xml_domain_pci_devices (xmlNode *domain, const char *what, VpaXmlPciFlags flags,
                                     GError **error);
+
+/* libvirt's scaled-integer unit names ("KiB", "M", ...; NULL is KiB):
+ * bytes per unit. */
+gboolean vpa_xml_unit_scale (const char *unit, guint64 *scale);
+
+/* The CPUs and memory a domain (<domain> or <domstatus>) holds on the
+ * host's NUMA nodes (see docs/placement.md, "Claims of CPUs and
+ * memory"), or NULL when it holds none. Tolerant: what libvirt would
+ * have refused holds nothing. */
+VpaClaim *vpa_xml_numa_claim (xmlNode *domain, const char *name, gboolean running);
 
 G_END_DECLS

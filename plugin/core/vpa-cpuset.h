@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * libvirt cpuset/nodeset strings, as <vcpu cpuset>, <vcpupin> and
- * <numatune> carry them. Pure parsing: no XML, no I/O.
+ * <numatune> carry them, and the sets they name. Pure parsing: no XML,
+ * no I/O.
  */
 #pragma once
 
@@ -9,11 +10,32 @@
 
 G_BEGIN_DECLS
 
-/* Parses a libvirt cpuset/nodeset string ("0-3,^2,8") into sorted unique
- * values (a GArray of guint, each at most VPA_CPUSET_MAX). Entries apply
- * left to right, as in libvirt; a set that selects nothing is an error.
- * Messages name the string; callers prefix the element. */
 #define VPA_CPUSET_MAX 65535
+
+/* A set of CPU or node ids, one bit each (at most VPA_CPUSET_MAX): a set
+ * costs at most 8 KiB whatever its string says; unions are word
+ * operations. */
+typedef struct _VpaBits VpaBits;
+
+VpaBits *vpa_bits_new (void);
+void vpa_bits_free (VpaBits *bits);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaBits, vpa_bits_free)
+/* Sets (on) or clears ids lo..hi. */
+void vpa_bits_set_range (VpaBits *bits, guint lo, guint hi, gboolean on);
+gboolean vpa_bits_has (const VpaBits *bits, guint id);
+/* dst |= src (src may be NULL). */
+void vpa_bits_or (VpaBits *dst, const VpaBits *src);
+/* The first member >= from, or -1 (bits may be NULL). */
+gint vpa_bits_next (const VpaBits *bits, guint from);
+/* The members, ascending (GArray of guint), or NULL for NULL. */
+GArray *vpa_bits_to_array (const VpaBits *bits);
+
+/* Parses a libvirt cpuset/nodeset string ("0-3,^2,8"): entries apply left
+ * to right, as in libvirt; a set that selects nothing is an error. In
+ * place, one pass: a string of millions of entries costs no more than
+ * its length. Messages name the string; callers prefix the element. */
+VpaBits *vpa_parse_cpuset_bits (const char *str, GError **error);
+/* The same as sorted unique values (a GArray of guint). */
 gboolean vpa_parse_cpuset (const char *str, GArray **out, GError **error);
 
 G_END_DECLS

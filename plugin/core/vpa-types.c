@@ -197,12 +197,54 @@ vpa_claim_new (const char *domain, VpaAddr addr, gboolean running)
   return claim;
 }
 
+VpaNumaUse *
+vpa_numa_use_new (void)
+{
+  VpaNumaUse *use = g_new0 (VpaNumaUse, 1);
+  use->dedicated = g_array_new (FALSE, FALSE, sizeof (guint));
+  use->memory = g_array_new (FALSE, FALSE, sizeof (VpaMemClaim));
+  return use;
+}
+
+void
+vpa_numa_use_free (VpaNumaUse *use)
+{
+  if (use == NULL)
+    return;
+  g_array_unref (use->dedicated);
+  g_array_unref (use->memory);
+  g_free (use);
+}
+
+VpaClaim *
+vpa_claim_new_numa (const char *domain, gboolean running, VpaNumaUse *use)
+{
+  VpaClaim *claim = vpa_claim_new (domain, VPA_ADDR_NONE, running);
+  claim->numa = use;
+  return claim;
+}
+
+VpaClaim *
+vpa_claim_copy (const VpaClaim *claim)
+{
+  VpaClaim *copy = vpa_claim_new (claim->domain, claim->addr, claim->running);
+
+  if (claim->numa != NULL)
+    {
+      copy->numa = g_new0 (VpaNumaUse, 1);
+      copy->numa->dedicated = g_array_copy (claim->numa->dedicated);
+      copy->numa->memory = g_array_copy (claim->numa->memory);
+    }
+  return copy;
+}
+
 void
 vpa_claim_free (VpaClaim *claim)
 {
   if (claim == NULL)
     return;
   g_free (claim->domain);
+  vpa_numa_use_free (claim->numa);
   g_free (claim);
 }
 
@@ -216,7 +258,7 @@ vpa_claims_filter (GPtrArray *claims, const char *exclude, gboolean running_only
       const VpaClaim *c = g_ptr_array_index (claims, i);
       if (g_strcmp0 (c->domain, exclude) == 0 || (running_only && !c->running))
         continue;
-      g_ptr_array_add (out, vpa_claim_new (c->domain, c->addr, c->running));
+      g_ptr_array_add (out, vpa_claim_copy (c));
     }
   return out;
 }
@@ -227,6 +269,12 @@ cell_clear (gpointer data)
   VpaCell *cell = data;
   if (cell->cpus != NULL)
     g_array_unref (cell->cpus);
+  if (cell->topo != NULL)
+    g_array_unref (cell->topo);
+  if (cell->pages != NULL)
+    g_array_unref (cell->pages);
+  if (cell->distances != NULL)
+    g_array_unref (cell->distances);
 }
 
 VpaHost *
@@ -426,3 +474,127 @@ vpa_cell_socket_from_cpu_sockets (const gint *sockets, guint n)
       return VPA_SOCKET_NONE;
   return sockets[0];
 }
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+append_escaped (GString *out, const char *p, gsize len)
+{
+  if (len == 1 && *p == '\n')
+    g_string_append (out, "\\n");
+  else if (len == 1 && *p == '\t')
+    g_string_append (out, "\\t");
+  else if (len == 1 && ((guchar) *p < 0x20 || *p == 0x7f || (guchar) *p >= 0x80))
+    g_string_append_printf (out, "\\x%02x", (guchar) *p);
+  else
+    g_string_append_len (out, p, (gssize) len);
+}
+
+char *
+vpa_message_bound (const char *message, gsize max)
+{
+  static const char ellipsis[] = "…";
+  const gsize ell = sizeof ellipsis - 1;
+  const char *p, *end;
+  gsize fit = 0; /* longest prefix (in out) that leaves room for the ellipsis */
+  GString *out;
+
+  g_return_val_if_fail (message != NULL, NULL);
+  g_return_val_if_fail (max > ell + 4, NULL);
+
+  end = message + strlen (message);
+  out = g_string_sized_new (MIN ((gsize) (end - message), max) + 1);
+  for (p = message; p < end && out->len <= max;)
+    {
+      gunichar c = g_utf8_get_char_validated (p, end - p);
+      gsize len = c == (gunichar) -1 || c == (gunichar) -2 ? 1
+                                                            : (gsize) g_utf8_skip[*(const guchar *) p];
+
+      if (out->len + ell <= max)
+        fit = out->len;
+      append_escaped (out, p, len);
+      p += len;
+    }
+  if (p < end || out->len > max)
+    {
+      g_string_truncate (out, fit);
+      g_string_append (out, ellipsis);
+    }
+  return g_string_free (out, FALSE);
+}
+
+guint
+vpa_host_distance (const VpaHost *host, gint from, gint to)
+{
+  const VpaCell *c = vpa_host_cell (host, from);
+
+  if (from == to)
+    return 10;
+  for (guint i = 0; c != NULL && c->distances != NULL && i < c->distances->len; i++)
+    {
+      const VpaDistance *d = &g_array_index (c->distances, VpaDistance, i);
+      if (d->node == to)
+        return d->value;
+    }
+  return G_MAXUINT;
+}
+
+const VpaPages *
+vpa_cell_pages (const VpaCell *cell, guint64 size_kib)
+{
+  for (guint i = 0; cell->pages != NULL && i < cell->pages->len; i++)
+    {
+      const VpaPages *p = &g_array_index (cell->pages, VpaPages, i);
+      if (p->size_kib == size_kib)
+        return p;
+    }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+
+static const char *const cpu_policy_names[] = { "shared", "dedicated" };
+static const char *const thread_policy_names[] = { "prefer", "isolate", "require" };
+G_STATIC_ASSERT (G_N_ELEMENTS (cpu_policy_names) == VPA_CPU_POLICY_LAST);
+G_STATIC_ASSERT (G_N_ELEMENTS (thread_policy_names) == VPA_THREAD_POLICY_LAST);
+
+const char *
+vpa_cpu_policy_to_string (VpaCpuPolicy p)
+{
+  g_return_val_if_fail (p < VPA_CPU_POLICY_LAST, NULL);
+  return cpu_policy_names[p];
+}
+
+gboolean
+vpa_cpu_policy_from_string (const char *s, VpaCpuPolicy *out)
+{
+  for (guint i = 0; s != NULL && i < VPA_CPU_POLICY_LAST; i++)
+    if (strcmp (s, cpu_policy_names[i]) == 0)
+      {
+        *out = (VpaCpuPolicy) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+const char *
+vpa_thread_policy_to_string (VpaThreadPolicy p)
+{
+  g_return_val_if_fail (p < VPA_THREAD_POLICY_LAST, NULL);
+  return thread_policy_names[p];
+}
+
+gboolean
+vpa_thread_policy_from_string (const char *s, VpaThreadPolicy *out)
+{
+  for (guint i = 0; s != NULL && i < VPA_THREAD_POLICY_LAST; i++)
+    if (strcmp (s, thread_policy_names[i]) == 0)
+      {
+        *out = (VpaThreadPolicy) i;
+        return TRUE;
+      }
+  return FALSE;
+}
+

@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 #define VPA_ERROR (vpa_error_quark ())
 GQuark vpa_error_quark (void);
 
-/* The codes are the CLI exit statuses (INTERFACE.md section 5). */
+/* The codes are the CLI exit statuses (the man page, EXIT STATUS). */
 typedef enum {
   VPA_ERROR_UNSATISFIABLE = 1, /* a request cannot be met */
   VPA_ERROR_INVALID = 2,       /* bad input or usage */
@@ -94,6 +94,26 @@ typedef enum {
 const char *vpa_policy_source_to_string (VpaPolicySource source);
 gboolean vpa_policy_source_from_string (const char *str, VpaPolicySource *out);
 
+/* Whole-guest NUMA placement: <vpa:numa cpu-policy cpu-thread-policy> */
+typedef enum {
+  VPA_CPU_POLICY_SHARED,
+  VPA_CPU_POLICY_DEDICATED,
+  VPA_CPU_POLICY_LAST
+} VpaCpuPolicy;
+
+typedef enum {
+  VPA_THREAD_POLICY_PREFER,
+  VPA_THREAD_POLICY_ISOLATE,
+  VPA_THREAD_POLICY_REQUIRE,
+  VPA_THREAD_POLICY_LAST
+} VpaThreadPolicy;
+
+/* "shared", "dedicated"; "prefer", "isolate", "require" */
+const char *vpa_cpu_policy_to_string (VpaCpuPolicy p);
+gboolean vpa_cpu_policy_from_string (const char *s, VpaCpuPolicy *out);
+const char *vpa_thread_policy_to_string (VpaThreadPolicy p);
+gboolean vpa_thread_policy_from_string (const char *s, VpaThreadPolicy *out);
+
 /* ------------------------------------------------------------------ */
 /* Devices and host topology                                           */
 /* ------------------------------------------------------------------ */
@@ -130,22 +150,70 @@ VpaDevice *vpa_device_new (void);
 void vpa_device_free (VpaDevice *dev);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDevice, vpa_device_free)
 
+/* One logical CPU of a cell, parallel to VpaCell.cpus. */
+typedef struct {
+  gboolean online;  /* offline CPUs are listed but never used */
+  gint socket;      /* VPA_SOCKET_NONE when unknown */
+  gint core;        /* core id, -1 when unknown */
+  guint siblings;   /* the lowest CPU id of its thread siblings (itself
+                     * when it has none or they are unknown) */
+} VpaCpuTopo;
+
+/* Pages of one size on a cell (capabilities <pages>, sysfs hugepages). */
+typedef struct {
+  guint64 size_kib;
+  guint64 total;
+  guint64 free;     /* sysfs free_hugepages; equal to total elsewhere */
+} VpaPages;
+
+/* The distance from a cell to another node (capabilities <distances>,
+ * sysfs nodeN/distance). */
+typedef struct {
+  gint node;
+  guint value;
+} VpaDistance;
+
 typedef struct {
   gint id;
   gint socket;    /* VPA_SOCKET_NONE unless all its CPUs share one socket */
   GArray *cpus;   /* guint cpu ids, ascending */
   guint64 memory_kib;
+  /* Capacity (filled by the sources that know it, else NULL): */
+  GArray *topo;      /* VpaCpuTopo, parallel to cpus */
+  GArray *pages;     /* VpaPages, ascending size */
+  GArray *distances; /* VpaDistance, ascending node */
 } VpaCell;
 
-/* A device held by a domain (a <hostdev> or <interface type='hostdev'>). */
+/* What a domain pins and binds on the host's NUMA nodes. */
+typedef struct {
+  gint node;
+  guint64 page_kib;   /* 0: ordinary memory; else a hugepage size */
+  guint64 kib;        /* memory bound strictly to node (pages * page_kib) */
+} VpaMemClaim;
+
+typedef struct {
+  GArray *dedicated;  /* guint host CPUs it pins dedicated, ascending */
+  GArray *memory;     /* VpaMemClaim */
+} VpaNumaUse;
+
+/* A device held by a domain (a <hostdev> or <interface type='hostdev'>),
+ * or (addr VPA_ADDR_NONE, numa set) the CPUs and memory it holds. */
 typedef struct {
   char *domain;     /* the domain's name */
   VpaAddr addr;
   gboolean running; /* the domain is running (FALSE: defined only) */
+  VpaNumaUse *numa; /* NULL for a device claim */
 } VpaClaim;
 
 VpaClaim *vpa_claim_new (const char *domain, VpaAddr addr, gboolean running);
+/* A claim of CPUs and memory; takes ownership of use. */
+VpaClaim *vpa_claim_new_numa (const char *domain, gboolean running, VpaNumaUse *use);
+VpaClaim *vpa_claim_copy (const VpaClaim *claim);
 void vpa_claim_free (VpaClaim *claim);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaClaim, vpa_claim_free)
+VpaNumaUse *vpa_numa_use_new (void);
+void vpa_numa_use_free (VpaNumaUse *use);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaNumaUse, vpa_numa_use_free)
 
 /* The one claims filter: copies of claims (may be NULL), in order,
  * without those of the domain named exclude (NULL: keeps every domain's;
@@ -170,7 +238,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaHost, vpa_host_free)
 
 /* Takes ownership of dev. Duplicate addresses are an error at seal time. */
 void vpa_host_add_device (VpaHost *host, VpaDevice *dev);
-/* Takes ownership of cell->cpus. */
+/* Takes ownership of cell->cpus, topo, pages and distances. */
 void vpa_host_add_cell (VpaHost *host, const VpaCell *cell);
 void vpa_host_add_claim (VpaHost *host, VpaClaim *claim);
 
@@ -197,5 +265,20 @@ gboolean vpa_host_sockets_known (const VpaHost *host);
  * CPUs share; VPA_SOCKET_NONE for an empty cell, mixed sockets, or a CPU
  * without a socket id (pass -1 for those). */
 gint vpa_cell_socket_from_cpu_sockets (const gint *sockets, guint n);
+
+/* Longest message line we print (the hook's goes to libvirtd's log). */
+#define VPA_MESSAGE_MAX 1024
+
+/* message as one bounded line: control characters and bytes that are not
+ * UTF-8 escaped ("\n", "\t", "\xNN"), then cut at a character boundary so
+ * that it takes at most max bytes, ending in "…" when cut. Every path
+ * that prints a message quoting user data goes through it. */
+char *vpa_message_bound (const char *message, gsize max);
+
+/* The distance between two nodes from the host's matrix: 10 for a node
+ * to itself, G_MAXUINT when unknown. */
+guint vpa_host_distance (const VpaHost *host, gint from, gint to);
+/* The cell's pages of size_kib, or NULL. */
+const VpaPages *vpa_cell_pages (const VpaCell *cell, guint64 size_kib);
 
 G_END_DECLS

@@ -35,6 +35,11 @@ done
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# Nothing is assignable without a device spec: admit every device of the
+# snapshot (define and attach read VPA_CONFIG when --config is not given).
+printf '# every device of the test snapshot\n[device-spec all]\n' > "$work/vpa.conf"
+export VPA_CONFIG=$work/vpa.conf
+
 # The suites race for the snapshot's 8 VFs (and their 2 PFs).
 nvf=$(grep -c "<capability type='phys_function'>" "$snapshot")
 [ "$nvf" -eq 8 ] || fail "expected 8 VFs in $snapshot, found $nvf"

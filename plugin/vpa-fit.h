@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Whole-guest NUMA placement: every guest cell on a host node of its
+ * own, with its CPUs, memory and pages there, and every device request
+ * met under its policy with the guest on those nodes
+ * (docs/placement.md, "Whole-guest NUMA placement"). Pure over the
+ * capacity, the inventory and the requests.
+ */
+#pragma once
+
+#include "vpa-capacity.h"
+#include "vpa-place.h"
+
+G_BEGIN_DECLS
+
+
+typedef struct {
+  guint id;            /* guest cell id */
+  GArray *vcpus;       /* guint guest vCPUs, ascending (borrowed) */
+  guint64 memory_kib;
+} VpaFitCell;
+
+typedef struct {
+  GArray *cells;       /* VpaFitCell, guest order */
+  VpaCpuPolicy cpu_policy;
+  VpaThreadPolicy thread_policy;
+  guint64 page_kib;    /* hugepage size backing the guest, 0: none */
+  gboolean cell_pack;  /* [host] cell-allocation=pack */
+  const gint *fixed;   /* per cell: the only host node allowed, or -1; NULL: none */
+} VpaFitGuest;
+
+typedef struct {
+  guint cell;          /* guest cell id */
+  gint node;           /* host node */
+  GArray *cpus;        /* guint: dedicated: the host CPU of each vCPU, in
+                        * the cell's vCPU order; shared: the node's shared CPUs */
+  GArray *reserved;    /* guint: dedicated isolate: the pinned cores' other
+                        * threads, kept from other guests; else empty */
+  guint64 memory_kib;
+} VpaCellBinding;
+
+typedef struct {
+  GArray *bindings;    /* VpaCellBinding, guest cell order */
+  GArray *nodes;       /* gint: the chosen host nodes, ascending */
+  VpaPlacement *placement; /* the devices (NULL without requests) */
+  guint tier_total;    /* sum of the devices' tiers */
+  guint n_runs;        /* device placements tried (for the benchmark) */
+} VpaFit;
+
+void vpa_fit_free (VpaFit *fit);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFit, vpa_fit_free)
+
+/* Fits guest onto the capacity
+ * with requests (VpaRequest*, may be empty) over inv. Among the fits,
+ * the one with the lowest device tier total, then the first in Nova's
+ * order of host cells. explain (if not NULL) receives the per-cell
+ * report. VPA_ERROR_UNSATISFIABLE naming per cell what no node gives. */
+VpaFit *vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
+                 const VpaFitGuest *guest, GString *explain, GError **error);
+
+/* Whether the pair can hold the cell on its own (CPUs, memory, pages);
+ * fills binding (if not NULL) or *why with what the node lacks. */
+gboolean vpa_fit_cell (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *guest,
+                       VpaCellBinding *binding, char **why);
+
+void vpa_cell_binding_clear (VpaCellBinding *b);
+
+G_END_DECLS

@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Small inputs that used to cost the host a lot, and ten times bigger ones.
+
+    test-amplification.py CLI HOOK DATA_DIR
+
+Generates each hostile domain (huge per-cell nodesets, thousands of
+vcpupins, one cpuset of millions of entries, 100 000 attributes on one
+element, 50 000 ports and interfaces, ...) at scale 1 and 10, feeds it to
+the hook as libvirt runs it (prepare begin, restore begin) and to the
+CLI's check and place, each under /usr/bin/time -v, and requires every run
+to finish in under 1 s with under 64 MiB of peak RSS, refused (one line on
+stderr, nothing on stdout) or answered. Prints a TAP line per run with
+its figures. Under a test wrapper (valgrind) it only checks the answers.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+NS = 'http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0'
+MAX_SECONDS = 1.0
+MAX_RSS_KIB = 64 * 1024
+HOSTDEV = ("<interface type='hostdev' managed='yes'><source><address type='pci' "
+           "domain='0x0000' bus='0x81' slot='0x10' function='0x0'/></source>"
+           "<alias name='ua-data0'/></interface>")
+PORT = '<vpa:port device="ua-data0" physnet="physnet1"/>'
+
+
+def domain(meta, cpu='', devices=HOSTDEV, extra=''):
+    md = ('<metadata><vpa:affinity xmlns:vpa="%s">%s</vpa:affinity></metadata>' % (NS, meta)
+          if meta is not None else '')
+    return ("<domain type='kvm'><name>guest</name>%s<memory unit='KiB'>1048576</memory>"
+            "<vcpu placement='static'>2</vcpu>%s<os><type arch='x86_64' machine='pc'>hvm"
+            "</type></os>%s<devices>%s</devices></domain>\n" % (md, extra, cpu, devices))
+
+
+def cells(n):
+    return '<cpu><numa>%s</numa></cpu>' % ''.join(
+        "<cell id='%d' cpus='%d' memory='1024'/>" % (i, i) for i in range(n))
+
+
+def memory_nodeset(meta, scale):
+    # One <memory> nodeset that used to be copied into every cell.
+    return domain(meta, cells(2600 * scale),
+                  extra="<numatune><memory mode='strict' nodeset='0-65535'/></numatune>")
+
+
+def memnodes(meta, scale):
+    n = 4000 * scale
+    tune = ''.join("<memnode cellid='%d' mode='strict' nodeset='0-16383'/>" % i
+                   for i in range(n))
+    return domain(meta, cells(n), extra='<numatune>%s</numatune>' % tune)
+
+
+def max_cells(meta, scale):
+    # Within the bounds: 256 cells, each bound to every node id there is.
+    n = 256
+    tune = ''.join("<memnode cellid='%d' mode='strict' nodeset='0-%d'/>" % (i, 65535 - i)
+                   for i in range(n))
+    return domain(meta, cells(n), extra='<numatune>%s</numatune>' % tune)
+
+
+def vcpupins(meta, scale):
+    n = 4096 * scale
+    cpu = ("<cpu><numa><cell id='0' cpus='0-%d' memory='1024'/><cell id='1' cpus='%d-%d' "
+           "memory='1024'/></numa></cpu>" % (n // 2 - 1, n // 2, n - 1))
+    pins = ''.join("<vcpupin vcpu='%d' cpuset='0-%d'/>" % (i, 16383 - i % 7) for i in range(n))
+    return domain(meta, cpu, extra='<cputune>%s</cputune>' % pins)
+
+
+def cpuset_entries(meta, scale):
+    cpu = "<cpu><numa><cell id='0' cpus='0-1' memory='1024'/></numa></cpu>"
+    pin = "<cputune><vcpupin vcpu='0' cpuset='%s'/></cputune>" % ','.join(['0'] * (400000 * scale))
+    return domain(meta, cpu, extra=pin)
+
+
+def attributes(meta, scale):
+    attrs = ' '.join('a%d="x"' % i for i in range(100000 * scale))
+    return domain(meta, devices="<interface type='hostdev' managed='yes' %s>"
+                  "<alias name='ua-data0'/></interface>" % attrs)
+
+
+def ports(meta, scale):
+    n = 50000 * scale
+    if meta is not None:
+        meta = ''.join('<vpa:port device="ua-p%d" physnet="physnet1"/>' % i for i in range(n))
+    devs = ''.join("<interface type='hostdev' managed='yes'><alias name='ua-p%d'/></interface>" % i
+                   for i in range(n))
+    return domain(meta, devices=devs)
+
+
+def ports_at_bound(meta, scale):
+    # As many ports as a domain may request (1024), then ten times more.
+    n = 1024 * scale
+    if meta is not None:
+        meta = ''.join('<vpa:port device="ua-p%d" physnet="physnet1"/>' % i for i in range(n))
+    devs = ''.join("<interface type='hostdev' managed='yes'><alias name='ua-p%d'/></interface>" % i
+                   for i in range(n))
+    return domain(meta, devices=devs)
+
+
+def aliases(meta, scale):
+    if meta is not None:
+        meta = '<vpa:flavor aliases="%s"/>' % ','.join(['QuickAssist:1'] * (50000 * scale))
+    return domain(meta)
+
+
+INPUTS = [
+    ('memory-nodeset', memory_nodeset),
+    ('memnodes', memnodes),
+    ('max-cells', max_cells),
+    ('vcpupins', vcpupins),
+    ('cpuset-entries', cpuset_entries),
+    ('attributes', attributes),
+    ('ports', ports),
+    ('ports-at-bound', ports_at_bound),
+    ('aliases', aliases),
+]
+
+
+def measure(argv, stdin_path, env):
+    with open(stdin_path, 'rb') as stdin:
+        proc = subprocess.run(['/usr/bin/time', '-v'] + argv, stdin=stdin, env=env,
+                              capture_output=True, timeout=120)
+    err = proc.stderr.decode('utf-8', 'replace')
+    # /usr/bin/time appends its report to the command's stderr.
+    cut = err.rfind('\tCommand being timed:')
+    ours, report = err[:cut], err[cut:]
+    ours = re.sub(r'Command exited with non-zero status \d+\n$', '', ours)
+    rss = int(re.search(r'Maximum resident set size \(kbytes\): (\d+)', report).group(1))
+    wall = re.search(r'Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)', report).group(1)
+    seconds = 0.0
+    for part in wall.split(':'):
+        seconds = seconds * 60 + float(part)
+    status = int(re.search(r'Exit status: (\d+)', report).group(1))
+    return status, proc.stdout.decode('utf-8', 'replace'), ours, seconds, rss
+
+
+def main():
+    cli, hook, data = sys.argv[1:4]
+    wrapped = bool(os.environ.get('VPA_TEST_WRAPPER'))
+    host = os.path.join(data, 'hook', 'hosts', 'two-node.xml')
+    failures = 0
+    n = 0
+    with tempfile.TemporaryDirectory(prefix='vpa-amplification-') as tmp:
+        conf = os.path.join(tmp, 'hook.conf')
+        with open(os.path.join(data, 'hook', 'configs', 'two-node.conf')) as f:
+            text = f.read().replace('@DATA@', data)
+        with open(conf, 'w') as f:
+            f.write(text)
+        # The hook in its build tree honours VPA_CONFIG (docs/hook.md).
+        env = {'PATH': '/usr/bin:/bin', 'LC_ALL': 'C', 'HOME': tmp, 'VPA_CONFIG': conf}
+        runs = []
+        for name, make in INPUTS:
+            for ours in (True, False):
+                for scale in (1, 10):
+                    label = '%s%s x%d' % (name, '' if ours else ' (no metadata)', scale)
+                    path = os.path.join(tmp, '%s-%d-%d.xml' % (name, ours, scale))
+                    with open(path, 'w') as f:
+                        f.write(make(PORT if ours else None, scale))
+                    size = os.path.getsize(path)
+                    for op in ('prepare', 'restore'):
+                        runs.append(('hook %s %s' % (op, label), size,
+                                     [hook, 'guest', op, 'begin', '-'], path))
+                    runs.append(('check %s' % label, size,
+                                 [cli, 'check', '-c', 'test://' + host, '--config', conf, path],
+                                 '/dev/null'))
+                    runs.append(('place %s' % label, size,
+                                 [cli, 'place', '-c', 'test://' + host, '--config', conf, path],
+                                 '/dev/null'))
+        print('1..%d' % len(runs))
+        for label, size, argv, stdin_path in runs:
+            n += 1
+            status, out, err, seconds, rss = measure(argv, stdin_path, env)
+            problems = []
+            lines = err.splitlines()
+            # check's report is its answer, on stdout even with exit 1.
+            if status != 0 and out != '' and not (label.startswith('check') and status == 1):
+                problems.append('stdout not empty on failure')
+            if status != 0 and len(lines) != 1:
+                problems.append('%d lines on stderr' % len(lines))
+            if len(err.encode()) > 1025:
+                problems.append('stderr of %d bytes' % len(err.encode()))
+            if label.startswith('check') and any(len(line.encode()) > 1024 for line in out.splitlines()):
+                problems.append('a stdout line over 1 KiB')
+            if status not in (0, 1, 2):
+                problems.append('exit status %d' % status)
+            if not wrapped and seconds >= MAX_SECONDS:
+                problems.append('%.2f s' % seconds)
+            if not wrapped and rss >= MAX_RSS_KIB:
+                problems.append('%d KiB RSS' % rss)
+            verdict = 'ok' if not problems else 'not ok'
+            failures += bool(problems)
+            print('%s %d - %s: %d bytes, exit %d, %.2f s, %d KiB%s' %
+                  (verdict, n, label, size, status, seconds, rss,
+                   ' (' + '; '.join(problems) + ')' if problems else ''))
+            if problems or status != 0:
+                print('# stderr: %s' % (lines[0][:300] if lines else ''))
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
