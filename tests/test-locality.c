@@ -13,6 +13,7 @@
 #include "vpa-pcie.h"
 #include "vpa-pipeline.h"
 #include "vpa-place.h"
+#include "vpa-place-private.h"
 #include "vpa-requests.h"
 #include "vpa-source.h"
 #include "vpa-test-util.h"
@@ -228,6 +229,68 @@ test_sample_idempotent (void)
   g_assert_cmpstr (q.out, ==, p.out);
 }
 
+/* A VF on node 0 of a switch NIC (not the front-end card on bus 0x20)
+ * below another host bridge than device gpu. */
+static guint
+far_vf (const VpaHost *host, guint gpu)
+{
+  for (guint i = 0; i < host->devices->len; i++)
+    {
+      const VpaDevice *d = vpa_host_device (host, i);
+      if (d->dev_type == VPA_DEV_TYPE_VF && d->numa_node == 0 &&
+          VPA_ADDR_BUS (d->parent_addr) != 0x20 &&
+          vpa_pcie_distance (host, gpu, i) == VPA_PCIE_NODE)
+        return i;
+    }
+  g_error ("no far VF");
+  return 0;
+}
+
+/* Placing again keeps a locality group that is still met; a required
+ * group whose port was moved off its switch is placed again whole. */
+static void
+test_sample_sticky (void)
+{
+  g_autofree char *xml = pair_domain (0, 1, "switch", "required", "rdma", "required");
+  g_auto (Placed) p = { 0 };
+  g_auto (Placed) q = { 0 };
+  g_auto (Placed) r = { 0 };
+  g_autoptr (GString) moved = NULL;
+  g_autofree char *from = NULL, *to = NULL;
+  guint gpu, net, far;
+  const VpaDevice *fd;
+
+  place_sample (&p, xml);
+  g_assert_no_error (p.error);
+  place_sample (&q, p.out);
+  g_assert_no_error (q.error);
+  g_assert_cmpstr (q.out, ==, p.out);
+  g_assert_nonnull (strstr (q.report.explain->str, "port 'ua-net0': kept"));
+  g_assert_nonnull (strstr (q.report.explain->str, "device 'ua-gpu0': kept"));
+
+  gpu = index_of (p.host, placed_field (&p, "ua-gpu0", 1));
+  net = index_of (p.host, placed_field (&p, "ua-net0", 1));
+  far = far_vf (p.host, gpu);
+  fd = vpa_host_device (p.host, far);
+  from = g_strdup_printf ("bus='0x%02x' slot='0x%02x' function='0x%x'",
+                          VPA_ADDR_BUS (vpa_host_device (p.host, net)->addr),
+                          VPA_ADDR_SLOT (vpa_host_device (p.host, net)->addr),
+                          VPA_ADDR_FUNCTION (vpa_host_device (p.host, net)->addr));
+  to = g_strdup_printf ("bus='0x%02x' slot='0x%02x' function='0x%x'", VPA_ADDR_BUS (fd->addr),
+                        VPA_ADDR_SLOT (fd->addr), VPA_ADDR_FUNCTION (fd->addr));
+  moved = g_string_new (p.out);
+  g_assert_cmpuint (g_string_replace (moved, from, to, 1), ==, 1);
+  place_sample (&r, moved->str);
+  g_assert_no_error (r.error);
+  g_assert_nonnull (strstr (r.report.explain->str,
+                            "placed again: its locality group 'g0' is no longer within one "
+                            "switch"));
+  g_assert_cmpstr (placed_field (&r, "ua-net0", 3), ==, "switch");
+  g_assert_cmpint (vpa_pcie_distance (r.host, index_of (r.host, placed_field (&r, "ua-gpu0", 1)),
+                                      index_of (r.host, placed_field (&r, "ua-net0", 1))),
+                   ==, VPA_PCIE_PIX);
+}
+
 /* A <vpa:device> and a port of one group behind the guest's expander
  * bus: the added <hostdev> gets its root port like any placed device. */
 static void
@@ -350,6 +413,15 @@ gen_host (GRand *rand, GPtrArray *claims)
                        0 };
       guint bridges = (guint) g_rand_int_range (rand, 1, 3);
 
+      /* A random distance matrix: the NUMA distance ranks devices
+       * within the tiers, before locality. */
+      cell.distances = g_array_new (FALSE, FALSE, sizeof (VpaDistance));
+      for (guint m = 0; m < sockets * per; m++)
+        {
+          VpaDistance d = { (gint) m, m == n ? 10 : (guint) g_rand_int_range (rand, 11, 41) };
+          g_array_append_val (cell.distances, d);
+        }
+
       vpa_host_add_cell (g.host, &cell);
       for (guint b = 0; b < bridges; b++)
         {
@@ -423,10 +495,29 @@ evaluate (const Brute *b, const guint *pick, gint64 *tier, gint64 *loc)
 {
   const VpaHost *host = b->inv->host;
 
-  *tier = 0;
+  gint64 tiers = 0, dists = 0;
+
   *loc = 0;
+  /* The tier total, then (within the tiers) the NUMA distance total
+   * to the nearest guest node, as one key: both come before locality. */
   for (guint r = 0; r < b->reqs->len; r++)
-    *tier += vpa_policy_tier (host, b->guest, vpa_host_device (host, pick[r])->numa_node);
+    {
+      gint node = vpa_host_device (host, pick[r])->numa_node;
+      VpaTier t = vpa_policy_tier (host, b->guest, node);
+      guint dist = VPA_PLACE_DIST_MAX;
+
+      tiers += t;
+      if (t != VPA_TIER_SOCKET && t != VPA_TIER_REMOTE)
+        continue;
+      for (guint i = 0; i < b->guest->n_nodes; i++)
+        {
+          guint d = vpa_host_distance (host, b->guest->nodes[i], node);
+          if (d != G_MAXUINT)
+            dist = MIN (dist, d > 10 ? MIN (d - 10, VPA_PLACE_DIST_MAX) : 0);
+        }
+      dists += dist;
+    }
+  *tier = tiers * ((gint64) b->reqs->len * VPA_PLACE_DIST_MAX + 1) + dists;
   for (guint g = 0; g < b->n_groups; g++)
     {
       guint devs[16], n = 0;
@@ -609,6 +700,97 @@ test_brute_force (void)
     g_assert_cmpuint (at_level[l], >, 0);
 }
 
+/* Guest on node 0, which has no devices; a GPU+NIC pair may go to node 1
+ * (distance 20), each below its own host bridge, or to node 2 (distance
+ * 30), both below one root port. NUMA distance comes before locality:
+ * node 1, the group at level numa-node. */
+static void
+test_distance_first (void)
+{
+  static const char conf[] = "[device-spec gpu]\nvendor-id=10de\n"
+                             "[device-spec nic]\nvendor-id=15b3\nphysical-network=rdma\n";
+  static const guint dist[3][3] = { { 10, 20, 30 }, { 20, 10, 20 }, { 30, 20, 10 } };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = vpa_config_load_data (conf, strlen (conf), "t.conf", &error);
+  Gen g = { NULL, vpa_host_new ("distance"), 0 };
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GPtrArray) reqs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_request_free);
+  g_autoptr (VpaPlacement) pl = NULL;
+  gint node = 0;
+  VpaGuestNodes guest = { TRUE, &node, 1 };
+  VpaRequest *gpu, *net;
+  VpaSpec *spec;
+  const VpaGroupPlacement *gp;
+
+  g_assert_no_error (error);
+  for (guint n = 0; n < 3; n++)
+    {
+      VpaCell cell = { (gint) n, (gint) n, g_array_new (FALSE, FALSE, sizeof (guint)), 0 };
+      cell.distances = g_array_new (FALSE, FALSE, sizeof (VpaDistance));
+      for (guint m = 0; m < 3; m++)
+        {
+          VpaDistance d = { (gint) m, dist[n][m] };
+          g_array_append_val (cell.distances, d);
+        }
+      vpa_host_add_cell (g.host, &cell);
+    }
+  /* node 1: the GPU below host bridge 10, the NIC below host bridge 20 */
+  gen_device (&g, VPA_ADDR (0, 0x10, 1, 0), "8086:352a", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, 1,
+              VPA_PCIE_ROOT (0, 0x10), VPA_ADDR_NONE, 0x060400);
+  gen_device (&g, VPA_ADDR (0, 0x11, 0, 0), "10de:2330", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, 1,
+              VPA_PCIE_ROOT (0, 0x10), VPA_ADDR (0, 0x10, 1, 0), 0x030200);
+  gen_device (&g, VPA_ADDR (0, 0x20, 1, 0), "8086:352a", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, 1,
+              VPA_PCIE_ROOT (0, 0x20), VPA_ADDR_NONE, 0x060400);
+  gen_device (&g, VPA_ADDR (0, 0x21, 0, 0), "15b3:1021", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 1,
+              VPA_PCIE_ROOT (0, 0x20), VPA_ADDR (0, 0x20, 1, 0), 0x020000);
+  gen_device (&g, VPA_ADDR (0, 0x21, 0, 1), "15b3:101e", VPA_DEV_TYPE_VF, VPA_ADDR (0, 0x21, 0, 0),
+              1, VPA_PCIE_ROOT (0, 0x20), VPA_ADDR (0, 0x20, 1, 0), 0x020000);
+  /* node 2: both below root port 30:01.0 */
+  gen_device (&g, VPA_ADDR (0, 0x30, 1, 0), "8086:352a", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, 2,
+              VPA_PCIE_ROOT (0, 0x30), VPA_ADDR_NONE, 0x060400);
+  gen_device (&g, VPA_ADDR (0, 0x31, 0, 0), "10de:2330", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, 2,
+              VPA_PCIE_ROOT (0, 0x30), VPA_ADDR (0, 0x30, 1, 0), 0x030200);
+  gen_device (&g, VPA_ADDR (0, 0x32, 0, 0), "15b3:1021", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 2,
+              VPA_PCIE_ROOT (0, 0x30), VPA_ADDR (0, 0x30, 1, 0), 0x020000);
+  gen_device (&g, VPA_ADDR (0, 0x32, 0, 1), "15b3:101e", VPA_DEV_TYPE_VF, VPA_ADDR (0, 0x32, 0, 0),
+              2, VPA_PCIE_ROOT (0, 0x30), VPA_ADDR (0, 0x30, 1, 0), 0x020000);
+  g_assert_true (vpa_host_seal (g.host, &error));
+  g_assert_no_error (error);
+  inv = vpa_inventory_new (g.host, config, g_ptr_array_new (), &error);
+  g_assert_no_error (error);
+
+  gpu = vpa_request_new (VPA_REQUEST_DEVICE, "ua-gpu0", 1);
+  spec = vpa_spec_new ();
+  vpa_spec_set (spec, "vendor_id", "10de");
+  g_ptr_array_add (gpu->specs, spec);
+  net = vpa_request_new (VPA_REQUEST_PORT, "ua-net0", 1);
+  spec = vpa_spec_new ();
+  vpa_spec_set (spec, "physical_network", "rdma");
+  vpa_spec_set (spec, "remote_managed", "false");
+  g_ptr_array_add (net->specs, spec);
+  for (guint i = 0; i < 2; i++)
+    {
+      VpaRequest *r = i == 0 ? gpu : net;
+      r->policy = VPA_POLICY_PREFERRED;
+      r->policy_source = VPA_POLICY_SOURCE_PORT;
+      r->locality_group = g_strdup ("g0");
+      r->locality_level = VPA_LOCALITY_SWITCH;
+      g_ptr_array_add (reqs, r);
+    }
+  pl = vpa_place (inv, reqs, &guest, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < 2; i++)
+    {
+      const VpaAssignment *a = g_ptr_array_index (pl->assignments, i);
+      g_assert_cmpuint (a->devices->len, ==, 1);
+      g_assert_cmpint (vpa_host_device (inv->host, g_array_index (a->devices, guint, 0))->numa_node,
+                       ==, 1);
+    }
+  g_assert_cmpuint (pl->groups->len, ==, 1);
+  gp = g_ptr_array_index (pl->groups, 0);
+  g_assert_cmpint (gp->reached, ==, VPA_LOCALITY_NUMA_NODE);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -617,7 +799,9 @@ main (int argc, char **argv)
   g_test_add_func ("/locality/sample/held", test_sample_held);
   g_test_add_func ("/locality/sample/levels", test_sample_levels);
   g_test_add_func ("/locality/sample/idempotent", test_sample_idempotent);
+  g_test_add_func ("/locality/sample/sticky", test_sample_sticky);
   g_test_add_func ("/locality/sample/guest-numa", test_sample_guest_numa);
   g_test_add_func ("/locality/brute-force", test_brute_force);
+  g_test_add_func ("/locality/distance-first", test_distance_first);
   return g_test_run ();
 }
