@@ -854,26 +854,36 @@ read_topology (VpaHost *host, const char *root, GError **error)
   return ok;
 }
 
-/* Reads the device at addr unless already read, then its parent PF. */
+/* Reads the device at addr unless already read, then its parent PF and
+ * the bridges above it (the PCIe tree the host is sealed with). */
 static gboolean
 read_one_with_parent (VpaHost *host, int devs_fd, const char *path, GHashTable *seen,
                       VpaAddr addr, GError **error)
 {
-  while (addr != VPA_ADDR_NONE && !g_hash_table_contains (seen, &addr))
+  g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+
+  g_array_append_val (todo, addr);
+  while (todo->len > 0)
     {
       char name[VPA_ADDR_BUFLEN];
       DevPath p = { path, name };
       VpaDevice *dev = NULL;
-      VpaAddr *key = g_new (VpaAddr, 1);
+      VpaAddr *key;
 
+      addr = g_array_index (todo, VpaAddr, todo->len - 1);
+      g_array_set_size (todo, todo->len - 1);
+      if (addr == VPA_ADDR_NONE || g_hash_table_contains (seen, &addr))
+        continue;
+      key = g_new (VpaAddr, 1);
       *key = addr;
       g_hash_table_add (seen, key);
       vpa_addr_format (addr, name);
       if (!read_device (devs_fd, &p, addr, &dev, error))
         return FALSE;
       if (dev == NULL)
-        return TRUE;
-      addr = dev->parent_addr;
+        continue;
+      g_array_append_val (todo, dev->parent_addr);
+      g_array_append_val (todo, dev->pcie_parent);
       vpa_host_add_device (host, dev);
     }
   return TRUE;
