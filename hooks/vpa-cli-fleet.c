@@ -316,7 +316,7 @@ read_domain (const char *path, char **buf, gsize *len, GError **error)
 }
 
 /* The domain as the filter sees it. Traits as Nova's scheduler asks for
- * them (NOVA-SEMANTICS 5), plus COMPUTE_NET_NUMA_AFFINITY for ports with
+ * them (docs/nova.md, "Traits"), plus COMPUTE_NET_NUMA_AFFINITY for ports with
  * their own policy (the port-scoped SR-IOV spec). */
 static void
 query_from_domain (const VpaDomain *dom, GPtrArray *requests, VpaFleetQuery *query)

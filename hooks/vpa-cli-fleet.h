@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * virt-pci-affinity fleet sync|pools|filter (INTERFACE.md section 7).
+ * virt-pci-affinity fleet sync|pools|filter (docs/interface.md, "Fleet").
  */
 #pragma once
 

@@ -890,8 +890,7 @@ cmd_attach (VpaCli *cli, GError **error)
   if (cli->policy != NULL && !vpa_policy_from_string (cli->policy, &ctx.policy))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "attach: --policy '%s': unknown NUMA affinity policy (expected required, "
-                   "legacy, preferred or socket)",
+                   "attach: --policy '%s': unknown NUMA affinity policy (expected required, legacy, preferred or socket)",
                    cli->policy);
       return FALSE;
     }

@@ -137,8 +137,8 @@ vpa_hook_read_domain (char **argv, char **out, size_t *out_len)
   if (read_all (STDIN_FILENO, out, out_len) == 0)
     return 0;
   if (errno == EFBIG)
-    fprintf (stderr, "%s: domain '%s': the domain XML on stdin exceeds %d bytes; refusing "
-             "'%s %s'\n", VPA_PROG, argv[1], VPA_XML_MAX_DOCUMENT, argv[2], argv[3]);
+    fprintf (stderr, "%s: domain '%s': the domain XML on stdin exceeds %d bytes; refusing '%s %s'\n",
+             VPA_PROG, argv[1], VPA_XML_MAX_DOCUMENT, argv[2], argv[3]);
   else
     fprintf (stderr, "%s: domain '%s': cannot read the domain XML on stdin: %s\n",
              VPA_PROG, argv[1], strerror (errno));

@@ -262,8 +262,7 @@ hook_check (HookRun *run)
        * we cannot check never starts. */
       if (memmem (run->xml, run->len, VPA_XMLNS, strlen (VPA_XMLNS)) != NULL)
         return fail (run, error->message);
-      g_prefix_error (&error, "the domain XML mentions a PCI device (<hostdev> or "
-                      "type='hostdev') but cannot be read, so it cannot be checked: ");
+      g_prefix_error (&error, "the domain XML mentions a PCI device (<hostdev> or type='hostdev') but cannot be read, so it cannot be checked: ");
       return fail (run, error->message);
     }
   if (!dom->has_affinity && dom->hostdevs->len == 0)

@@ -233,7 +233,10 @@ typedef struct {
   const char *value; /* NULL: the key is missing */
 } Loc;
 
-static gboolean G_GNUC_PRINTF (3, 4)
+static gboolean loc_error (GError **error, const Loc *loc, const char *fmt, ...)
+  G_GNUC_PRINTF (3, 4);
+
+static gboolean
 loc_error (GError **error, const Loc *loc, const char *fmt, ...)
 {
   va_list ap;
@@ -665,8 +668,7 @@ check_alias_agrees (VpaAlias *alias, VpaSpec *spec, gboolean has_policy,
     }
   if (first_type == NULL)
     return loc_error (error, &loc,
-                      "alias '%s' has several specs, so each must set device-type "
-                      "(an earlier one does not)", alias->name);
+                      "alias '%s' has several specs, so each must set device-type (an earlier one does not)", alias->name);
   if (strcmp (type, first_type) != 0)
     {
       loc.key = "device-type";
@@ -732,8 +734,7 @@ parse_alias_group_name (const Loc *loc, const char *rest, char **name, GError **
   if (colon != NULL &&
       (!g_ascii_string_to_unsigned (colon + 1, 10, 2, G_MAXUINT, &n, NULL)))
     return loc_error (error, loc,
-                      "alias names cannot contain ':' (further specs of alias "
-                      "NAME are [alias NAME:2], [alias NAME:3], ...)");
+                      "alias names cannot contain ':' (further specs of alias NAME are [alias NAME:2], [alias NAME:3], ...)");
   if (*base == '\0')
     return loc_error (error, loc, "missing alias name");
   if (strlen (base) > ALIAS_NAME_MAX)
@@ -991,8 +992,7 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
       return parse_alias (config, kf, group, name, error);
     }
   return loc_error (error, &loc,
-                    "unknown group (expected inventory, device-spec NAME, alias NAME, "
-                    "claims or host)");
+                    "unknown group (expected inventory, device-spec NAME, alias NAME, claims or host)");
 }
 
 /* GKeyFile merges a group written twice into one, silently (the second

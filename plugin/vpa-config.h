@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The GKeyFile configuration (INTERFACE.md section 3): inventory source,
+ * The GKeyFile configuration (docs/interface.md, "Configuration"): inventory source,
  * device specs (Nova's [pci] device_spec), aliases (Nova's [pci] alias)
  * and the hook's claim directories. Pure: parsing a buffer does no I/O
  * beyond reading the named file in vpa_config_load_file().

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Why a placement fails, and every candidate pool of each request with
- * its verdict (docs/placement.md, "Diagnosis"): the messages of
+ * its verdict (docs/placement.md, "The algorithm", step 6): the messages of
  * VPA_ERROR_UNSATISFIABLE and the candidates --explain shows.
  */
 #include "vpa-place-private.h"
@@ -172,8 +172,7 @@ group_failure (const Place *pl, guint g)
                                   vpa_addr_format (k->pf_addr, buf));
         }
     }
-  return g_strdup_printf ("pf-group '%s': %s need devices of %u distinct PFs, but the free "
-                          "devices their policies allow are on %u PF%s%s%s%s",
+  return g_strdup_printf ("pf-group '%s': %s need devices of %u distinct PFs, but the free devices their policies allow are on %u PF%s%s%s%s",
                           name, ports->str, n_ports, n_pfs, n_pfs == 1 ? "" : "s",
                           n_pfs > 0 ? " (" : "", pfs->str, n_pfs > 0 ? ")" : "");
 }

@@ -5,8 +5,10 @@
  * inventory) and the host filter over pool rows.
  */
 #include "vpa-fleet.h"
+#include "vpa-policy.h"
 #include "vpa-pools.h"
 #include "vpa-pcie.h"
+#include "vpa-requests.h"
 
 #include <string.h>
 #include <json-glib/json-glib.h>
@@ -578,7 +580,7 @@ vpa_fleet_verdict_free (VpaFleetVerdict *verdict)
   g_free (verdict);
 }
 
-/* Nova's pool key view: numa_node is an integer and
+/* Nova's pool key view (docs/nova.md, "Pool keys"): numa_node is an integer and
  * never equals a string, so it reads as absent here. */
 static const char *
 pool_tag (const VpaFleetPool *pool, const char *key)
@@ -644,61 +646,32 @@ vpa_fleet_request_match (const VpaFleetPool *pool, const VpaRequest *req)
   return FALSE;
 }
 
-static gboolean
-request_spec_has (const VpaRequest *req, const char *key, gboolean (*test) (const char *))
-{
-  for (guint i = 0; i < req->specs->len; i++)
-    {
-      const VpaSpec *spec = g_ptr_array_index (req->specs, i);
-      for (guint j = 0; j < spec->pairs->len; j++)
-        {
-          const VpaSpecPair *pair = g_ptr_array_index (spec->pairs, j);
-          if (strcmp (pair->key, key) == 0 && test (pair->value))
-            return TRUE;
-        }
-    }
-  return FALSE;
-}
-
-static gboolean
-is_type_pf (const char *value)
-{
-  return g_strcmp0 (value, "type-PF") == 0;
-}
-
-/* oslo's bool_from_string */
-static gboolean
-is_truthy (const char *value)
-{
-  static const char *const yes[] = { "1", "t", "true", "on", "y", "yes" };
-
-  for (guint i = 0; value != NULL && i < G_N_ELEMENTS (yes); i++)
-    if (g_ascii_strcasecmp (value, yes[i]) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 /* Per-evaluation state of one pool. */
 typedef struct {
   const VpaFleetPool *pool;
   guint count;
   gboolean gone;       /* apply_requests deleted it */
+  VpaTier tier;        /* of its NUMA node for the guest */
 } Slot;
 
+/* The guest as policy/ sees it, on the fleet host's cells. */
 typedef struct {
-  const VpaFleetHost *host;
-  gboolean numa;       /* filter by NUMA at all */
-  const gint *nodes;
-  guint n_nodes;
+  VpaHost *host;       /* the cells only */
+  VpaGuestNodes guest;
 } Guest;
 
-static gboolean
-nodes_have (const gint *nodes, guint n, gint node)
+static VpaHost *
+host_of_cells (const VpaFleetHost *host)
 {
-  for (guint i = 0; i < n; i++)
-    if (nodes[i] == node)
-      return TRUE;
-  return FALSE;
+  VpaHost *out = vpa_host_new (host->name);
+
+  for (guint i = 0; i < host->cells->len; i++)
+    {
+      const VpaFleetCell *fc = &g_array_index (host->cells, VpaFleetCell, i);
+      VpaCell cell = { .id = fc->node, .socket = fc->socket };
+      vpa_host_add_cell (out, &cell);
+    }
+  return out;
 }
 
 static guint
@@ -723,41 +696,6 @@ slots_keep (GPtrArray *cand, gboolean (*keep) (const Slot *, gconstpointer), gco
 }
 
 static gboolean
-keep_strict (const Slot *s, gconstpointer data)
-{
-  const Guest *g = data;
-  return nodes_have (g->nodes, g->n_nodes, s->pool->numa_node);
-}
-
-static gboolean
-keep_loose (const Slot *s, gconstpointer data)
-{
-  return s->pool->numa_node == VPA_NUMA_NONE || keep_strict (s, data);
-}
-
-static gboolean
-keep_socket (const Slot *s, gconstpointer data)
-{
-  const Guest *g = data;
-  GArray *cells = g->host->cells;
-  gint socket = VPA_SOCKET_NONE;
-
-  for (guint i = 0; i < cells->len; i++)
-    if (g_array_index (cells, VpaFleetCell, i).node == s->pool->numa_node)
-      socket = g_array_index (cells, VpaFleetCell, i).socket;
-  if (socket == VPA_SOCKET_NONE)
-    return FALSE;
-  /* Some guest node on the same socket. */
-  for (guint i = 0; i < cells->len; i++)
-    {
-      const VpaFleetCell *c = &g_array_index (cells, VpaFleetCell, i);
-      if (c->socket == socket && nodes_have (g->nodes, g->n_nodes, c->node))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
 keep_not_pf (const Slot *s, gconstpointer data)
 {
   return s->pool->dev_type != VPA_DEV_TYPE_PF;
@@ -766,50 +704,46 @@ keep_not_pf (const Slot *s, gconstpointer data)
 static gboolean
 keep_not_remote_managed (const Slot *s, gconstpointer data)
 {
-  return !is_truthy (pool_prop (s->pool, "remote_managed"));
+  return !vpa_policy_truthy (pool_prop (s->pool, "remote_managed"));
 }
 
-static gboolean
-host_sockets_known (const VpaFleetHost *host)
-{
-  for (guint i = 0; i < host->cells->len; i++)
-    if (g_array_index (host->cells, VpaFleetCell, i).socket == VPA_SOCKET_NONE)
-      return FALSE;
-  return host->cells->len > 0;
-}
-
-/* Nova's NUMA policy filters (docs/placement.md). Returns a new array. */
+/* The candidates of one policy step: those of its first tiers, then
+ * the rest of its tiers, each in pool order. */
 static GPtrArray *
-filter_numa (GPtrArray *cand, const VpaRequest *req, const Guest *g)
+slots_of_step (GPtrArray *cand, const VpaPolicyStep *step)
 {
-  g_autoptr (GPtrArray) strict = NULL;
-  g_autoptr (GPtrArray) loose = NULL;
-  GPtrArray *out;
+  GPtrArray *out = g_ptr_array_sized_new (cand->len);
 
-  if (!g->numa || g->n_nodes == 0)
-    return g_ptr_array_ref (cand);
-  strict = slots_keep (cand, keep_strict, g);
-  if (req->policy == VPA_POLICY_REQUIRED || slots_sum (strict) >= req->count)
-    return g_steal_pointer (&strict);
-  if (req->policy == VPA_POLICY_SOCKET)
-    {
-      if (!host_sockets_known (g->host))
-        return g_ptr_array_new ();
-      return slots_keep (cand, keep_socket, g);
-    }
-  loose = slots_keep (cand, keep_loose, g);
-  if (req->policy == VPA_POLICY_LEGACY || slots_sum (loose) >= req->count)
-    return g_steal_pointer (&loose);
-  /* preferred: everything, affine or unknown first, stable. */
-  out = g_ptr_array_sized_new (cand->len);
   for (guint pass = 0; pass < 2; pass++)
     for (guint i = 0; i < cand->len; i++)
       {
         Slot *s = g_ptr_array_index (cand, i);
-        if (keep_loose (s, g) == (pass == 0))
+        guint bit = VPA_TIER_BIT (s->tier);
+
+        if ((step->tiers & bit) != 0 && ((step->first & bit) != 0) == (pass == 0))
           g_ptr_array_add (out, s);
       }
   return out;
+}
+
+/* Nova's NUMA filter: policy/'s steps, the first that holds enough
+ * devices (docs/nova.md, "NUMA affinity policies"). Returns a new
+ * array. */
+static GPtrArray *
+filter_numa (GPtrArray *cand, const VpaRequest *req, const Guest *g)
+{
+  VpaPolicyStep steps[VPA_POLICY_STEPS_MAX];
+  guint n = vpa_policy_steps (req->policy, g->host, &g->guest, steps);
+  GPtrArray *out = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_clear_pointer (&out, g_ptr_array_unref);
+      out = slots_of_step (cand, &steps[i]);
+      if (slots_sum (out) >= req->count)
+        break;
+    }
+  return out != NULL ? out : g_ptr_array_new ();
 }
 
 static char *
@@ -832,19 +766,21 @@ count_check (GPtrArray *cand, const VpaRequest *req, const char *stage,
     return TRUE;
   if (reason != NULL)
     {
-      g_autofree char *nodes = nodes_to_string (g->nodes, g->n_nodes);
+      const VpaGuestNodes *guest = &g->guest;
+      g_autofree char *nodes = nodes_to_string (guest->nodes, guest->n_nodes);
       *reason = g_strdup_printf ("%s: needs %u, %u free %s (policy %s from %s%s%s)",
                                  req->label != NULL ? req->label : req->device,
                                  req->count, sum, stage,
                                  vpa_policy_to_string (req->policy),
                                  vpa_policy_source_to_string (req->policy_source),
-                                 g->numa && g->n_nodes > 0 ? ", guest nodes " : "",
-                                 g->numa && g->n_nodes > 0 ? nodes : "");
+                                 guest->numa_guest && guest->n_nodes > 0 ? ", guest nodes " : "",
+                                 guest->numa_guest && guest->n_nodes > 0 ? nodes : "");
     }
   return FALSE;
 }
 
-/* Nova's _filter_pools then apply_requests' taking. */
+/* _filter_pools (docs/nova.md, "The filter order") then apply_requests'
+ * taking. */
 static gboolean
 apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **reason)
 {
@@ -863,7 +799,7 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
   step = filter_numa (cand, req, g);
   if (!count_check (step, req, "on the nodes its policy allows", g, reason))
     return FALSE;
-  if (!request_spec_has (req, "dev_type", is_type_pf))
+  if (!vpa_request_wants_pf (req))
     {
       g_autoptr (GPtrArray) next = slots_keep (step, keep_not_pf, NULL);
       g_ptr_array_unref (step);
@@ -871,7 +807,7 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
       if (!count_check (step, req, "left once PFs are excluded", g, reason))
         return FALSE;
     }
-  if (!request_spec_has (req, "remote_managed", is_truthy))
+  if (!vpa_request_wants_remote_managed (req))
     {
       g_autoptr (GPtrArray) next = slots_keep (step, keep_not_remote_managed, NULL);
       g_ptr_array_unref (step);
@@ -881,7 +817,8 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
     }
   if (step->len == 0)
     {
-      /* A count=0 request fails when nothing matches (3.5). */
+      /* A count=0 request fails when nothing matches (docs/nova.md,
+       * "Scheduler and compute claim"). */
       if (reason != NULL)
         *reason = g_strdup_printf ("%s: no pool matches",
                                    req->label != NULL ? req->label : req->device);
@@ -906,7 +843,7 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
 }
 
 /* Nova's pool order: fewer keys first, then the lowest member address
- * (the order after a nova-compute restart). */
+ * (the order after a nova-compute restart, docs/nova.md, "Pool order"). */
 static gint
 slot_nova_cmp (gconstpointer a, gconstpointer b)
 {
@@ -926,13 +863,15 @@ vpa_fleet_supports_requests (const VpaFleetHost *host, GPtrArray *requests,
 {
   g_autoptr (GArray) store = g_array_new (FALSE, FALSE, sizeof (Slot));
   g_autoptr (GPtrArray) slots = NULL;
-  Guest g = { host, numa_guest, nodes, n_nodes };
+  g_autoptr (VpaHost) cells = host_of_cells (host);
+  Guest g = { cells, { numa_guest, nodes, n_nodes } };
   guint left = 0;
 
   for (guint i = 0; host->pools != NULL && i < host->pools->len; i++)
     {
-      Slot s = { g_ptr_array_index (host->pools, i), 0, FALSE };
+      Slot s = { g_ptr_array_index (host->pools, i), 0, FALSE, VPA_TIER_REMOTE };
       s.count = s.pool->free;
+      s.tier = vpa_policy_tier (cells, &g.guest, s.pool->numa_node);
       if (s.count > 0)
         g_array_append_val (store, s);
     }
@@ -955,7 +894,7 @@ vpa_fleet_supports_requests (const VpaFleetHost *host, GPtrArray *requests,
       const Slot *s = g_ptr_array_index (slots, i);
       gboolean wanted = FALSE;
 
-      if (s->gone || (numa_guest && n_nodes > 0 && !keep_strict (s, &g)))
+      if (s->gone || (numa_guest && n_nodes > 0 && s->tier != VPA_TIER_AFFINE))
         continue;
       for (guint r = 0; requests != NULL && r < requests->len && !wanted; r++)
         wanted = vpa_fleet_request_match (s->pool, g_ptr_array_index (requests, r));

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The fleet store (docs/fleet.md): the device rows of many hosts
+ * The fleet store (docs/interface.md, "Fleet"): the device rows of many hosts
  * in SQLite or PostgreSQL. The rows are the per-device truth; pools are
  * generated from them by one SQL GROUP BY whenever they are asked for
- * (the "pci-stats-generate" design with what docs/pools.md
- * says it must add: state, dev_type and tags in the key, NULL NUMA as its
+ * (the "pci-stats-generate" design with what docs/nova.md, "Pools from
+ * SQL", says it must add: state, dev_type and tags in the key, NULL NUMA as its
  * own group, a deterministic order). A host filter decides, from the pool
  * rows of all hosts, which hosts can take a domain's requests.
  *
@@ -255,8 +255,9 @@ gboolean vpa_fleet_request_match (const VpaFleetPool *pool, const VpaRequest *re
 char *vpa_fleet_locality_unmet (const VpaFleetHost *host, GPtrArray *requests,
                                 gboolean numa_guest, const gint *nodes, guint n_nodes);
 
-/* Nova's support_requests over the host's pools (docs/fleet.md: its pool
- * filters and NUMA policies) for the guest nodes given (NULL/0 with numa_guest FALSE: no
+/* Nova's support_requests over the host's pools (docs/nova.md, "The
+ * filter order", "NUMA affinity policies", "The socket policy",
+ * "Scheduler and compute claim") for the guest nodes given (NULL/0 with numa_guest FALSE: no
  * NUMA filtering). Returns whether every request applies; *weight gets
  * the free devices matching a request left on the guest nodes; *reason
  * (if not NULL) why not. */

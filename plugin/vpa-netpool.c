@@ -191,9 +191,7 @@ vpa_netpool_restrict (GPtrArray *requests, const VpaDomain *dom, GPtrArray *nets
       if (specs->len == 0)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                       "%s: its <interface type='network'> names network '%s', and this host "
-                       "has no active libvirt hostdev network (<forward mode='hostdev'> with a "
-                       "<pf dev>) to choose from", r->label, port->network);
+                       "%s: its <interface type='network'> names network '%s', and this host has no active libvirt hostdev network (<forward mode='hostdev'> with a <pf dev>) to choose from", r->label, port->network);
           return FALSE;
         }
       g_ptr_array_unref (r->specs);

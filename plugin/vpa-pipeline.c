@@ -979,8 +979,7 @@ check_network_port (const VpaInventory *inv, const VpaGuestNodes *guest, const V
       res->addr = VPA_ADDR_NONE;
       res->numa_node = VPA_NUMA_NONE;
       res->status = VPA_CHECK_OK;
-      res->line = g_strdup_printf ("%s: network '%s': libvirt picks the VF when the domain "
-                                   "starts, checked then", r->device, port->network);
+      res->line = g_strdup_printf ("%s: network '%s': libvirt picks the VF when the domain starts, checked then", r->device, port->network);
       return res;
     }
   for (guint p = 0; net != NULL && net->active && net->pf_devs[p] != NULL; p++)
@@ -1017,8 +1016,7 @@ check_network_port (const VpaInventory *inv, const VpaGuestNodes *guest, const V
   res->line = net != NULL && net->active
                 ? g_strdup_printf ("%s: network '%s' has no free VF that matches %s", r->device,
                                    port->network, r->label)
-                : g_strdup_printf ("%s: network '%s' is not an active libvirt hostdev network of "
-                                   "this host", r->device, port->network);
+                : g_strdup_printf ("%s: network '%s' is not an active libvirt hostdev network of this host", r->device, port->network);
   return res;
 }
 
@@ -1128,7 +1126,6 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   const VpaAssignment *a;
   const VpaDevice *dev;
   VpaGuestNodes guest;
-  char addr[VPA_ADDR_BUFLEN];
   g_autofree char *guest_addr = NULL;
   g_autofree char *head = NULL;
 
@@ -1183,7 +1180,6 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   a = g_ptr_array_index (placement->assignments, 0);
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
   *out_addr = dev->addr;
-  vpa_addr_format (dev->addr, addr);
   if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_addr, error))
     return NULL;
   head = g_markup_printf_escaped (

@@ -145,18 +145,6 @@ class_equal (gconstpointer a, gconstpointer b)
          strcmp (x->dev->product_id, y->dev->product_id) == 0;
 }
 
-/* oslo's bool_from_string, which Nova applies to remote_managed. */
-static gboolean
-truthy (const char *s)
-{
-  static const char *const yes[] = { "1", "t", "true", "on", "y", "yes" };
-
-  for (guint i = 0; s != NULL && i < G_N_ELEMENTS (yes); i++)
-    if (g_ascii_strcasecmp (s, yes[i]) == 0)
-      return TRUE;
-  return FALSE;
-}
-
 static char *
 class_tags (const Place *pl, const PlaceClass *c)
 {
@@ -250,7 +238,7 @@ class_finish (Place *pl, PlaceClass *c, const gint *class_of, GHashTable *pf_ids
       c->pf_class = class_of[p];
       c->pf_whole = pl->inv->state[p] == VPA_DEV_STATE_FREE;
     }
-  c->remote_managed = truthy (vpa_inventory_prop (pl->inv, c->rep, "remote_managed"));
+  c->remote_managed = vpa_policy_truthy (vpa_inventory_prop (pl->inv, c->rep, "remote_managed"));
   vpa_place_class_set_tier (pl, c);
   class_describe (pl, c);
 }
@@ -307,27 +295,6 @@ place_build_classes (Place *pl)
 /* Which request may use which class                                   */
 /* ------------------------------------------------------------------ */
 
-static gboolean
-request_spec_value (const VpaRequest *req, const char *key,
-                    gboolean (*pred) (const char *value))
-{
-  for (guint s = 0; s < req->specs->len; s++)
-    {
-      gboolean present = FALSE;
-      const char *v = vpa_spec_get (g_ptr_array_index (req->specs, s), key, &present);
-      if (present && pred (v))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-static gboolean
-is_type_pf (const char *v)
-{
-  /* Nova compares dev_type with == here, not case-folded. */
-  return g_strcmp0 (v, "type-PF") == 0;
-}
-
 static Elig
 place_eligibility (const Place *pl, guint r, const PlaceClass *c, gboolean wants_rm)
 {
@@ -358,10 +325,10 @@ place_build_eligibility (Place *pl)
   for (guint r = 0; r < pl->n_req; r++)
     {
       const VpaRequest *req = REQ (pl, r);
-      gboolean wants_rm = request_spec_value (req, "remote_managed", truthy);
+      gboolean wants_rm = vpa_request_wants_remote_managed (req);
       gpointer id;
 
-      pl->wants_pf[r] = request_spec_value (req, "dev_type", is_type_pf);
+      pl->wants_pf[r] = vpa_request_wants_pf (req);
       for (guint c = 0; c < pl->n_cls; c++)
         pl->elig[(gsize) r * pl->n_cls + c] = place_eligibility (pl, r, CLASS (pl, c),
                                                                  wants_rm);

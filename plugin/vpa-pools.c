@@ -51,8 +51,7 @@ vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error)
       if (k == G_N_ELEMENTS (pool_key_names))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "pool keys '%s': unknown key '%s' (expected vendor, product, "
-                       "numa_node, socket, dev_type, tags, pf, pcie-root or pcie-switch)", str, item);
+                       "pool keys '%s': unknown key '%s' (expected vendor, product, numa_node, socket, dev_type, tags, pf, pcie-root or pcie-switch)", str, item);
           return FALSE;
         }
       keys |= pool_key_names[k].key;

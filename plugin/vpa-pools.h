@@ -2,7 +2,7 @@
  *
  * Pools generated on demand from the inventory: the seed's
  *   SELECT vendor, product, numa_node, dev_type, tags, COUNT(*) ... GROUP BY
- * made correct (docs/pools.md): only devices in the inventory,
+ * made correct (docs/nova.md, "Pools from SQL"): only devices in the inventory,
  * dev_type and tags in the key, NULL NUMA as its own group, free/used/
  * blocked split from the claims, deterministic order.
  */

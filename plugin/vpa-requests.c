@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Requests from a domain (docs/placement.md, docs/domain-xml.md).
+ * Requests from a domain (docs/nova.md, "Alias requests", "Port requests"
+ * and "Policy precedence").
  */
 #include "vpa-requests.h"
 
@@ -38,6 +39,31 @@ vpa_request_free (VpaRequest *req)
   g_free (req->pf_group);
   g_free (req->locality_group);
   g_free (req);
+}
+
+static gboolean
+request_spec_value (const VpaRequest *req, const char *key, gboolean (*pred) (const char *value))
+{
+  for (guint s = 0; s < req->specs->len; s++)
+    {
+      gboolean present = FALSE;
+      const char *v = vpa_spec_get (g_ptr_array_index (req->specs, s), key, &present);
+      if (present && pred (v))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+vpa_request_wants_pf (const VpaRequest *req)
+{
+  return request_spec_value (req, "dev_type", vpa_policy_wants_pf);
+}
+
+gboolean
+vpa_request_wants_remote_managed (const VpaRequest *req)
+{
+  return request_spec_value (req, "remote_managed", vpa_policy_truthy);
 }
 
 static VpaSpec *
@@ -162,7 +188,7 @@ vpa_requests_from_domain (const VpaDomain *dom, const VpaConfig *config, GError 
 
       vpa_policy_resolve (NULL, &dom->flavor_policy, &dom->image_policy, NULL, &p, &s,
                           &local);
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s", dom->source, local->message);
+      g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: ", dom->source);
       return NULL;
     }
   for (guint i = 0; dom->alias_requests != NULL && i < dom->alias_requests->len; i++)

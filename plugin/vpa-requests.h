@@ -35,6 +35,12 @@ VpaRequest *vpa_request_new (VpaRequestKind kind, const char *device, guint coun
 void vpa_request_free (VpaRequest *req);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaRequest, vpa_request_free)
 
+/* Nova hides PFs and remote-managed devices from a request that does not
+ * ask for them (docs/nova.md, "Devices a request did not ask for"): whether
+ * some spec of req has dev_type 'type-PF', or a truthy remote_managed. */
+gboolean vpa_request_wants_pf (const VpaRequest *req);
+gboolean vpa_request_wants_remote_managed (const VpaRequest *req);
+
 /* VpaRequest* (free with vpa_request_free): one per alias entry of the
  * flavor (in flavor order), then one per <vpa:device>, then one per port
  * (both in document order), each

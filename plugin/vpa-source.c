@@ -127,8 +127,7 @@ vpa_source_load (const char *uri, GError **error)
   if (found == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "unknown inventory source '%s' (expected sysfs:ROOT, "
-                   "test:///ABS/PATH.xml or a libvirt URI)",
+                   "unknown inventory source '%s' (expected sysfs:ROOT, test:///ABS/PATH.xml or a libvirt URI)",
                    uri);
       return NULL;
     }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Traits follow INTERFACE.md, not Nova: Nova defines no
+ * Traits follow docs/interface.md ("Commands"), not Nova: Nova defines no
  * COMPUTE_NET_NUMA_AFFINITY and its libvirt driver reports
  * COMPUTE_SOCKET_PCI_NUMA_AFFINITY unconditionally, though a host cell
  * without a socket id makes every socket request fail.

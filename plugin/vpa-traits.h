@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The host's capability traits (INTERFACE.md section 5).
+ * The host's capability traits (docs/interface.md, "Commands").
  */
 #pragma once
 

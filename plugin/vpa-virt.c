@@ -762,8 +762,7 @@ lock_wait (int fd, const char *path, const char *uri, guint timeout_ms, GError *
       if (now >= deadline)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                       "timed out after %u ms waiting for the define lock '%s' on '%s' "
-                       "(held by pid %" G_GINT64_FORMAT ")",
+                       "timed out after %u ms waiting for the define lock '%s' on '%s' (held by pid %" G_GINT64_FORMAT ")",
                        timeout_ms, path, uri, lock_holder (fd));
           return FALSE;
         }
@@ -975,8 +974,7 @@ check_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArray *a
   if (claim == NULL)
     return check_cpus_unclaimed (claims, uri, name, cpus, when, error);
   g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-               "%s: device '%s' for domain '%s' conflicts with device '%s' held by "
-               "domain '%s'%s",
+               "%s: device '%s' for domain '%s' conflicts with device '%s' held by domain '%s'%s",
                uri, vpa_addr_format (mine, buf), name, vpa_addr_format (claim->addr, other),
                claim->domain, when);
   return FALSE;
@@ -1181,8 +1179,7 @@ placed_device_parse (const char *xml, const char *uri, const char *domain, GArra
   if (addrs->len == 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: not a PCI <hostdev> or <interface type='hostdev'> with a source "
-                   "address",
+                   "%s: not a PCI <hostdev> or <interface type='hostdev'> with a source address",
                    what);
       return FALSE;
     }

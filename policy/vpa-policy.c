@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * NUMA affinity policy (NOVA-SEMANTICS sections 3.2, 3.3 and 4). Nova
+ * NUMA affinity policy (docs/nova.md, "NUMA affinity policies", "The
+ * socket policy" and "Policy precedence"). Nova
  * widens a policy's device set in steps (affine, then unknown or
  * same-socket, then anything) and only when the stricter set is too
  * small; here the union of those steps is the allowed set and the steps
@@ -107,39 +108,86 @@ vpa_policy_tier (const VpaHost *host, const VpaGuestNodes *guest, gint dev_numa_
   return VPA_TIER_REMOTE;
 }
 
-gboolean
-vpa_policy_allows (VpaPolicy policy, const VpaHost *host,
-                   const VpaGuestNodes *guest, VpaTier tier)
+/* Sets steps[i]; returns the number of steps so far. */
+static guint
+step (VpaPolicyStep *steps, guint i, guint tiers, guint first)
 {
-  g_return_val_if_fail (host != NULL && guest != NULL, FALSE);
-  g_return_val_if_fail (policy < VPA_POLICY_LAST && tier < VPA_TIER_LAST, FALSE);
+  steps[i].tiers = tiers;
+  steps[i].first = first;
+  return i + 1;
+}
 
-  if (!guest->numa_guest)
-    return TRUE;
-  /* Unbound cells: nothing is affine, so only the policies that can
-   * fall back to any node are satisfiable. */
-  if (guest->n_nodes == 0)
-    return policy == VPA_POLICY_LEGACY || policy == VPA_POLICY_PREFERRED;
+guint
+vpa_policy_steps (VpaPolicy policy, const VpaHost *host, const VpaGuestNodes *guest,
+                  VpaPolicyStep *steps)
+{
+  const guint affine = VPA_TIER_BIT (VPA_TIER_AFFINE);
+  const guint loose = affine | VPA_TIER_BIT (VPA_TIER_UNKNOWN);
 
+  g_return_val_if_fail (host != NULL && guest != NULL && steps != NULL, 0);
+  g_return_val_if_fail (policy < VPA_POLICY_LAST, 0);
+
+  if (!guest->numa_guest || guest->n_nodes == 0)
+    return step (steps, 0, VPA_TIER_ALL, 0);
+  /* Every policy tries the guest's own nodes first; required stops there. */
+  step (steps, 0, affine, 0);
   switch (policy)
     {
     case VPA_POLICY_REQUIRED:
-      return tier == VPA_TIER_AFFINE;
-    case VPA_POLICY_LEGACY:
-      return tier == VPA_TIER_AFFINE || tier == VPA_TIER_UNKNOWN;
-    case VPA_POLICY_PREFERRED:
-      return TRUE;
+      return 1;
     case VPA_POLICY_SOCKET:
-      /* Affine devices pass before Nova's socket filter runs, so a host
-       * cell without a socket id only takes away the socket widening. */
-      if (tier == VPA_TIER_AFFINE)
-        return TRUE;
-      return tier == VPA_TIER_SOCKET && vpa_host_sockets_known (host);
+      /* Nova's socket filter gives nothing unless every host cell has a
+       * socket id; else the nodes of the guest's sockets, which include
+       * its own. Devices without a node never pass it. */
+      return step (steps, 1,
+                   vpa_host_sockets_known (host) ? affine | VPA_TIER_BIT (VPA_TIER_SOCKET) : 0, 0);
+    case VPA_POLICY_LEGACY:
+      return step (steps, 1, loose, 0);
+    case VPA_POLICY_PREFERRED:
+      step (steps, 1, loose, 0);
+      return step (steps, 2, VPA_TIER_ALL, loose);
     case VPA_POLICY_LAST:
     default:
       break;
     }
-  g_return_val_if_reached (FALSE);
+  g_return_val_if_reached (0);
+}
+
+gboolean
+vpa_policy_allows (VpaPolicy policy, const VpaHost *host,
+                   const VpaGuestNodes *guest, VpaTier tier)
+{
+  VpaPolicyStep steps[VPA_POLICY_STEPS_MAX];
+  guint n, tiers = 0;
+
+  g_return_val_if_fail (host != NULL && guest != NULL, FALSE);
+  g_return_val_if_fail (policy < VPA_POLICY_LAST && tier < VPA_TIER_LAST, FALSE);
+
+  /* Unbound cells: nothing is affine, so only the policies that can
+   * fall back to any node are satisfiable. */
+  if (guest->numa_guest && guest->n_nodes == 0)
+    return policy == VPA_POLICY_LEGACY || policy == VPA_POLICY_PREFERRED;
+  n = vpa_policy_steps (policy, host, guest, steps);
+  for (guint i = 0; i < n; i++)
+    tiers |= steps[i].tiers;
+  return (tiers & VPA_TIER_BIT (tier)) != 0;
+}
+
+gboolean
+vpa_policy_truthy (const char *value)
+{
+  static const char *const yes[] = { "1", "t", "true", "on", "y", "yes" };
+
+  for (guint i = 0; value != NULL && i < G_N_ELEMENTS (yes); i++)
+    if (g_ascii_strcasecmp (value, yes[i]) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+gboolean
+vpa_policy_wants_pf (const char *dev_type)
+{
+  return g_strcmp0 (dev_type, "type-PF") == 0;
 }
 
 static char *
@@ -162,19 +210,16 @@ socket_refusal (const VpaHost *host, const VpaGuestNodes *guest, gint node)
     {
       const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
       if (c->socket == VPA_SOCKET_NONE)
-        return g_strdup_printf ("node %d is not the guest's (%s) and host cell %d has no "
-                                "socket id, which disables the socket policy",
+        return g_strdup_printf ("node %d is not the guest's (%s) and host cell %d has no socket id, which disables the socket policy",
                                 node, nodes, c->id);
     }
   if (host->cells->len == 0)
-    return g_strdup_printf ("node %d is not the guest's (%s) and the host reports no "
-                            "NUMA cells, which disables the socket policy",
+    return g_strdup_printf ("node %d is not the guest's (%s) and the host reports no NUMA cells, which disables the socket policy",
                             node, nodes);
   socket = vpa_host_node_socket (host, node);
   if (socket == VPA_SOCKET_NONE)
     return g_strdup_printf ("node %d is not a host NUMA cell", node);
-  return g_strdup_printf ("node %d is on socket %d, which holds none of the guest's "
-                          "nodes (%s)", node, socket, nodes);
+  return g_strdup_printf ("node %d is on socket %d, which holds none of the guest's nodes (%s)", node, socket, nodes);
 }
 
 char *
@@ -190,8 +235,7 @@ vpa_policy_refusal (VpaPolicy policy, const VpaHost *host,
   if (vpa_policy_allows (policy, host, guest, tier))
     return NULL;
   if (guest->n_nodes == 0)
-    return g_strdup ("the guest's NUMA cells are not bound to host nodes (bind them with "
-                     "<numatune><memory nodeset=...> or <numatune><memnode>)");
+    return g_strdup ("the guest's NUMA cells are not bound to host nodes (bind them with <numatune><memory nodeset=...> or <numatune><memnode>)");
   nodes = format_nodes (guest);
   if (tier == VPA_TIER_UNKNOWN)
     return g_strdup_printf ("no NUMA node (the guest is on %s)", nodes);

@@ -35,11 +35,41 @@ typedef struct {
 VpaTier vpa_policy_tier (const VpaHost *host, const VpaGuestNodes *guest,
                          gint dev_numa_node);
 
-/* Whether policy allows a device of this tier for this guest (Nova's
- * NOVA-SEMANTICS 3.2/3.3 sets; socket also needs every host cell to have
- * a socket). */
+#define VPA_TIER_BIT(tier) (1u << (tier))
+#define VPA_TIER_ALL (VPA_TIER_BIT (VPA_TIER_LAST) - 1)
+
+/* One step of Nova's widening (docs/nova.md, "NUMA affinity policies"):
+ * the tiers a request may take devices from, and of those the tiers
+ * whose devices go first (Nova sorts only its last, "preferred" step;
+ * elsewhere the order is the pools'). */
+typedef struct {
+  guint tiers; /* VPA_TIER_BIT()s */
+  guint first; /* VPA_TIER_BIT()s, a subset of tiers */
+} VpaPolicyStep;
+
+#define VPA_POLICY_STEPS_MAX 3
+
+/* Nova's _filter_pools_for_numa_cells as data: the steps, strictest
+ * first, into steps[VPA_POLICY_STEPS_MAX]; returns how many. A request
+ * uses the first step whose devices are enough for it, else the last. A
+ * guest without NUMA cells, or not bound to host nodes, has one step of
+ * every tier (Nova filters nothing without cells). */
+guint vpa_policy_steps (VpaPolicy policy, const VpaHost *host,
+                        const VpaGuestNodes *guest, VpaPolicyStep *steps);
+
+/* Whether policy allows a device of this tier for this guest: the union
+ * of its steps (a guest not bound to host nodes: only the policies that
+ * can fall back to any node). */
 gboolean vpa_policy_allows (VpaPolicy policy, const VpaHost *host,
                             const VpaGuestNodes *guest, VpaTier tier);
+
+/* oslo's bool_from_string, which Nova applies to a remote_managed tag
+ * or request value: "1", "t", "true", "on", "y", "yes", any case. */
+gboolean vpa_policy_truthy (const char *value);
+
+/* Whether a request's dev_type value asks for a PF: Nova compares with
+ * ==, not case-folded, so only "type-PF". */
+gboolean vpa_policy_wants_pf (const char *dev_type);
 
 /* "affine", "socket", "unknown", "remote" */
 const char *vpa_tier_to_string (VpaTier tier);

@@ -250,6 +250,9 @@ nova_from_json (Scenario *sc, JsonObject *nova, GError **error)
   if (sc->nova_error != NULL)
     return TRUE;
   sc->nova_ok = json_object_get_boolean_member (nova, "ok");
+  sc->has_nova_support = json_object_has_member (nova, "support");
+  if (sc->has_nova_support)
+    sc->nova_support = json_object_get_boolean_member (nova, "support");
   sc->nova_failure = g_strdup (str_member (nova, "failure_category"));
   alloc = json_object_get_member (nova, "allocated");
   if (!sc->nova_ok || alloc == NULL || JSON_NODE_HOLDS_NULL (alloc))

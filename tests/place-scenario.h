@@ -24,6 +24,8 @@ typedef struct {
   GArray *guest_nodes;     /* gint */
   VpaGuestNodes guest;
   gboolean nova_ok;
+  gboolean has_nova_support;
+  gboolean nova_support;   /* Nova's support_requests (the scheduler's view) */
   GPtrArray *nova_alloc;   /* per request: GArray of guint host indices */
   char *nova_failure;      /* why Nova failed (category), or NULL */
 } Scenario;

@@ -767,7 +767,7 @@ supports (const VpaFleetHost *host, GPtrArray *reqs, const gint *nodes, guint n,
 static void
 test_filter_policies (void)
 {
-  /* Nova's demo scenario: identical devices on nodes 0, 1,
+  /* Nova's demo (docs/nova.md, "Nova's own tests"): identical devices on nodes 0, 1,
    * unknown and 2; the guest on node 0; nodes 0 and 1 share a socket. */
   const char *const pools[] = { "0001:type-PCI:0:1", "0001:type-PCI:1:1",
                                 "0001:type-PCI:-1:1", "0001:type-PCI:2:1", NULL };
@@ -796,7 +796,8 @@ test_filter_policies (void)
 static void
 test_filter_socket_unknown (void)
 {
-  /* One cell without a socket disables socket host-wide (3.3). */
+  /* One cell without a socket disables socket host-wide (docs/nova.md,
+   * "The socket policy"). */
   const char *const pools[] = { "0001:type-PCI:0:1", "0001:type-PCI:1:1", NULL };
   g_autoptr (VpaFleetHost) host = filter_host ("h", VPA_SOCKET_NONE, pools);
   g_autoptr (GPtrArray) reqs = requests_new ();
@@ -813,7 +814,8 @@ static void
 test_filter_exclusions (void)
 {
   /* A PF with the VFs' product id counts at the NUMA stage and is then
-   * dropped (3.1): legacy for 1 VF fails although a None VF exists. */
+   * dropped (docs/nova.md, "The filter order"): legacy for 1 VF fails
+   * although a None VF exists. */
   const char *const pools[] = { "1515:type-PF:0:1", "1515:type-VF:-1:1", NULL };
   const char *const rm[] = { "101e:type-VF:0:2:{\"remote_managed\":\"true\"}",
                              "101e:type-VF:0:1", NULL };
@@ -835,7 +837,8 @@ test_filter_exclusions (void)
                                     VPA_POLICY_REQUIRED, VPA_POLICY_SOURCE_ALIAS));
   g_assert_true (supports (host, pf, node0, 1, &weight));
   g_assert_cmpfloat (weight, ==, 0.0);
-  /* A count=0 request fails when nothing matches (3.5). */
+  /* A count=0 request fails when nothing matches (docs/nova.md,
+   * "Scheduler and compute claim"). */
   g_ptr_array_add (zero, request_new ("alias z", "product_id=1515", 0, VPA_POLICY_LEGACY,
                                       VPA_POLICY_SOURCE_ALIAS));
   g_assert_true (supports (host, zero, NULL, 0, NULL));

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Fake sysfs trees for the hook tests (INTERFACE.md section 2, sysfs:ROOT)
+ * Fake sysfs trees for the hook tests (docs/interface.md, "Inventory
+ * sources", sysfs:ROOT)
  * and the hook's performance measurement.
  */
 #pragma once

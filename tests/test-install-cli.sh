@@ -33,9 +33,11 @@ echo "ok the installed CLI reads a snapshot without its modules"
 
 # Not installed under the real prefix: the CLI names the path it tried,
 # which must be the one installed above.
+# With a module installed there the check cannot be made: a real skip
+# (exit 77; meson's exitcode protocol counts it as skipped, not passed).
 if [ -e "$moduledir/virt-pci-affinity-virt.so" ]; then
-  echo "ok the installed CLI's module path # SKIP a module is installed in $moduledir"
-  exit 0
+  echo "SKIP the installed CLI's module path: a module is installed in $moduledir"
+  exit 77
 fi
 rc=0
 err=$("$cli" pools -c test:///default 2>&1 >/dev/null) || rc=$?

@@ -204,6 +204,74 @@ test_refusal_text (void)
   g_assert_null (vpa_policy_refusal (VPA_POLICY_LEGACY, host, &guest, VPA_NUMA_NONE));
 }
 
+/* Steps as "TIERS/FIRST|TIERS/FIRST|..." in the letters of expect_allowed. */
+static char *
+steps_string (VpaPolicy policy, const VpaHost *host, const VpaGuestNodes *guest)
+{
+  VpaPolicyStep steps[VPA_POLICY_STEPS_MAX];
+  guint n = vpa_policy_steps (policy, host, guest, steps);
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (i > 0)
+        g_string_append_c (s, '|');
+      for (VpaTier t = 0; t < VPA_TIER_LAST; t++)
+        if (steps[i].tiers & VPA_TIER_BIT (t))
+          g_string_append_c (s, "ASUR"[t]);
+      g_string_append_c (s, '/');
+      for (VpaTier t = 0; t < VPA_TIER_LAST; t++)
+        if (steps[i].first & VPA_TIER_BIT (t))
+          g_string_append_c (s, "ASUR"[t]);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static void
+test_steps (void)
+{
+  g_autoptr (VpaHost) host = make_host (FALSE);
+  g_autoptr (VpaHost) socketless = make_host (TRUE);
+  const gint nodes[] = { 0 };
+  VpaGuestNodes guest = { TRUE, nodes, 1 };
+  VpaGuestNodes plain = { FALSE, NULL, 0 };
+  VpaGuestNodes unbound = { TRUE, NULL, 0 };
+  /* Indexed by VpaPolicy: legacy, required, preferred, socket. */
+  const char *const want[] = { "A/|AU/", "A/", "A/|AU/|ASUR/AU", "A/|AS/" };
+
+  for (VpaPolicy p = 0; p < VPA_POLICY_LAST; p++)
+    {
+      g_autofree char *got = steps_string (p, host, &guest);
+      g_autofree char *none = steps_string (p, host, &plain);
+      g_autofree char *any = steps_string (p, host, &unbound);
+
+      g_assert_cmpstr (got, ==, want[p]);
+      g_assert_cmpstr (none, ==, "ASUR/");
+      g_assert_cmpstr (any, ==, "ASUR/");
+    }
+  /* Nova's socket filter gives nothing once a host cell has no socket. */
+  {
+    g_autofree char *got = steps_string (VPA_POLICY_SOCKET, socketless, &guest);
+    g_assert_cmpstr (got, ==, "A/|/");
+  }
+}
+
+static void
+test_truthy (void)
+{
+  const char *const yes[] = { "1", "t", "T", "true", "True", "on", "ON", "y", "yes", "YES" };
+  const char *const no[] = { "0", "false", "off", "no", "", " true", "2", "tru" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    g_assert_true (vpa_policy_truthy (yes[i]));
+  for (guint i = 0; i < G_N_ELEMENTS (no); i++)
+    g_assert_false (vpa_policy_truthy (no[i]));
+  g_assert_false (vpa_policy_truthy (NULL));
+  g_assert_true (vpa_policy_wants_pf ("type-PF"));
+  g_assert_false (vpa_policy_wants_pf ("type-pf"));
+  g_assert_false (vpa_policy_wants_pf (NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -216,5 +284,7 @@ main (int argc, char **argv)
   g_test_add_func ("/policy/allows/non-numa", test_allows_non_numa);
   g_test_add_func ("/policy/allows/unbound", test_allows_unbound);
   g_test_add_func ("/policy/refusal", test_refusal_text);
+  g_test_add_func ("/policy/steps", test_steps);
+  g_test_add_func ("/policy/truthy", test_truthy);
   return g_test_run ();
 }

@@ -258,8 +258,7 @@ parse_cpus (xmlNode *cpus, const char *what, VpaCell *cell, GError **error)
           if (!parse_uint (sock_s, G_MAXINT, &sock))
             {
               g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                           "%s: <cell id='%d'>: <cpu id='%s' socket_id='%s'> is not a "
-                           "socket number",
+                           "%s: <cell id='%d'>: <cpu id='%s' socket_id='%s'> is not a socket number",
                            what, cell->id, id_s, sock_s);
               return FALSE;
             }

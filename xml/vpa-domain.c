@@ -207,8 +207,7 @@ parse_policy_attr (ParseCtx *ctx, xmlNode *node, gboolean *has, VpaPolicy *out, 
     {
       g_autofree char *label = element_label (node);
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: %s policy='%s': unknown NUMA affinity policy (expected required, "
-                   "legacy, preferred or socket)",
+                   "%s: %s policy='%s': unknown NUMA affinity policy (expected required, legacy, preferred or socket)",
                    ctx->what, label, s);
       return FALSE;
     }
@@ -278,8 +277,7 @@ parse_aliases (ParseCtx *ctx, const char *value, GError **error)
       if (g_strv_length (kv) != 2 || *g_strstrip (kv[0]) == '\0')
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:flavor> aliases='%s': entry '%s' is not NAME:COUNT "
-                       "(expected NAME:COUNT[,NAME:COUNT...])",
+                       "%s: <vpa:flavor> aliases='%s': entry '%s' is not NAME:COUNT (expected NAME:COUNT[,NAME:COUNT...])",
                        ctx->what, value, g_strstrip (entries[i]));
           return FALSE;
         }
@@ -287,8 +285,7 @@ parse_aliases (ParseCtx *ctx, const char *value, GError **error)
       if (kv[1][0] == '\0' || strspn (kv[1], "0123456789") != strlen (kv[1]))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:flavor> aliases='%s': count '%s' of alias '%s' is not a "
-                       "non-negative integer",
+                       "%s: <vpa:flavor> aliases='%s': count '%s' of alias '%s' is not a non-negative integer",
                        ctx->what, value, kv[1], kv[0]);
           return FALSE;
         }
@@ -302,8 +299,7 @@ parse_aliases (ParseCtx *ctx, const char *value, GError **error)
       if (!alias_name_valid (kv[0]))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:flavor> aliases='%s': alias name '%s' cannot form the user "
-                       "alias ua-vpa-NAME-N (letters, digits, '_' and '-' only)",
+                       "%s: <vpa:flavor> aliases='%s': alias name '%s' cannot form the user alias ua-vpa-NAME-N (letters, digits, '_' and '-' only)",
                        ctx->what, value, kv[0]);
           return FALSE;
         }
@@ -353,8 +349,7 @@ parse_port_attrs (ParseCtx *ctx, xmlNode *node, VpaPortRequest *port, GError **e
   if (vnic != NULL && strcmp (vnic, "direct") != 0 && strcmp (vnic, "direct-physical") != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: %s vnic-type='%s': unknown vnic type (expected direct or "
-                   "direct-physical)",
+                   "%s: %s vnic-type='%s': unknown vnic type (expected direct or direct-physical)",
                    ctx->what, label, vnic);
       return FALSE;
     }
@@ -402,24 +397,21 @@ parse_port (ParseCtx *ctx, xmlNode *node, GError **error)
   if (port->device == NULL || *port->device == '\0')
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <vpa:port>: attribute 'device' is missing (the user alias of an "
-                   "<interface type='hostdev'> or <hostdev>)",
+                   "%s: <vpa:port>: attribute 'device' is missing (the user alias of an <interface type='hostdev'> or <hostdev>)",
                    ctx->what);
       return FALSE;
     }
   if (g_str_has_prefix (port->device, VPA_ALIAS_PREFIX))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <vpa:port device='%s'>: the prefix '%s' is reserved for the devices of "
-                   "flavor aliases",
+                   "%s: <vpa:port device='%s'>: the prefix '%s' is reserved for the devices of flavor aliases",
                    ctx->what, port->device, VPA_ALIAS_PREFIX);
       return FALSE;
     }
   if (!g_hash_table_add (ctx->port_devices, port->device))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <vpa:port device='%s'>: device '%s' is already requested by another "
-                   "<vpa:port>",
+                   "%s: <vpa:port device='%s'>: device '%s' is already requested by another <vpa:port>",
                    ctx->what, port->device, port->device);
       return FALSE;
     }
@@ -676,8 +668,7 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
       else
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, "
-                       "port, device, locality-group, guest-numa, placed, numa or placed-cell)",
+                       "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, port, device, locality-group, guest-numa, placed, numa or placed-cell)",
                        ctx->what, (const char *) c->name);
           return FALSE;
         }
@@ -846,8 +837,7 @@ check_ports (ParseCtx *ctx, GError **error)
       if (!g_hash_table_contains (aliases, port->device))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:port device='%s'>: no <interface type='hostdev'> or PCI "
-                       "<hostdev> has the user alias '%s'",
+                       "%s: <vpa:port device='%s'>: no <interface type='hostdev'> or PCI <hostdev> has the user alias '%s'",
                        ctx->what, port->device, port->device);
           return FALSE;
         }
@@ -876,8 +866,9 @@ parse_set_attr (ParseCtx *ctx, xmlNode *node, const char *attr, const char *labe
       g_debug ("%s: %s %s: %s", ctx->what, label, attr, local->message);
       return TRUE;
     }
-  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s %s: %s", ctx->what, label, attr,
-               local->message);
+  /* vpa_parse_cpuset's errors are VPA_ERROR_INVALID already. */
+  g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: %s %s: ", ctx->what, label,
+                              attr);
   return FALSE;
 }
 
@@ -1314,8 +1305,7 @@ bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
     {
       g_autofree char *cpus = format_bits (cell->cpuset, 200);
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <cpu><numa><cell id='%u'>: its vCPUs are pinned to host CPUs '%s', none "
-                   "of which is in a NUMA cell of %s",
+                   "%s: <cpu><numa><cell id='%u'>: its vCPUs are pinned to host CPUs '%s', none of which is in a NUMA cell of %s",
                    dom->source, cell->id, cpus, host->source);
       return FALSE;
     }
@@ -1398,24 +1388,21 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
   if (dom->cells->len == 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <vpa:guest-numa devices='expander-bus'>: the domain has no guest NUMA "
-                   "cells (<cpu><numa><cell>) to bind expander buses to",
+                   "%s: <vpa:guest-numa devices='expander-bus'>: the domain has no guest NUMA cells (<cpu><numa><cell>) to bind expander buses to",
                    ctx->what);
       return FALSE;
     }
   if (!dom->bus->acpi)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <vpa:guest-numa devices='expander-bus'>: <features> has no <acpi/>, "
-                   "without which the guest cannot see an expander bus's NUMA node",
+                   "%s: <vpa:guest-numa devices='expander-bus'>: <features> has no <acpi/>, without which the guest cannot see an expander bus's NUMA node",
                    ctx->what);
       return FALSE;
     }
   if (!dom->bus->known_machine)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <os><type machine='%s'>: the machine type has no PCI expander bus "
-                   "(expected q35 or pc, for <vpa:guest-numa>)",
+                   "%s: <os><type machine='%s'>: the machine type has no PCI expander bus (expected q35 or pc, for <vpa:guest-numa>)",
                    ctx->what, dom->bus->machine_name != NULL ? dom->bus->machine_name : "");
       return FALSE;
     }

@@ -621,8 +621,7 @@ assign_slots (Planner *p, const VpaTopoController *x, GPtrArray *items, guint *(
       if (s == VPA_TOPO_SLOTS)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:guest-numa>: the expander bus of guest cell %u would need more "
-                       "than %u slots",
+                       "%s: <vpa:guest-numa>: the expander bus of guest cell %u would need more than %u slots",
                        p->what, x->cell, VPA_TOPO_SLOTS - VPA_TOPO_MIN_SLOT);
           return FALSE;
         }
@@ -701,14 +700,11 @@ assign_bus_numbers (Planner *p, GError **error)
         {
           if (p->main_top > 0)
             g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                         "%s: <controller type='pci' index='%u'>: the domain's own controllers "
-                         "may use bus numbers up to %u, which leaves no %u free for the expander "
-                         "bus of guest cell %u",
+                         "%s: <controller type='pci' index='%u'>: the domain's own controllers may use bus numbers up to %u, which leaves no %u free for the expander bus of guest cell %u",
                          p->what, p->main_top, p->main_top, x->bus_count, x->cell);
           else
             g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                         "%s: <controller type='pci'>: the domain's own expander buses leave no "
-                         "%u free bus numbers for the expander bus of guest cell %u",
+                         "%s: <controller type='pci'>: the domain's own expander buses leave no %u free bus numbers for the expander bus of guest cell %u",
                          p->what, x->bus_count, x->cell);
           return FALSE;
         }
@@ -830,9 +826,7 @@ plan_keep (Planner *p, GPtrArray *devices, GError **error)
           if (on != NULL && vpa_guest_topology_owns (on->alias))
             {
               g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                           "%s: device '%s': its new host node %d backs no guest cell, but it "
-                           "sits on the expander bus '%s'; the guest's controllers cannot change "
-                           "here",
+                           "%s: device '%s': its new host node %d backs no guest cell, but it sits on the expander bus '%s'; the guest's controllers cannot change here",
                            p->what, d->device, d->host_node, x != NULL ? x->alias : "?");
               return FALSE;
             }
@@ -843,26 +837,21 @@ plan_keep (Planner *p, GPtrArray *devices, GError **error)
       if (controller_by_alias (bus, pxb) == NULL)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                       "%s: device '%s': host node %d backs guest cell %d, which has no expander "
-                       "bus; re-placing here would need a new one, and the guest's controllers "
-                       "cannot change here",
+                       "%s: device '%s': host node %d backs guest cell %d, which has no expander bus; re-placing here would need a new one, and the guest's controllers cannot change here",
                        p->what, d->device, d->host_node, d->cell);
           return FALSE;
         }
       if (on == NULL)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                       "%s: device '%s': host node %d backs guest cell %d, but the device has "
-                       "no slot on that cell's expander bus; the guest's controllers cannot "
-                       "change here",
+                       "%s: device '%s': host node %d backs guest cell %d, but the device has no slot on that cell's expander bus; the guest's controllers cannot change here",
                        p->what, d->device, d->host_node, d->cell);
           return FALSE;
         }
       if (x == NULL || g_strcmp0 (x->alias, pxb) != 0)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                       "%s: device '%s': host node %d backs guest cell %d, but the device sits "
-                       "on another cell's bus; the guest's controllers cannot change here",
+                       "%s: device '%s': host node %d backs guest cell %d, but the device sits on another cell's bus; the guest's controllers cannot change here",
                        p->what, d->device, d->host_node, d->cell);
           return FALSE;
         }

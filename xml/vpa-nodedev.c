@@ -181,8 +181,7 @@ parse_hex_address (xmlNode *addr, const char *captype, VpaAddr *out,
       if (!parse_number (s, 16, max[i], &v[i]))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: device '%s': <address %s='%s'> in <capability type='%s'> "
-                       "is not a hex PCI address field",
+                       "%s: device '%s': <address %s='%s'> in <capability type='%s'> is not a hex PCI address field",
                        what, name, fields[i], s, captype);
           return FALSE;
         }
@@ -215,8 +214,7 @@ parse_function_caps (xmlNode *pci, VpaDevice *dev, const char *what,
           if (max != NULL && !parse_number (max, 10, G_MAXUINT, &v))
             {
               g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                           "%s: device '%s': <capability type='virt_functions' "
-                           "maxCount='%s'> is not a decimal number",
+                           "%s: device '%s': <capability type='virt_functions' maxCount='%s'> is not a decimal number",
                            what, name, max);
               return FALSE;
             }

@@ -665,8 +665,7 @@ fill_network (Rewrite *rw, xmlNode *devices, const VpaDecision *d, GError **erro
   if (source == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: port '%s': no <interface type='network'> with a <source> has this user "
-                   "alias", rw->what, d->device);
+                   "%s: port '%s': no <interface type='network'> with a <source> has this user alias", rw->what, d->device);
       return FALSE;
     }
   if (g_strcmp0 (cur, d->network) == 0)
@@ -708,8 +707,7 @@ rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GHashTable *
       if (node == NULL)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: port '%s': no <interface type='hostdev'> or PCI <hostdev> has this "
-                       "user alias",
+                       "%s: port '%s': no <interface type='hostdev'> or PCI <hostdev> has this user alias",
                        rw->what, d->device);
           return FALSE;
         }

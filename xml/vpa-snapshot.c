@@ -200,8 +200,7 @@ handle_child (SnapshotReader *r, xmlNode *node, GError **error)
   if (file != NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: <%s file='%s'> at line %ld: references to other files are not "
-                   "supported in a snapshot",
+                   "%s: <%s file='%s'> at line %ld: references to other files are not supported in a snapshot",
                    r->what, (const char *) node->name, file, xmlGetLineNo (node));
       return FALSE;
     }
@@ -298,8 +297,7 @@ check_special_node (SnapshotReader *r, int type, GError **error)
     {
       /* No line: the parser is already past the declaration. */
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: document type declarations and entities are not accepted "
-                   "(entity declarations could expand without bound)",
+                   "%s: document type declarations and entities are not accepted (entity declarations could expand without bound)",
                    r->what);
       return FALSE;
     }
@@ -314,8 +312,7 @@ check_root (SnapshotReader *r, xmlTextReader *reader, GError **error)
   if (g_strcmp0 (name, "node") != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: root element is <%s>, not <node>: a host snapshot is in "
-                   "libvirt's test driver format",
+                   "%s: root element is <%s>, not <node>: a host snapshot is in libvirt's test driver format",
                    r->what, name != NULL ? name : "");
       return FALSE;
     }
@@ -380,8 +377,7 @@ snapshot_read (xmlTextReader *reader, const char *what, GError **error)
   if (!r.have_caps || r.host->cells->len == 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: no <capabilities> with NUMA cells: a host snapshot needs "
-                   "'virsh capabilities' output as a <capabilities> child of <node>",
+                   "%s: no <capabilities> with NUMA cells: a host snapshot needs 'virsh capabilities' output as a <capabilities> child of <node>",
                    what);
       return NULL;
     }

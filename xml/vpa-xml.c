@@ -33,8 +33,7 @@ check_no_dtd (xmlDoc *doc, const char *what, GError **error)
   if (doc->intSubset != NULL || doc->extSubset != NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: document type declarations are not accepted (entity "
-                   "declarations could expand without bound)",
+                   "%s: document type declarations are not accepted (entity declarations could expand without bound)",
                    what);
       return FALSE;
     }

@@ -169,8 +169,7 @@ cpuset_entry (const char *str, const char *p, const char *end, VpaBits *bits, GE
     {
       int n = (int) MIN (end - p, 32);
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "invalid CPU or node set '%s': entry '%.*s%s' is not N, N-M or ^N "
-                   "with N and M at most %u",
+                   "invalid CPU or node set '%s': entry '%.*s%s' is not N, N-M or ^N with N and M at most %u",
                    str, n, p, end - p > 32 ? "…" : "", VPA_CPUSET_MAX);
       return FALSE;
     }

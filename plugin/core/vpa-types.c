@@ -5,7 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The quark's name is the macro's argument made a string. */
+/* clang-format off */
 G_DEFINE_QUARK (vpa-error-quark, vpa_error)
+/* clang-format on */
 
 /* ------------------------------------------------------------------ */
 

@@ -20,7 +20,7 @@ G_BEGIN_DECLS
 #define VPA_ERROR (vpa_error_quark ())
 GQuark vpa_error_quark (void);
 
-/* The codes are the CLI exit statuses (the man page, EXIT STATUS). */
+/* The codes are the CLI exit statuses (docs/interface.md, "Exit status"). */
 typedef enum {
   VPA_ERROR_UNSATISFIABLE = 1, /* a request cannot be met */
   VPA_ERROR_INVALID = 2,       /* bad input or usage */

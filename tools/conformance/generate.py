@@ -3,8 +3,8 @@
 """Conformance scenarios with Nova's recorded outcome.
 
   generate.py nova-tests CASES.json > data/conformance/nova-tests.json
-      Nova's own unit/functional test cases (NOVA-SEMANTICS section 7,
-      as JSON) translated into our scenario format.
+      Nova's own unit/functional test cases (docs/nova.md, "Nova's own
+      tests", as JSON) translated into our scenario format.
   generate.py random COUNT SEED > data/conformance/random.json
       Random realistic hosts and domains.
   generate.py targeted COUNT SEED > data/conformance/targeted.json

@@ -114,7 +114,7 @@ def scenario(name, family, cells, g, **kw):
 
 
 # --------------------------------------------------------------------------
-# (a) the exhaustive family of the issue
+# (a) exhaustive: every pinning (0-4 of 4 CPUs) of 3 host cells, 2 dedicated guest cells of 1-4 vCPUs
 # --------------------------------------------------------------------------
 def family_exhaustive(count, seed):
     out = []

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Writes the small host snapshots the hook tests use (INTERFACE.md section
-# 2: <node> with nodedev <device>s and a <capabilities>). Run it from this
+# Writes the small host snapshots the hook tests use (docs/interface.md,
+# "Inventory sources": <node> with nodedev <device>s and a <capabilities>). Run it from this
 # directory after changing a layout, then review the diff.
 
 

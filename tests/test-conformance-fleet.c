@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fleet filter over every committed conformance scenario
+ * (data/conformance/): each scenario's host is synced into one SQLite
+ * fleet store (as host "conf-FILE-N"), loaded back with its free pools,
+ * and the filter's support_requests must give Nova's recorded verdict
+ * (the scheduler's support_requests). Where the filter lets a host pass,
+ * `place` must place the domain there too, unless Nova's own placement
+ * fails as well (the scheduler's view is optimistic in the same cases);
+ * so `place` and `fleet filter` cannot drift apart.
+ */
+#include <string.h>
+#include <glib/gstdio.h>
+#include "place-scenario.h"
+#include "vpa-fleet.h"
+
+typedef struct {
+  const Scenario *sc;
+  const char *file;
+  guint index;
+  char *host_name;
+} Case;
+
+typedef struct {
+  guint checked, pass, fail, place_better, optimistic;
+} Counts;
+
+static Counts counts;
+static GHashTable *hosts_by_name; /* name -> VpaFleetHost* (borrowed from hosts) */
+
+static void
+case_free (Case *c)
+{
+  g_free (c->host_name);
+  g_free (c);
+}
+
+static gboolean
+scenario_applies (const Scenario *sc)
+{
+  return sc->skip == NULL && sc->nova_error == NULL && sc->policy_error == NULL &&
+         sc->has_nova_support;
+}
+
+static void
+check_case (gconstpointer data)
+{
+  const Case *c = data;
+  const Scenario *sc = c->sc;
+  const VpaFleetHost *host = g_hash_table_lookup (hosts_by_name, c->host_name);
+  g_autoptr (VpaPlacement) pl = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *reason = NULL;
+  gdouble weight = -1;
+  gboolean passes;
+
+  g_assert_nonnull (host);
+  passes = vpa_fleet_supports_requests (host, sc->requests, sc->guest.numa_guest,
+                                        sc->guest.nodes, sc->guest.n_nodes, &weight, &reason);
+  counts.checked++;
+  if (passes != sc->nova_support)
+    g_error ("%s (%s #%u): fleet filter says %s, Nova's support_requests %s%s%s", sc->name,
+             c->file, c->index, passes ? "pass" : "fail", sc->nova_support ? "pass" : "fail",
+             reason != NULL ? ": " : "", reason != NULL ? reason : "");
+  g_assert_true (passes == (reason == NULL));
+  g_assert_cmpfloat (weight, >=, 0);
+  if (!passes)
+    g_assert_cmpfloat (weight, ==, 0);
+
+  pl = vpa_place (sc->inv, sc->requests, &sc->guest, &error);
+  g_assert_true ((pl == NULL) == (error != NULL));
+  if (passes)
+    {
+      counts.pass++;
+      if (pl == NULL)
+        {
+          /* The scheduler's view passes a host the compute claim then
+           * refuses: only where Nova's own claim fails too. */
+          if (sc->nova_ok)
+            g_error ("%s: the fleet filter and Nova place it, place fails: %s", sc->name,
+                     error->message);
+          counts.optimistic++;
+        }
+    }
+  else
+    {
+      counts.fail++;
+      /* Nova's verdict is greedy; place may still find an assignment
+       * (docs/placement.md), never the other way round. */
+      if (pl != NULL)
+        counts.place_better++;
+    }
+}
+
+static void
+remove_store (const char *dir)
+{
+  static const char *const files[] = { "fleet.db", "fleet.db-wal", "fleet.db-shm",
+                                       "fleet.db-journal" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, files[i], NULL);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *files[] = { "nova-tests", "random", "targeted", "regressions" };
+  g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  g_autoptr (GPtrArray) cases = g_ptr_array_new_with_free_func ((GDestroyNotify) case_free);
+  g_autoptr (GPtrArray) hosts = NULL;
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *uri = NULL;
+  int ret;
+
+  g_test_init (&argc, &argv, NULL);
+  dir = g_dir_make_tmp ("vpa-conformance-fleet-XXXXXX", &error);
+  g_assert_no_error (error);
+  uri = g_strdup_printf ("sqlite://%s/fleet.db", dir);
+  store = vpa_fleet_store_open (uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_no_error (error);
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *name = g_strconcat (files[f], ".json", NULL);
+      g_autofree char *path = g_build_filename (VPA_TEST_DATA, "conformance", name, NULL);
+      GPtrArray *scs = scenarios_load (path, &error);
+
+      g_assert_no_error (error);
+      g_ptr_array_add (all, scs);
+      for (guint i = 0; i < scs->len; i++)
+        {
+          const Scenario *sc = g_ptr_array_index (scs, i);
+          g_autoptr (VpaFleetHostData) data = NULL;
+          Case *c;
+
+          if (!scenario_applies (sc))
+            continue;
+          c = g_new0 (Case, 1);
+          c->sc = sc;
+          c->file = files[f];
+          c->index = i;
+          c->host_name = g_strdup_printf ("conf-%s-%u", files[f], i);
+          data = vpa_fleet_host_data_from_inventory (c->host_name, sc->inv);
+          g_assert_true (vpa_fleet_store_sync_host (store, data, &error));
+          g_assert_no_error (error);
+          g_ptr_array_add (cases, c);
+        }
+    }
+
+  hosts = vpa_fleet_store_load_hosts (store, TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (hosts->len, ==, cases->len);
+  hosts_by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < hosts->len; i++)
+    {
+      VpaFleetHost *host = g_ptr_array_index (hosts, i);
+      g_hash_table_insert (hosts_by_name, host->name, host);
+    }
+  for (guint i = 0; i < cases->len; i++)
+    {
+      const Case *c = g_ptr_array_index (cases, i);
+      g_autofree char *test = g_strdup_printf ("/conformance-fleet/%s/%u", c->file, c->index);
+      g_test_add_data_func (test, c, check_case);
+    }
+
+  ret = g_test_run ();
+  g_test_message ("conformance-fleet: %u scenarios: the filter passes %u and fails %u, as "
+                  "Nova's support_requests; place also places %u the filter fails; the "
+                  "filter passes %u that neither place nor Nova's claim can place",
+                  counts.checked, counts.pass, counts.fail, counts.place_better,
+                  counts.optimistic);
+  g_hash_table_unref (hosts_by_name);
+  g_clear_pointer (&store, vpa_fleet_store_close);
+  remove_store (dir);
+  return ret;
+}
