@@ -106,7 +106,7 @@ pg_schema (VpaFleetPg *self, VpaFleetOpenMode mode, GError **error)
   g_autofree char *now = NULL;
   const char *application = NULL;
   gint64 version = 0;
-  gboolean has_tables = FALSE, has_version = FALSE, create;
+  gboolean has_tables = FALSE, has_version = FALSE, create, upgrade;
 
   tables = pg_query (self, "SELECT table_name FROM information_schema.tables"
                            " WHERE table_schema = current_schema() AND table_name IN"
@@ -132,8 +132,21 @@ pg_schema (VpaFleetPg *self, VpaFleetOpenMode mode, GError **error)
       version = PQntuples (row) > 0 ? g_ascii_strtoll (PQgetvalue (row, 0, 1), NULL, 10) : 0;
     }
   if (!vpa_fleet_schema_check (self->parent.uri, application, version, has_tables,
-                               mode, &create, error))
+                               mode, &create, &upgrade, error))
     return FALSE;
+  if (upgrade)
+    {
+      g_autofree char *version_str = g_strdup_printf ("%d", VPA_FLEET_SCHEMA_VERSION);
+      g_autofree char *stamp = vpa_fleet_now ();
+      const char *params[] = { VPA_FLEET_APPLICATION, version_str, stamp };
+      g_autoptr (PGresult) ins = NULL;
+
+      if (!pg_exec (self, vpa_fleet_sql_upgrade_1_2 (), error))
+        return FALSE;
+      ins = pg_query (self, "INSERT INTO schema_version VALUES ($1, $2, $3)", 3, params,
+                      "writing schema_version", error);
+      return ins != NULL;
+    }
   if (!create)
     return TRUE;
 
@@ -216,7 +229,10 @@ copy_device_row (GString *out, const char *id, const VpaFleetDevice *d)
   copy_field (out, tagset, FALSE);
   copy_field (out, d->netdev, FALSE);
   copy_field (out, d->held_by, FALSE);
-  copy_field (out, vpa_dev_state_to_string (d->state), TRUE);
+  copy_field (out, vpa_dev_state_to_string (d->state), FALSE);
+  copy_field (out, d->pcie_root, FALSE);
+  copy_field (out, d->pcie_port, FALSE);
+  copy_field (out, d->pcie_switch, TRUE);
 }
 
 static gboolean
@@ -229,7 +245,7 @@ pg_copy_devices (VpaFleetPg *self, const char *id, const VpaFleetHostData *data,
 
   start = PQexec (self->conn, "COPY devices (host_id, address, vendor_id, product_id,"
                               " dev_type, numa_node, parent_addr, tags, tagset, netdev,"
-                              " held_by, state) FROM STDIN");
+                              " held_by, state, pcie_root, pcie_port, pcie_switch) FROM STDIN");
   if (PQresultStatus (start) != PGRES_COPY_IN)
     return pg_fail (self, "copying devices", start, error);
   for (guint i = 0; i <= data->devices->len; i++)
@@ -337,7 +353,7 @@ pg_pool_rows (VpaFleetPg *self, const PGresult *res, GError **error)
 
   for (int r = 0; r < PQntuples (res); r++)
     {
-      const char *v[14];
+      const char *v[16];
       VpaFleetPool *pool;
 
       row_texts (res, r, v, G_N_ELEMENTS (v));

@@ -134,12 +134,20 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
   g_autofree char *now = NULL;
   g_autofree char *insert = NULL;
   gint64 version;
-  gboolean has_tables, create;
+  gboolean has_tables, create, upgrade;
 
   if (!sqlite_schema_state (self, &application, &version, &has_tables, error) ||
       !vpa_fleet_schema_check (self->parent.uri, application, version, has_tables,
-                               mode, &create, error))
+                               mode, &create, &upgrade, error))
     return FALSE;
+  if (upgrade)
+    {
+      now = vpa_fleet_now ();
+      insert = g_strdup_printf ("INSERT INTO schema_version VALUES ('%s', %d, '%s')",
+                                VPA_FLEET_APPLICATION, VPA_FLEET_SCHEMA_VERSION, now);
+      return sql_exec (self, vpa_fleet_sql_upgrade_1_2 (), error) &&
+             sql_exec (self, insert, error);
+    }
   if (!create)
     return TRUE;
 
@@ -245,7 +253,8 @@ sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *
 
   ins = sql_prepare (self, "INSERT INTO devices (host_id, address, vendor_id, product_id,"
                            " dev_type, numa_node, parent_addr, tags, tagset, netdev,"
-                           " held_by, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           " held_by, state, pcie_root, pcie_port, pcie_switch)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      error);
   if (ins == NULL)
     return FALSE;
@@ -268,6 +277,9 @@ sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *
       bind_text_or_null (ins, 10, d->netdev);
       bind_text_or_null (ins, 11, d->held_by);
       sqlite3_bind_text (ins, 12, vpa_dev_state_to_string (d->state), -1, SQLITE_STATIC);
+      bind_text_or_null (ins, 13, d->pcie_root);
+      bind_text_or_null (ins, 14, d->pcie_port);
+      bind_text_or_null (ins, 15, d->pcie_switch);
       if (!sql_step_done (self, ins, "inserting devices", error))
         {
           g_prefix_error (error, "host '%s': device '%s': ", data->name, addr);
@@ -368,7 +380,7 @@ sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GError **error)
 
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      const char *v[14];
+      const char *v[16];
       VpaFleetPool *pool;
 
       row_texts (stmt, v, G_N_ELEMENTS (v));

@@ -20,7 +20,9 @@
 
 G_BEGIN_DECLS
 
-#define VPA_FLEET_SCHEMA_VERSION 1
+/* 2: devices.pcie_root, pcie_port, pcie_switch (version 1 stores are
+ * upgraded by the next sync). */
+#define VPA_FLEET_SCHEMA_VERSION 2
 /* Written into schema_version.application, so that a database another
  * program versions with a table of the same name is refused. */
 #define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
@@ -51,6 +53,9 @@ typedef struct {
   char *netdev;        /* or NULL */
   char *held_by;       /* or NULL */
   VpaDevState state;
+  char *pcie_root;     /* host bridge "pci0000:15", or NULL when unknown */
+  char *pcie_port;     /* root port above it, or NULL */
+  char *pcie_switch;   /* switch (upstream port) above it, or NULL */
 } VpaFleetDevice;
 
 typedef struct {
@@ -98,6 +103,8 @@ typedef struct {
   GStrv tag_kv;        /* tags parsed: key, value, key, value, ..., NULL */
   guint total, free, held, blocked;
   VpaAddr first_addr;  /* lowest member address */
+  char *pcie_root;     /* free pools (filter): the host bridge, or NULL */
+  char *pcie_port;     /* free pools (filter): the root port, or NULL */
 } VpaFleetPool;
 
 void vpa_fleet_pool_free (VpaFleetPool *pool);
@@ -189,7 +196,9 @@ VpaFleetStore *vpa_fleet_pg_open (const char *conninfo, const char *uri,
 gboolean vpa_fleet_schema_check (const char *uri, const char *application,
                                  gint64 version, gboolean has_tables,
                                  VpaFleetOpenMode mode, gboolean *create,
-                                 GError **error);
+                                 gboolean *upgrade, GError **error);
+/* From version 1 to 2: the PCIe columns (rows keep NULL until synced). */
+const char *vpa_fleet_sql_upgrade_1_2 (void);
 /* The schema (version VPA_FLEET_SCHEMA_VERSION) as one script. */
 char *vpa_fleet_sql_schema (const char *id_type, const char *text_type,
                             const char *table_options);
@@ -235,6 +244,16 @@ typedef struct {
 } VpaFleetVerdict;
 
 void vpa_fleet_verdict_free (VpaFleetVerdict *verdict);
+
+/* A pool matches one of the request's spec dicts (Nova's prop match). */
+gboolean vpa_fleet_request_match (const VpaFleetPool *pool, const VpaRequest *req);
+
+/* vpa-fleet-locality.c: NULL when every required locality group of the
+ * requests has a domain at its level (a root port, host bridge, NUMA
+ * node or socket) whose free devices their NUMA policies allow could
+ * hold all its members; else why not. Groups are checked one by one. */
+char *vpa_fleet_locality_unmet (const VpaFleetHost *host, GPtrArray *requests,
+                                gboolean numa_guest, const gint *nodes, guint n_nodes);
 
 /* Nova's support_requests over the host's pools (docs/nova.md, "The
  * filter order", "NUMA affinity policies", "The socket policy",
