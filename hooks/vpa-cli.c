@@ -24,10 +24,12 @@
 #include "vpa-traits.h"
 #include "vpa-xml.h"
 #include "vpa-cli-module.h"
+#include "vpa-output-topology.h"
 
 typedef struct {
   VpaCliCommon common;
   char *group_by;
+  char *devices;
   gboolean explain;
   char *port;
   char *physnet;
@@ -43,6 +45,7 @@ vpa_cli_clear (VpaCli *cli)
 {
   vpa_cli_common_clear (&cli->common);
   g_free (cli->group_by);
+  g_free (cli->devices);
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
@@ -545,6 +548,27 @@ cmd_config (VpaCli *cli, GError **error)
   return FALSE;
 }
 
+/* The PCIe distance matrix between devices, as nvidia-smi topo -m. */
+static gboolean
+cmd_topology (VpaCli *cli, GError **error)
+{
+  g_auto (VpaCliWorld) w = { 0 };
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (VpaTopology) topo = NULL;
+  g_autofree char *out = NULL;
+  gboolean json;
+
+  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+    return FALSE;
+  if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
+    return FALSE;
+  topo = vpa_topology_new (inv, cli->devices, error);
+  if (topo == NULL)
+    return FALSE;
+  out = json ? vpa_output_topology_json (inv, topo) : vpa_output_topology_text (inv, topo);
+  return vpa_cli_write_stdout (out, error);
+}
+
 static gboolean
 cmd_nodes (VpaCli *cli, GError **error)
 {
@@ -898,6 +922,7 @@ enum {
   OPT_PLACE = 1 << 3,    /* --explain */
   OPT_ATTACH = 1 << 4,   /* --port, --physnet, --policy, --live, --config (virsh's) */
   OPT_ALIAS = 1 << 5,    /* --alias NAME */
+  OPT_DEVICES = 1 << 6,  /* --devices SEL */
 };
 
 typedef struct {
@@ -925,6 +950,8 @@ static const VpaCommand commands[] = {
   { "traits", "", "the host's capability traits", cmd_traits, OPT_FORMAT },
   { "config", "check", "report configuration mistakes (exit 0 clean, 1 warnings, 2 errors)",
     cmd_config, 0 },
+  { "topology", "", "PCIe distances between devices, as nvidia-smi topo -m", cmd_topology,
+    OPT_FORMAT | OPT_DEVICES },
   { "nodes", "", "per NUMA node: CPUs, memory and pages still free", cmd_nodes, OPT_FORMAT },
 };
 
@@ -964,7 +991,14 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format,
       "text (default), json or openmetrics", "FORMAT" },
     { "group-by", 0, 0, G_OPTION_ARG_STRING, &cli.group_by,
-      "pool keys: vendor,product,numa_node,socket,dev_type,tags,pf", "KEYS" },
+      "pool keys: vendor,product,numa_node,socket,dev_type,tags,pf,pcie-root,pcie-switch",
+      "KEYS" },
+    { NULL }
+  };
+  GOptionEntry topology[] = {
+    { "devices", 0, 0, G_OPTION_ARG_STRING, &cli.devices,
+      "aliases, physical networks or address globs, comma separated (default: all but VFs)",
+      "SEL" },
     { NULL }
   };
   GOptionEntry output[] = {
@@ -1014,6 +1048,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, place, NULL);
   if (cmd->options & OPT_ATTACH)
     g_option_context_add_main_entries (ctx, attach, NULL);
+  if (cmd->options & OPT_DEVICES)
+    g_option_context_add_main_entries (ctx, topology, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
   if (cli.common.args != NULL && cmd->args[0] == '\0')

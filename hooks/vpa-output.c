@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-output.h"
+#include "vpa-pcie.h"
 
 #include <string.h>
 
@@ -25,7 +26,7 @@ pool_tags (const VpaConfig *config, const VpaPool *pool)
 /* ------------------------------------------------------------------ */
 
 enum { COL_VENDOR, COL_PRODUCT, COL_TYPE, COL_NUMA, COL_SOCKET, COL_TAGS, COL_PF,
-       COL_TOTAL, COL_FREE, COL_USED, COL_BLOCKED, COL_LAST };
+       COL_PCIE_ROOT, COL_PCIE_SWITCH, COL_TOTAL, COL_FREE, COL_USED, COL_BLOCKED, COL_LAST };
 
 static const struct {
   const char *title;
@@ -34,7 +35,8 @@ static const struct {
   { "VENDOR", VPA_POOL_KEY_VENDOR },  { "PRODUCT", VPA_POOL_KEY_PRODUCT },
   { "TYPE", VPA_POOL_KEY_DEV_TYPE },  { "NUMA", VPA_POOL_KEY_NUMA_NODE },
   { "SOCKET", VPA_POOL_KEY_SOCKET },  { "TAGS", VPA_POOL_KEY_TAGS },
-  { "PF", VPA_POOL_KEY_PF },          { "TOTAL", 0 },
+  { "PF", VPA_POOL_KEY_PF },          { "PCIE-ROOT", VPA_POOL_KEY_PCIE_ROOT },
+  { "PCIE-SWITCH", VPA_POOL_KEY_PCIE_SWITCH }, { "TOTAL", 0 },
   { "FREE", 0 },                      { "USED", 0 },
   { "BLOCKED", 0 },
 };
@@ -75,6 +77,10 @@ pool_row (const VpaConfig *config, const VpaPool *p)
   row[COL_SOCKET] = id_or_dash (p->socket);
   row[COL_TAGS] = tags_text (config, p);
   row[COL_PF] = p->pf == VPA_ADDR_NONE ? g_strdup ("-") : vpa_addr_to_string (p->pf);
+  row[COL_PCIE_ROOT] =
+    p->pcie_root == VPA_ADDR_NONE ? g_strdup ("-") : vpa_pcie_root_name (p->pcie_root);
+  row[COL_PCIE_SWITCH] =
+    p->pcie_switch == VPA_ADDR_NONE ? g_strdup ("-") : vpa_addr_to_string (p->pcie_switch);
   row[COL_TOTAL] = g_strdup_printf ("%u", p->total);
   row[COL_FREE] = g_strdup_printf ("%u", p->free);
   row[COL_USED] = g_strdup_printf ("%u", p->used);
@@ -312,6 +318,25 @@ vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool
       /* Nova's (2023.1+) name for the PF address of VFs, own address otherwise */
       json_builder_set_member_name (b, "address");
       json_builder_add_string_value (b, vpa_addr_format (pool->pf, buf));
+    }
+  if (k & VPA_POOL_KEY_PCIE_ROOT)
+    {
+      g_autofree char *root =
+        pool->pcie_root != VPA_ADDR_NONE ? vpa_pcie_root_name (pool->pcie_root) : NULL;
+      json_builder_set_member_name (b, "pcie_root");
+      if (root != NULL)
+        json_builder_add_string_value (b, root);
+      else
+        json_builder_add_null_value (b);
+    }
+  if (k & VPA_POOL_KEY_PCIE_SWITCH)
+    {
+      char buf[VPA_ADDR_BUFLEN];
+      json_builder_set_member_name (b, "pcie_switch");
+      if (pool->pcie_switch != VPA_ADDR_NONE)
+        json_builder_add_string_value (b, vpa_addr_format (pool->pcie_switch, buf));
+      else
+        json_builder_add_null_value (b);
     }
   json_builder_set_member_name (b, "total");
   json_builder_add_int_value (b, pool->total);

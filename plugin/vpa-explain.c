@@ -34,6 +34,9 @@ class_refusal (const Place *pl, guint r, guint c)
     case ELIG_POLICY:
       why = vpa_policy_refusal (REQ (pl, r)->policy, pl->host, pl->guest, k->numa_node);
       return g_strdup_printf ("refused: %s", why ? why : "not allowed by the policy");
+    case ELIG_LOCALITY:
+      return g_strdup_printf ("refused: outside where locality group '%s' is placed",
+                              REQ (pl, r)->locality_group);
     case ELIG_NONE:
     case ELIG_OK:
     default:

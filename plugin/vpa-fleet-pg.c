@@ -148,7 +148,7 @@ pg_schema (VpaFleetPg *self, VpaFleetOpenMode mode, GError **error)
                                   PG_TEXT, "");
       if (!pg_exec (self, ddl, error))
         return FALSE;
-      version = 1;
+      version = 2;
     }
   /* Every migration after the store's version, in order. */
   for (gint64 v = version + 1; v <= VPA_FLEET_SCHEMA_VERSION; v++)
@@ -241,7 +241,10 @@ copy_device_row (GString *out, const char *id, const VpaFleetDevice *d)
   copy_field (out, tagset, FALSE);
   copy_field (out, d->netdev, FALSE);
   copy_field (out, d->held_by, FALSE);
-  copy_field (out, vpa_dev_state_to_string (d->state), TRUE);
+  copy_field (out, vpa_dev_state_to_string (d->state), FALSE);
+  copy_field (out, d->pcie_root, FALSE);
+  copy_field (out, d->pcie_port, FALSE);
+  copy_field (out, d->pcie_switch, TRUE);
 }
 
 static gboolean
@@ -254,7 +257,7 @@ pg_copy_devices (VpaFleetPg *self, const char *id, const VpaFleetHostData *data,
 
   start = PQexec (self->conn, "COPY devices (host_id, address, vendor_id, product_id,"
                               " dev_type, numa_node, parent_addr, tags, tagset, netdev,"
-                              " held_by, state) FROM STDIN");
+                              " held_by, state, pcie_root, pcie_port, pcie_switch) FROM STDIN");
   if (PQresultStatus (start) != PGRES_COPY_IN)
     return pg_fail (self, "copying devices", start, error);
   for (guint i = 0; i <= data->devices->len; i++)
@@ -379,7 +382,7 @@ pg_pool_rows (VpaFleetPg *self, const PGresult *res, GError **error)
 
   for (int r = 0; r < PQntuples (res); r++)
     {
-      const char *v[14];
+      const char *v[16];
       VpaFleetPool *pool;
 
       row_texts (res, r, v, G_N_ELEMENTS (v));

@@ -148,7 +148,7 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
       ddl = vpa_fleet_sql_schema ("INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
       if (!sql_exec (self, ddl, error))
         return FALSE;
-      version = 1;
+      version = 2;
     }
   /* Every migration after the store's version, in order. */
   for (gint64 v = version + 1; v <= VPA_FLEET_SCHEMA_VERSION; v++)
@@ -293,7 +293,8 @@ sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *
 
   ins = sql_prepare (self, "INSERT INTO devices (host_id, address, vendor_id, product_id,"
                            " dev_type, numa_node, parent_addr, tags, tagset, netdev,"
-                           " held_by, state) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           " held_by, state, pcie_root, pcie_port, pcie_switch)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      error);
   if (ins == NULL)
     return FALSE;
@@ -316,6 +317,9 @@ sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *
       bind_text_or_null (ins, 10, d->netdev);
       bind_text_or_null (ins, 11, d->held_by);
       sqlite3_bind_text (ins, 12, vpa_dev_state_to_string (d->state), -1, SQLITE_STATIC);
+      bind_text_or_null (ins, 13, d->pcie_root);
+      bind_text_or_null (ins, 14, d->pcie_port);
+      bind_text_or_null (ins, 15, d->pcie_switch);
       if (!sql_step_done (self, ins, "inserting devices", error))
         {
           g_prefix_error (error, "host '%s': device '%s': ", data->name, addr);
@@ -423,7 +427,7 @@ sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GError **error)
 
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      const char *v[14];
+      const char *v[16];
       VpaFleetPool *pool;
 
       row_texts (stmt, v, G_N_ELEMENTS (v));

@@ -8,6 +8,7 @@
 #include "vpa-policy.h"
 #include "vpa-pools.h"
 #include "vpa-pipeline-numa.h"
+#include "vpa-pcie.h"
 #include "vpa-requests.h"
 
 #include <string.h>
@@ -27,6 +28,9 @@ fleet_device_clear (gpointer data)
   g_free (dev->tags);
   g_free (dev->netdev);
   g_free (dev->held_by);
+  g_free (dev->pcie_root);
+  g_free (dev->pcie_port);
+  g_free (dev->pcie_switch);
 }
 
 VpaFleetHostData *
@@ -67,7 +71,23 @@ vpa_fleet_host_data_add (VpaFleetHostData *data, const VpaFleetDevice *dev)
   copy.tagset = vpa_fleet_tagset_key (copy.tags);
   copy.netdev = g_strdup (dev->netdev);
   copy.held_by = g_strdup (dev->held_by);
+  copy.pcie_root = g_strdup (dev->pcie_root);
+  copy.pcie_port = g_strdup (dev->pcie_port);
+  copy.pcie_switch = g_strdup (dev->pcie_switch);
   g_array_append_val (data->devices, copy);
+}
+
+/* The device's host bridge, root port and switch, as the store keeps them. */
+static void
+fill_tree (const VpaHost *host, guint i, VpaFleetDevice *row)
+{
+  const VpaDevice *d = vpa_host_device (host, i);
+  gint rp = vpa_pcie_root_port (host, i), sw = vpa_pcie_switch (host, i);
+
+  row->pcie_root = d->pcie_root != VPA_ADDR_NONE ? vpa_pcie_root_name (d->pcie_root) : NULL;
+  row->pcie_port = rp >= 0 ? vpa_addr_to_string (vpa_host_device (host, (guint) rp)->addr) : NULL;
+  row->pcie_switch = sw >= 0 ? vpa_addr_to_string (vpa_host_device (host, (guint) sw)->addr)
+                             : NULL;
 }
 
 VpaFleetHostData *
@@ -113,7 +133,11 @@ vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
       row.netdev = d->netdev;
       row.held_by = (char *) inv->held_by[i];
       row.state = inv->state[i];
+      fill_tree (host, i, &row);
       vpa_fleet_host_data_add (data, &row);
+      g_free (row.pcie_root);
+      g_free (row.pcie_port);
+      g_free (row.pcie_switch);
     }
   return g_steal_pointer (&data);
 }
@@ -493,6 +517,8 @@ vpa_fleet_pool_free (VpaFleetPool *pool)
   g_free (pool->host);
   g_free (pool->tags);
   g_strfreev (pool->tag_kv);
+  g_free (pool->pcie_root);
+  g_free (pool->pcie_port);
   g_free (pool);
 }
 
@@ -763,11 +789,18 @@ vpa_fleet_schema_check (const char *uri, const char *application, gint64 version
                    uri, application, VPA_FLEET_APPLICATION);
       return FALSE;
     }
-  if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION)
+  if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION && mode == VPA_FLEET_OPEN_CREATE)
     {
-      /* An older store of ours migrates when opened. */
+      /* sync migrates an older store of ours through every step. */
       *upgrade = TRUE;
       return TRUE;
+    }
+  if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': schema version '%" G_GINT64_FORMAT "' is older than this program's %d: 'fleet sync' upgrades it",
+                   uri, version, VPA_FLEET_SCHEMA_VERSION);
+      return FALSE;
     }
   if (version != VPA_FLEET_SCHEMA_VERSION)
     {
@@ -852,8 +885,8 @@ spec_match (const VpaFleetPool *pool, const VpaSpec *spec)
   return TRUE;
 }
 
-static gboolean
-request_match (const VpaFleetPool *pool, const VpaRequest *req)
+gboolean
+vpa_fleet_request_match (const VpaFleetPool *pool, const VpaRequest *req)
 {
   for (guint i = 0; i < req->specs->len; i++)
     if (spec_match (pool, g_ptr_array_index (req->specs, i)))
@@ -1006,7 +1039,7 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
   for (guint i = 0; i < slots->len; i++)
     {
       Slot *s = g_ptr_array_index (slots, i);
-      if (!s->gone && request_match (s->pool, req))
+      if (!s->gone && vpa_fleet_request_match (s->pool, req))
         g_ptr_array_add (cand, s);
     }
   if (!count_check (cand, req, "devices match its spec", g, reason))
@@ -1112,7 +1145,7 @@ vpa_fleet_supports_requests (const VpaFleetHost *host, GPtrArray *requests,
       if (s->gone || (numa_guest && n_nodes > 0 && s->tier != VPA_TIER_AFFINE))
         continue;
       for (guint r = 0; requests != NULL && r < requests->len && !wanted; r++)
-        wanted = request_match (s->pool, g_ptr_array_index (requests, r));
+        wanted = vpa_fleet_request_match (s->pool, g_ptr_array_index (requests, r));
       if (wanted)
         left += s->count;
     }
@@ -1243,7 +1276,9 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
     {
       gboolean ok = vpa_fleet_supports_requests (host, query->requests, FALSE, NULL, 0,
                                                  &weight, &reason);
-      return verdict_new (host, ok, weight, g_steal_pointer (&reason), NULL);
+      if (ok && (reason = vpa_fleet_locality_unmet (host, query->requests, FALSE, NULL, 0)) != NULL)
+        ok = FALSE;
+      return verdict_new (host, ok, ok ? weight : 0, g_steal_pointer (&reason), NULL);
     }
   /* A NUMA guest needs a host with NUMA topology (NUMATopologyFilter). */
   if (host->cells->len == 0)
@@ -1263,6 +1298,9 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
     }
   if (!vpa_fleet_supports_requests (host, query->requests, TRUE, query->guest_nodes,
                                     query->n_guest_nodes, &weight, &reason))
+    return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
+  if ((reason = vpa_fleet_locality_unmet (host, query->requests, TRUE, query->guest_nodes,
+                                          query->n_guest_nodes)) != NULL)
     return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
   return verdict_new (host, TRUE, weight, NULL,
                       nodes_to_string (query->guest_nodes, query->n_guest_nodes));
@@ -1318,6 +1356,7 @@ vpa_fleet_sql_schema (const char *id_type, const char *text_type, const char *ta
     " tags %2$s NOT NULL, tagset BIGINT NOT NULL,"
     " netdev %2$s, held_by %2$s,"
     " state %2$s NOT NULL CHECK (state IN ('free', 'held', 'blocked')),"
+    " pcie_root %2$s, pcie_port %2$s, pcie_switch %2$s,"
     " PRIMARY KEY (host_id, address))%3$s;"
     /* The GROUP BY's columns in its order: pools come from an index
      * scan without a sort, and per-host deletes use the primary key. */
@@ -1326,7 +1365,8 @@ vpa_fleet_sql_schema (const char *id_type, const char *text_type, const char *ta
     id_type, text_type, table_options);
 }
 
-/* Version 1 is the schema above; each later version one script. */
+/* vpa_fleet_sql_schema creates version 2; each later version is one
+ * script, and version 2 is also reached from 1 by its upgrade. */
 char *
 vpa_fleet_sql_migration (gint64 version, const char *id_type, const char *text_type,
                          const char *table_options)
@@ -1335,6 +1375,8 @@ vpa_fleet_sql_migration (gint64 version, const char *id_type, const char *text_t
   switch (version)
     {
     case 2:
+      return g_strdup (vpa_fleet_sql_upgrade_1_2 ());
+    case 3:
       /* Node capacity (raw, as the inventory source reports it) and the
        * CPU/memory claims of the host's domains. */
       return g_strdup_printf (
@@ -1367,13 +1409,14 @@ vpa_fleet_sql_pools (gboolean one_host)
    * for the socket. MIN/MAX of tags detect a tagset key collision. */
 #define POOLS_SQL(where)                                                      \
   "SELECT h.name, p.vendor_id, p.product_id, p.dev_type, p.numa_node, c.socket," \
-  " p.tagset, p.tags, p.tags_max, p.total, p.free, p.held, p.blocked, p.first_addr" \
+  " p.tagset, p.tags, p.tags_max, p.total, p.free, p.held, p.blocked, p.first_addr," \
+  " p.pcie_root, p.pcie_port"                                                 \
   " FROM (SELECT " POOL_GROUP_COLUMNS ","                                     \
   "  MIN(tags) AS tags, MAX(tags) AS tags_max, COUNT(*) AS total,"            \
   "  SUM(CASE WHEN state = 'free' THEN 1 ELSE 0 END) AS free,"                \
   "  SUM(CASE WHEN state = 'held' THEN 1 ELSE 0 END) AS held,"                \
   "  SUM(CASE WHEN state = 'blocked' THEN 1 ELSE 0 END) AS blocked,"          \
-  "  MIN(address) AS first_addr"                                              \
+  "  MIN(address) AS first_addr, NULL AS pcie_root, NULL AS pcie_port"        \
   "  FROM devices" where                                                      \
   "  GROUP BY " POOL_GROUP_COLUMNS ") AS p"                                   \
   " JOIN hosts AS h ON h.id = p.host_id"                                      \
@@ -1391,9 +1434,18 @@ vpa_fleet_sql_free_pools (void)
   /* Nova's pools hold only available devices; the host (its id here)
    * and socket are resolved by the caller from the hosts it loaded. */
   return "SELECT host_id, vendor_id, product_id, dev_type, numa_node, NULL,"
-         " tagset, MIN(tags), MAX(tags), COUNT(*), COUNT(*), 0, 0, MIN(address)"
+         " tagset, MIN(tags), MAX(tags), COUNT(*), COUNT(*), 0, 0, MIN(address),"
+         " pcie_root, pcie_port"
          " FROM devices WHERE state = 'free'"
-         " GROUP BY " POOL_GROUP_COLUMNS;
+         " GROUP BY " POOL_GROUP_COLUMNS ", pcie_root, pcie_port";
+}
+
+const char *
+vpa_fleet_sql_upgrade_1_2 (void)
+{
+  return "ALTER TABLE devices ADD COLUMN pcie_root TEXT;"
+         "ALTER TABLE devices ADD COLUMN pcie_port TEXT;"
+         "ALTER TABLE devices ADD COLUMN pcie_switch TEXT;";
 }
 
 static gboolean
@@ -1434,6 +1486,8 @@ vpa_fleet_pool_from_row (const char *const *v, const char *uri, GError **error)
   pool->numa_node = numa < 0 ? VPA_NUMA_NONE : (gint) numa;
   pool->socket = socket < 0 ? VPA_SOCKET_NONE : (gint) socket;
   pool->tags = g_strdup (v[7]);
+  pool->pcie_root = g_strdup (v[14]);
+  pool->pcie_port = g_strdup (v[15]);
   pool->total = (guint) n[0];
   pool->free = (guint) n[1];
   pool->held = (guint) n[2];

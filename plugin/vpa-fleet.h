@@ -21,9 +21,11 @@
 
 G_BEGIN_DECLS
 
-/* 1: devices, cells, traits. 2: per-node capacity (cells gain memory,
- * CPUs, pages, distances) and the CPU/memory claims of domains. */
-#define VPA_FLEET_SCHEMA_VERSION 2
+/* 1: devices, cells, traits. 2: devices.pcie_root, pcie_port,
+ * pcie_switch. 3: per-node capacity (cells gain memory, CPUs, pages,
+ * distances) and the CPU/memory claims of domains. Older stores are
+ * migrated by the next sync. */
+#define VPA_FLEET_SCHEMA_VERSION 3
 /* Written into schema_version.application, so that a database another
  * program versions with a table of the same name is refused. */
 #define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
@@ -75,6 +77,9 @@ typedef struct {
   char *netdev;        /* or NULL */
   char *held_by;       /* or NULL */
   VpaDevState state;
+  char *pcie_root;     /* host bridge "pci0000:15", or NULL when unknown */
+  char *pcie_port;     /* root port above it, or NULL */
+  char *pcie_switch;   /* switch (upstream port) above it, or NULL */
 } VpaFleetDevice;
 
 typedef struct {
@@ -123,6 +128,8 @@ typedef struct {
   GStrv tag_kv;        /* tags parsed: key, value, key, value, ..., NULL */
   guint total, free, held, blocked;
   VpaAddr first_addr;  /* lowest member address */
+  char *pcie_root;     /* free pools (filter): the host bridge, or NULL */
+  char *pcie_port;     /* free pools (filter): the root port, or NULL */
 } VpaFleetPool;
 
 void vpa_fleet_pool_free (VpaFleetPool *pool);
@@ -219,16 +226,20 @@ VpaFleetStore *vpa_fleet_pg_open (const char *conninfo, const char *uri,
  * be used. application/version describe the schema_version row (NULL/0
  * when the table is missing); has_tables says one of our tables exists.
  * Sets *create when the schema must be created, *upgrade when an older
- * version of ours must be migrated (in either mode). */
+ * version of ours must be migrated (VPA_FLEET_OPEN_CREATE; a reader is
+ * refused). */
 gboolean vpa_fleet_schema_check (const char *uri, const char *application,
                                  gint64 version, gboolean has_tables,
                                  VpaFleetOpenMode mode, gboolean *create,
                                  gboolean *upgrade, GError **error);
 /* The script taking the schema from version - 1 to version (2 ..
- * VPA_FLEET_SCHEMA_VERSION), without the schema_version row. */
+ * VPA_FLEET_SCHEMA_VERSION; vpa_fleet_sql_schema creates version 2),
+ * without the schema_version row. */
 char *vpa_fleet_sql_migration (gint64 version, const char *id_type, const char *text_type,
                                const char *table_options);
-/* The schema (version VPA_FLEET_SCHEMA_VERSION) as one script. */
+/* From version 1 to 2: the PCIe columns (rows keep NULL until synced). */
+const char *vpa_fleet_sql_upgrade_1_2 (void);
+/* The schema of version 2 as one script (then vpa_fleet_sql_migration). */
 char *vpa_fleet_sql_schema (const char *id_type, const char *text_type,
                             const char *table_options);
 /* The pools GROUP BY, for one host ($1 = its id) or all; and the free
@@ -291,6 +302,16 @@ typedef struct {
 } VpaFleetVerdict;
 
 void vpa_fleet_verdict_free (VpaFleetVerdict *verdict);
+
+/* A pool matches one of the request's spec dicts (Nova's prop match). */
+gboolean vpa_fleet_request_match (const VpaFleetPool *pool, const VpaRequest *req);
+
+/* vpa-fleet-locality.c: NULL when every required locality group of the
+ * requests has a domain at its level (a root port, host bridge, NUMA
+ * node or socket) whose free devices their NUMA policies allow could
+ * hold all its members; else why not. Groups are checked one by one. */
+char *vpa_fleet_locality_unmet (const VpaFleetHost *host, GPtrArray *requests,
+                                gboolean numa_guest, const gint *nodes, guint n_nodes);
 
 /* Nova's support_requests over the host's pools (docs/nova.md, "The
  * filter order", "NUMA affinity policies", "The socket policy",

@@ -8,6 +8,7 @@
  * whitelist admits, and so hands out a VF of a PF that a guest holds.
  */
 #include "vpa-inventory.h"
+#include "vpa-pcie.h"
 
 #include <string.h>
 
@@ -53,8 +54,15 @@ apply_specs (VpaInventory *inv)
   inv->n_devices = 0;
   for (guint i = 0; i < host->devices->len; i++)
     {
-      const VpaDeviceSpec *spec = vpa_config_match_device (inv->config, host, i);
+      const VpaDeviceSpec *spec;
 
+      /* Bridges (root ports, switch ports) carry the tree, never a guest. */
+      if (vpa_pcie_is_bridge (vpa_host_device (host, i)))
+        {
+          inv->tagset[i] = -1;
+          continue;
+        }
+      spec = vpa_config_match_device (inv->config, host, i);
       inv->tagset[i] = spec != NULL ? (gint) spec->tagset : -1;
       if (inv->tagset[i] >= 0)
         inv->n_devices++;

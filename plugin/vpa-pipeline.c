@@ -85,6 +85,16 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
                                     d->numa_node);
         }
     }
+  for (guint i = 0; placement->groups != NULL && i < placement->groups->len; i++)
+    {
+      const VpaGroupPlacement *g = g_ptr_array_index (placement->groups, i);
+
+      g_string_append_printf (out, "locality group '%s': level %s, policy %s: %s, %s%s%s\n",
+                              g->name, vpa_locality_to_string (g->level),
+                              g->required ? "required" : "preferred",
+                              vpa_locality_to_string (g->reached), g->where,
+                              g->why != NULL ? ": " : "", g->why != NULL ? g->why : "");
+    }
 }
 
 /* A network port's decision names the network of the chosen VF's PF;
@@ -195,7 +205,9 @@ decisions_from_assignments (const VpaInventory *inv, GPtrArray *assignments,
           const VpaDevice *d = vpa_host_device (inv->host, g_array_index (a->devices, guint, j));
           VpaDecision *dec = g_new0 (VpaDecision, 1);
 
-          dec->kind = r->kind == VPA_REQUEST_PORT ? VPA_DECISION_PORT : VPA_DECISION_ALIAS;
+          dec->kind = r->kind == VPA_REQUEST_PORT     ? VPA_DECISION_PORT
+                      : r->kind == VPA_REQUEST_DEVICE ? VPA_DECISION_DEVICE
+                                                      : VPA_DECISION_ALIAS;
           dec->device = g_strdup (r->device);
           if (r->kind == VPA_REQUEST_ALIAS)
             {
@@ -207,6 +219,13 @@ decisions_from_assignments (const VpaInventory *inv, GPtrArray *assignments,
           dec->numa_node = d->numa_node;
           dec->policy = r->policy;
           dec->source = r->policy_source;
+          dec->locality = -1;
+          if (r->locality_group != NULL)
+            {
+              dec->locality_group = g_strdup (r->locality_group);
+              dec->locality = (gint) vpa_assignments_group_locality (inv, assignments,
+                                                                     r->locality_group);
+            }
           if (r->kind == VPA_REQUEST_PORT)
             decide_network (dec, inv, dom, nets, g_array_index (a->devices, guint, j));
           g_ptr_array_add (out, dec);
@@ -251,7 +270,7 @@ parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *wha
 static VpaAddr
 current_addr (GHashTable *by_alias, const VpaRequest *r, guint n)
 {
-  g_autofree char *alias = r->kind == VPA_REQUEST_PORT
+  g_autofree char *alias = r->kind != VPA_REQUEST_ALIAS
     ? g_strdup (r->device)
     : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n);
   const VpaDomainHostdev *hd = g_hash_table_lookup (by_alias, alias);
@@ -325,7 +344,8 @@ sticky_clear (Sticky *st, guint n)
   g_free (st->why);
 }
 
-static void sticky_groups (const VpaInventory *inv, GPtrArray *requests, Sticky *st);
+static gboolean sticky_groups (const VpaInventory *inv, GPtrArray *requests, Sticky *st);
+static gboolean sticky_locality (const VpaInventory *inv, GPtrArray *requests, Sticky *st);
 
 /* Decides, request by request, what stays: a request keeps its devices
  * when every unit's device may stay; a pf-group only as a whole, on
@@ -353,7 +373,7 @@ sticky_decide (const VpaInventory *inv, const VpaDomain *dom, const VpaGuestNode
       const VpaRequest *r = g_ptr_array_index (requests, i);
       guint first = r->kind == VPA_REQUEST_ALIAS
         ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device)) : 0;
-      guint count = r->kind == VPA_REQUEST_PORT ? 1 : r->count;
+      guint count = r->kind != VPA_REQUEST_ALIAS ? 1 : r->count;
       gboolean had = FALSE;
 
       if (r->kind == VPA_REQUEST_ALIAS)
@@ -386,13 +406,18 @@ sticky_decide (const VpaInventory *inv, const VpaDomain *dom, const VpaGuestNode
         for (guint d = 0; d < st->devices[i]->len; d++)
           g_hash_table_remove (taken, GINT_TO_POINTER (g_array_index (st->devices[i], guint, d)));
     }
-  sticky_groups (inv, requests, st);
+  /* A request a group gives up can break another group it is in. */
+  while (sticky_groups (inv, requests, st) | sticky_locality (inv, requests, st))
+    ;
 }
 
-/* A pf-group stays only whole and on distinct PFs. */
-static void
+/* A pf-group stays only whole and on distinct PFs. TRUE if it gave
+ * up a request. */
+static gboolean
 sticky_groups (const VpaInventory *inv, GPtrArray *requests, Sticky *st)
 {
+  gboolean changed = FALSE;
+
   for (guint i = 0; i < requests->len; i++)
     {
       const VpaRequest *r = g_ptr_array_index (requests, i);
@@ -419,8 +444,56 @@ sticky_groups (const VpaInventory *inv, GPtrArray *requests, Sticky *st)
         {
           st->keep[i] = FALSE;
           st->why[i] = g_strdup_printf ("its pf-group '%s' is placed again", r->pf_group);
+          changed = TRUE;
         }
     }
+  return changed;
+}
+
+/* A locality group stays only whole and, when required, still met: its
+ * kept devices within its level (a preferred group's devices stay, as a
+ * preferred NUMA policy's do). TRUE if it gave up a request. */
+static gboolean
+sticky_locality (const VpaInventory *inv, GPtrArray *requests, Sticky *st)
+{
+  gboolean changed = FALSE;
+
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+      g_autoptr (GArray) devs = NULL;
+      gboolean whole = TRUE;
+
+      if (r->locality_group == NULL || !st->keep[i])
+        continue;
+      devs = g_array_new (FALSE, FALSE, sizeof (guint));
+      for (guint j = 0; j < requests->len && whole; j++)
+        {
+          const VpaRequest *o = g_ptr_array_index (requests, j);
+          if (g_strcmp0 (o->locality_group, r->locality_group) != 0)
+            continue;
+          whole = st->keep[j];
+          g_array_append_vals (devs, st->devices[j]->data, st->devices[j]->len);
+        }
+      if (whole && r->locality_required &&
+          vpa_pcie_locality_of (inv->host, (const guint *) (void *) devs->data, devs->len) >
+            r->locality_level)
+        {
+          st->keep[i] = FALSE;
+          st->why[i] = g_strdup_printf ("its locality group '%s' is no longer within one %s",
+                                        r->locality_group,
+                                        vpa_locality_to_string (r->locality_level));
+          changed = TRUE;
+        }
+      else if (!whole)
+        {
+          st->keep[i] = FALSE;
+          st->why[i] = g_strdup_printf ("its locality group '%s' is placed again",
+                                        r->locality_group);
+          changed = TRUE;
+        }
+    }
+  return changed;
 }
 
 static void
@@ -689,12 +762,12 @@ index_request_units (GPtrArray *requests, GPtrArray *order)
       const VpaRequest *r = g_ptr_array_index (requests, i);
       guint n = r->kind == VPA_REQUEST_ALIAS
         ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device)) : 0;
-      guint count = r->kind == VPA_REQUEST_PORT ? 1 : r->count;
+      guint count = r->kind != VPA_REQUEST_ALIAS ? 1 : r->count;
 
       for (guint j = 0; j < count; j++)
         {
           RequestUnit *u = g_new0 (RequestUnit, 1);
-          char *key = r->kind == VPA_REQUEST_PORT
+          char *key = r->kind != VPA_REQUEST_ALIAS
             ? g_strdup (r->device)
             : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n + j);
 
@@ -721,7 +794,7 @@ unfilled_line (const RequestUnit *u)
 {
   const VpaRequest *r = u->request;
 
-  if (r->kind == VPA_REQUEST_PORT)
+  if (r->kind != VPA_REQUEST_ALIAS)
     return g_strdup_printf ("%s: no device element with this alias", r->label);
   return g_strdup_printf ("%s: no device element has the user alias '" VPA_ALIAS_PREFIX
                           "%s-%u' (the flavor asks for %s:%u)",
@@ -1023,7 +1096,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
           continue;
         }
       res = g_new0 (VpaCheckResult, 1);
-      res->device = u->request->kind == VPA_REQUEST_PORT
+      res->device = u->request->kind != VPA_REQUEST_ALIAS
         ? g_strdup (u->request->device)
         : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", u->request->device, u->index);
       res->addr = VPA_ADDR_NONE;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "vpa-place.h"
+#include "vpa-locality.h"
 
 G_BEGIN_DECLS
 
@@ -20,6 +21,8 @@ typedef struct {
   gint pf_class;          /* VF: the class of its PF when that is in the inventory */
   gboolean pf_whole;      /* VF: its PF is in the inventory and free */
   gboolean remote_managed;
+  gint pcie_port;         /* with locality groups: root port index, else -1 */
+  VpaAddr pcie_root;      /* with locality groups: host bridge, else VPA_ADDR_NONE */
   GArray *free_devs;      /* guint host indices, ascending */
   guint n_held, n_blocked;
   VpaTier tier;
@@ -35,6 +38,7 @@ typedef enum {
   ELIG_NO_PF,   /* a PF the request does not ask for */
   ELIG_NO_RM,   /* remote-managed, not requested */
   ELIG_POLICY,  /* the NUMA policy refuses it */
+  ELIG_LOCALITY, /* outside the domain chosen for the request's locality group */
 } Elig;
 
 typedef struct {
@@ -51,6 +55,10 @@ typedef struct {
   gboolean *pf_wanted;    /* per class (PFs): some request may take this PF */
   gboolean *vf_wanted;    /* per class (PFs): some request may take one of its VFs */
   gint64 w_tier, w_dist, w_pen, w_rank;
+  gboolean split_pcie;    /* some request is in a locality group */
+  guint8 *elig_base;      /* elig before the locality search's masks */
+  GPtrArray *lgroups;     /* VpaLocalityGroupState*, or NULL */
+  guint solves;           /* solver runs of the locality search */
 } Place;
 
 #define VPA_PLACE_DIST_MAX 254

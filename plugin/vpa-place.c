@@ -51,6 +51,8 @@ vpa_placement_free (VpaPlacement *placement)
   if (placement == NULL)
     return;
   g_ptr_array_unref (placement->assignments);
+  if (placement->groups != NULL)
+    g_ptr_array_unref (placement->groups);
   g_free (placement);
 }
 
@@ -78,6 +80,8 @@ place_clear (Place *pl)
   g_clear_pointer (&pl->group, g_free);
   g_clear_pointer (&pl->pf_wanted, g_free);
   g_clear_pointer (&pl->vf_wanted, g_free);
+  g_clear_pointer (&pl->elig_base, g_free);
+  g_clear_pointer (&pl->lgroups, g_ptr_array_unref);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Place, place_clear)
@@ -124,6 +128,7 @@ class_hash (gconstpointer p)
   h = h * 31 + (guint) c->tagset;
   h = h * 31 + (guint) c->numa_node;
   h = h * 31 + (guint) c->dev->dev_type + (guint) c->has_netdev;
+  h = h * 31 + (guint) c->pcie_port;
   return h * 31 + (guint) (c->pf_addr ^ (c->pf_addr >> 32));
 }
 
@@ -133,7 +138,8 @@ class_equal (gconstpointer a, gconstpointer b)
   const PlaceClass *x = a, *y = b;
 
   return x->tagset == y->tagset && x->numa_node == y->numa_node &&
-         x->has_netdev == y->has_netdev &&
+         x->has_netdev == y->has_netdev && x->pcie_port == y->pcie_port &&
+         x->pcie_root == y->pcie_root &&
          x->pf_addr == y->pf_addr && x->dev->dev_type == y->dev->dev_type &&
          strcmp (x->dev->vendor_id, y->dev->vendor_id) == 0 &&
          strcmp (x->dev->product_id, y->dev->product_id) == 0;
@@ -181,6 +187,16 @@ class_describe (const Place *pl, PlaceClass *c)
   c->short_label = g_strdup_printf ("%s:%s%s%s %s", c->dev->vendor_id, c->dev->product_id,
                                     c->dev->dev_type == VPA_DEV_TYPE_PF ? " type-PF" : "",
                                     tags, node);
+  if (pl->split_pcie && c->pcie_port >= 0)
+    {
+      char rp[VPA_ADDR_BUFLEN];
+      char *label = g_strdup_printf ("%s root port %s", c->label,
+                                     vpa_addr_format (vpa_host_device (pl->host,
+                                                                       (guint) c->pcie_port)->addr,
+                                                      rp));
+      g_free (c->label);
+      c->label = label;
+    }
 }
 
 static void
@@ -253,6 +269,9 @@ place_build_classes (Place *pl)
                         ? dev->parent_addr
                         : dev->addr;
       key.has_netdev = dev->dev_type == VPA_DEV_TYPE_VF && dev->netdev != NULL;
+      /* Locality groups tell devices apart by where they sit. */
+      key.pcie_port = pl->split_pcie ? vpa_pcie_root_port (host, i) : -1;
+      key.pcie_root = pl->split_pcie ? dev->pcie_root : VPA_ADDR_NONE;
       c = g_hash_table_lookup (index, &key);
       if (c == NULL)
         {
@@ -755,6 +774,122 @@ vpa_place_solve (const Place *pl, const guint *subset, guint n, gboolean groups)
 }
 
 /* ------------------------------------------------------------------ */
+/* Locality groups (the search is in vpa-locality.c)                   */
+/* ------------------------------------------------------------------ */
+
+static void
+apply_mask (Place *pl, const guint8 *mask)
+{
+  gsize n = (gsize) pl->n_req * pl->n_cls;
+
+  for (gsize i = 0; i < n; i++)
+    pl->elig[i] = mask != NULL && mask[i] && pl->elig_base[i] == ELIG_OK ? ELIG_LOCALITY
+                                                                          : pl->elig_base[i];
+}
+
+static gboolean
+locality_solve (gpointer data, const guint8 *mask, gint64 *tier, gint64 *cost)
+{
+  Place *pl = data;
+  const guint n = pl->requests->len;
+  g_autofree guint *all = g_new (guint, MAX (n, 1));
+  g_autoptr (PlaceState) st = NULL;
+  gint64 tiers = 0, dists = 0, units = 0;
+
+  apply_mask (pl, mask);
+  for (guint r = 0; r < n; r++)
+    all[r] = r;
+  st = vpa_place_solve (pl, all, n, TRUE);
+  if (st == NULL)
+    return FALSE;
+  /* The search's first key: the tier total, then (NUMA distance within
+   * the tiers, before locality) the distance total. */
+  for (guint r = 0; r < pl->n_req; r++)
+    for (guint c = 0; c < pl->n_cls; c++)
+      {
+        tiers += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->tier;
+        dists += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->dist;
+        units += ALLOC (pl, st, r, c);
+      }
+  *tier = tiers * (units * VPA_PLACE_DIST_MAX + 1) + dists;
+  *cost = st->cost;
+  return TRUE;
+}
+
+static char *
+group_members (const Place *pl, const VpaLocalityGroupState *g)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint m = 0; m < g->members->len; m++)
+    g_string_append_printf (s, "%s%s", m > 0 ? ", " : "",
+                            REQ (pl, g_array_index (g->members, guint, m))->label);
+  return g_string_free (s, FALSE);
+}
+
+/* Why the search failed; NULL when the requests fail without groups too
+ * (the usual diagnosis then speaks). */
+static char *
+locality_failure (Place *pl)
+{
+  gint64 tier, cost;
+
+  apply_mask (pl, NULL);
+  if (!locality_solve (pl, NULL, &tier, &cost))
+    return NULL;
+  apply_mask (pl, NULL);
+  for (guint g = 0; g < pl->lgroups->len; g++)
+    {
+      const VpaLocalityGroupState *gs = g_ptr_array_index (pl->lgroups, g);
+      g_autofree char *members = group_members (pl, gs);
+
+      if (gs->required && gs->alone == VPA_LOCALITY_LAST)
+        return g_strdup_printf ("locality group '%s' (level %s, policy required): no %s holds "
+                                "enough free devices their NUMA policies allow for %s",
+                                gs->name, vpa_locality_to_string (gs->level),
+                                vpa_locality_to_string (gs->level), members);
+    }
+  return g_strdup ("the required locality groups cannot all be met together with the other "
+                   "requests");
+}
+
+/* Runs the search and leaves elig masked with its choice. FALSE with
+ * *msg set when the required groups cannot be met. */
+static gboolean
+place_locality (Place *pl, char **msg)
+{
+  VpaLocalityProblem p = { pl->n_req, pl->n_cls, pl->host, pl->requests };
+  g_autofree guint *rep = g_new (guint, MAX (pl->n_cls, 1));
+  g_autofree guint *free_n = g_new (guint, MAX (pl->n_cls, 1));
+  gsize n = (gsize) pl->n_req * pl->n_cls;
+  g_autofree gboolean *ok = g_new (gboolean, MAX (n, 1));
+  g_autofree guint8 *mask = g_new0 (guint8, MAX (n, 1));
+
+  *msg = NULL;
+  pl->elig_base = g_memdup2 (pl->elig, MAX (n, 1));
+  pl->lgroups = vpa_locality_groups (pl->requests);
+  for (guint c = 0; c < pl->n_cls; c++)
+    {
+      rep[c] = CLASS (pl, c)->rep;
+      free_n[c] = CLASS (pl, c)->free_devs->len;
+    }
+  for (gsize i = 0; i < n; i++)
+    ok[i] = pl->elig[i] == ELIG_OK;
+  p.class_rep = rep;
+  p.class_free = free_n;
+  p.ok = ok;
+  p.solve = locality_solve;
+  p.data = pl;
+  if (!vpa_locality_search (&p, pl->lgroups, mask, &pl->solves))
+    {
+      *msg = locality_failure (pl);
+      return FALSE;
+    }
+  apply_mask (pl, mask);
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
 /* Results                                                             */
 /* ------------------------------------------------------------------ */
 
@@ -783,6 +918,9 @@ place_result (const Place *pl, const PlaceState *st)
       g_array_sort (asg->devices, index_cmp);
       g_ptr_array_add (res->assignments, asg);
     }
+  if (st != NULL && pl->lgroups != NULL)
+    res->groups = vpa_place_group_results (pl->inv, res, pl->lgroups);
+  res->locality_solves = pl->solves;
   return res;
 }
 
@@ -807,6 +945,8 @@ vpa_placer_new (const VpaInventory *inv, GPtrArray *requests)
   p->pl.requests = requests;
   p->pl.guest = &no_guest;
   p->pl.n_req = requests->len;
+  for (guint r = 0; r < p->pl.n_req; r++)
+    p->pl.split_pcie |= REQ (&p->pl, r)->locality_group != NULL;
   place_build_classes (&p->pl);
   return p;
 }
@@ -849,10 +989,21 @@ vpa_placer_run (VpaPlacer *p, const VpaGuestNodes *guest, VpaPlacement **explain
   g_clear_pointer (&pl->group, g_free);
   g_clear_pointer (&pl->pf_wanted, g_free);
   g_clear_pointer (&pl->vf_wanted, g_free);
+  g_clear_pointer (&pl->elig_base, g_free);
+  g_clear_pointer (&pl->lgroups, g_ptr_array_unref);
+  pl->solves = 0;
   place_build_eligibility (pl);
   place_build_demand (pl);
   place_weights (pl);
 
+  if (pl->split_pcie && !place_locality (pl, &msg) && msg != NULL)
+    {
+      g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
+      if (explain != NULL)
+        *explain = place_result (pl, NULL);
+      pl->guest = &no_guest;
+      return NULL;
+    }
   all = g_new (guint, MAX (pl->n_req, 1));
   for (guint r = 0; r < pl->n_req; r++)
     all[r] = r;

@@ -28,8 +28,21 @@ typedef struct {
   GPtrArray *candidates; /* VpaCandidate* */
 } VpaAssignment;
 
+/* Where a locality group ended, for --explain and <vpa:placed>. */
+typedef struct {
+  char *name;
+  VpaLocality level;   /* asked */
+  gboolean required;
+  VpaLocality reached; /* the closest level holding all its members' devices */
+  char *where;         /* "switch 0000:16:00.0 (root port 0000:15:01.0)", "host bridge
+                        * pci0000:15", "NUMA node 0", "socket 0"; "-" for system */
+  char *why;           /* why no closer level, or NULL */
+} VpaGroupPlacement;
+
 typedef struct {
   GPtrArray *assignments; /* VpaAssignment*, one per request, request order */
+  GPtrArray *groups;      /* VpaGroupPlacement*, one per locality group; NULL if none */
+  guint locality_solves;  /* solver runs the locality search took */
 } VpaPlacement;
 
 void vpa_placement_free (VpaPlacement *placement);
@@ -51,6 +64,12 @@ VpaPlacement *vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
 
 void vpa_candidate_free (VpaCandidate *cand);
 
+/* The closest level holding the devices of every request of the group. */
+VpaLocality vpa_placement_group_locality (const VpaInventory *inv,
+                                          const VpaPlacement *placement, const char *group);
+/* The same over assignments (VpaAssignment*), e.g. kept and new ones. */
+VpaLocality vpa_assignments_group_locality (const VpaInventory *inv, GPtrArray *assignments,
+                                            const char *group);
 /* The same placement run repeatedly for different guest node sets over
  * one inventory and one request list (both borrowed, kept alive by the
  * caller): the device classes are built once. Whole-guest NUMA

@@ -5,6 +5,7 @@
  * sort of the (few) pools. Nothing is stored between calls.
  */
 #include "vpa-pools.h"
+#include "vpa-pcie.h"
 
 #include <string.h>
 
@@ -17,6 +18,7 @@ static const struct {
   { "numa_node", VPA_POOL_KEY_NUMA_NODE }, { "socket", VPA_POOL_KEY_SOCKET },
   { "dev_type", VPA_POOL_KEY_DEV_TYPE },   { "tags", VPA_POOL_KEY_TAGS },
   { "pf", VPA_POOL_KEY_PF },
+  { "pcie-root", VPA_POOL_KEY_PCIE_ROOT }, { "pcie-switch", VPA_POOL_KEY_PCIE_SWITCH },
 };
 
 VpaPoolKeys
@@ -49,7 +51,7 @@ vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error)
       if (k == G_N_ELEMENTS (pool_key_names))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "pool keys '%s': unknown key '%s' (expected vendor, product, numa_node, socket, dev_type, tags or pf)", str, item);
+                       "pool keys '%s': unknown key '%s' (expected vendor, product, numa_node, socket, dev_type, tags, pf, pcie-root or pcie-switch)", str, item);
           return FALSE;
         }
       keys |= pool_key_names[k].key;
@@ -104,6 +106,8 @@ make_key (const Grouper *g, guint i, VpaPool *key)
   key->numa_node = VPA_NUMA_NONE;
   key->socket = VPA_SOCKET_NONE;
   key->pf = VPA_ADDR_NONE;
+  key->pcie_root = VPA_ADDR_NONE;
+  key->pcie_switch = VPA_ADDR_NONE;
   if (k & VPA_POOL_KEY_VENDOR)
     copy_id (key->vendor_id, dev->vendor_id);
   if (k & VPA_POOL_KEY_PRODUCT)
@@ -120,12 +124,20 @@ make_key (const Grouper *g, guint i, VpaPool *key)
     key->pf = dev->dev_type == VPA_DEV_TYPE_VF && dev->parent_addr != VPA_ADDR_NONE
                 ? dev->parent_addr
                 : dev->addr;
+  if (k & VPA_POOL_KEY_PCIE_ROOT)
+    key->pcie_root = dev->pcie_root;
+  if (k & VPA_POOL_KEY_PCIE_SWITCH)
+    {
+      gint sw = vpa_pcie_switch (g->inv->host, i);
+      key->pcie_switch = sw >= 0 ? vpa_host_device (g->inv->host, (guint) sw)->addr
+                                 : VPA_ADDR_NONE;
+    }
 }
 
 static guint64
 key_hash (const VpaPool *k)
 {
-  guint64 v[5];
+  guint64 v[7];
   guint64 h = 0x9e3779b97f4a7c15ull;
 
   memcpy (&v[0], k->vendor_id, 8);
@@ -133,6 +145,8 @@ key_hash (const VpaPool *k)
   v[2] = ((guint64) (guint32) k->numa_node << 32) | (guint32) k->socket;
   v[3] = ((guint64) k->dev_type << 32) | (guint32) k->tagset;
   v[4] = k->pf;
+  v[5] = k->pcie_root;
+  v[6] = k->pcie_switch;
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
     {
       h ^= v[i];
@@ -148,7 +162,7 @@ key_equal (const VpaPool *a, const VpaPool *b)
   return memcmp (a->vendor_id, b->vendor_id, 8) == 0 &&
          memcmp (a->product_id, b->product_id, 8) == 0 && a->numa_node == b->numa_node &&
          a->socket == b->socket && a->dev_type == b->dev_type && a->tagset == b->tagset &&
-         a->pf == b->pf;
+         a->pf == b->pf && a->pcie_root == b->pcie_root && a->pcie_switch == b->pcie_switch;
 }
 
 static void
@@ -293,6 +307,10 @@ pool_cmp (gconstpointer pa, gconstpointer pb, gpointer data)
     return rank[a->tagset] < rank[b->tagset] ? -1 : 1;
   if (a->pf != b->pf)
     return a->pf < b->pf ? -1 : 1;
+  if (a->pcie_root != b->pcie_root)
+    return a->pcie_root < b->pcie_root ? -1 : 1; /* unknown (all ones) last */
+  if (a->pcie_switch != b->pcie_switch)
+    return a->pcie_switch < b->pcie_switch ? -1 : 1;
   return a->first_addr < b->first_addr ? -1 : a->first_addr > b->first_addr;
 }
 

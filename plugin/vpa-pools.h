@@ -20,6 +20,8 @@ typedef enum {
   VPA_POOL_KEY_DEV_TYPE = 1 << 4,
   VPA_POOL_KEY_TAGS = 1 << 5,
   VPA_POOL_KEY_PF = 1 << 6, /* a VF's parent PF address; a PF/PCI device's own */
+  VPA_POOL_KEY_PCIE_ROOT = 1 << 7,   /* the host bridge (root complex) above it */
+  VPA_POOL_KEY_PCIE_SWITCH = 1 << 8, /* the PCIe switch above it, if any */
 } VpaPoolKeys;
 
 /* The key a --group-by name stands for ("numa_node"), or 0. */
@@ -29,8 +31,8 @@ VpaPoolKeys vpa_pool_key_from_name (const char *name);
   (VPA_POOL_KEY_VENDOR | VPA_POOL_KEY_PRODUCT | VPA_POOL_KEY_NUMA_NODE |       \
    VPA_POOL_KEY_DEV_TYPE | VPA_POOL_KEY_TAGS)
 
-/* "vendor,product,numa_node,socket,dev_type,tags,pf" (also vendor_id,
- * product_id); errors name the unknown key. */
+/* "vendor,product,numa_node,socket,dev_type,tags,pf,pcie-root,pcie-switch"
+ * (also vendor_id, product_id); errors name the unknown key. */
 gboolean vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error);
 
 typedef struct {
@@ -42,6 +44,8 @@ typedef struct {
   VpaDevType dev_type;
   gint tagset;         /* index into config->tagsets */
   VpaAddr pf;
+  VpaAddr pcie_root;   /* VPA_PCIE_ROOT of its host bridge; VPA_ADDR_NONE = unknown */
+  VpaAddr pcie_switch; /* the switch's upstream port; VPA_ADDR_NONE = not behind one */
   guint total, free, used, blocked;
   VpaAddr first_addr;  /* lowest member address (for ordering) */
 } VpaPool;

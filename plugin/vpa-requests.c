@@ -16,7 +16,10 @@ vpa_request_new (VpaRequestKind kind, const char *device, guint count)
   req = g_new0 (VpaRequest, 1);
   req->kind = kind;
   req->device = g_strdup (device);
-  req->label = g_strdup_printf ("%s '%s'", kind == VPA_REQUEST_PORT ? "port" : "alias",
+  req->label = g_strdup_printf ("%s '%s'",
+                                kind == VPA_REQUEST_PORT     ? "port"
+                                : kind == VPA_REQUEST_DEVICE ? "device"
+                                                             : "alias",
                                 device);
   req->specs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_spec_free);
   req->count = count;
@@ -34,6 +37,7 @@ vpa_request_free (VpaRequest *req)
   g_free (req->label);
   g_ptr_array_unref (req->specs);
   g_free (req->pf_group);
+  g_free (req->locality_group);
   g_free (req);
 }
 
@@ -100,6 +104,46 @@ request_from_alias (const VpaDomain *dom, const VpaConfig *config,
   return g_steal_pointer (&req);
 }
 
+static void
+set_locality (VpaRequest *req, const VpaDomain *dom, const char *group)
+{
+  const VpaLocalityGroup *g = vpa_domain_locality_group (dom, group);
+
+  if (g == NULL)
+    return;
+  req->locality_group = g_strdup (g->name);
+  req->locality_level = g->level;
+  req->locality_required = g->required;
+}
+
+/* <vpa:device>: one device of an alias, with the alias's policy
+ * precedence (flavor = image > alias > legacy). */
+static VpaRequest *
+request_from_device (const VpaDomain *dom, const VpaConfig *config,
+                     const VpaDeviceRequest *dr, GError **error)
+{
+  const VpaAlias *alias = vpa_config_alias (config, dr->alias);
+  g_autoptr (VpaRequest) req = NULL;
+
+  if (alias == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "domain '%s': <vpa:device name='%s'> alias='%s': no such alias in %s",
+                   dom->name ? dom->name : "(unnamed)", dr->name, dr->alias, config->path);
+      return NULL;
+    }
+  req = vpa_request_new (VPA_REQUEST_DEVICE, dr->name, 1);
+  for (guint i = 0; i < alias->specs->len; i++)
+    g_ptr_array_add (req->specs, spec_copy (g_ptr_array_index (alias->specs, i)));
+  set_locality (req, dom, dr->locality_group);
+  if (!vpa_policy_resolve (NULL, dom->has_flavor_policy ? &dom->flavor_policy : NULL,
+                           dom->has_image_policy ? &dom->image_policy : NULL,
+                           alias->has_policy ? &alias->policy : NULL, &req->policy,
+                           &req->policy_source, error))
+    return NULL;
+  return g_steal_pointer (&req);
+}
+
 /* Nova's create_resource_requests: one spec dict, count 1. */
 static VpaRequest *
 request_from_port (const VpaDomain *dom, const VpaPortRequest *port, GError **error)
@@ -115,6 +159,7 @@ request_from_port (const VpaDomain *dom, const VpaPortRequest *port, GError **er
   if (port->trusted >= 0)
     vpa_spec_set (spec, "trusted", port->trusted ? "true" : "false");
   req->pf_group = g_strdup (port->pf_group);
+  set_locality (req, dom, port->locality_group);
   if (!vpa_policy_resolve (port->has_policy ? &port->policy : NULL,
                            dom->has_flavor_policy ? &dom->flavor_policy : NULL,
                            dom->has_image_policy ? &dom->image_policy : NULL, NULL,
@@ -151,6 +196,14 @@ vpa_requests_from_domain (const VpaDomain *dom, const VpaConfig *config, GError 
       VpaRequest *req = request_from_alias (dom, config,
                                             g_ptr_array_index (dom->alias_requests, i),
                                             error);
+      if (req == NULL)
+        return NULL;
+      g_ptr_array_add (reqs, req);
+    }
+  for (guint i = 0; dom->devices != NULL && i < dom->devices->len; i++)
+    {
+      VpaRequest *req = request_from_device (dom, config,
+                                             g_ptr_array_index (dom->devices, i), error);
       if (req == NULL)
         return NULL;
       g_ptr_array_add (reqs, req);

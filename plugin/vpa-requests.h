@@ -14,17 +14,21 @@ G_BEGIN_DECLS
 typedef enum {
   VPA_REQUEST_PORT,
   VPA_REQUEST_ALIAS,
+  VPA_REQUEST_DEVICE, /* <vpa:device>: one device of an alias, named */
 } VpaRequestKind;
 
 typedef struct {
   VpaRequestKind kind;
-  char *device;        /* port: the interface's user alias; alias: its name */
+  char *device;        /* port, device: the user alias it fills; alias: its name */
   char *label;         /* for messages: "port ua-data0", "alias QuickAssist" */
   GPtrArray *specs;    /* VpaSpec*, ORed (Nova's request spec) */
   guint count;
   VpaPolicy policy;    /* effective */
   VpaPolicySource policy_source;
   char *pf_group;      /* NULL when none */
+  char *locality_group; /* NULL when none; then the two below apply */
+  VpaLocality locality_level; /* the group's level */
+  gboolean locality_required; /* the group's policy is required */
 } VpaRequest;
 
 VpaRequest *vpa_request_new (VpaRequestKind kind, const char *device, guint count);
@@ -38,7 +42,8 @@ gboolean vpa_request_wants_pf (const VpaRequest *req);
 gboolean vpa_request_wants_remote_managed (const VpaRequest *req);
 
 /* VpaRequest* (free with vpa_request_free): one per alias entry of the
- * flavor (in flavor order), then one per port (in document order), each
+ * flavor (in flavor order), then one per <vpa:device>, then one per port
+ * (both in document order), each
  * with its effective policy and where it came from. VPA_ERROR_INVALID for
  * an unknown alias or a flavor/image policy conflict. */
 GPtrArray *vpa_requests_from_domain (const VpaDomain *dom, const VpaConfig *config,

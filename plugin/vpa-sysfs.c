@@ -7,6 +7,7 @@
  */
 #include "vpa-sysfs.h"
 #include "vpa-source.h"
+#include "vpa-pcie.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -254,6 +255,53 @@ read_netdev (int dfd, VpaDevice *dev)
   closedir (dir);
 }
 
+/* current_link_speed "16.0 GT/s PCIe" / current_link_width "16", as
+ * libvirt's <link validity='sta'> reports them; "Unknown" (VFs) or
+ * absent is unknown. */
+static void
+read_link (int dfd, VpaDevice *dev)
+{
+  char buf[64];
+  guint64 v;
+
+  if (read_attr (dfd, "current_link_speed", buf, sizeof buf) == 0)
+    {
+      guint16 tenths;
+      if (vpa_pcie_parse_speed (buf, &tenths))
+        dev->link_speed = tenths;
+    }
+  if (read_attr (dfd, "current_link_width", buf, sizeof buf) == 0 &&
+      g_ascii_string_to_unsigned (buf, 10, 0, G_MAXUINT16, &v, NULL))
+    dev->link_width = (guint16) v;
+}
+
+/* Where the device sits in the PCIe tree: the target of its
+ * ROOT/sys/bus/pci/devices/NAME link, "../../../devices/pci0000:5d/
+ * 0000:5d:02.0/0000:5e:00.0". An entry that is not a link (a flat test
+ * tree) leaves the tree unknown. */
+static gboolean
+read_tree (int devs_fd, const DevPath *p, VpaDevice *dev, GError **error)
+{
+  char target[PATH_MAX];
+  ssize_t n = readlinkat (devs_fd, p->name, target, sizeof target - 1);
+
+  if (n < 0)
+    {
+      if (errno == EINVAL || is_vanished (errno))
+        return TRUE;
+      return set_read_error (error, p, "", errno);
+    }
+  target[n] = '\0';
+  if (!vpa_pcie_parse_sysfs_path (target, dev->addr, &dev->pcie_root, &dev->pcie_parent))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s/%s: broken PCIe path '%s': not a devices/pciDDDD:BB/.../%s path of PCI addresses",
+                   p->dir, p->name, target, p->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* One device; *out stays NULL when it vanished under us. */
 static gboolean
 read_device_at (int dfd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError **error)
@@ -270,6 +318,10 @@ read_device_at (int dfd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError
       !read_links (dfd, p, dev, error))
     return FALSE;
   read_netdev (dfd, dev);
+  /* A VF's link is its PF's (libvirt reports it without speed, width 0):
+   * not read, which keeps the thousands of VFs at their cost. */
+  if (dev->dev_type != VPA_DEV_TYPE_VF)
+    read_link (dfd, dev);
   *out = g_steal_pointer (&dev);
   return TRUE;
 }
@@ -283,13 +335,25 @@ read_device (int devs_fd, const DevPath *p, VpaAddr addr, VpaDevice **out, GErro
   *out = NULL;
   if (dfd < 0)
     {
+      int e = errno;
       /* A dangling link, or a directory gone since readdir. */
-      if (is_vanished (errno))
+      if (is_vanished (e))
         return TRUE;
-      return set_read_error (error, p, "", errno);
+      if (e == ELOOP)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s/%s: cyclic PCIe path: the link resolves to itself", p->dir, p->name);
+          return FALSE;
+        }
+      return set_read_error (error, p, "", e);
     }
   ok = read_device_at (dfd, p, addr, out, error);
   close (dfd);
+  if (ok && *out != NULL && !read_tree (devs_fd, p, *out, error))
+    {
+      g_clear_pointer (out, vpa_device_free);
+      return FALSE;
+    }
   return ok;
 }
 
@@ -790,26 +854,36 @@ read_topology (VpaHost *host, const char *root, GError **error)
   return ok;
 }
 
-/* Reads the device at addr unless already read, then its parent PF. */
+/* Reads the device at addr unless already read, then its parent PF and
+ * the bridges above it (the PCIe tree the host is sealed with). */
 static gboolean
 read_one_with_parent (VpaHost *host, int devs_fd, const char *path, GHashTable *seen,
                       VpaAddr addr, GError **error)
 {
-  while (addr != VPA_ADDR_NONE && !g_hash_table_contains (seen, &addr))
+  g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+
+  g_array_append_val (todo, addr);
+  while (todo->len > 0)
     {
       char name[VPA_ADDR_BUFLEN];
       DevPath p = { path, name };
       VpaDevice *dev = NULL;
-      VpaAddr *key = g_new (VpaAddr, 1);
+      VpaAddr *key;
 
+      addr = g_array_index (todo, VpaAddr, todo->len - 1);
+      g_array_set_size (todo, todo->len - 1);
+      if (addr == VPA_ADDR_NONE || g_hash_table_contains (seen, &addr))
+        continue;
+      key = g_new (VpaAddr, 1);
       *key = addr;
       g_hash_table_add (seen, key);
       vpa_addr_format (addr, name);
       if (!read_device (devs_fd, &p, addr, &dev, error))
         return FALSE;
       if (dev == NULL)
-        return TRUE;
-      addr = dev->parent_addr;
+        continue;
+      g_array_append_val (todo, dev->parent_addr);
+      g_array_append_val (todo, dev->pcie_parent);
       vpa_host_add_device (host, dev);
     }
   return TRUE;

@@ -301,6 +301,7 @@ typedef struct {
   const char *uri;
   GHashTable *pci_by_name; /* nodedev name -> VpaDevice* (host owns) */
   GPtrArray *nets;         /* parent name, interface name, ... pairs */
+  GPtrArray *parents;      /* device name, parent name, ... pairs: <parent> not pci_D_B_S_F */
 } DeviceLoad;
 
 /* One node device; a device removed since the listing is skipped. */
@@ -333,6 +334,12 @@ load_one_device (DeviceLoad *ld, virNodeDevicePtr dev, GError **error)
   if (nd.kind == VPA_NODEDEV_PCI && nd.pci != NULL)
     {
       VpaDevice *pci = g_steal_pointer (&nd.pci);
+      if (nd.parent != NULL && pci->pcie_parent == VPA_ADDR_NONE &&
+          strcmp (nd.parent, "computer") != 0)
+        {
+          g_ptr_array_add (ld->parents, g_strdup (nd.name));
+          g_ptr_array_add (ld->parents, g_strdup (nd.parent));
+        }
       g_hash_table_insert (ld->pci_by_name, g_strdup (nd.name), pci);
       vpa_host_add_device (ld->host, pci);
     }
@@ -365,12 +372,28 @@ attach_netdevs (DeviceLoad *ld)
     }
 }
 
+/* A <parent> naming a PCI device by another name than its address; a
+ * parent that is no PCI device leaves the device on a root bus. */
+static void
+resolve_parents (DeviceLoad *ld)
+{
+  for (guint i = 0; i + 1 < ld->parents->len; i += 2)
+    {
+      VpaDevice *dev = g_hash_table_lookup (ld->pci_by_name, ld->parents->pdata[i]);
+      VpaDevice *parent = g_hash_table_lookup (ld->pci_by_name, ld->parents->pdata[i + 1]);
+
+      if (dev != NULL && parent != NULL)
+        dev->pcie_parent = parent->addr;
+    }
+}
+
 static gboolean
 load_devices (virConnectPtr conn, const char *uri, VpaHost *host, GError **error)
 {
   g_autoptr (GHashTable) by_name = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GPtrArray) nets = g_ptr_array_new_with_free_func (g_free);
-  DeviceLoad ld = { host, uri, by_name, nets };
+  g_autoptr (GPtrArray) parents = g_ptr_array_new_with_free_func (g_free);
+  DeviceLoad ld = { host, uri, by_name, nets, parents };
   virNodeDevicePtr *devs = NULL;
   gboolean ok = TRUE;
   int n;
@@ -393,6 +416,7 @@ load_devices (virConnectPtr conn, const char *uri, VpaHost *host, GError **error
   if (!ok)
     return FALSE;
   attach_netdevs (&ld);
+  resolve_parents (&ld);
   return TRUE;
 }
 

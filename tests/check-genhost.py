@@ -98,6 +98,9 @@ def parse_snapshot(path):
                 "numa": int(numa.get("node")) if numa is not None else -1,
                 "driver": dev.findtext("driver/name"),
                 "path": dev.findtext("path"),
+                "parent": dev.findtext("parent"),
+                "link": [(l.get("speed"), l.get("width"))
+                         for l in cap.findall("pci-express/link[@validity='sta']")],
                 "vfs": ([bdf_attr(a) for a in vf_cap.findall("address")]
                         if vf_cap is not None else None),
                 "max": int(vf_cap.get("maxCount")) if vf_cap is not None else None,
@@ -160,6 +163,17 @@ def check_sysfs_agrees(root, snap):
         real = os.path.realpath(d)
         assert real == os.path.realpath(root + info["path"]), "%s: path" % addr
         assert os.readlink(d).startswith("../"), "%s: link not relative" % addr
+        above = os.path.basename(os.path.dirname(real))
+        want = ("pci_" + re.sub("[:.]", "_", above)
+                if re.match(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", above)
+                else "computer")
+        assert info["parent"] == want, "%s: parent %s, sysfs %s" % (addr, info["parent"], want)
+        if info["link"]:
+            speed, width = info["link"][0]
+            cur = sysfs_read(os.path.join(d, "current_link_speed"))
+            assert cur == ("%s GT/s PCIe" % (speed if "." in speed else speed + ".0")
+                           if speed else "Unknown"), "%s: link speed %s" % (addr, cur)
+            assert sysfs_read(os.path.join(d, "current_link_width")) == width, addr
         for key, fname in (("vendor", "vendor"), ("product", "device"), ("class", "class")):
             assert sysfs_read(os.path.join(d, fname)) == info[key], "%s: %s" % (addr, fname)
         assert int(sysfs_read(os.path.join(d, "numa_node"))) == info["numa"], addr
@@ -474,6 +488,31 @@ def check_bench(tmp):
     check_config(os.path.join(tmp, "a.conf"), snap)
 
 
+def check_bench_switches(tmp):
+    # GPUs and the first cards below PCIe switches, the rest on root ports.
+    out = os.path.join(tmp, "gpus.xml")
+    genhost("--vfs", "512", "--vfs-per-pf", "32", "--gpus", "6", "--gpus-per-switch", "2",
+            "-o", out, "--sysfs", os.path.join(tmp, "gpus.sysfs"))
+    snap = parse_snapshot(out)
+    check_sysfs_agrees(os.path.join(tmp, "gpus.sysfs"), snap)
+    gpus = [d for d in snap["pci"].values() if d["vendor"] == "0x10de"]
+    assert len(gpus) == 6, "%d GPUs" % len(gpus)
+    by_switch = {}
+    for d in snap["pci"].values():
+        parts = d["path"].split("/")[3:]   # pciDDDD:BB, root port, ...
+        if len(parts) >= 5 and d["class"] != "0x060400":
+            by_switch.setdefault(parts[2], []).append(d)
+    assert len(by_switch) == 3, "%d switches" % len(by_switch)
+    for usp, devs in by_switch.items():
+        kinds = sorted({d["vendor"] for d in devs})
+        assert "0x10de" in kinds and len(kinds) == 2, "%s holds %s" % (usp, kinds)
+        assert len({d["numa"] for d in devs}) == 1, "%s spans nodes" % usp
+    pfs = [d for d in snap["pci"].values() if d["vfs"] is not None]
+    behind = [d for d in pfs if len(d["path"].split("/")) == 8]
+    assert len(behind) == 6 and len(pfs) == 16, "%d of %d PFs behind switches" % (
+        len(behind), len(pfs))
+
+
 def check_bench_segments(tmp):
     # More cards than one PCI segment's buses hold spill into domain 0001.
     out = os.path.join(tmp, "seg.xml")
@@ -502,6 +541,14 @@ BAD = [
      "'a/0' conflicts with '0000:3b:01.1' held by domain 'd1'"),
     ('{"hostname": "x", "sockets": 1, "cpus_per_node": 2, "domains": '
      '[{"name": "d1", "hostdevs": ["gpu9"]}]}', "no such device 'gpu9'"),
+    ('{"hostname": "x", "sockets": 1, "cpus_per_node": 2, "devices": [{"name": "a", '
+     '"vendor": "10de", "product": "2330", "class": "0x030200", "bus": "3b", '
+     '"switch": "sw9"}]}', "no such switch 'sw9'"),
+    ('{"hostname": "x", "sockets": 1, "cpus_per_node": 2, "switches": [{"name": "s", '
+     '"bus": "20", "ports": 1}], "devices": [{"name": "a", "vendor": "10de", '
+     '"product": "2330", "class": "0x030200", "bus": "22", "switch": "s"}, {"name": "b", '
+     '"vendor": "10de", "product": "2330", "class": "0x030200", "bus": "23", '
+     '"switch": "s"}]}', "switch 's' has no free downstream port '1'"),
 ]
 
 
@@ -546,6 +593,7 @@ def main():
         os.mkdir(btmp)
         check("benchmark host: deterministic and consistent", check_bench, btmp)
         check("benchmark host: spills into a second PCI segment", check_bench_segments, btmp)
+        check("benchmark host: GPUs and NICs below PCIe switches", check_bench_switches, btmp)
         check("bad descriptions are refused with one line", check_bad_input, btmp)
     finally:
         shutil.rmtree(tmp)

@@ -93,6 +93,21 @@ dump_requests (GString *s, const VpaDomain *dom)
                               p->trusted < 0 ? "-" : p->trusted ? "true" : "false",
                               p->pf_group ? p->pf_group : "-",
                               policy_str (p->has_policy, p->policy));
+      if (p->locality_group != NULL)
+        g_string_append_printf (s, "  locality-group=%s\n", p->locality_group);
+    }
+  for (guint i = 0; i < dom->devices->len; i++)
+    {
+      const VpaDeviceRequest *d = g_ptr_array_index (dom->devices, i);
+      g_string_append_printf (s, "device: %s alias=%s locality-group=%s\n", d->name, d->alias,
+                              d->locality_group ? d->locality_group : "-");
+    }
+  for (guint i = 0; i < dom->locality_groups->len; i++)
+    {
+      const VpaLocalityGroup *g = g_ptr_array_index (dom->locality_groups, i);
+      g_string_append_printf (s, "locality-group: %s level=%s policy=%s\n", g->name,
+                              vpa_locality_to_string (g->level),
+                              g->required ? "required" : "preferred");
     }
 }
 
@@ -115,6 +130,9 @@ dump_devices (GString *s, const VpaDomain *dom)
                               vpa_addr_format (r->addr, buf), r->numa_node,
                               vpa_policy_to_string (r->policy),
                               vpa_policy_source_to_string (r->source));
+      if (r->locality_group != NULL)
+        g_string_append_printf (s, "  locality-group=%s locality=%s\n", r->locality_group,
+                                vpa_locality_to_string ((VpaLocality) r->locality));
     }
 }
 

@@ -10,13 +10,15 @@
 #include <string.h>
 
 #include "vpa-output.h"
+#include "vpa-pcie.h"
 #include "vpa-pipeline.h"
 #include "vpa-pools.h"
 #include "vpa-source.h"
 #include "vpa-traits.h"
 #include "vpa-virt.h"
 
-static const char *const hosts[] = { "dual-socket", "snc-4", "no-numa", "socketless", "pinned" };
+static const char *const hosts[] = { "dual-socket", "snc-4", "no-numa", "socketless", "pinned",
+                                     "gpu-server" };
 
 static GPtrArray *
 copy_claims (const VpaHost *host)
@@ -30,6 +32,34 @@ copy_claims (const VpaHost *host)
   return out;
 }
 
+/* The PCIe tree: every device (bridges too) with its sysfs path, root
+ * port, switch, link and the distance to the device before it. */
+static char *
+describe_tree (const VpaHost *host)
+{
+  GString *s = g_string_new (NULL);
+  guint switches = 0;
+
+  for (guint i = 0; i < host->devices->len; i++)
+    {
+      const VpaDevice *dev = vpa_host_device (host, i);
+      g_autofree char *path = vpa_pcie_sysfs_path (host, i);
+      gint rp = vpa_pcie_root_port (host, i), sw = vpa_pcie_switch (host, i);
+      char a[VPA_ADDR_BUFLEN], speed[16];
+
+      g_assert_nonnull (path);
+      switches += sw >= 0;
+      g_string_append_printf (s, "%s %s rp=%d sw=%d link=%s/x%u", vpa_addr_format (dev->addr, a),
+                              path, rp, sw, vpa_pcie_format_speed (dev->link_speed, speed),
+                              dev->link_width);
+      if (i > 0)
+        g_string_append_printf (s, " %s",
+                                vpa_pcie_distance_to_string (vpa_pcie_distance (host, i - 1, i)));
+      g_string_append_c (s, '\n');
+    }
+  return g_string_free (s, FALSE);
+}
+
 /* Pools (default keys and per PF) and traits of host, with claims. */
 static char *
 describe (VpaHost *host, const VpaConfig *config, GPtrArray *claims)
@@ -40,9 +70,11 @@ describe (VpaHost *host, const VpaConfig *config, GPtrArray *claims)
   g_autoptr (GArray) by_pf = NULL;
   g_autofree char *a = NULL, *b = NULL, *t = NULL, *n = NULL;
   g_auto (GStrv) traits = NULL;
+  g_autofree char *tree = NULL;
   g_autoptr (VpaCapacity) cap = NULL;
 
   g_assert_no_error (error);
+  tree = describe_tree (inv->host);
   pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT);
   by_pf = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_PF);
   g_assert_cmpuint (pools->len, >, 0);
@@ -54,7 +86,7 @@ describe (VpaHost *host, const VpaConfig *config, GPtrArray *claims)
   cap = vpa_capacity_new (inv->host, config, inv->claims, NULL, &error);
   g_assert_no_error (error);
   n = vpa_output_nodes_json (cap);
-  return g_strconcat (a, b, t, n, NULL);
+  return g_strconcat (a, b, t, tree, n, NULL);
 }
 
 static char *

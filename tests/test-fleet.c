@@ -494,6 +494,43 @@ test_schema_version (Fixture *fx, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "not a fleet store"));
 }
 
+/* A version 1 store (no PCIe columns) is upgraded by the next sync and
+ * refused by readers until then. */
+static void
+test_schema_upgrade (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  VpaFleetStore *store;
+
+  if (backend_skip (fx->backend))
+    return;
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  vpa_fleet_store_close (store);
+  store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_root");
+  store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_port");
+  store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_switch");
+  /* and what version 3 added */
+  store_sql (fx, "DROP TABLE host_numa_claims");
+  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN memory_kib");
+  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN cpus");
+  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN pages");
+  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN distances");
+  store_sql (fx, "UPDATE schema_version SET version = 1");
+
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
+  g_assert_null (store);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_nonnull (strstr (error->message, "schema version '1' is older than this program's 3: "
+                                            "'fleet sync' upgrades it"));
+  g_clear_error (&error);
+
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  vpa_fleet_store_close (store);
+  store = store_open (fx, VPA_FLEET_OPEN_READ);
+  vpa_fleet_store_close (store);
+  store_sql (fx, "UPDATE devices SET pcie_root = 'pci0000:15', pcie_port = NULL, pcie_switch = NULL");
+}
+
 static void
 test_unknown_host (Fixture *fx, gconstpointer data)
 {
@@ -535,6 +572,74 @@ store_filter (VpaFleetStore *store, const VpaFleetQuery *query)
 
   g_assert_no_error (error);
   return vpa_fleet_filter (hosts, query);
+}
+
+/* The gpu-server sample in the store: its devices keep host bridge, root
+ * port and switch; a required locality group passes only where a root
+ * port holds free devices for all its members. */
+static void
+test_filter_locality (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *snap = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.xml", NULL);
+  g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.conf", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = vpa_config_load_file (conf, &error);
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (VpaFleetHostData) hd = NULL;
+  g_autoptr (GPtrArray) reqs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_request_free);
+  g_autoptr (GPtrArray) verdicts = NULL;
+  VpaFleetQuery query = { reqs, FALSE, NULL, 0, FALSE, FALSE };
+  const VpaFleetDevice *gpu0 = NULL;
+  VpaRequest *gpu, *net;
+
+  if (backend_skip (fx->backend))
+    return;
+  g_assert_no_error (error);
+  inv = vpa_inventory_new (vpa_source_load (snap, &error), config, NULL, &error);
+  g_assert_no_error (error);
+  hd = vpa_fleet_host_data_from_inventory ("gpu-server", inv);
+  for (guint i = 0; i < hd->devices->len; i++)
+    if (g_array_index (hd->devices, VpaFleetDevice, i).addr == VPA_ADDR (0, 0x18, 0, 0))
+      gpu0 = &g_array_index (hd->devices, VpaFleetDevice, i);
+  g_assert_nonnull (gpu0);
+  g_assert_cmpstr (gpu0->pcie_root, ==, "pci0000:15");
+  g_assert_cmpstr (gpu0->pcie_port, ==, "0000:15:01.0");
+  g_assert_cmpstr (gpu0->pcie_switch, ==, "0000:16:00.0");
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  store_sync (store, hd);
+
+  gpu = request_new ("device 'ua-gpu0'", "vendor_id=10de", 1, VPA_POLICY_LEGACY,
+                     VPA_POLICY_SOURCE_DEFAULT);
+  net = request_new ("port 'ua-net0'", "physical_network=frontend", 1, VPA_POLICY_LEGACY,
+                     VPA_POLICY_SOURCE_DEFAULT);
+  g_ptr_array_add (reqs, gpu);
+  g_ptr_array_add (reqs, net);
+  gpu->locality_group = g_strdup ("g0");
+  net->locality_group = g_strdup ("g0");
+  gpu->locality_required = net->locality_required = TRUE;
+  gpu->locality_level = net->locality_level = VPA_LOCALITY_SWITCH;
+  verdicts = store_filter (store, &query);
+  g_assert_false (verdict_of (verdicts, "gpu-server")->passes);
+  g_assert_cmpstr (verdict_of (verdicts, "gpu-server")->reason, ==,
+                   "locality group 'g0' (level switch, policy required): no switch has free "
+                   "devices for all of device 'ua-gpu0', port 'ua-net0'");
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  /* The front-end card shares its host bridge with sw0. */
+  gpu->locality_level = net->locality_level = VPA_LOCALITY_ROOT_COMPLEX;
+  verdicts = store_filter (store, &query);
+  g_assert_true (verdict_of (verdicts, "gpu-server")->passes);
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  /* The RDMA NICs sit next to the GPUs. */
+  gpu->locality_level = net->locality_level = VPA_LOCALITY_SWITCH;
+  g_free (((VpaSpecPair *) g_ptr_array_index (
+             ((VpaSpec *) g_ptr_array_index (net->specs, 0))->pairs, 0))->value);
+  ((VpaSpecPair *) g_ptr_array_index (((VpaSpec *) g_ptr_array_index (net->specs, 0))->pairs, 0))
+    ->value = g_strdup ("rdma");
+  verdicts = store_filter (store, &query);
+  g_assert_true (verdict_of (verdicts, "gpu-server")->passes);
 }
 
 static void
@@ -1154,7 +1259,14 @@ test_migration (Fixture *fx, gconstpointer data)
                            "TEXT COLLATE \"C\"", "");
   store_sql (fx, sql);
 
+  /* A reader refuses it; sync migrates it through every step (1 -> 2,
+   * the PCIe columns, 2 -> 3, node capacity). */
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
+  g_assert_null (store);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_nonnull (strstr (error->message, "'fleet sync' upgrades it"));
+  g_clear_error (&error);
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_no_error (error);
   pools = vpa_fleet_store_query_pools (store, "pinned", &error);
   g_assert_no_error (error);
@@ -1176,9 +1288,9 @@ test_migration (Fixture *fx, gconstpointer data)
   vpa_fleet_verdict_free (v);
 
   /* The version row says so. */
-  store_sql (fx, "DELETE FROM schema_version WHERE version = 2");
+  store_sql (fx, "DELETE FROM schema_version WHERE version = 3");
   g_clear_pointer (&again, vpa_fleet_store_close);
-  again = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
+  again = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
   g_assert_null (again);
 }
@@ -1491,6 +1603,8 @@ main (int argc, char **argv)
   g_test_add_func ("/fleet/filter/sequential", test_filter_sequential);
   g_test_add_func ("/fleet/filter/case-and-tags", test_filter_case_and_tags);
   add_store_test ("schema-version", test_schema_version);
+  add_store_test ("schema-upgrade", test_schema_upgrade);
+  add_store_test ("filter-locality", test_filter_locality);
   add_store_test ("sync-pools", test_sync_pools);
   add_store_test ("resync-replaces", test_resync_replaces);
   add_store_test ("atomic-replace", test_atomic_replace);

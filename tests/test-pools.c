@@ -134,7 +134,7 @@ test_keys_parse (void)
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_assert_cmpstr (error->message, ==,
                    "pool keys 'vendor,numa': unknown key 'numa' (expected vendor, product, "
-                   "numa_node, socket, dev_type, tags or pf)");
+                   "numa_node, socket, dev_type, tags, pf, pcie-root or pcie-switch)");
   g_clear_error (&error);
   g_assert_false (vpa_pool_keys_parse ("", &keys, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "vpa-source.h"
+#include "vpa-sysfs.h"
 #include "vpa-test-util.h"
 
 static VpaHost *
@@ -315,6 +316,28 @@ test_errors (void)
   rm_rf (root);
 }
 
+/* The hook reads only the devices it needs: a VF brings its PF and the
+ * root port above them, so the partial host seals with its PCIe tree. */
+static void
+test_load_devices_bridges (void)
+{
+  g_autoptr (GError) error = NULL;
+  VpaAddr vf;
+  g_autoptr (VpaHost) host = NULL;
+  gint rp;
+
+  g_assert_true (vpa_addr_parse ("0000:17:01.0", &vf));
+  host = vpa_sysfs_load_devices (VPA_TEST_DATA "/hosts/pinned.sysfs", &vf, 1, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (host);
+  g_assert_cmpuint (host->devices->len, ==, 3);
+  g_assert_cmpint (vpa_host_lookup (host, VPA_ADDR (0, 0x17, 0, 0)), >=, 0);
+  rp = vpa_host_lookup (host, VPA_ADDR (0, 0x16, 1, 0));
+  g_assert_cmpint (rp, >=, 0);
+  g_assert_cmpint (vpa_host_device (host, (guint) vpa_host_lookup (host, vf))->pcie_parent_index,
+                   ==, rp);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -327,5 +350,6 @@ main (int argc, char **argv)
   g_test_add_func ("/sysfs/offline-cpu-and-memory-node", test_offline_cpu_and_memory_node);
   g_test_add_func ("/sysfs/socket-from-first-cpu", test_socket_from_first_cpu);
   g_test_add_func ("/sysfs/errors", test_errors);
+  g_test_add_func ("/sysfs/load-devices-bridges", test_load_devices_bridges);
   return g_test_run ();
 }

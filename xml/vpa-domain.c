@@ -7,6 +7,7 @@
  * manage because of content it does not understand.
  */
 #include "vpa-domain.h"
+#include "vpa-domain-locality.h"
 #include "vpa-xml.h"
 
 #include <string.h>
@@ -28,7 +29,7 @@ typedef struct {
   GHashTable *port_devices; /* borrowed VpaPortRequest.device */
   GHashTable *placed_devices; /* borrowed VpaPlacedRecord.device */
   GArray *vcpu_cell;        /* gint16 cell index of each guest vCPU, or -1 */
-  guint n_requested;        /* ports and alias devices so far */
+  guint n_requested;        /* ports, devices and alias devices so far */
   GHashTable *other_aliases; /* alias -> "<interface type='network'>" of non-PCI devices */
   GHashTable *net_ifaces;   /* user alias -> <source network> of <interface type='network'> */
 } ParseCtx;
@@ -43,6 +44,7 @@ port_request_free (VpaPortRequest *port)
   g_free (port->device);
   g_free (port->physnet);
   g_free (port->pf_group);
+  g_free (port->locality_group);
   g_free (port->network);
   g_free (port);
 }
@@ -65,6 +67,7 @@ static void
 placed_record_free (VpaPlacedRecord *rec)
 {
   g_free (rec->device);
+  g_free (rec->locality_group);
   g_free (rec->network);
   g_free (rec);
 }
@@ -102,6 +105,9 @@ domain_new (const char *what)
   dom->hostdevs = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_hostdev_free);
   dom->placed = g_ptr_array_new_with_free_func ((GDestroyNotify) placed_record_free);
   dom->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_cell_free);
+  dom->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_request_free);
+  dom->locality_groups =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_locality_group_free);
   dom->placed_cells = g_array_new (FALSE, TRUE, sizeof (VpaPlacedCell));
   g_array_set_clear_func (dom->placed_cells, placed_cell_clear);
   dom->n_vcpus = 1;
@@ -122,6 +128,8 @@ vpa_domain_free (VpaDomain *dom)
   g_ptr_array_unref (dom->hostdevs);
   g_ptr_array_unref (dom->placed);
   g_ptr_array_unref (dom->cells);
+  g_ptr_array_unref (dom->devices);
+  g_ptr_array_unref (dom->locality_groups);
   vpa_bits_free (dom->memory_nodeset);
   g_array_unref (dom->placed_cells);
   vpa_guest_bus_free (dom->bus);
@@ -227,8 +235,18 @@ static gboolean
 too_many_requests (ParseCtx *ctx, GError **error)
 {
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-               "%s: <vpa:affinity>: more than %d devices requested (ports and alias devices)",
+               "%s: <vpa:affinity>: more than %d devices requested (ports, devices and alias devices)",
                ctx->what, VPA_DOMAIN_MAX_REQUESTS);
+  return FALSE;
+}
+
+/* A group holds two requests at least: no more groups than requests. */
+static gboolean
+too_many_groups (ParseCtx *ctx, GError **error)
+{
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: <vpa:affinity>: more than %d locality groups", ctx->what,
+               VPA_DOMAIN_MAX_REQUESTS);
   return FALSE;
 }
 
@@ -349,11 +367,16 @@ parse_port_attrs (ParseCtx *ctx, xmlNode *node, VpaPortRequest *port, GError **e
     }
   port->physnet = vpa_xml_prop (node, "physnet");
   port->pf_group = vpa_xml_prop (node, "pf-group");
+  port->locality_group = vpa_xml_prop (node, "locality-group");
   if ((port->physnet != NULL && *port->physnet == '\0') ||
-      (port->pf_group != NULL && *port->pf_group == '\0'))
+      (port->pf_group != NULL && *port->pf_group == '\0') ||
+      (port->locality_group != NULL && *port->locality_group == '\0'))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s %s='': empty value", ctx->what,
-                   label, port->physnet != NULL && *port->physnet == '\0' ? "physnet" : "pf-group");
+                   label,
+                   port->physnet != NULL && *port->physnet == '\0'   ? "physnet"
+                   : port->pf_group != NULL && *port->pf_group == '\0' ? "pf-group"
+                                                                       : "locality-group");
       return FALSE;
     }
   return parse_policy_attr (ctx, node, &port->has_policy, &port->policy, error);
@@ -363,7 +386,7 @@ static gboolean
 parse_port (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "device", "physnet", "vnic-type", "trusted",
-                                       "pf-group", "policy", NULL };
+                                       "pf-group", "policy", "locality-group", NULL };
   VpaPortRequest *port;
 
   if (!check_attributes (ctx, node, known, error))
@@ -414,14 +437,14 @@ static gboolean
 parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "device", "address", "network", "numa-node", "policy",
-                                       "source", NULL };
+                                       "source", "locality-group", "locality", NULL };
   g_autofree char *device = vpa_xml_prop (node, "device");
   g_autofree char *address = vpa_xml_prop (node, "address");
   g_autofree char *network = vpa_xml_prop (node, "network");
   g_autofree char *numa = vpa_xml_prop (node, "numa-node");
   g_autofree char *policy = vpa_xml_prop (node, "policy");
   g_autofree char *source = vpa_xml_prop (node, "source");
-  VpaPlacedRecord rec = { .numa_node = VPA_NUMA_NONE };
+  VpaPlacedRecord rec = { .numa_node = VPA_NUMA_NONE, .locality = -1 };
   gint64 node_id;
 
   if (!check_attributes (ctx, node, known, error))
@@ -455,10 +478,40 @@ parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
                    device, device);
       return FALSE;
     }
+  if (!vpa_domain_parse_placed_locality (node, ctx->what, &rec, error))
+    return FALSE;
   rec.device = g_steal_pointer (&device);
   rec.network = g_steal_pointer (&network);
   g_hash_table_add (ctx->placed_devices, rec.device);
   g_ptr_array_add (ctx->dom->placed, g_memdup2 (&rec, sizeof rec));
+  return TRUE;
+}
+
+/* A <vpa:device name> is a user alias like a port's device: unique
+ * among both, never one of ours. */
+static gboolean
+check_device_name (ParseCtx *ctx, GError **error)
+{
+  const VpaDeviceRequest *dev = g_ptr_array_index (ctx->dom->devices, ctx->dom->devices->len - 1);
+  const char *name = dev->name;
+
+  if (g_str_has_prefix (name, VPA_ALIAS_PREFIX))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:device name='%s'>: the prefix '%s' is reserved for the devices of "
+                   "flavor aliases",
+                   ctx->what, name, VPA_ALIAS_PREFIX);
+      return FALSE;
+    }
+  if (g_hash_table_contains (ctx->port_devices, name))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: <vpa:device name='%s'>: device '%s' is already requested by another "
+                   "<vpa:port> or <vpa:device>",
+                   ctx->what, name, name);
+      return FALSE;
+    }
+  g_hash_table_add (ctx->port_devices, (gpointer) name);
   return TRUE;
 }
 
@@ -597,6 +650,15 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
                                                            : too_many_requests (ctx, error);
       else if (vpa_xml_is (c, "placed", NULL))
         ok = parse_placed (ctx, c, error);
+      else if (vpa_xml_is (c, "device", NULL))
+        ok = ++ctx->n_requested <= VPA_DOMAIN_MAX_REQUESTS
+               ? vpa_domain_parse_device (ctx->dom, c, ctx->what, error) &&
+                   check_device_name (ctx, error)
+               : too_many_requests (ctx, error);
+      else if (vpa_xml_is (c, "locality-group", NULL))
+        ok = ctx->dom->locality_groups->len < VPA_DOMAIN_MAX_REQUESTS
+               ? vpa_domain_parse_locality_group (ctx->dom, c, ctx->what, error)
+               : too_many_groups (ctx, error);
       else if (vpa_xml_is (c, "numa", NULL))
         ok = parse_numa (ctx, c, error);
       else if (vpa_xml_is (c, "placed-cell", NULL))
@@ -606,14 +668,14 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
       else
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, port, guest-numa, placed, numa or placed-cell)",
+                       "%s: <vpa:affinity>: unknown element <vpa:%s> (expected flavor, image, port, device, locality-group, guest-numa, placed, numa or placed-cell)",
                        ctx->what, (const char *) c->name);
           return FALSE;
         }
       if (!ok)
         return FALSE;
     }
-  return TRUE;
+  return vpa_domain_check_locality (ctx->dom, ctx->what, error);
 }
 
 /* Finds <metadata><vpa:affinity>; any other element of our namespace

@@ -11,6 +11,7 @@
 #include "vpa-constants.h"
 #include "vpa-types.h"
 #include "vpa-cpuset.h"
+#include "vpa-pcie.h"
 #include "vpa-guest-topology.h"
 
 G_BEGIN_DECLS
@@ -26,10 +27,26 @@ typedef struct {
   char *pf_group;      /* NULL when none */
   gboolean has_policy;
   VpaPolicy policy;
+  char *locality_group; /* NULL when none */
   char *network;       /* the device is an <interface type='network'>: its
                         * <source network>, a libvirt hostdev network whose
                         * VF libvirt picks (docs/domain-xml.md); else NULL */
 } VpaPortRequest;
+
+/* <vpa:device alias='GPU' name='ua-gpu0' locality-group='g0'/>: one
+ * device of a PCI alias as a request of its own. */
+typedef struct {
+  char *alias;          /* the alias of the configuration */
+  char *name;           /* user alias of the <hostdev> it fills or adds */
+  char *locality_group; /* NULL when none */
+} VpaDeviceRequest;
+
+/* <vpa:locality-group name='g0' level='switch' policy='preferred'/> */
+typedef struct {
+  char *name;
+  VpaLocality level;    /* default switch */
+  gboolean required;    /* policy required; default preferred */
+} VpaLocalityGroup;
 
 typedef struct {
   char *name;          /* alias name */
@@ -78,6 +95,8 @@ typedef struct {
   gint numa_node;
   VpaPolicy policy;
   VpaPolicySource source;
+  char *locality_group; /* NULL when none */
+  gint locality;        /* VpaLocality reached, -1 when none recorded */
 } VpaPlacedRecord;
 
 typedef struct {
@@ -97,6 +116,8 @@ typedef struct {
   GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
   VpaBits *memory_nodeset;   /* <numatune><memory nodeset>, or NULL */
   char *source;              /* what, for messages */
+  GPtrArray *devices;        /* VpaDeviceRequest*, document order */
+  GPtrArray *locality_groups; /* VpaLocalityGroup*, document order */
   /* Whole-guest NUMA placement (<vpa:numa placement="auto">) */
   gboolean numa_auto;
   VpaCpuPolicy cpu_policy;
@@ -110,6 +131,9 @@ typedef struct {
   guint guest_numa_spare;    /* its spare-ports (default 1) */
   VpaGuestBus *bus;          /* the guest's PCI layout; NULL without vpa:affinity */
 } VpaDomain;
+
+/* The group of this name, or NULL. */
+const VpaLocalityGroup *vpa_domain_locality_group (const VpaDomain *dom, const char *name);
 
 void vpa_domain_free (VpaDomain *dom);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDomain, vpa_domain_free)

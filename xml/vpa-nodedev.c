@@ -8,7 +8,9 @@
  * (name, parent, driver, interface) are allocated.
  */
 #include "vpa-nodedev.h"
+#include "vpa-pcie.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define PCI_CAP "<capability type='pci'>"
@@ -258,6 +260,100 @@ parse_numa_node (const char *s, gint *out)
   return TRUE;
 }
 
+/* <pci-express><link validity='sta' speed='16' width='8'/>: the
+ * negotiated link (a VF's has no speed and width 0). */
+static gboolean
+parse_pci_express (xmlNode *pcie, VpaDevice *dev, const char *what, const char *name,
+                   GError **error)
+{
+  for (xmlNode *c = pcie->children; c != NULL; c = c->next)
+    {
+      g_autofree char *o1 = NULL, *o2 = NULL, *o3 = NULL;
+      const char *validity, *speed, *width;
+      guint64 v = 0;
+      guint16 tenths = 0;
+
+      if (!vpa_xml_is (c, "link", NULL))
+        continue;
+      validity = attr_value (c, "validity", &o1);
+      if (g_strcmp0 (validity, "sta") != 0)
+        continue;
+      speed = attr_value (c, "speed", &o2);
+      width = attr_value (c, "width", &o3);
+      if ((speed != NULL && !vpa_pcie_parse_speed (speed, &tenths)) ||
+          (width != NULL && !parse_number (width, 10, G_MAXUINT16, &v)))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: device '%s': <link validity='sta' speed='%s' width='%s'> in <pci-express> is not a link speed in GT/s and a width",
+                       what, name, speed != NULL ? speed : "", width != NULL ? width : "");
+          return FALSE;
+        }
+      dev->link_speed = tenths;
+      dev->link_width = (guint16) v;
+    }
+  return TRUE;
+}
+
+gboolean
+vpa_nodedev_name_to_addr (const char *name, VpaAddr *out)
+{
+  guint d, b, s, f;
+  char buf[32];
+  VpaAddr addr;
+
+  /* Field widths bound every value; the round trip refuses the rest. */
+  if (name == NULL ||
+      sscanf (name, "pci_%4x_%2x_%2x_%1x", &d, &b, &s, &f) != 4) /* NOLINT(cert-err34-c) */
+    return FALSE;
+  addr = VPA_ADDR (d, b, s, f);
+  g_snprintf (buf, sizeof buf, "pci_%04x_%02x_%02x_%x", d, b, s, f);
+  if (strcmp (buf, name) != 0 || s > 0x1f || f > 7)
+    return FALSE;
+  *out = addr;
+  return TRUE;
+}
+
+/* Where the device sits in the PCIe tree: the host bridge from <path>
+ * (/sys/devices/pci0000:5d/...), the bridge above from <parent> when it
+ * names a PCI device (pci_DDDD_BB_SS_F; readers resolve other names). */
+static gboolean
+parse_tree (xmlNode *device, VpaDevice *dev, const char *parent, const char *what,
+            const char *name, GError **error)
+{
+  xmlNode *node = vpa_xml_child (device, "path", NULL);
+  VpaAddr path_parent;
+
+  if (node != NULL)
+    {
+      g_autofree char *owned = NULL;
+      const char *path = node_text (node, &owned);
+
+      if (!vpa_pcie_parse_sysfs_path (path, dev->addr, &dev->pcie_root, &path_parent))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: device '%s': broken PCIe path: <path> '%s' is not a /sys/devices/pciDDDD:BB/.../ path ending in its address",
+                       what, name, path != NULL ? path : "");
+          return FALSE;
+        }
+    }
+  if (parent != NULL && strcmp (parent, "computer") != 0)
+    {
+      VpaAddr p;
+      if (vpa_nodedev_name_to_addr (parent, &p))
+        {
+          if (p == dev->addr)
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "%s: device '%s': cyclic PCIe tree: <parent> '%s' is the device itself",
+                           what, name, parent);
+              return FALSE;
+            }
+          dev->pcie_parent = p;
+        }
+    }
+  return TRUE;
+}
+
 /* <class>, <iommuGroup number>, <numa node>: all optional. */
 static gboolean
 parse_pci_optional (xmlNode *pci, VpaDevice *dev, const char *what, const char *name,
@@ -296,6 +392,18 @@ parse_pci_optional (xmlNode *pci, VpaDevice *dev, const char *what, const char *
             }
           dev->iommu_group = (gint) v;
         }
+      else if (vpa_xml_is (c, "capability", NULL))
+        {
+          /* A bridge without <class> is still a bridge. */
+          const char *type = attr_value (c, "type", &owned);
+          if (g_strcmp0 (type, "pci-bridge") == 0 && dev->class_code == 0)
+            dev->class_code = 0x060400;
+        }
+      else if (vpa_xml_is (c, "pci-express", NULL))
+        {
+          if (!parse_pci_express (c, dev, what, name, error))
+            return FALSE;
+        }
       else if (vpa_xml_is (c, "numa", NULL))
         {
           s = attr_value (c, "node", &owned);
@@ -330,7 +438,8 @@ parse_pci (xmlNode *device, xmlNode *pci, VpaNodedev *out, const char *what,
   if (!parse_id (pci, "vendor", dev->vendor_id, what, name, error) ||
       !parse_id (pci, "product", dev->product_id, what, name, error) ||
       !parse_function_caps (pci, dev, what, name, error) ||
-      !parse_pci_optional (pci, dev, what, name, error))
+      !parse_pci_optional (pci, dev, what, name, error) ||
+      !parse_tree (device, dev, out->parent, what, name, error))
     return FALSE;
 
   drv = vpa_xml_child (device, "driver", NULL);

@@ -24,6 +24,10 @@ typedef struct {
 
 void vpa_nodedev_clear (VpaNodedev *nd);
 
+/* The address of a PCI node device named as libvirt names them,
+ * pci_DDDD_BB_SS_F; FALSE for any other name. */
+gboolean vpa_nodedev_name_to_addr (const char *name, VpaAddr *out);
+
 /* Parses one <device> element as virsh nodedev-dumpxml prints it.
  * what names the source in messages. */
 gboolean vpa_xml_nodedev_parse (xmlNode *device, const char *what,

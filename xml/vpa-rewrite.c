@@ -33,6 +33,7 @@ vpa_decision_new (VpaDecisionKind kind, const char *device, guint index, VpaAddr
   d->numa_node = numa_node;
   d->policy = policy;
   d->source = source;
+  d->locality = -1;
   return d;
 }
 
@@ -42,6 +43,7 @@ vpa_decision_free (VpaDecision *decision)
   if (decision == NULL)
     return;
   g_free (decision->device);
+  g_free (decision->locality_group);
   g_free (decision->network);
   g_free (decision);
 }
@@ -50,7 +52,7 @@ char *
 vpa_decision_user_alias (const VpaDecision *decision)
 {
   g_return_val_if_fail (decision != NULL, NULL);
-  if (decision->kind == VPA_DECISION_PORT)
+  if (decision->kind != VPA_DECISION_ALIAS)
     return g_strdup (decision->device);
   return g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", decision->device, decision->index);
 }
@@ -681,16 +683,15 @@ fill_network (Rewrite *rw, xmlNode *devices, const VpaDecision *d, GError **erro
 }
 
 static gboolean
-rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GError **error)
+rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GHashTable *by_alias,
+               GError **error)
 {
-  g_autoptr (GHashTable) by_alias = devices_by_alias (rw, devices);
-
   for (guint i = 0; i < decisions->len; i++)
     {
       const VpaDecision *d = g_ptr_array_index (decisions, i);
       xmlNode *node;
 
-      if (d->kind != VPA_DECISION_PORT)
+      if (d->kind == VPA_DECISION_ALIAS)
         continue;
       if (d->network != NULL)
         {
@@ -701,6 +702,8 @@ rewrite_ports (Rewrite *rw, xmlNode *devices, GPtrArray *decisions, GError **err
       node = g_str_has_prefix (d->device, VPA_ALIAS_PREFIX)
                ? NULL
                : g_hash_table_lookup (by_alias, d->device);
+      if (node == NULL && d->kind == VPA_DECISION_DEVICE)
+        continue; /* rewrite_alias_hostdevs adds it */
       if (node == NULL)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -955,7 +958,7 @@ alias_hostdev_elem (Rewrite *rw, const VpaDecision *d)
  * last remaining <hostdev>. */
 static gboolean
 rewrite_alias_hostdevs (Rewrite *rw, xmlNode *domain, xmlNode *devices, GPtrArray *decisions,
-                        GError **error)
+                        GHashTable *by_alias, GError **error)
 {
   g_autoptr (GHashTable) wanted = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GPtrArray) added = g_ptr_array_new_with_free_func ((GDestroyNotify) elem_free);
@@ -996,6 +999,8 @@ rewrite_alias_hostdevs (Rewrite *rw, xmlNode *domain, xmlNode *devices, GPtrArra
       const VpaDecision *d = g_ptr_array_index (decisions, i);
       g_autofree char *name = NULL;
 
+      if (d->kind == VPA_DECISION_DEVICE && !g_hash_table_contains (by_alias, d->device))
+        g_ptr_array_add (added, alias_hostdev_elem (rw, d));
       if (d->kind != VPA_DECISION_ALIAS)
         continue;
       name = vpa_decision_user_alias (d);
@@ -1030,7 +1035,9 @@ placed_matches (const VpaDomain *dom, GPtrArray *decisions)
 
       if (strcmp (name, r->device) != 0 || g_strcmp0 (r->network, d->network) != 0 ||
           (d->network == NULL && r->addr != d->addr) || r->numa_node != d->numa_node ||
-          r->policy != d->policy || r->source != d->source)
+          r->policy != d->policy || r->source != d->source ||
+          g_strcmp0 (r->locality_group, d->locality_group) != 0 ||
+          (d->locality_group != NULL && r->locality != d->locality))
         return FALSE;
     }
   return TRUE;
@@ -1052,6 +1059,13 @@ placed_elem (Rewrite *rw, const char *qname, const VpaDecision *d)
   elem_attr (e, rw->vpa_quote, "numa-node", node);
   elem_attr (e, rw->vpa_quote, "policy", vpa_policy_to_string (d->policy));
   elem_attr (e, rw->vpa_quote, "source", vpa_policy_source_to_string (d->source));
+  if (d->locality_group != NULL)
+    {
+      elem_attr (e, rw->vpa_quote, "locality-group", d->locality_group);
+      elem_attr (e, rw->vpa_quote, "locality",
+                 vpa_locality_to_string ((VpaLocality) CLAMP (d->locality, 0,
+                                                              VPA_LOCALITY_LAST - 1)));
+    }
   return e;
 }
 
@@ -1179,6 +1193,7 @@ rewrite_tree (Rewrite *rw, xmlDoc *doc, const VpaDomain *dom, GPtrArray *decisio
                                                          : root;
   xmlNode *affinity = find_affinity (domain);
   xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
+  g_autoptr (GHashTable) by_alias = NULL;
 
   if (affinity == NULL)
     {
@@ -1196,8 +1211,9 @@ rewrite_tree (Rewrite *rw, xmlDoc *doc, const VpaDomain *dom, GPtrArray *decisio
     return NULL;
   learn_layout (rw, root);
   rw->vpa_quote = quote_of (rw, affinity, '"');
-  if (!rewrite_ports (rw, devices, decisions, error) ||
-      !rewrite_alias_hostdevs (rw, domain, devices, decisions, error))
+  by_alias = devices_by_alias (rw, devices);
+  if (!rewrite_ports (rw, devices, decisions, by_alias, error) ||
+      !rewrite_alias_hostdevs (rw, domain, devices, decisions, by_alias, error))
     return NULL;
   rewrite_topology (rw, devices);
   rewrite_placed (rw, dom, affinity, decisions);

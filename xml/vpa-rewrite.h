@@ -16,6 +16,8 @@ G_BEGIN_DECLS
 typedef enum {
   VPA_DECISION_PORT,  /* fills the source of a <vpa:port>'s device */
   VPA_DECISION_ALIAS, /* one device of a flavor alias: ua-vpa-NAME-N */
+  VPA_DECISION_DEVICE, /* a <vpa:device>: fills its named device, or adds a
+                        * <hostdev> with that user alias */
 } VpaDecisionKind;
 
 typedef struct {
@@ -26,6 +28,8 @@ typedef struct {
   gint numa_node;      /* VPA_NUMA_NONE when unknown */
   VpaPolicy policy;
   VpaPolicySource source;
+  char *locality_group; /* NULL when none */
+  gint locality;        /* VpaLocality the group reached, -1 when none */
   char *network;       /* port on an <interface type='network'>: the hostdev
                         * network chosen (addr is then the VF placement
                         * counted on; libvirt picks one of that PF's VFs) */

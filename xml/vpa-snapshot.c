@@ -12,6 +12,7 @@
 #include "vpa-snapshot.h"
 #include "vpa-capabilities.h"
 #include "vpa-nodedev.h"
+#include "vpa-pcie.h"
 #include "vpa-xml.h"
 
 #include <errno.h>
@@ -37,6 +38,7 @@ typedef struct {
   VpaHost *host;
   GArray *nets;           /* NetLink */
   GHashTable *odd_names;  /* PCI nodedev names not of the pci_DDDD_BB_SS_F form */
+  GPtrArray *odd_parents; /* VpaDevice*, parent name pairs: <parent> of another form */
   gboolean have_caps;
   GError *xml_error;      /* the first error libxml2 reported */
 } SnapshotReader;
@@ -55,6 +57,9 @@ snapshot_reader_clear (SnapshotReader *r)
   g_clear_pointer (&r->host, vpa_host_free);
   g_clear_pointer (&r->nets, g_array_unref);
   g_clear_pointer (&r->odd_names, g_hash_table_unref);
+  for (guint i = 1; r->odd_parents != NULL && i < r->odd_parents->len; i += 2)
+    g_free (r->odd_parents->pdata[i]);
+  g_clear_pointer (&r->odd_parents, g_ptr_array_unref);
   g_clear_error (&r->xml_error);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SnapshotReader, snapshot_reader_clear)
@@ -88,6 +93,14 @@ add_pci (SnapshotReader *r, VpaNodedev *nd)
   char buf[32];
   VpaDevice *dev = g_steal_pointer (&nd->pci);
 
+  if (nd->parent != NULL && dev->pcie_parent == VPA_ADDR_NONE &&
+      strcmp (nd->parent, "computer") != 0)
+    {
+      if (r->odd_parents == NULL)
+        r->odd_parents = g_ptr_array_new ();
+      g_ptr_array_add (r->odd_parents, dev);
+      g_ptr_array_add (r->odd_parents, g_steal_pointer (&nd->parent));
+    }
   canonical_name (dev->addr, buf);
   if (strcmp (buf, nd->name) != 0)
     {
@@ -239,6 +252,23 @@ find_pci_parent (SnapshotReader *r, const char *parent)
   return i < 0 ? NULL : vpa_host_device (r->host, (guint) i);
 }
 
+/* A <parent> naming a PCI device by another name than its address:
+ * the device of that name, if the snapshot has one (a parent that is no
+ * PCI device leaves the device on a root bus). */
+static void
+resolve_odd_parents (SnapshotReader *r)
+{
+  for (guint i = 0; r->odd_parents != NULL && i + 1 < r->odd_parents->len; i += 2)
+    {
+      VpaDevice *dev = r->odd_parents->pdata[i];
+      VpaDevice *parent =
+        r->odd_names != NULL ? g_hash_table_lookup (r->odd_names, r->odd_parents->pdata[i + 1])
+                             : NULL;
+      if (parent != NULL)
+        dev->pcie_parent = parent->addr;
+    }
+}
+
 /* Net devices give their PCI parent its netdev; several (rare) keep the
  * smallest name, as the sysfs reader does, so both agree. */
 static void
@@ -336,7 +366,7 @@ read_document (SnapshotReader *r, xmlTextReader *reader, GError **error)
 static VpaHost *
 snapshot_read (xmlTextReader *reader, const char *what, GError **error)
 {
-  g_auto (SnapshotReader) r = { what, vpa_host_new (what), NULL, NULL, FALSE, NULL };
+  g_auto (SnapshotReader) r = { what, vpa_host_new (what), NULL, NULL, NULL, FALSE, NULL };
 
   r.nets = g_array_new (FALSE, FALSE, sizeof (NetLink));
   g_array_set_clear_func (r.nets, net_link_clear);
@@ -351,6 +381,7 @@ snapshot_read (xmlTextReader *reader, const char *what, GError **error)
                    what);
       return NULL;
     }
+  resolve_odd_parents (&r);
   if (!vpa_host_seal (r.host, error))
     return NULL;
   attach_netdevs (&r);
@@ -487,13 +518,46 @@ write_net_device (FILE *out, const VpaDevice *dev, const char *pci_name)
            ifname, mac_, pci_name, ifname, mac);
 }
 
+/* <pci-express> with the negotiated link, when known. */
 static void
-write_device (FILE *out, const VpaHost *host, const VpaDevice *dev)
+write_pci_express (FILE *out, const VpaDevice *dev)
 {
+  char speed[16];
+
+  if (dev->link_speed == 0 && dev->link_width == 0)
+    return;
+  fprintf (out, "      <pci-express>\n        <link validity='sta'");
+  if (dev->link_speed != 0)
+    fprintf (out, " speed='%s'", vpa_pcie_format_speed (dev->link_speed, speed));
+  fprintf (out, " width='%u'/>\n      </pci-express>\n", dev->link_width);
+}
+
+/* <path> and <parent>: where the device sits in the PCIe tree. */
+static void
+write_tree (FILE *out, const VpaHost *host, guint i)
+{
+  const VpaDevice *dev = vpa_host_device (host, i);
+  g_autofree char *path = vpa_pcie_sysfs_path (host, i);
+  char parent[32];
+
+  if (path != NULL)
+    fprintf (out, "    <path>%s</path>\n", path);
+  if (dev->pcie_parent_index >= 0)
+    canonical_name (vpa_host_device (host, (guint) dev->pcie_parent_index)->addr, parent);
+  else
+    g_strlcpy (parent, "computer", sizeof parent);
+  fprintf (out, "    <parent>%s</parent>\n", parent);
+}
+
+static void
+write_device (FILE *out, const VpaHost *host, guint i)
+{
+  const VpaDevice *dev = vpa_host_device (host, i);
   char name[32];
 
   canonical_name (dev->addr, name);
-  fprintf (out, "  <device>\n    <name>%s</name>\n    <parent>computer</parent>\n", name);
+  fprintf (out, "  <device>\n    <name>%s</name>\n", name);
+  write_tree (out, host, i);
   if (dev->driver != NULL)
     {
       g_autofree char *drv = g_markup_escape_text (dev->driver, -1);
@@ -509,6 +573,8 @@ write_device (FILE *out, const VpaHost *host, const VpaDevice *dev)
            VPA_ADDR_DOMAIN (dev->addr), VPA_ADDR_BUS (dev->addr), VPA_ADDR_SLOT (dev->addr),
            VPA_ADDR_FUNCTION (dev->addr), dev->product_id, dev->vendor_id);
   write_function_caps (out, host, dev);
+  if ((dev->class_code >> 8) == 0x0604)
+    fprintf (out, "      <capability type='pci-bridge'/>\n");
   /* libvirt drops an <iommuGroup> without members: list the device. */
   if (dev->iommu_group >= 0)
     {
@@ -518,6 +584,7 @@ write_device (FILE *out, const VpaHost *host, const VpaDevice *dev)
     }
   if (dev->numa_node != VPA_NUMA_NONE)
     fprintf (out, "      <numa node='%d'/>\n", dev->numa_node);
+  write_pci_express (out, dev);
   fprintf (out, "    </capability>\n  </device>\n");
   if (dev->netdev != NULL)
     write_net_device (out, dev, name);
@@ -765,7 +832,7 @@ vpa_snapshot_write (const VpaHost *host, FILE *out, GError **error)
 
   fprintf (out, "<node>\n");
   for (guint i = 0; i < host->devices->len; i++)
-    write_device (out, host, vpa_host_device (host, i));
+    write_device (out, host, i);
   write_domains (out, host);
   write_capabilities (out, host);
   fprintf (out, "</node>\n");

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-types.h"
+#include "vpa-pcie.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -171,6 +172,9 @@ vpa_device_new (void)
   dev->parent_addr = VPA_ADDR_NONE;
   dev->iommu_group = -1;
   dev->parent_index = -1;
+  dev->pcie_root = VPA_ADDR_NONE;
+  dev->pcie_parent = VPA_ADDR_NONE;
+  dev->pcie_parent_index = -1;
   return dev;
 }
 
@@ -417,6 +421,8 @@ vpa_host_seal (VpaHost *host, GError **error)
       g_array_append_val (pf->vf_indices, i);
     }
 
+  if (!vpa_pcie_seal (host, error))
+    return FALSE;
   host->sealed = TRUE;
   return TRUE;
 }

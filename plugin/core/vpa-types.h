@@ -133,9 +133,17 @@ typedef struct {
   gint iommu_group;    /* -1 when unknown */
   char *netdev;        /* its network interface name, or NULL */
   char *driver;        /* bound kernel driver, or NULL */
+  /* The PCIe tree (vpa-pcie.h), as the source reports it: */
+  VpaAddr pcie_root;   /* its host bridge pciDDDD:BB as VPA_ADDR (DDDD, BB, 0, 0);
+                        * VPA_ADDR_NONE: taken from the bridge above, else unknown */
+  VpaAddr pcie_parent; /* the bridge directly above it; VPA_ADDR_NONE on a root bus */
+  guint16 link_speed;  /* negotiated PCIe link speed in tenths of GT/s (160 is
+                        * 16 GT/s); 0 when unknown */
+  guint16 link_width;  /* negotiated link width in lanes; 0 when unknown */
   /* Filled by vpa_host_seal(): */
   gint parent_index;   /* index of the parent PF in host->devices, or -1 */
   GArray *vf_indices;  /* PF: guint indices of its VFs, ascending; or NULL */
+  gint pcie_parent_index; /* index of the bridge above it, or -1 */
 } VpaDevice;
 
 VpaDevice *vpa_device_new (void);
