@@ -1240,6 +1240,7 @@ filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query)
   g_autoptr (VpaNumaResult) res = NULL;
   g_autoptr (GError) error = NULL;
   const gint *nodes;
+  char *reason;
   gdouble weight = 0;
 
   if (host->cells->len == 0)
@@ -1251,6 +1252,10 @@ filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query)
                                     query->requests, NULL, &error)) == NULL)
     return verdict_new (host, FALSE, 0, g_strdup (error->message), NULL);
   nodes = (const gint *) (gpointer) res->nodes->data;
+  /* The rebuilt host has no PCIe tree: its locality groups are checked
+   * on the pools' PCIe columns, on the nodes the fit chose. */
+  if ((reason = vpa_fleet_locality_unmet (host, query->requests, TRUE, nodes, res->nodes->len)) != NULL)
+    return verdict_new (host, FALSE, 0, reason, NULL);
   vpa_fleet_supports_requests (host, query->requests, TRUE, nodes, res->nodes->len, &weight,
                                NULL);
   return verdict_new (host, TRUE, weight, NULL, nodes_to_string (nodes, res->nodes->len));
