@@ -425,9 +425,14 @@ cmd_filter (FleetCli *cli, GError **error)
       (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
     return FALSE;
   query_from_domain (dom, requests, &query);
+  /* placement="auto": the whole-guest fit on each host's capacity rows. */
+  query.numa_auto = dom->numa_auto ? dom : NULL;
+  query.config = config;
 
   if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
-      (hosts = vpa_fleet_store_load_hosts (store, TRUE, error)) == NULL)
+      (hosts = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS |
+                                                    (dom->numa_auto ? VPA_FLEET_LOAD_CAPACITY : 0),
+                                           error)) == NULL)
     return FALSE;
   verdicts = vpa_fleet_filter (hosts, &query);
   if (verdicts->len == 0 || !((VpaFleetVerdict *) g_ptr_array_index (verdicts, 0))->passes)

@@ -140,23 +140,32 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
       !vpa_fleet_schema_check (self->parent.uri, application, version, has_tables,
                                mode, &create, &upgrade, error))
     return FALSE;
-  if (upgrade)
-    {
-      now = vpa_fleet_now ();
-      insert = g_strdup_printf ("INSERT INTO schema_version VALUES ('%s', %d, '%s')",
-                                VPA_FLEET_APPLICATION, VPA_FLEET_SCHEMA_VERSION, now);
-      return sql_exec (self, vpa_fleet_sql_upgrade_1_2 (), error) &&
-             sql_exec (self, insert, error);
-    }
-  if (!create)
+  if (!create && !upgrade)
     return TRUE;
 
-  ddl = vpa_fleet_sql_schema ("INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+  if (create)
+    {
+      ddl = vpa_fleet_sql_schema ("INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+      if (!sql_exec (self, ddl, error))
+        return FALSE;
+      version = 2;
+    }
+  /* Every migration after the store's version, in order. */
+  for (gint64 v = version + 1; v <= VPA_FLEET_SCHEMA_VERSION; v++)
+    {
+      g_autofree char *step = vpa_fleet_sql_migration (v, "INTEGER PRIMARY KEY", "TEXT",
+                                                       " WITHOUT ROWID");
+      if (step == NULL || !sql_exec (self, step, error))
+        {
+          g_prefix_error (error, "migrating to schema version %" G_GINT64_FORMAT ": ", v);
+          return step != NULL ? FALSE : sql_fail (self, "no migration", error);
+        }
+    }
   now = vpa_fleet_now ();
   /* Constants and a timestamp: nothing to quote. */
   insert = g_strdup_printf ("INSERT INTO schema_version VALUES ('%s', %d, '%s')",
                             VPA_FLEET_APPLICATION, VPA_FLEET_SCHEMA_VERSION, now);
-  return sql_exec (self, ddl, error) && sql_exec (self, insert, error);
+  return sql_exec (self, insert, error);
 }
 
 static int
@@ -208,10 +217,20 @@ sqlite_migrate (VpaFleetStore *store, GError **error)
   return sql_exec (self, "COMMIT", error);
 }
 
+/* A reader migrates an older store too, under the same write lock. */
 static gboolean
 sqlite_check (VpaFleetStore *store, GError **error)
 {
-  return sqlite_schema ((VpaFleetSqlite *) store, VPA_FLEET_OPEN_READ, error);
+  VpaFleetSqlite *self = (VpaFleetSqlite *) store;
+
+  if (!sql_exec (self, "BEGIN IMMEDIATE", error))
+    return FALSE;
+  if (!sqlite_schema (self, VPA_FLEET_OPEN_READ, error))
+    {
+      sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
+      return FALSE;
+    }
+  return sql_exec (self, "COMMIT", error);
 }
 
 static void
@@ -229,7 +248,8 @@ sqlite_insert_cells (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *da
 {
   g_autoptr (sqlite3_stmt) ins = NULL;
 
-  ins = sql_prepare (self, "INSERT INTO host_cells (host_id, node, socket) VALUES (?, ?, ?)", error);
+  ins = sql_prepare (self, "INSERT INTO host_cells (host_id, node, socket, memory_kib, cpus,"
+                           " pages, distances) VALUES (?, ?, ?, ?, ?, ?, ?)", error);
   if (ins == NULL)
     return FALSE;
   for (guint i = 0; i < data->cells->len; i++)
@@ -239,7 +259,27 @@ sqlite_insert_cells (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *da
       sqlite3_bind_int (ins, 2, c->node);
       if (c->socket != VPA_SOCKET_NONE)
         sqlite3_bind_int (ins, 3, c->socket);
+      sqlite3_bind_int64 (ins, 4, (sqlite3_int64) c->memory_kib);
+      bind_text_or_null (ins, 5, c->cpus);
+      bind_text_or_null (ins, 6, c->pages);
+      bind_text_or_null (ins, 7, c->distances);
       if (!sql_step_done (self, ins, "inserting host_cells", error))
+        return FALSE;
+    }
+  g_clear_pointer (&ins, sqlite3_finalize);
+  ins = sql_prepare (self, "INSERT INTO host_numa_claims (host_id, domain, running, dedicated,"
+                           " memory) VALUES (?, ?, ?, ?, ?)", error);
+  if (ins == NULL)
+    return FALSE;
+  for (guint i = 0; i < data->claims->len; i++)
+    {
+      const VpaFleetNumaClaim *c = &g_array_index (data->claims, VpaFleetNumaClaim, i);
+      sqlite3_bind_int64 (ins, 1, id);
+      sqlite3_bind_text (ins, 2, c->domain, -1, SQLITE_STATIC);
+      sqlite3_bind_int (ins, 3, c->running ? 1 : 0);
+      sqlite3_bind_text (ins, 4, c->dedicated, -1, SQLITE_STATIC);
+      sqlite3_bind_text (ins, 5, c->memory, -1, SQLITE_STATIC);
+      if (!sql_step_done (self, ins, "inserting host_numa_claims", error))
         return FALSE;
     }
   return TRUE;
@@ -328,6 +368,13 @@ sqlite_replace_host (VpaFleetSqlite *self, const VpaFleetHostData *data, GError 
   sqlite3_bind_int64 (del, 1, id);
   if (!sql_step_done (self, del, "deleting host_cells", error))
     return FALSE;
+  g_clear_pointer (&del, sqlite3_finalize);
+  del = sql_prepare (self, "DELETE FROM host_numa_claims WHERE host_id = ?", error);
+  if (del == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (del, 1, id);
+  if (!sql_step_done (self, del, "deleting host_numa_claims", error))
+    return FALSE;
   return sqlite_insert_cells (self, id, data, error) &&
          sqlite_insert_devices (self, id, data, error);
 }
@@ -415,8 +462,33 @@ sqlite_query_pools (VpaFleetStore *store, const char *host, GError **error)
   return sqlite_pool_rows (self, stmt, error);
 }
 
+/* Feeds every row of sql to add (a vpa_fleet_host_add_*_row). */
 static gboolean
-sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, gboolean with_pools,
+sqlite_read_rows (VpaFleetSqlite *self, const char *sql, int n, GHashTable *by_id,
+                  gboolean (*add) (GHashTable *, const char *const *), GError **error)
+{
+  g_autoptr (sqlite3_stmt) stmt = sql_prepare (self, sql, error);
+  int rc;
+
+  if (stmt == NULL)
+    return FALSE;
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *v[16];
+      row_texts (stmt, v, n);
+      if (!add (by_id, v))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': malformed row of '%s'", self->parent.uri, sql);
+          return FALSE;
+        }
+    }
+  if (rc != SQLITE_DONE)
+    return sql_fail (self, sql, error);
+  return TRUE;
+}
+
+static gboolean
+sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
                    GError **error)
 {
   g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -440,20 +512,18 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, gboolean with_pools,
   if (rc != SQLITE_DONE)
     return sql_fail (self, "reading hosts", error);
 
-  g_clear_pointer (&stmt, sqlite3_finalize);
-  stmt = sql_prepare (self, "SELECT host_id, node, socket FROM host_cells ORDER BY host_id, node",
-                      error);
-  if (stmt == NULL)
+  if (!sqlite_read_rows (self, VPA_FLEET_SQL_CELLS, 7, by_id, vpa_fleet_host_add_cell_row, error))
     return FALSE;
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+  if (flags & VPA_FLEET_LOAD_CAPACITY)
     {
-      const char *v[3];
-      row_texts (stmt, v, G_N_ELEMENTS (v));
-      vpa_fleet_host_add_cell_row (by_id, v);
+      vpa_fleet_hosts_init_capacity (hosts);
+      if (!sqlite_read_rows (self, VPA_FLEET_SQL_DEVICES, 9, by_id,
+                             vpa_fleet_host_add_device_row, error) ||
+          !sqlite_read_rows (self, VPA_FLEET_SQL_CLAIMS, 5, by_id,
+                             vpa_fleet_host_add_claim_row, error))
+        return FALSE;
     }
-  if (rc != SQLITE_DONE)
-    return sql_fail (self, "reading host_cells", error);
-  if (!with_pools)
+  if (!(flags & VPA_FLEET_LOAD_POOLS))
     return TRUE;
 
   g_clear_pointer (&stmt, sqlite3_finalize);
@@ -464,7 +534,7 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, gboolean with_pools,
 }
 
 static GPtrArray *
-sqlite_load_hosts (VpaFleetStore *store, gboolean with_pools, GError **error)
+sqlite_load_hosts (VpaFleetStore *store, guint flags, GError **error)
 {
   VpaFleetSqlite *self = (VpaFleetSqlite *) store;
   g_autoptr (GPtrArray) hosts =
@@ -473,7 +543,7 @@ sqlite_load_hosts (VpaFleetStore *store, gboolean with_pools, GError **error)
   /* One read transaction: hosts, cells and pools agree. */
   if (!sql_exec (self, "BEGIN", error))
     return NULL;
-  if (!sqlite_read_hosts (self, hosts, with_pools, error))
+  if (!sqlite_read_hosts (self, hosts, flags, error))
     {
       sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
       return NULL;

@@ -7,6 +7,7 @@
 #include "vpa-fleet.h"
 #include "vpa-policy.h"
 #include "vpa-pools.h"
+#include "vpa-pipeline-numa.h"
 #include "vpa-pcie.h"
 #include "vpa-requests.h"
 
@@ -16,6 +17,8 @@
 /* ------------------------------------------------------------------ */
 /* Host data                                                           */
 /* ------------------------------------------------------------------ */
+
+static void fleet_claims_encode (VpaFleetHostData *data, GPtrArray *claims);
 
 static void
 fleet_device_clear (gpointer data)
@@ -37,6 +40,9 @@ vpa_fleet_host_data_new (const char *name)
 
   data->name = g_strdup (name);
   data->cells = g_array_new (FALSE, FALSE, sizeof (VpaFleetCell));
+  g_array_set_clear_func (data->cells, (GDestroyNotify) vpa_fleet_cell_clear);
+  data->claims = g_array_new (FALSE, FALSE, sizeof (VpaFleetNumaClaim));
+  g_array_set_clear_func (data->claims, (GDestroyNotify) vpa_fleet_numa_claim_clear);
   data->traits = g_new0 (char *, 1);
   data->devices = g_array_new (FALSE, FALSE, sizeof (VpaFleetDevice));
   g_array_set_clear_func (data->devices, fleet_device_clear);
@@ -52,6 +58,7 @@ vpa_fleet_host_data_free (VpaFleetHostData *data)
   g_array_unref (data->cells);
   g_strfreev (data->traits);
   g_array_unref (data->devices);
+  g_array_unref (data->claims);
   g_free (data);
 }
 
@@ -95,9 +102,11 @@ vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
   for (guint i = 0; i < host->cells->len; i++)
     {
       const VpaCell *cell = &g_array_index (host->cells, VpaCell, i);
-      VpaFleetCell fc = { cell->id, cell->socket };
+      VpaFleetCell fc;
+      vpa_fleet_cell_encode (cell, &fc);
       g_array_append_val (data->cells, fc);
     }
+  fleet_claims_encode (data, inv->claims);
   g_strfreev (data->traits);
   data->traits = vpa_traits_compute (inv);
 
@@ -131,6 +140,240 @@ vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
       g_free (row.pcie_switch);
     }
   return g_steal_pointer (&data);
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Node capacity rows                                                  */
+/* ------------------------------------------------------------------ */
+
+void
+vpa_fleet_cell_clear (VpaFleetCell *cell)
+{
+  g_clear_pointer (&cell->cpus, g_free);
+  g_clear_pointer (&cell->pages, g_free);
+  g_clear_pointer (&cell->distances, g_free);
+}
+
+void
+vpa_fleet_numa_claim_clear (VpaFleetNumaClaim *claim)
+{
+  g_clear_pointer (&claim->domain, g_free);
+  g_clear_pointer (&claim->dedicated, g_free);
+  g_clear_pointer (&claim->memory, g_free);
+}
+
+static void
+sep (GString *out)
+{
+  if (out->len > 0)
+    g_string_append_c (out, ' ');
+}
+
+void
+vpa_fleet_cell_encode (const VpaCell *cell, VpaFleetCell *out)
+{
+  GString *cpus = g_string_new (NULL);
+
+  out->node = cell->id;
+  out->socket = cell->socket;
+  out->memory_kib = cell->memory_kib;
+  for (guint i = 0; cell->cpus != NULL && i < cell->cpus->len; i++)
+    {
+      sep (cpus);
+      g_string_append_printf (cpus, "%u", g_array_index (cell->cpus, guint, i));
+      if (cell->topo != NULL && i < cell->topo->len)
+        {
+          const VpaCpuTopo *t = &g_array_index (cell->topo, VpaCpuTopo, i);
+          g_string_append_printf (cpus, "/%d/%d/%d/%u", t->online ? 1 : 0, t->socket, t->core,
+                                  t->siblings);
+        }
+    }
+  out->cpus = g_string_free (cpus, FALSE);
+  out->pages = NULL;
+  out->distances = NULL;
+  if (cell->pages != NULL)
+    {
+      GString *pages = g_string_new (NULL);
+      for (guint i = 0; i < cell->pages->len; i++)
+        {
+          const VpaPages *pg = &g_array_index (cell->pages, VpaPages, i);
+          sep (pages);
+          g_string_append_printf (pages, "%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT,
+                                  pg->size_kib, pg->total, pg->free);
+        }
+      out->pages = g_string_free (pages, FALSE);
+    }
+  if (cell->distances != NULL)
+    {
+      GString *dist = g_string_new (NULL);
+      for (guint i = 0; i < cell->distances->len; i++)
+        {
+          const VpaDistance *d = &g_array_index (cell->distances, VpaDistance, i);
+          sep (dist);
+          g_string_append_printf (dist, "%d/%u", d->node, d->value);
+        }
+      out->distances = g_string_free (dist, FALSE);
+    }
+}
+
+/* The CPU/memory claims of the inventory, the first of each domain (the
+ * one vpa_capacity_new counts). */
+static void
+fleet_claims_encode (VpaFleetHostData *data, GPtrArray *claims)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+
+  for (guint i = 0; claims != NULL && i < claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (claims, i);
+      VpaFleetNumaClaim fc = { 0 };
+      GString *ded, *mem;
+
+      if (c->numa == NULL || !g_hash_table_add (seen, c->domain))
+        continue;
+      ded = g_string_new (NULL);
+      mem = g_string_new (NULL);
+      for (guint j = 0; c->numa->dedicated != NULL && j < c->numa->dedicated->len; j++)
+        {
+          sep (ded);
+          g_string_append_printf (ded, "%u", g_array_index (c->numa->dedicated, guint, j));
+        }
+      for (guint j = 0; c->numa->memory != NULL && j < c->numa->memory->len; j++)
+        {
+          const VpaMemClaim *m = &g_array_index (c->numa->memory, VpaMemClaim, j);
+          sep (mem);
+          g_string_append_printf (mem, "%d/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT, m->node,
+                                  m->page_kib, m->kib);
+        }
+      fc.domain = g_strdup (c->domain);
+      fc.running = c->running;
+      fc.dedicated = g_string_free (ded, FALSE);
+      fc.memory = g_string_free (mem, FALSE);
+      g_array_append_val (data->claims, fc);
+    }
+}
+
+/* Splits "a/b/c d/e/f" into fields; every item must have n_min..n_max
+ * unsigned or signed integer fields. */
+static gboolean
+decode_items (const char *text, guint n_min, guint n_max, GArray *out /* gint64 rows of n_max */)
+{
+  g_auto (GStrv) items = g_strsplit (text != NULL ? text : "", " ", -1);
+
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = NULL;
+      gint64 row[8] = { 0 };
+      guint n;
+
+      if (items[i][0] == '\0')
+        continue;
+      f = g_strsplit (items[i], "/", -1);
+      n = g_strv_length (f);
+      if (n < n_min || n > n_max || n_max > G_N_ELEMENTS (row))
+        return FALSE;
+      for (guint k = 0; k < n; k++)
+        if (!g_ascii_string_to_signed (f[k], 10, G_MININT64, G_MAXINT64, &row[k], NULL))
+          return FALSE;
+      if (n < n_max)
+        row[n_max - 1] = G_MININT64;
+      g_array_append_vals (out, row, n_max);
+    }
+  return TRUE;
+}
+
+/* A VpaCell from its rows; NULL for a malformed row. */
+static gboolean
+fleet_cell_decode (const VpaFleetCell *fc, VpaCell *cell)
+{
+  g_autoptr (GArray) cpus = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) pages = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) dist = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  memset (cell, 0, sizeof *cell);
+  if (!decode_items (fc->cpus, 1, 5, cpus) || !decode_items (fc->pages, 3, 3, pages) ||
+      !decode_items (fc->distances, 2, 2, dist))
+    return FALSE;
+  cell->id = fc->node;
+  cell->socket = fc->socket;
+  cell->memory_kib = fc->memory_kib;
+  cell->cpus = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint i = 0; i < cpus->len; i += 5)
+    {
+      const gint64 *r = &g_array_index (cpus, gint64, i);
+      guint id = (guint) r[0];
+      g_array_append_val (cell->cpus, id);
+      if (r[4] == G_MININT64)
+        continue;
+      if (cell->topo == NULL)
+        cell->topo = g_array_new (FALSE, FALSE, sizeof (VpaCpuTopo));
+      VpaCpuTopo t = { r[1] != 0, (gint) r[2], (gint) r[3], (guint) r[4] };
+      g_array_append_val (cell->topo, t);
+    }
+  if (fc->pages != NULL)
+    {
+      cell->pages = g_array_new (FALSE, FALSE, sizeof (VpaPages));
+      for (guint i = 0; i < pages->len; i += 3)
+        {
+          const gint64 *r = &g_array_index (pages, gint64, i);
+          VpaPages pg = { (guint64) r[0], (guint64) r[1], (guint64) r[2] };
+          g_array_append_val (cell->pages, pg);
+        }
+    }
+  if (fc->distances != NULL)
+    {
+      cell->distances = g_array_new (FALSE, FALSE, sizeof (VpaDistance));
+      for (guint i = 0; i < dist->len; i += 2)
+        {
+          const gint64 *r = &g_array_index (dist, gint64, i);
+          VpaDistance d = { (gint) r[0], (guint) r[1] };
+          g_array_append_val (cell->distances, d);
+        }
+    }
+  return TRUE;
+}
+
+VpaInventory *
+vpa_fleet_host_inventory (const VpaFleetHost *host, const VpaConfig *config, GError **error)
+{
+  g_autoptr (VpaHost) h = vpa_host_new (host->name);
+  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  for (guint i = 0; i < host->cells->len; i++)
+    {
+      const VpaFleetCell *fc = &g_array_index (host->cells, VpaFleetCell, i);
+      VpaCell cell;
+
+      if (!fleet_cell_decode (fc, &cell))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "host '%s': node %d: malformed capacity row (cpus '%s', pages '%s', distances '%s')", host->name, fc->node, fc->cpus != NULL ? fc->cpus : "", fc->pages != NULL ? fc->pages : "", fc->distances != NULL ? fc->distances : "");
+          return NULL;
+        }
+      vpa_host_add_cell (h, &cell);
+    }
+  for (guint i = 0; host->devices != NULL && i < host->devices->len; i++)
+    {
+      const VpaDevice *d = g_ptr_array_index (host->devices, i);
+      VpaDevice *copy = vpa_device_new ();
+
+      copy->addr = d->addr;
+      memcpy (copy->vendor_id, d->vendor_id, sizeof copy->vendor_id);
+      memcpy (copy->product_id, d->product_id, sizeof copy->product_id);
+      copy->dev_type = d->dev_type;
+      copy->numa_node = d->numa_node;
+      copy->parent_addr = d->parent_addr;
+      copy->netdev = g_strdup (d->netdev);
+      vpa_host_add_device (h, copy);
+    }
+  for (guint i = 0; host->claims != NULL && i < host->claims->len; i++)
+    g_ptr_array_add (claims, vpa_claim_copy (g_ptr_array_index (host->claims, i)));
+  if (!vpa_host_seal (h, error))
+    {
+      g_prefix_error (error, "host '%s': ", host->name);
+      return NULL;
+    }
+  return vpa_inventory_new (g_steal_pointer (&h), config, g_steal_pointer (&claims), error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -290,6 +533,10 @@ vpa_fleet_host_free (VpaFleetHost *host)
   g_array_unref (host->cells);
   if (host->pools != NULL)
     g_ptr_array_unref (host->pools);
+  if (host->devices != NULL)
+    g_ptr_array_unref (host->devices);
+  if (host->claims != NULL)
+    g_ptr_array_unref (host->claims);
   g_free (host);
 }
 
@@ -503,11 +750,11 @@ vpa_fleet_store_query_pools (VpaFleetStore *store, const char *host, GError **er
 }
 
 GPtrArray *
-vpa_fleet_store_load_hosts (VpaFleetStore *store, gboolean with_pools, GError **error)
+vpa_fleet_store_load_hosts (VpaFleetStore *store, guint flags, GError **error)
 {
   g_return_val_if_fail (store != NULL, NULL);
 
-  return store->ops->load_hosts (store, with_pools, error);
+  return store->ops->load_hosts (store, flags, error);
 }
 
 gboolean
@@ -542,16 +789,17 @@ vpa_fleet_schema_check (const char *uri, const char *application, gint64 version
                    uri, application, VPA_FLEET_APPLICATION);
       return FALSE;
     }
-  if (version == 1 && mode == VPA_FLEET_OPEN_CREATE)
+  if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION && mode == VPA_FLEET_OPEN_CREATE)
     {
+      /* sync migrates an older store of ours through every step. */
       *upgrade = TRUE;
       return TRUE;
     }
-  if (version == 1)
+  if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "store '%s': schema version '1' is older than this program's %d: 'fleet sync' upgrades it",
-                   uri, VPA_FLEET_SCHEMA_VERSION);
+                   "store '%s': schema version '%" G_GINT64_FORMAT "' is older than this program's %d: 'fleet sync' upgrades it",
+                   uri, version, VPA_FLEET_SCHEMA_VERSION);
       return FALSE;
     }
   if (version != VPA_FLEET_SCHEMA_VERSION)
@@ -983,6 +1231,36 @@ filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query)
   return verdict_new (host, FALSE, 0, g_steal_pointer (&first_reason), NULL);
 }
 
+/* <vpa:numa placement="auto">: the host passes iff the whole-guest fit
+ * place runs succeeds on the host rebuilt from its rows. */
+static VpaFleetVerdict *
+filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query)
+{
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (VpaNumaResult) res = NULL;
+  g_autoptr (GError) error = NULL;
+  const gint *nodes;
+  char *reason;
+  gdouble weight = 0;
+
+  if (host->cells->len == 0)
+    return verdict_new (host, FALSE, 0, g_strdup ("the host has no NUMA topology"), NULL);
+  if (g_array_index (host->cells, VpaFleetCell, 0).cpus == NULL)
+    return verdict_new (host, FALSE, 0, g_strdup ("the store has no node capacity for the host (sync it again)"), NULL);
+  if ((inv = vpa_fleet_host_inventory (host, query->config, &error)) == NULL ||
+      (res = vpa_pipeline_numa_fit (query->numa_auto, inv, query->config, inv->claims,
+                                    query->requests, NULL, &error)) == NULL)
+    return verdict_new (host, FALSE, 0, g_strdup (error->message), NULL);
+  nodes = (const gint *) (gpointer) res->nodes->data;
+  /* The rebuilt host has no PCIe tree: its locality groups are checked
+   * on the pools' PCIe columns, on the nodes the fit chose. */
+  if ((reason = vpa_fleet_locality_unmet (host, query->requests, TRUE, nodes, res->nodes->len)) != NULL)
+    return verdict_new (host, FALSE, 0, reason, NULL);
+  vpa_fleet_supports_requests (host, query->requests, TRUE, nodes, res->nodes->len, &weight,
+                               NULL);
+  return verdict_new (host, TRUE, weight, NULL, nodes_to_string (nodes, res->nodes->len));
+}
+
 static VpaFleetVerdict *
 filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
 {
@@ -997,6 +1275,8 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
     return verdict_new (host, FALSE, 0,
                         g_strdup ("missing trait " VPA_FLEET_TRAIT_SOCKET " (the flavor/image policy is socket)"),
                         NULL);
+  if (query->numa_auto != NULL)
+    return filter_fit (host, query);
   if (!query->numa_guest)
     {
       gboolean ok = vpa_fleet_supports_requests (host, query->requests, FALSE, NULL, 0,
@@ -1088,6 +1368,36 @@ vpa_fleet_sql_schema (const char *id_type, const char *text_type, const char *ta
     "CREATE INDEX devices_pools ON devices"
     " (host_id, vendor_id, product_id, dev_type, numa_node, tagset, state);",
     id_type, text_type, table_options);
+}
+
+/* vpa_fleet_sql_schema creates version 2; each later version is one
+ * script, and version 2 is also reached from 1 by its upgrade. */
+char *
+vpa_fleet_sql_migration (gint64 version, const char *id_type, const char *text_type,
+                         const char *table_options)
+{
+  (void) id_type;
+  switch (version)
+    {
+    case 2:
+      return g_strdup (vpa_fleet_sql_upgrade_1_2 ());
+    case 3:
+      /* Node capacity (raw, as the inventory source reports it) and the
+       * CPU/memory claims of the host's domains. */
+      return g_strdup_printf (
+        "ALTER TABLE host_cells ADD COLUMN memory_kib BIGINT;"
+        "ALTER TABLE host_cells ADD COLUMN cpus %1$s;"
+        "ALTER TABLE host_cells ADD COLUMN pages %1$s;"
+        "ALTER TABLE host_cells ADD COLUMN distances %1$s;"
+        "CREATE TABLE host_numa_claims ("
+        " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+        " domain %1$s NOT NULL, running INTEGER NOT NULL,"
+        " dedicated %1$s NOT NULL, memory %1$s NOT NULL,"
+        " PRIMARY KEY (host_id, domain))%2$s;",
+        text_type, table_options);
+    default:
+      return NULL;
+    }
 }
 
 /* The columns both pool queries return, decoded by vpa_fleet_pool_from_row:
@@ -1232,24 +1542,99 @@ vpa_fleet_host_from_row (const char *const *v)
   host->traits = vpa_fleet_traits_parse (v[2]);
   host->last_sync = g_strdup (v[3]);
   host->cells = g_array_new (FALSE, FALSE, sizeof (VpaFleetCell));
+  g_array_set_clear_func (host->cells, (GDestroyNotify) vpa_fleet_cell_clear);
   return host;
 }
 
 gboolean
 vpa_fleet_host_add_cell_row (GHashTable *by_id, const char *const *v)
 {
-  gint64 id, node, socket = VPA_SOCKET_NONE;
+  gint64 id, node, socket = VPA_SOCKET_NONE, memory = 0;
   VpaFleetHost *host;
-  VpaFleetCell cell;
+  VpaFleetCell cell = { 0 };
 
   if (!parse_int64 (v[0], &id) || !parse_int64 (v[1], &node) ||
-      (v[2] != NULL && !parse_int64 (v[2], &socket)))
+      (v[2] != NULL && !parse_int64 (v[2], &socket)) ||
+      (v[3] != NULL && !parse_int64 (v[3], &memory)))
     return FALSE;
   host = g_hash_table_lookup (by_id, &id);
   if (host == NULL)
     return TRUE;
   cell.node = (gint) node;
   cell.socket = socket < 0 ? VPA_SOCKET_NONE : (gint) socket;
+  cell.memory_kib = memory < 0 ? 0 : (guint64) memory;
+  cell.cpus = g_strdup (v[4]);
+  cell.pages = g_strdup (v[5]);
+  cell.distances = g_strdup (v[6]);
   g_array_append_val (host->cells, cell);
+  return TRUE;
+}
+
+void
+vpa_fleet_hosts_init_capacity (GPtrArray *hosts)
+{
+  for (guint i = 0; i < hosts->len; i++)
+    {
+      VpaFleetHost *host = g_ptr_array_index (hosts, i);
+      host->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_free);
+      host->claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+    }
+}
+
+gboolean
+vpa_fleet_host_add_claim_row (GHashTable *by_id, const char *const *v)
+{
+  g_autoptr (GArray) ded = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) mem = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (VpaNumaUse) use = NULL;
+  VpaFleetHost *host;
+  gint64 id;
+
+  if (!parse_int64 (v[0], &id) || v[1] == NULL || !decode_items (v[3], 1, 1, ded) ||
+      !decode_items (v[4], 3, 3, mem))
+    return FALSE;
+  host = g_hash_table_lookup (by_id, &id);
+  if (host == NULL || host->claims == NULL)
+    return TRUE;
+  use = vpa_numa_use_new ();
+  for (guint i = 0; i < ded->len; i++)
+    {
+      guint cpu = (guint) g_array_index (ded, gint64, i);
+      g_array_append_val (use->dedicated, cpu);
+    }
+  for (guint i = 0; i < mem->len; i += 3)
+    {
+      const gint64 *r = &g_array_index (mem, gint64, i);
+      VpaMemClaim m = { (gint) r[0], (guint64) r[1], (guint64) r[2] };
+      g_array_append_val (use->memory, m);
+    }
+  g_ptr_array_add (host->claims, vpa_claim_new_numa (v[1], g_strcmp0 (v[2], "0") != 0 &&
+                                                               g_strcmp0 (v[2], "f") != 0,
+                                                     g_steal_pointer (&use)));
+  return TRUE;
+}
+
+gboolean
+vpa_fleet_host_add_device_row (GHashTable *by_id, const char *const *v)
+{
+  g_autoptr (VpaDevice) dev = vpa_device_new ();
+  VpaFleetHost *host;
+  gint64 id, numa = VPA_NUMA_NONE;
+
+  if (!parse_int64 (v[0], &id) || !vpa_addr_parse (v[1], &dev->addr) ||
+      !vpa_dev_type_from_string (v[4], &dev->dev_type) ||
+      (v[5] != NULL && !parse_int64 (v[5], &numa)) ||
+      (v[6] != NULL && !vpa_addr_parse (v[6], &dev->parent_addr)))
+    return FALSE;
+  host = g_hash_table_lookup (by_id, &id);
+  if (host == NULL || host->devices == NULL)
+    return TRUE;
+  g_strlcpy (dev->vendor_id, v[2] != NULL ? v[2] : "", sizeof dev->vendor_id);
+  g_strlcpy (dev->product_id, v[3] != NULL ? v[3] : "", sizeof dev->product_id);
+  dev->numa_node = numa < 0 ? VPA_NUMA_NONE : (gint) numa;
+  dev->netdev = g_strdup (v[7]);
+  if (v[8] != NULL)
+    g_ptr_array_add (host->claims, vpa_claim_new (v[8], dev->addr, TRUE));
+  g_ptr_array_add (host->devices, g_steal_pointer (&dev));
   return TRUE;
 }

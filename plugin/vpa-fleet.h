@@ -17,12 +17,15 @@
 #include "vpa-inventory.h"
 #include "vpa-place.h"
 #include "vpa-traits.h"
+#include "vpa-domain.h"
 
 G_BEGIN_DECLS
 
-/* 2: devices.pcie_root, pcie_port, pcie_switch (version 1 stores are
- * upgraded by the next sync). */
-#define VPA_FLEET_SCHEMA_VERSION 2
+/* 1: devices, cells, traits. 2: devices.pcie_root, pcie_port,
+ * pcie_switch. 3: per-node capacity (cells gain memory, CPUs, pages,
+ * distances) and the CPU/memory claims of domains. Older stores are
+ * migrated by the next sync. */
+#define VPA_FLEET_SCHEMA_VERSION 3
 /* Written into schema_version.application, so that a database another
  * program versions with a table of the same name is refused. */
 #define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
@@ -35,10 +38,31 @@ G_BEGIN_DECLS
 /* What a sync writes                                                  */
 /* ------------------------------------------------------------------ */
 
+/* One host NUMA node with its raw capacity (docs/fleet.md, "Node
+ * capacity"): the encodings are vpa_fleet_cell_encode()'s; NULL where the
+ * inventory source does not know it (and in a store migrated from
+ * version 1 until the host syncs again). */
 typedef struct {
   gint node;
   gint socket;         /* VPA_SOCKET_NONE = NULL */
+  guint64 memory_kib;
+  char *cpus;          /* "cpu/online/socket/core/siblings ..." or "cpu ..." */
+  char *pages;         /* "size_kib/total/free ..." */
+  char *distances;     /* "node/value ..." */
 } VpaFleetCell;
+
+/* The CPUs and memory one domain of the host pins and binds. */
+typedef struct {
+  char *domain;
+  gboolean running;
+  char *dedicated;     /* "cpu cpu ..." */
+  char *memory;        /* "node/page_kib/kib ..." */
+} VpaFleetNumaClaim;
+
+/* The rows of a VpaCell (copies its capacity into the encodings). */
+void vpa_fleet_cell_encode (const VpaCell *cell, VpaFleetCell *out);
+void vpa_fleet_cell_clear (VpaFleetCell *cell);
+void vpa_fleet_numa_claim_clear (VpaFleetNumaClaim *claim);
 
 /* One row of the devices table. */
 typedef struct {
@@ -63,6 +87,7 @@ typedef struct {
   GArray *cells;       /* VpaFleetCell, ascending node */
   GStrv traits;        /* sorted */
   GArray *devices;     /* VpaFleetDevice, ascending address */
+  GArray *claims;      /* VpaFleetNumaClaim, one per domain */
 } VpaFleetHostData;
 
 VpaFleetHostData *vpa_fleet_host_data_new (const char *name);
@@ -119,7 +144,15 @@ typedef struct {
   char *last_sync;     /* ISO 8601 UTC */
   GArray *cells;       /* VpaFleetCell, ascending node */
   GPtrArray *pools;    /* VpaFleetPool* of free devices (filter), or NULL */
+  /* With VPA_FLEET_LOAD_CAPACITY: */
+  GPtrArray *devices;  /* VpaDevice* of its device rows, or NULL */
+  GPtrArray *claims;   /* VpaClaim*: device holds and CPU/memory claims */
 } VpaFleetHost;
+
+typedef enum {
+  VPA_FLEET_LOAD_POOLS = 1 << 0,    /* the free pools (the filter) */
+  VPA_FLEET_LOAD_CAPACITY = 1 << 1, /* device rows and claims (the fit) */
+} VpaFleetLoadFlags;
 
 void vpa_fleet_host_free (VpaFleetHost *host);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetHost, vpa_fleet_host_free)
@@ -148,7 +181,7 @@ typedef struct {
                              GError **error);
   /* Every host by name with its cells; with_pools: also the pools of its
    * free devices, all hosts' pools loaded by one query. */
-  GPtrArray *(*load_hosts) (VpaFleetStore *store, gboolean with_pools,
+  GPtrArray *(*load_hosts) (VpaFleetStore *store, guint flags /* VpaFleetLoadFlags */,
                             GError **error);
 } VpaFleetStoreOps;
 
@@ -177,7 +210,7 @@ gboolean vpa_fleet_store_sync_host (VpaFleetStore *store,
 GPtrArray *vpa_fleet_store_query_pools (VpaFleetStore *store, const char *host,
                                         GError **error);
 /* VpaFleetHost*, by name. */
-GPtrArray *vpa_fleet_store_load_hosts (VpaFleetStore *store, gboolean with_pools,
+GPtrArray *vpa_fleet_store_load_hosts (VpaFleetStore *store, guint flags,
                                        GError **error);
 
 /* The STORE string with a password (user:PASS@ or password=PASS) removed. */
@@ -192,14 +225,21 @@ VpaFleetStore *vpa_fleet_pg_open (const char *conninfo, const char *uri,
 /* Shared by the backends: decides from what a store holds whether it can
  * be used. application/version describe the schema_version row (NULL/0
  * when the table is missing); has_tables says one of our tables exists.
- * Sets *create when the schema must be created. */
+ * Sets *create when the schema must be created, *upgrade when an older
+ * version of ours must be migrated (VPA_FLEET_OPEN_CREATE; a reader is
+ * refused). */
 gboolean vpa_fleet_schema_check (const char *uri, const char *application,
                                  gint64 version, gboolean has_tables,
                                  VpaFleetOpenMode mode, gboolean *create,
                                  gboolean *upgrade, GError **error);
+/* The script taking the schema from version - 1 to version (2 ..
+ * VPA_FLEET_SCHEMA_VERSION; vpa_fleet_sql_schema creates version 2),
+ * without the schema_version row. */
+char *vpa_fleet_sql_migration (gint64 version, const char *id_type, const char *text_type,
+                               const char *table_options);
 /* From version 1 to 2: the PCIe columns (rows keep NULL until synced). */
 const char *vpa_fleet_sql_upgrade_1_2 (void);
-/* The schema (version VPA_FLEET_SCHEMA_VERSION) as one script. */
+/* The schema of version 2 as one script (then vpa_fleet_sql_migration). */
 char *vpa_fleet_sql_schema (const char *id_type, const char *text_type,
                             const char *table_options);
 /* The pools GROUP BY, for one host ($1 = its id) or all; and the free
@@ -211,8 +251,22 @@ VpaFleetPool *vpa_fleet_pool_from_row (const char *const *values, const char *ur
                                        GError **error);
 /* Row id, name, traits, last_sync. */
 VpaFleetHost *vpa_fleet_host_from_row (const char *const *values);
-/* Row host_id, node, socket; by_id maps &host->id to hosts. */
+/* Row host_id, node, socket, memory_kib, cpus, pages, distances; by_id
+ * maps &host->id to hosts. */
 gboolean vpa_fleet_host_add_cell_row (GHashTable *by_id, const char *const *values);
+#define VPA_FLEET_SQL_CELLS "SELECT host_id, node, socket, memory_kib, cpus, pages, distances" \
+  " FROM host_cells ORDER BY host_id, node"
+/* Row host_id, domain, running, dedicated, memory. */
+gboolean vpa_fleet_host_add_claim_row (GHashTable *by_id, const char *const *values);
+#define VPA_FLEET_SQL_CLAIMS "SELECT host_id, domain, running, dedicated, memory" \
+  " FROM host_numa_claims ORDER BY host_id, domain"
+/* Row host_id, address, vendor_id, product_id, dev_type, numa_node,
+ * parent_addr, netdev, held_by. */
+gboolean vpa_fleet_host_add_device_row (GHashTable *by_id, const char *const *values);
+#define VPA_FLEET_SQL_DEVICES "SELECT host_id, address, vendor_id, product_id, dev_type," \
+  " numa_node, parent_addr, netdev, held_by FROM devices ORDER BY host_id, address"
+/* Gives every host empty devices and claims arrays (before the rows). */
+void vpa_fleet_hosts_init_capacity (GPtrArray *hosts);
 /* Moves the free pools (host column = host id) into their hosts. */
 gboolean vpa_fleet_hosts_attach_pools (GPtrArray *hosts, GPtrArray *pools);
 /* Parses "a b c" into a sorted GStrv. */
@@ -233,6 +287,10 @@ typedef struct {
   guint n_guest_nodes;        /* 0: unbound, any node/socket is tried */
   gboolean need_net_numa_trait; /* a port carries its own NUMA policy */
   gboolean need_socket_trait;   /* the flavor/image policy is socket */
+  /* <vpa:numa placement="auto">: the whole-guest fit on each host's
+   * capacity rows decides (hosts loaded with VPA_FLEET_LOAD_CAPACITY). */
+  const VpaDomain *numa_auto;   /* or NULL */
+  const VpaConfig *config;      /* [host] and device specs for the fit */
 } VpaFleetQuery;
 
 typedef struct {
@@ -265,6 +323,11 @@ gboolean vpa_fleet_supports_requests (const VpaFleetHost *host,
                                       GPtrArray *requests, gboolean numa_guest,
                                       const gint *nodes, guint n_nodes,
                                       gdouble *weight, char **reason);
+
+/* The host as place would see it: its cells with their capacity, its
+ * devices and claims, under config's device specs. */
+VpaInventory *vpa_fleet_host_inventory (const VpaFleetHost *host, const VpaConfig *config,
+                                        GError **error);
 
 /* One verdict per host: those that pass first by weight (descending),
  * then the others; ties by host name. */

@@ -14,6 +14,9 @@
 #include "vpa-domain.h"
 #include "vpa-output.h"
 #include "vpa-pools.h"
+#include "vpa-pipeline.h"
+#include "vpa-pipeline-numa.h"
+#include "vpa-requests.h"
 #include "vpa-source.h"
 #include "vpa-test-util.h"
 
@@ -468,11 +471,11 @@ test_schema_version (Fixture *fx, gconstpointer data)
   vpa_fleet_store_close (store);
 
   /* A newer schema. */
-  store_sql (fx, "UPDATE schema_version SET version = 3");
+  store_sql (fx, "UPDATE schema_version SET version = 99");
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_null (store);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
-  g_assert_nonnull (strstr (error->message, "schema version '3' is newer"));
+  g_assert_nonnull (strstr (error->message, "schema version '99' is newer"));
   g_clear_error (&error);
 
   /* Another program's schema_version. */
@@ -506,12 +509,18 @@ test_schema_upgrade (Fixture *fx, gconstpointer data)
   store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_root");
   store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_port");
   store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_switch");
+  /* and what version 3 added */
+  store_sql (fx, "DROP TABLE host_numa_claims");
+  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN memory_kib");
+  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN cpus");
+  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN pages");
+  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN distances");
   store_sql (fx, "UPDATE schema_version SET version = 1");
 
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
   g_assert_null (store);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
-  g_assert_nonnull (strstr (error->message, "schema version '1' is older than this program's 2: "
+  g_assert_nonnull (strstr (error->message, "schema version '1' is older than this program's 3: "
                                             "'fleet sync' upgrades it"));
   g_clear_error (&error);
 
@@ -971,6 +980,372 @@ test_tags_canonical (void)
 }
 
 
+
+/* ------------------------------------------------------------------ */
+/* Whole-guest placement on the node capacity rows                     */
+/* ------------------------------------------------------------------ */
+
+/* The inventory of data/hosts/NAME.xml under NAME.conf, as sync and
+ * place read it. */
+static VpaInventory *
+sample_inventory (const char *name, VpaConfig **config)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *xml = g_strdup_printf ("%s/hosts/%s.xml", VPA_TEST_DATA, name);
+  g_autofree char *conf = g_strdup_printf ("%s/hosts/%s.conf", VPA_TEST_DATA, name);
+  g_autoptr (VpaHost) host = NULL;
+  VpaInventory *inv;
+
+  *config = vpa_config_load_file (conf, &error);
+  g_assert_no_error (error);
+  host = vpa_source_load (xml, &error);
+  g_assert_no_error (error);
+  inv = vpa_inventory_new (g_steal_pointer (&host), *config, NULL, &error);
+  g_assert_no_error (error);
+  return inv;
+}
+
+static void
+sync_sample (VpaFleetStore *store, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = sample_inventory (name, &config);
+  g_autoptr (VpaFleetHostData) data = vpa_fleet_host_data_from_inventory (name, inv);
+
+  g_assert_true (vpa_fleet_store_sync_host (store, data, &error));
+  g_assert_no_error (error);
+}
+
+static VpaDomain *
+domain_parse (const char *path, const char *text)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *buf = NULL;
+  gsize len;
+  VpaDomain *dom;
+
+  if (text != NULL)
+    buf = g_strdup (text);
+  else
+    g_assert_true (g_file_get_contents (path, &buf, &len, NULL));
+  dom = vpa_domain_parse (buf, strlen (buf), path, &error);
+  g_assert_no_error (error);
+  return dom;
+}
+
+/* The filter's verdict on host for the domain (the hosts loaded as the
+ * command line loads them for a placement="auto" guest). */
+static VpaFleetVerdict *
+fit_verdict (VpaFleetStore *store, const VpaConfig *config, const VpaDomain *dom,
+             const char *host)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) requests = vpa_requests_from_domain (dom, config, &error);
+  g_autoptr (GPtrArray) hosts = NULL;
+  g_autoptr (GPtrArray) verdicts = NULL;
+  VpaFleetQuery query = { 0 };
+
+  g_assert_no_error (error);
+  hosts = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS | VPA_FLEET_LOAD_CAPACITY,
+                                      &error);
+  g_assert_no_error (error);
+  query.requests = requests;
+  query.numa_guest = dom->numa_guest;
+  query.numa_auto = dom->numa_auto ? dom : NULL;
+  query.config = config;
+  verdicts = vpa_fleet_filter (hosts, &query);
+  for (guint i = 0; i < verdicts->len; i++)
+    if (strcmp (((VpaFleetVerdict *) g_ptr_array_index (verdicts, i))->host, host) == 0)
+      return g_ptr_array_steal_index (verdicts, i);
+  g_assert_not_reached ();
+}
+
+/* For every data/numa guest on pinned and dual-socket: the host passes
+ * iff place places the guest on the same snapshot, on the nodes place
+ * chooses, and a failure says what place says. */
+static void
+test_fit_equals_place (Fixture *fx, gconstpointer data)
+{
+  static const char *const samples[] = { "pinned", "dual-socket" };
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GPtrArray) names = NULL;
+  g_autoptr (GError) error = NULL;
+  guint passed = 0, failed = 0;
+
+  if (backend_skip (fx->backend))
+    return;
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_no_error (error);
+  for (guint s = 0; s < G_N_ELEMENTS (samples); s++)
+    sync_sample (store, samples[s]);
+  names = vpa_test_list_fixtures (VPA_TEST_DATA "/numa", "*.xml");
+  g_assert_cmpuint (names->len, >, 0);
+  for (guint s = 0; s < G_N_ELEMENTS (samples); s++)
+    for (guint i = 0; i < names->len; i++)
+      {
+        g_autofree char *path = g_strdup_printf ("%s/numa/%s.xml", VPA_TEST_DATA,
+                                                 (const char *) g_ptr_array_index (names, i));
+        g_autoptr (VpaConfig) config = NULL;
+        g_autoptr (VpaInventory) inv = sample_inventory (samples[s], &config);
+        g_autoptr (VpaDomain) dom = domain_parse (path, NULL);
+        g_autoptr (GPtrArray) requests = vpa_requests_from_domain (dom, config, NULL);
+        g_autoptr (VpaNumaResult) res = NULL;
+        g_autoptr (GError) fit_error = NULL;
+        g_autoptr (GError) place_error = NULL;
+        g_autoptr (VpaHost) host = NULL;
+        g_autoptr (GPtrArray) claims = NULL;
+        g_autofree char *buf = NULL;
+        g_autofree char *placed = NULL;
+        VpaFleetVerdict *v;
+        gsize len;
+
+        g_assert_nonnull (requests);
+        res = vpa_pipeline_numa_fit (dom, inv, config, inv->claims, requests, NULL, &fit_error);
+        /* place itself, end to end, on the same snapshot */
+        g_assert_true (g_file_get_contents (path, &buf, &len, NULL));
+        host = vpa_source_load (inv->host->source, &error);
+        g_assert_no_error (error);
+        claims = vpa_claims_filter (host->claims, NULL, FALSE);
+        placed = vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, path,
+                                     NULL, &place_error);
+        g_assert_cmpint (placed != NULL, ==, res != NULL);
+
+        v = fit_verdict (store, config, dom, samples[s]);
+        g_test_message ("%s on %s: %s %s", path, samples[s], v->passes ? "pass" : "fail",
+                        v->passes ? v->nodes : v->reason);
+        g_assert_cmpint (v->passes, ==, res != NULL);
+        if (res != NULL)
+          {
+            g_autoptr (GString) nodes = g_string_new (NULL);
+            for (guint n = 0; n < res->nodes->len; n++)
+              g_string_append_printf (nodes, "%s%d", n > 0 ? "," : "",
+                                      g_array_index (res->nodes, gint, n));
+            g_assert_cmpstr (v->nodes, ==, nodes->str);
+            passed++;
+          }
+        else
+          {
+            g_assert_cmpstr (v->reason, ==, fit_error->message);
+            g_assert_nonnull (strstr (place_error->message, fit_error->message));
+            failed++;
+          }
+        vpa_fleet_verdict_free (v);
+      }
+  g_assert_cmpuint (passed, >, 0);
+  g_assert_cmpuint (failed, >, 0);
+}
+
+/* A dedicated guest of one cell on pinned: VCPUS vCPUs, MEM KiB in
+ * PAGE-KiB pages (0: none), asking for ALIASES (or ""). */
+static char *
+auto_domain (guint vcpus, guint64 mem, guint64 page, const char *aliases)
+{
+  g_autofree char *size = g_strdup_printf ("%" G_GUINT64_FORMAT, page);
+
+  return g_strdup_printf (
+    "<domain type='kvm'><name>fit</name>"
+    "<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+    "<vpa:numa placement='auto' cpu-policy='dedicated'/>%s%s%s"
+    "</vpa:affinity></metadata>"
+    "<memory unit='KiB'>%" G_GUINT64_FORMAT "</memory>%s%s%s<vcpu>%u</vcpu>"
+    "<cpu><numa><cell id='0' cpus='0-%u' memory='%" G_GUINT64_FORMAT "' unit='KiB'/></numa></cpu>"
+    "</domain>",
+    aliases[0] != '\0' ? "<vpa:flavor aliases='" : "", aliases, aliases[0] != '\0' ? "'/>" : "",
+    mem, page != 0 ? "<memoryBacking><hugepages><page size='" : "",
+    page != 0 ? size : "",
+    page != 0 ? "' unit='KiB'/></hugepages></memoryBacking>" : "", vcpus, vcpus - 1, mem);
+}
+
+/* A host with room passes; one without CPUs, memory, pages or devices on
+ * a node that has the rest fails, saying what the best node lacks. */
+static void
+test_fit_lacks (Fixture *fx, gconstpointer data)
+{
+  static const struct {
+    guint vcpus;
+    guint64 mem, page;
+    const char *aliases;
+    const char *lacks; /* NULL: passes */
+  } cases[] = {
+    { 2, 1048576, 0, "", NULL },
+    { 2, 2097152, 1048576, "", NULL },
+    { 12, 1048576, 0, "", "free dedicated CPUs" },
+    { 2, 67108864, 0, "", "of memory" },
+    { 2, 16777216, 1048576, "", "pages" },
+  };
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (backend_skip (fx->backend))
+    return;
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_no_error (error);
+  sync_sample (store, "pinned");
+  inv = sample_inventory ("pinned", &config);
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *text = auto_domain (cases[i].vcpus, cases[i].mem, cases[i].page,
+                                           cases[i].aliases);
+      g_autoptr (VpaDomain) dom = domain_parse ("fit.xml", text);
+      VpaFleetVerdict *v = fit_verdict (store, config, dom, "pinned");
+
+      g_test_message ("case %u: %s", i, v->passes ? v->nodes : v->reason);
+      g_assert_cmpint (v->passes, ==, cases[i].lacks == NULL);
+      if (cases[i].lacks != NULL)
+        {
+          g_assert_nonnull (strstr (v->reason, "guest cell 0"));
+          g_assert_nonnull (strstr (v->reason, cases[i].lacks));
+        }
+      vpa_fleet_verdict_free (v);
+    }
+}
+
+/* The schema of version 1 as that program created it (%1$s the id
+ * column, %2$s text, %3$s table options), with one host, its cells and
+ * a device: a store synced before node capacity existed. */
+static const char schema_v1[] =
+  "CREATE TABLE schema_version ("
+  " application %2$s NOT NULL, version INTEGER NOT NULL, applied_at %2$s NOT NULL);"
+  "CREATE TABLE hosts ("
+  " id %1$s, name %2$s NOT NULL UNIQUE, traits %2$s NOT NULL DEFAULT '',"
+  " last_sync %2$s);"
+  "CREATE TABLE host_cells ("
+  " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+  " node INTEGER NOT NULL, socket INTEGER,"
+  " PRIMARY KEY (host_id, node))%3$s;"
+  "CREATE TABLE devices ("
+  " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+  " address %2$s NOT NULL,"
+  " vendor_id %2$s NOT NULL, product_id %2$s NOT NULL,"
+  " dev_type %2$s NOT NULL CHECK (dev_type IN ('type-PCI', 'type-PF', 'type-VF')),"
+  " numa_node INTEGER, parent_addr %2$s,"
+  " tags %2$s NOT NULL, tagset BIGINT NOT NULL,"
+  " netdev %2$s, held_by %2$s,"
+  " state %2$s NOT NULL CHECK (state IN ('free', 'held', 'blocked')),"
+  " PRIMARY KEY (host_id, address))%3$s;"
+  "CREATE INDEX devices_pools ON devices"
+  " (host_id, vendor_id, product_id, dev_type, numa_node, tagset, state);"
+  "INSERT INTO schema_version VALUES ('virt-pci-affinity-fleet', 1, '2026-01-01T00:00:00Z');"
+  "INSERT INTO hosts (id, name, traits, last_sync) VALUES (1, 'pinned', '', '2026-01-01T00:00:00Z');"
+  "INSERT INTO host_cells VALUES (1, 0, 0), (1, 1, 1);"
+  "INSERT INTO devices VALUES (1, '0000:17:00.0', '8086', '159b', 'type-PF', 0, NULL, '{}', 0,"
+  " NULL, NULL, 'free');";
+
+/* A store of schema version 1 opened by this program migrates (reader
+ * or writer, once): its rows stay, a placement="auto" guest is refused
+ * for want of capacity rows until the host syncs, then fits. */
+static void
+test_migration (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *sql = NULL;
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaFleetStore) again = NULL;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) pools = NULL;
+  g_autoptr (VpaDomain) dom = domain_parse (VPA_TEST_DATA "/numa/dedicated-prefer.xml", NULL);
+  VpaFleetVerdict *v;
+
+  if (backend_skip (fx->backend))
+    return;
+  if (fx->backend == BACKEND_SQLITE)
+    sql = g_strdup_printf (schema_v1, "INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+  else
+    sql = g_strdup_printf (schema_v1, "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
+                           "TEXT COLLATE \"C\"", "");
+  store_sql (fx, sql);
+
+  /* A reader refuses it; sync migrates it through every step (1 -> 2,
+   * the PCIe columns, 2 -> 3, node capacity). */
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
+  g_assert_null (store);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_nonnull (strstr (error->message, "'fleet sync' upgrades it"));
+  g_clear_error (&error);
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_no_error (error);
+  pools = vpa_fleet_store_query_pools (store, "pinned", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pools->len, ==, 1);
+  inv = sample_inventory ("pinned", &config);
+  v = fit_verdict (store, config, dom, "pinned");
+  g_assert_false (v->passes);
+  g_assert_nonnull (strstr (v->reason, "no node capacity"));
+  vpa_fleet_verdict_free (v);
+
+  /* Opened again: already at the current version (a second migration
+   * would fail adding columns that exist). */
+  again = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_no_error (error);
+  sync_sample (again, "pinned");
+  v = fit_verdict (again, config, dom, "pinned");
+  g_assert_true (v->passes);
+  g_assert_cmpstr (v->nodes, ==, "1");
+  vpa_fleet_verdict_free (v);
+
+  /* The version row says so. */
+  store_sql (fx, "DELETE FROM schema_version WHERE version = 3");
+  g_clear_pointer (&again, vpa_fleet_store_close);
+  again = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_null (again);
+}
+
+/* Devices on the node: 5 dedicated vCPUs only node 1 has, 5 physnet1
+ * VF ports required on the guest's node: node 1 has 4 such VFs. With 4
+ * ports it passes on node 1. */
+static void
+test_fit_lacks_devices (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GError) error = NULL;
+
+  if (backend_skip (fx->backend))
+    return;
+  store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
+  g_assert_no_error (error);
+  sync_sample (store, "pinned");
+  inv = sample_inventory ("pinned", &config);
+  for (guint ports = 4; ports <= 5; ports++)
+    {
+      g_autoptr (GString) text = g_string_new (
+        "<domain type='kvm'><name>fit</name>"
+        "<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+        "<vpa:numa placement='auto' cpu-policy='dedicated'/>");
+      g_autoptr (VpaDomain) dom = NULL;
+      VpaFleetVerdict *v;
+
+      for (guint p = 0; p < ports; p++)
+        g_string_append_printf (text, "<vpa:port device='ua-net%u' physnet='physnet1' policy='required'/>", p);
+      g_string_append (text, "</vpa:affinity></metadata><memory unit='KiB'>1048576</memory>"
+                             "<vcpu>5</vcpu><cpu><numa><cell id='0' cpus='0-4' memory='1048576'"
+                             " unit='KiB'/></numa></cpu><devices>");
+      for (guint p = 0; p < ports; p++)
+        g_string_append_printf (text, "<interface type='hostdev'><alias name='ua-net%u'/></interface>", p);
+      g_string_append (text, "</devices></domain>");
+      dom = domain_parse ("fit.xml", text->str);
+      v = fit_verdict (store, config, dom, "pinned");
+      g_test_message ("%u ports: %s", ports, v->passes ? v->nodes : v->reason);
+      if (ports == 4)
+        {
+          g_assert_true (v->passes);
+          g_assert_cmpstr (v->nodes, ==, "1");
+        }
+      else
+        {
+          g_assert_false (v->passes);
+          g_assert_nonnull (strstr (v->reason, "port 'ua-net"));
+        }
+      vpa_fleet_verdict_free (v);
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* The command line (tests/fleet/fleet-cli)                            */
 /* ------------------------------------------------------------------ */
@@ -1127,6 +1502,38 @@ test_cli (Fixture *fx, gconstpointer data)
   g_assert_nonnull (strstr (err, "no host passes: ds1: "));
 }
 
+/* The command line: fleet sync fills the capacity rows, fleet filter fits
+ * a placement="auto" guest on them (exit 0 with the node, exit 1 with
+ * the reason and nothing on stdout). */
+static void
+test_fit_cli (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *xml = g_build_filename (VPA_TEST_DATA, "hosts", "pinned.xml", NULL);
+  g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "pinned.conf", NULL);
+  g_autofree char *fits = g_build_filename (VPA_TEST_DATA, "numa", "dedicated-prefer.xml", NULL);
+  g_autofree char *big = g_build_filename (fx->tmpdir, "big.xml", NULL);
+  g_autofree char *text = auto_domain (12, 1048576, 0, "");
+  g_autofree char *out = NULL, *err = NULL;
+
+  if (backend_skip (fx->backend))
+    return;
+  g_assert_true (g_file_set_contents (big, text, -1, NULL));
+  g_assert_cmpint (fleet_cli (NULL, NULL, "sync", "--store", fx->uri, "--inventory", xml,
+                              "--config", conf, "--host", "pinned", NULL), ==, 0);
+  g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
+                              fits, "--format", "json", NULL), ==, 0);
+  g_assert_nonnull (strstr (out, "\"passes\": true"));
+  g_assert_nonnull (strstr (out, "\"nodes\": \"1\""));
+  g_clear_pointer (&out, g_free);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
+                              big, NULL), ==, 1);
+  g_assert_cmpstr (out, ==, "");
+  g_assert_nonnull (strstr (err, "no host passes: pinned: "));
+  g_assert_nonnull (strstr (err, "lacks 12 free dedicated CPUs"));
+  g_unlink (big);
+}
+
 /* ------------------------------------------------------------------ */
 
 static void
@@ -1206,6 +1613,11 @@ main (int argc, char **argv)
   add_store_test ("filter", test_filter_store);
   add_store_test ("samples-consistency", test_samples_consistency);
   add_store_test ("cli", test_cli);
+  add_store_test ("fit-equals-place", test_fit_equals_place);
+  add_store_test ("fit-lacks", test_fit_lacks);
+  add_store_test ("fit-lacks-devices", test_fit_lacks_devices);
+  add_store_test ("migration", test_migration);
+  add_store_test ("fit-cli", test_fit_cli);
 
   pg_server_start ();
   rc = g_test_run ();
