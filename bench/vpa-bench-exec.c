@@ -44,11 +44,11 @@ typedef struct {
   char *name;
   GStrv argv;
   GStrv envp;
-  char *input;         /* NULL: stdin is /dev/null */
+  char *input; /* NULL: stdin is /dev/null */
   gsize input_len;
   int expected;
-  GArray *wall_ns;     /* gint64 per run */
-  GArray *maxrss_kib;  /* glong per run */
+  GArray *wall_ns;    /* gint64 per run */
+  GArray *maxrss_kib; /* glong per run */
 } BenchCommand;
 
 static void

@@ -38,7 +38,7 @@ typedef struct {
   GArray *place;
   GArray *total;
   guint n_pools;
-  GString *chosen;   /* JSON list of the last iteration's devices */
+  GString *chosen; /* JSON list of the last iteration's devices */
 } BenchTimes;
 
 static void
@@ -83,7 +83,7 @@ record_choice (BenchTimes *t, const VpaInventory *inv, const VpaPlacement *place
           char buf[VPA_ADDR_BUFLEN];
 
           g_string_append_printf (t->chosen, "%s{\"request\": \"%s\", \"address\": \"%s\", "
-                                  "\"numa_node\": %d}",
+                                             "\"numa_node\": %d}",
                                   t->chosen->len > 0 ? ", " : "", a->request->label,
                                   vpa_addr_format (dev->addr, buf), dev->numa_node);
         }

@@ -17,8 +17,12 @@
 #include "vpa-hook.h"
 
 static const char *const ops[][2] = {
-  { "prepare", "begin" }, { "start", "begin" }, { "migrate", "begin" },
-  { "restore", "begin" }, { "stopped", "end" }, { "prepare", "end" },
+  { "prepare", "begin" },
+  { "start", "begin" },
+  { "migrate", "begin" },
+  { "restore", "begin" },
+  { "stopped", "end" },
+  { "prepare", "end" },
 };
 
 /* VPA_CONFIG: the sample host's config with the snapshot as inventory,
@@ -41,7 +45,8 @@ hook_setup (void)
       conf = g_build_filename (dir, "hook.conf", NULL);
       g_mkdir (state, 0700);
       text = g_strdup_printf ("[inventory]\nsource=%s/hosts/dual-socket.xml\n[claims]\n"
-                              "state-dirs=%s\n%s", VPA_FUZZ_DATA, state, specs);
+                              "state-dirs=%s\n%s",
+                              VPA_FUZZ_DATA, state, specs);
       if (!g_file_set_contents (conf, text, -1, &error))
         g_error ("fuzz-hook: %s", error->message);
       g_setenv ("VPA_CONFIG", conf, TRUE);

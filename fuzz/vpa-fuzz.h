@@ -15,27 +15,27 @@ int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 /* Not g_assert: it must hold with G_DISABLE_ASSERT too, and say which
  * invariant broke in the crash report. */
-#define VPA_FUZZ_CHECK(cond)                                                 \
-  G_STMT_START                                                               \
-  {                                                                          \
-    if (G_UNLIKELY (!(cond)))                                                \
-      {                                                                      \
+#define VPA_FUZZ_CHECK(cond)                                                  \
+  G_STMT_START                                                                \
+  {                                                                           \
+    if (G_UNLIKELY (!(cond)))                                                 \
+      {                                                                       \
         fprintf (stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__, \
-                 #cond);                                                     \
-        abort ();                                                            \
-      }                                                                      \
-  }                                                                          \
+                 #cond);                                                      \
+        abort ();                                                             \
+      }                                                                       \
+  }                                                                           \
   G_STMT_END
 
 /* The contract of every GError-returning function: a result iff no error,
  * and an error always carries a message. */
-#define VPA_FUZZ_CHECK_RESULT(ok, error)                                     \
-  G_STMT_START                                                               \
-  {                                                                          \
-    VPA_FUZZ_CHECK ((ok) == ((error) == NULL));                              \
-    if ((error) != NULL)                                                     \
+#define VPA_FUZZ_CHECK_RESULT(ok, error)                                        \
+  G_STMT_START                                                                  \
+  {                                                                             \
+    VPA_FUZZ_CHECK ((ok) == ((error) == NULL));                                 \
+    if ((error) != NULL)                                                        \
       VPA_FUZZ_CHECK ((error)->message != NULL && (error)->message[0] != '\0'); \
-  }                                                                          \
+  }                                                                             \
   G_STMT_END
 
 /* Criticals and warnings abort; debug output is dropped (the parsers log

@@ -9,7 +9,6 @@
 #include "vpa-cli-module.h"
 #include "vpa-constants.h"
 
-
 void
 vpa_cli_common_clear (VpaCliCommon *common)
 {

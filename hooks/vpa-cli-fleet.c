@@ -430,8 +430,7 @@ cmd_filter (FleetCli *cli, GError **error)
   query.config = config;
 
   if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
-      (hosts = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS |
-                                                    (dom->numa_auto ? VPA_FLEET_LOAD_CAPACITY : 0),
+      (hosts = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS | (dom->numa_auto ? VPA_FLEET_LOAD_CAPACITY : 0),
                                            error)) == NULL)
     return FALSE;
   verdicts = vpa_fleet_filter (hosts, &query);

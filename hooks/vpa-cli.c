@@ -1023,7 +1023,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
     { "config", 0, 0, G_OPTION_ARG_NONE, &cli.persistent,
       "affect the persistent definition (as virsh attach-device --config; the "
-      "configuration file is VPA_CONFIG's, else the installed one)", NULL },
+      "configuration file is VPA_CONFIG's, else the installed one)",
+      NULL },
     { NULL }
   };
 

@@ -24,12 +24,12 @@ typedef struct {
    * held by a running QEMU domain: with running_only, when no device of
    * addrs may be held, no state file is read at all. */
   const char *sysfs_root;
-  const VpaHost *known;          /* devices already read from that sysfs; may be NULL */
-  gboolean running_only;         /* only running domains' claims (a check) */
+  const VpaHost *known;  /* devices already read from that sysfs; may be NULL */
+  gboolean running_only; /* only running domains' claims (a check) */
   /* The caller also needs what the running domains hold on host NUMA
    * nodes (CPU pins, memory): no device shortcut, every file is read. */
   gboolean nodes;
-  GPtrArray *skipped;            /* may be NULL: one line (char*) per file skipped */
+  GPtrArray *skipped; /* may be NULL: one line (char*) per file skipped */
 } VpaHookClaimsQuery;
 
 /* A new array of VpaClaim*; errors as vpa_statedirs_query(). */

@@ -32,7 +32,10 @@ int
 vpa_hook_relevant (const char *xml, size_t len)
 {
   static const char *const needles[] = {
-    VPA_XMLNS, "<hostdev", "type='hostdev'", "type=\"hostdev\"",
+    VPA_XMLNS,
+    "<hostdev",
+    "type='hostdev'",
+    "type=\"hostdev\"",
   };
 
   if (xml == NULL)
@@ -95,7 +98,7 @@ read_all (int fd, char **out, size_t *out_len)
    * size up front: one read. */
   if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
     cap = (size_t) st.st_size < VPA_XML_MAX_DOCUMENT ? (size_t) st.st_size + 1
-                                                   : VPA_XML_MAX_DOCUMENT + 1;
+                                                     : VPA_XML_MAX_DOCUMENT + 1;
   if ((buf = malloc (cap + 1)) == NULL)
     return -1;
   for (;;)

@@ -333,7 +333,10 @@ hook_place (HookRun *run)
 static HookOp
 parse_op (const char *op)
 {
-  static const struct { const char *name; HookOp op; } ops[] = {
+  static const struct {
+    const char *name;
+    HookOp op;
+  } ops[] = {
     { "prepare", HOOK_OP_PREPARE },
     { "start", HOOK_OP_START },
     { "migrate", HOOK_OP_MIGRATE },

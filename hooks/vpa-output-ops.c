@@ -11,11 +11,14 @@
 /* OpenMetrics                                                         */
 /* ------------------------------------------------------------------ */
 
-enum { ST_FREE, ST_USED, ST_BLOCKED, ST_LAST };
+enum { ST_FREE,
+       ST_USED,
+       ST_BLOCKED,
+       ST_LAST };
 static const char *const state_names[ST_LAST] = { "free", "used", "blocked" };
 
 typedef struct {
-  char *labels;   /* the label set without state, already escaped */
+  char *labels; /* the label set without state, already escaped */
   guint count[ST_LAST];
 } PoolSeries;
 
@@ -27,8 +30,8 @@ typedef struct {
 
 struct _VpaMetrics {
   gboolean with_host;
-  GHashTable *pools;  /* labels -> PoolSeries* */
-  GPtrArray *gauges;  /* Gauge*, in the order first set */
+  GHashTable *pools; /* labels -> PoolSeries* */
+  GPtrArray *gauges; /* Gauge*, in the order first set */
 };
 
 static void
@@ -317,7 +320,8 @@ tags_text (const VpaConfig *config, gint tagset)
 {
   GString *s = g_string_new (NULL);
   GPtrArray *tags = tagset >= 0 && (guint) tagset < config->tagsets->len
-                      ? g_ptr_array_index (config->tagsets, tagset) : NULL;
+                      ? g_ptr_array_index (config->tagsets, tagset)
+                      : NULL;
 
   for (guint i = 0; tags != NULL && i < tags->len; i++)
     {
@@ -386,7 +390,7 @@ vpa_output_devices_text (const VpaInventory *inv, const VpaAlias *only)
       row[3] = int_or_dash (dev->numa_node);
       row[4] = int_or_dash (vpa_host_node_socket (inv->host, dev->numa_node));
       row[5] = dev->parent_addr != VPA_ADDR_NONE ? vpa_addr_to_string (dev->parent_addr)
-                                                  : g_strdup ("-");
+                                                 : g_strdup ("-");
       row[6] = tags_text (inv->config, inv->tagset[i]);
       row[7] = g_strdup (state_word (inv, i));
       row[8] = holder_text (inv, i);
@@ -409,7 +413,8 @@ static void
 add_tags (JsonBuilder *b, const VpaConfig *config, gint tagset)
 {
   GPtrArray *tags = tagset >= 0 && (guint) tagset < config->tagsets->len
-                      ? g_ptr_array_index (config->tagsets, tagset) : NULL;
+                      ? g_ptr_array_index (config->tagsets, tagset)
+                      : NULL;
 
   json_builder_set_member_name (b, "tags");
   json_builder_begin_object (b);
@@ -435,8 +440,7 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
   add_string_or_null (b, "dev_type", vpa_dev_type_to_string (dev->dev_type));
   vpa_output_json_add_int_or_null (b, "numa_node", dev->numa_node);
   vpa_output_json_add_int_or_null (b, "socket", vpa_host_node_socket (inv->host, dev->numa_node));
-  add_string_or_null (b, "pf", dev->parent_addr != VPA_ADDR_NONE
-                                 ? vpa_addr_format (dev->parent_addr, buf) : NULL);
+  add_string_or_null (b, "pf", dev->parent_addr != VPA_ADDR_NONE ? vpa_addr_format (dev->parent_addr, buf) : NULL);
   add_tags (b, inv->config, inv->tagset[i]);
   add_string_or_null (b, "state", state_word (inv, i));
   add_string_or_null (b, "domain",

@@ -25,19 +25,37 @@ pool_tags (const VpaConfig *config, const VpaPool *pool)
 /* Text                                                                */
 /* ------------------------------------------------------------------ */
 
-enum { COL_VENDOR, COL_PRODUCT, COL_TYPE, COL_NUMA, COL_SOCKET, COL_TAGS, COL_PF,
-       COL_PCIE_ROOT, COL_PCIE_SWITCH, COL_TOTAL, COL_FREE, COL_USED, COL_BLOCKED, COL_LAST };
+enum { COL_VENDOR,
+       COL_PRODUCT,
+       COL_TYPE,
+       COL_NUMA,
+       COL_SOCKET,
+       COL_TAGS,
+       COL_PF,
+       COL_PCIE_ROOT,
+       COL_PCIE_SWITCH,
+       COL_TOTAL,
+       COL_FREE,
+       COL_USED,
+       COL_BLOCKED,
+       COL_LAST };
 
 static const struct {
   const char *title;
   VpaPoolKeys key; /* 0: always shown */
 } columns[] = {
-  { "VENDOR", VPA_POOL_KEY_VENDOR },  { "PRODUCT", VPA_POOL_KEY_PRODUCT },
-  { "TYPE", VPA_POOL_KEY_DEV_TYPE },  { "NUMA", VPA_POOL_KEY_NUMA_NODE },
-  { "SOCKET", VPA_POOL_KEY_SOCKET },  { "TAGS", VPA_POOL_KEY_TAGS },
-  { "PF", VPA_POOL_KEY_PF },          { "PCIE-ROOT", VPA_POOL_KEY_PCIE_ROOT },
-  { "PCIE-SWITCH", VPA_POOL_KEY_PCIE_SWITCH }, { "TOTAL", 0 },
-  { "FREE", 0 },                      { "USED", 0 },
+  { "VENDOR", VPA_POOL_KEY_VENDOR },
+  { "PRODUCT", VPA_POOL_KEY_PRODUCT },
+  { "TYPE", VPA_POOL_KEY_DEV_TYPE },
+  { "NUMA", VPA_POOL_KEY_NUMA_NODE },
+  { "SOCKET", VPA_POOL_KEY_SOCKET },
+  { "TAGS", VPA_POOL_KEY_TAGS },
+  { "PF", VPA_POOL_KEY_PF },
+  { "PCIE-ROOT", VPA_POOL_KEY_PCIE_ROOT },
+  { "PCIE-SWITCH", VPA_POOL_KEY_PCIE_SWITCH },
+  { "TOTAL", 0 },
+  { "FREE", 0 },
+  { "USED", 0 },
   { "BLOCKED", 0 },
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (columns) == COL_LAST);

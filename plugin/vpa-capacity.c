@@ -166,8 +166,8 @@ node_memory (VpaNodeCap *nc, const VpaCell *cell, const VpaConfig *config, GPtrA
   nc->reserved_kib = config->reserved_memory_kib;
   claimed_memory (claims, counted, cell->id, 0, &nc->claimed_kib);
   nc->avail_kib = nc->memory_kib > nc->reserved_kib + nc->claimed_kib
-                      ? nc->memory_kib - nc->reserved_kib - nc->claimed_kib
-                      : 0;
+                    ? nc->memory_kib - nc->reserved_kib - nc->claimed_kib
+                    : 0;
 }
 
 /* The first NUMA claim of each domain but exclude. */

@@ -14,33 +14,33 @@ G_BEGIN_DECLS
 typedef struct {
   guint64 size_kib;
   guint64 total;
-  guint64 reserved;   /* [host] reserved-huge-pages */
-  guint64 claimed;    /* bound by other domains */
-  guint64 avail;      /* min (total - reserved - claimed, free) */
+  guint64 reserved; /* [host] reserved-huge-pages */
+  guint64 claimed;  /* bound by other domains */
+  guint64 avail;    /* min (total - reserved - claimed, free) */
 } VpaNodePages;
 
 typedef struct {
   gint node;
   gint socket;
-  guint n_cpus;            /* online CPUs */
-  GArray *shared;          /* guint: shared CPUs not pinned dedicated by others */
-  GArray *dedicated;       /* guint: the node's CPUs of cpu-dedicated-set */
-  GArray *free_dedicated;  /* guint: of those, not pinned by another domain */
-  GArray *free_groups;     /* guint, parallel: thread-sibling group of each */
-  guint threads_per_core;  /* most threads of one core among dedicated CPUs */
-  guint64 memory_kib;      /* ordinary memory: total less hugepages */
+  guint n_cpus;           /* online CPUs */
+  GArray *shared;         /* guint: shared CPUs not pinned dedicated by others */
+  GArray *dedicated;      /* guint: the node's CPUs of cpu-dedicated-set */
+  GArray *free_dedicated; /* guint: of those, not pinned by another domain */
+  GArray *free_groups;    /* guint, parallel: thread-sibling group of each */
+  guint threads_per_core; /* most threads of one core among dedicated CPUs */
+  guint64 memory_kib;     /* ordinary memory: total less hugepages */
   guint64 reserved_kib;
   guint64 claimed_kib;
   guint64 avail_kib;
-  GArray *pages;           /* VpaNodePages, hugepage sizes only, ascending */
-  guint shared_used;       /* shared vCPUs other guests run there: Nova's
-                            * cpu_usage; 0 (the project does not count them) */
-  guint shared_room;       /* most shared vCPUs one cell may add (G_MAXUINT: no
-                            * limit but the shared set's size) */
+  GArray *pages;     /* VpaNodePages, hugepage sizes only, ascending */
+  guint shared_used; /* shared vCPUs other guests run there: Nova's
+                      * cpu_usage; 0 (the project does not count them) */
+  guint shared_room; /* most shared vCPUs one cell may add (G_MAXUINT: no
+                      * limit but the shared set's size) */
 } VpaNodeCap;
 
 typedef struct {
-  GPtrArray *nodes;        /* VpaNodeCap*, ascending node id */
+  GPtrArray *nodes; /* VpaNodeCap*, ascending node id */
 } VpaCapacity;
 
 void vpa_capacity_free (VpaCapacity *cap);

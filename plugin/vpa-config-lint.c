@@ -15,8 +15,8 @@ vpa_lint_finding_free (VpaLintFinding *f)
 }
 
 static void G_GNUC_PRINTF (5, 6)
-add (GPtrArray *findings, VpaLintLevel level, const char *path, guint line, const char *fmt,
-     ...)
+  add (GPtrArray *findings, VpaLintLevel level, const char *path, guint line, const char *fmt,
+       ...)
 {
   VpaLintFinding *f = g_new0 (VpaLintFinding, 1);
   g_autofree char *msg = NULL;
@@ -47,7 +47,7 @@ vpa_lint_worst (GPtrArray *findings)
 
 typedef struct {
   char *group;
-  char *key;   /* NULL for the group header itself */
+  char *key; /* NULL for the group header itself */
   guint line;
 } RawEntry;
 
@@ -134,8 +134,14 @@ distance (const char *a, const char *b)
 
 /* The keys of a [device-spec] group and the tags Nova gives a meaning. */
 static const char *const spec_keys[] = {
-  "address", "vendor-id", "product-id", "devname", "physical-network", "trusted",
-  "remote-managed", NULL,
+  "address",
+  "vendor-id",
+  "product-id",
+  "devname",
+  "physical-network",
+  "trusted",
+  "remote-managed",
+  NULL,
 };
 
 static const char *
@@ -183,7 +189,8 @@ vpa_config_lint_text (const char *data, gsize len, const char *path, GPtrArray *
       if ((miss = near_miss (e->key)) != NULL)
         add (findings, VPA_LINT_ERROR, path, e->line,
              "[%s] key '%s' is close to '%s': as written it is a tag, and the spec matches "
-             "more devices than meant", e->group, e->key, miss);
+             "more devices than meant",
+             e->group, e->key, miss);
     }
 }
 
@@ -221,7 +228,8 @@ lint_specs (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
       if (n == 0)
         add (findings, VPA_LINT_WARNING, config->path, group_line (raw, group),
              "[%s] matches no device of the inventory %s (or only devices an earlier spec "
-             "took)", group, inv->host->source);
+             "took)",
+             group, inv->host->source);
     }
 }
 
@@ -242,7 +250,8 @@ lint_aliases (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
       if (!found)
         add (findings, VPA_LINT_WARNING, config->path, group_line (raw, group),
              "[%s] no device of the inventory %s satisfies it (no device spec admits a "
-             "matching device): a request for '%s' always fails", group, inv->host->source,
+             "matching device): a request for '%s' always fails",
+             group, inv->host->source,
              alias->name);
     }
 }

@@ -517,7 +517,12 @@ edit_distance (const char *a, const char *b)
 /* The keys a misspelling of which would silently become a tag that then
  * matches every device (adress=, phyiscal-network=). '-' and '_' alike. */
 static const char *const near_miss_keys[] = {
-  "address", "vendor_id", "product_id", "devname", "physical_network", "trusted",
+  "address",
+  "vendor_id",
+  "product_id",
+  "devname",
+  "physical_network",
+  "trusted",
 };
 
 static gboolean

@@ -244,8 +244,8 @@ vpa_place_candidates (const Place *pl, guint r, const PlaceState *st)
       cand->pool = g_strdup (k->label);
       cand->numa_node = k->numa_node;
       cand->socket = k->numa_node == VPA_NUMA_NONE
-                         ? VPA_SOCKET_NONE
-                         : vpa_host_node_socket (pl->host, k->numa_node);
+                       ? VPA_SOCKET_NONE
+                       : vpa_host_node_socket (pl->host, k->numa_node);
       cand->free = k->free_devs->len;
       cand->tier = k->tier;
       cand->taken = st != NULL ? ALLOC (pl, st, r, c) : 0;
@@ -254,8 +254,8 @@ vpa_place_candidates (const Place *pl, guint r, const PlaceState *st)
         cand->verdict = why;
       else if (cand->taken > 0)
         cand->verdict = k->dist > 0 && k->dist < VPA_PLACE_DIST_MAX
-                            ? g_strdup_printf ("taken %u (nearest allowed: distance %u)", cand->taken, k->dist + 10)
-                            : g_strdup_printf ("taken %u", cand->taken);
+                          ? g_strdup_printf ("taken %u (nearest allowed: distance %u)", cand->taken, k->dist + 10)
+                          : g_strdup_printf ("taken %u", cand->taken);
       else if (cand->free == 0)
         cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked)", k->n_held,
                                          k->n_blocked);

@@ -224,20 +224,20 @@ typedef struct {
   const VpaInventory *inv;
   GPtrArray *requests;
   const VpaFitGuest *guest;
-  guint n, h;                /* cells, nodes */
-  guint *order;              /* node indices in Nova's order */
-  guint64 *feasible;         /* per cell: bitmask of node indices */
+  guint n, h;        /* cells, nodes */
+  guint *order;      /* node indices in Nova's order */
+  guint64 *feasible; /* per cell: bitmask of node indices */
   VpaPlacer *placer;
-  GHashTable *visited;       /* used node masks already walked */
-  GHashTable *costs;         /* node mask -> device tier total + 1 (0: none) */
-  guint *choice;             /* per cell: node index (current path) */
-  guint *best;               /* per cell: node index of the best fit */
-  gint64 best_cost;          /* -1: none yet */
-  gint64 lower;              /* the root bound */
-  VpaPlacement *root;        /* the devices with the guest on every reachable node */
+  GHashTable *visited; /* used node masks already walked */
+  GHashTable *costs;   /* node mask -> device tier total + 1 (0: none) */
+  guint *choice;       /* per cell: node index (current path) */
+  guint *best;         /* per cell: node index of the best fit */
+  gint64 best_cost;    /* -1: none yet */
+  gint64 lower;        /* the root bound */
+  VpaPlacement *root;  /* the devices with the guest on every reachable node */
   guint n_runs;
-  guint run_limit;           /* device placements this walk may run */
-  guint64 must;              /* nodes every leaf must hold (the first walk), or 0 */
+  guint run_limit; /* device placements this walk may run */
+  guint64 must;    /* nodes every leaf must hold (the first walk), or 0 */
   gboolean done;
 } Search;
 
@@ -553,8 +553,8 @@ cell_needs (const VpaFitCell *cell, const VpaFitGuest *guest)
                           vpa_cpu_policy_to_string (guest->cpu_policy),
                           guest->cpu_policy == VPA_CPU_POLICY_DEDICATED ? " thread policy " : "",
                           guest->cpu_policy == VPA_CPU_POLICY_DEDICATED
-                              ? vpa_thread_policy_to_string (guest->thread_policy)
-                              : "",
+                            ? vpa_thread_policy_to_string (guest->thread_policy)
+                            : "",
                           cell->memory_kib, guest->page_kib != 0 ? " in hugepages" : "");
 }
 

@@ -13,38 +13,37 @@
 
 G_BEGIN_DECLS
 
-
 typedef struct {
-  guint id;            /* guest cell id */
-  GArray *vcpus;       /* guint guest vCPUs, ascending (borrowed) */
+  guint id;      /* guest cell id */
+  GArray *vcpus; /* guint guest vCPUs, ascending (borrowed) */
   guint64 memory_kib;
 } VpaFitCell;
 
 typedef struct {
-  GArray *cells;       /* VpaFitCell, guest order */
+  GArray *cells; /* VpaFitCell, guest order */
   VpaCpuPolicy cpu_policy;
   VpaThreadPolicy thread_policy;
-  guint64 page_kib;    /* hugepage size backing the guest, 0: none */
-  gboolean cell_pack;  /* [host] cell-allocation=pack */
-  const gint *fixed;   /* per cell: the only host node allowed, or -1; NULL: none */
+  guint64 page_kib;   /* hugepage size backing the guest, 0: none */
+  gboolean cell_pack; /* [host] cell-allocation=pack */
+  const gint *fixed;  /* per cell: the only host node allowed, or -1; NULL: none */
 } VpaFitGuest;
 
 typedef struct {
-  guint cell;          /* guest cell id */
-  gint node;           /* host node */
-  GArray *cpus;        /* guint: dedicated: the host CPU of each vCPU, in
-                        * the cell's vCPU order; shared: the node's shared CPUs */
-  GArray *reserved;    /* guint: dedicated isolate: the pinned cores' other
-                        * threads, kept from other guests; else empty */
+  guint cell;       /* guest cell id */
+  gint node;        /* host node */
+  GArray *cpus;     /* guint: dedicated: the host CPU of each vCPU, in
+                     * the cell's vCPU order; shared: the node's shared CPUs */
+  GArray *reserved; /* guint: dedicated isolate: the pinned cores' other
+                     * threads, kept from other guests; else empty */
   guint64 memory_kib;
 } VpaCellBinding;
 
 typedef struct {
-  GArray *bindings;    /* VpaCellBinding, guest cell order */
-  GArray *nodes;       /* gint: the chosen host nodes, ascending */
+  GArray *bindings;        /* VpaCellBinding, guest cell order */
+  GArray *nodes;           /* gint: the chosen host nodes, ascending */
   VpaPlacement *placement; /* the devices (NULL without requests) */
-  guint tier_total;    /* sum of the devices' tiers */
-  guint n_runs;        /* device placements tried (for the benchmark) */
+  guint tier_total;        /* sum of the devices' tiers */
+  guint n_runs;            /* device placements tried (for the benchmark) */
 } VpaFit;
 
 void vpa_fit_free (VpaFit *fit);

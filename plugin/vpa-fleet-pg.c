@@ -43,7 +43,7 @@ pg_fail (VpaFleetPg *self, const char *what, const PGresult *res, GError **error
   /* Class 23: integrity constraint violation, i.e. bad rows. */
   g_set_error (error, VPA_ERROR,
                state != NULL && g_str_has_prefix (state, "23") ? VPA_ERROR_INVALID
-                                                                : VPA_ERROR_ENVIRONMENT,
+                                                               : VPA_ERROR_ENVIRONMENT,
                "store '%s': %s: %s", self->parent.uri, what, msg);
   return FALSE;
 }
@@ -235,8 +235,7 @@ copy_device_row (GString *out, const char *id, const VpaFleetDevice *d)
   copy_field (out, d->product_id, FALSE);
   copy_field (out, vpa_dev_type_to_string (d->dev_type), FALSE);
   copy_field (out, d->numa_node != VPA_NUMA_NONE ? numa : NULL, FALSE);
-  copy_field (out, d->parent_addr != VPA_ADDR_NONE ? vpa_addr_format (d->parent_addr, parent)
-                                                  : NULL, FALSE);
+  copy_field (out, d->parent_addr != VPA_ADDR_NONE ? vpa_addr_format (d->parent_addr, parent) : NULL, FALSE);
   copy_field (out, d->tags, FALSE);
   copy_field (out, tagset, FALSE);
   copy_field (out, d->netdev, FALSE);

@@ -110,7 +110,8 @@ sqlite_schema_state (VpaFleetSqlite *self, char **application, gint64 *version,
   if (!has_version)
     return TRUE;
   row = sql_prepare (self, "SELECT application, version FROM schema_version"
-                           " ORDER BY version DESC LIMIT 1", error);
+                           " ORDER BY version DESC LIMIT 1",
+                     error);
   if (row == NULL)
     return FALSE;
   rc = sqlite3_step (row);
@@ -249,7 +250,8 @@ sqlite_insert_cells (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *da
   g_autoptr (sqlite3_stmt) ins = NULL;
 
   ins = sql_prepare (self, "INSERT INTO host_cells (host_id, node, socket, memory_kib, cpus,"
-                           " pages, distances) VALUES (?, ?, ?, ?, ?, ?, ?)", error);
+                           " pages, distances) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     error);
   if (ins == NULL)
     return FALSE;
   for (guint i = 0; i < data->cells->len; i++)
@@ -268,7 +270,8 @@ sqlite_insert_cells (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *da
     }
   g_clear_pointer (&ins, sqlite3_finalize);
   ins = sql_prepare (self, "INSERT INTO host_numa_claims (host_id, domain, running, dedicated,"
-                           " memory) VALUES (?, ?, ?, ?, ?)", error);
+                           " memory) VALUES (?, ?, ?, ?, ?)",
+                     error);
   if (ins == NULL)
     return FALSE;
   for (guint i = 0; i < data->claims->len; i++)
@@ -310,8 +313,7 @@ sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *
       sqlite3_bind_text (ins, 5, vpa_dev_type_to_string (d->dev_type), -1, SQLITE_STATIC);
       if (d->numa_node != VPA_NUMA_NONE)
         sqlite3_bind_int (ins, 6, d->numa_node);
-      bind_text_or_null (ins, 7, d->parent_addr != VPA_ADDR_NONE
-                                   ? vpa_addr_format (d->parent_addr, parent) : NULL);
+      bind_text_or_null (ins, 7, d->parent_addr != VPA_ADDR_NONE ? vpa_addr_format (d->parent_addr, parent) : NULL);
       sqlite3_bind_text (ins, 8, d->tags, -1, SQLITE_STATIC);
       sqlite3_bind_int64 (ins, 9, d->tagset);
       bind_text_or_null (ins, 10, d->netdev);

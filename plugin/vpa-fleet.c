@@ -142,7 +142,6 @@ vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
   return g_steal_pointer (&data);
 }
 
-
 /* ------------------------------------------------------------------ */
 /* Node capacity rows                                                  */
 /* ------------------------------------------------------------------ */
@@ -710,7 +709,8 @@ tag_kv_cmp (char **a, char **b)
       if (c != 0)
         return c;
     }
-  return a[i] != NULL ? 1 : b[i] != NULL ? -1 : 0;
+  return a[i] != NULL ? 1 : b[i] != NULL ? -1
+                                         : 0;
 }
 
 static gint
@@ -898,13 +898,13 @@ vpa_fleet_request_match (const VpaFleetPool *pool, const VpaRequest *req)
 typedef struct {
   const VpaFleetPool *pool;
   guint count;
-  gboolean gone;       /* apply_requests deleted it */
-  VpaTier tier;        /* of its NUMA node for the guest */
+  gboolean gone; /* apply_requests deleted it */
+  VpaTier tier;  /* of its NUMA node for the guest */
 } Slot;
 
 /* The guest as policy/ sees it, on the fleet host's cells. */
 typedef struct {
-  VpaHost *host;       /* the cells only */
+  VpaHost *host; /* the cells only */
   VpaGuestNodes guest;
 } Guest;
 
@@ -1403,7 +1403,7 @@ vpa_fleet_sql_migration (gint64 version, const char *id_type, const char *text_t
 /* The columns both pool queries return, decoded by vpa_fleet_pool_from_row:
  * host, vendor_id, product_id, dev_type, numa_node, socket, tagset,
  * tags (min), tags (max), total, free, held, blocked, first_addr. */
-#define POOL_GROUP_COLUMNS                                                    \
+#define POOL_GROUP_COLUMNS \
   "host_id, vendor_id, product_id, dev_type, numa_node, tagset"
 
 const char *
@@ -1412,21 +1412,21 @@ vpa_fleet_sql_pools (gboolean one_host)
   /* The seed design's GROUP BY with what Nova's pools need (dev_type,
    * tags, NULL NUMA as its own group, state), joined to the host's cells
    * for the socket. MIN/MAX of tags detect a tagset key collision. */
-#define POOLS_SQL(where)                                                      \
-  "SELECT h.name, p.vendor_id, p.product_id, p.dev_type, p.numa_node, c.socket," \
+#define POOLS_SQL(where)                                                             \
+  "SELECT h.name, p.vendor_id, p.product_id, p.dev_type, p.numa_node, c.socket,"     \
   " p.tagset, p.tags, p.tags_max, p.total, p.free, p.held, p.blocked, p.first_addr," \
-  " p.pcie_root, p.pcie_port"                                                 \
-  " FROM (SELECT " POOL_GROUP_COLUMNS ","                                     \
-  "  MIN(tags) AS tags, MAX(tags) AS tags_max, COUNT(*) AS total,"            \
-  "  SUM(CASE WHEN state = 'free' THEN 1 ELSE 0 END) AS free,"                \
-  "  SUM(CASE WHEN state = 'held' THEN 1 ELSE 0 END) AS held,"                \
-  "  SUM(CASE WHEN state = 'blocked' THEN 1 ELSE 0 END) AS blocked,"          \
-  "  MIN(address) AS first_addr, NULL AS pcie_root, NULL AS pcie_port"        \
-  "  FROM devices" where                                                      \
-  "  GROUP BY " POOL_GROUP_COLUMNS ") AS p"                                   \
-  " JOIN hosts AS h ON h.id = p.host_id"                                      \
-  " LEFT JOIN host_cells AS c ON c.host_id = p.host_id AND c.node = p.numa_node" \
-  " ORDER BY h.name, p.vendor_id, p.product_id, p.dev_type,"                  \
+  " p.pcie_root, p.pcie_port"                                                        \
+  " FROM (SELECT " POOL_GROUP_COLUMNS ","                                            \
+  "  MIN(tags) AS tags, MAX(tags) AS tags_max, COUNT(*) AS total,"                   \
+  "  SUM(CASE WHEN state = 'free' THEN 1 ELSE 0 END) AS free,"                       \
+  "  SUM(CASE WHEN state = 'held' THEN 1 ELSE 0 END) AS held,"                       \
+  "  SUM(CASE WHEN state = 'blocked' THEN 1 ELSE 0 END) AS blocked,"                 \
+  "  MIN(address) AS first_addr, NULL AS pcie_root, NULL AS pcie_port"               \
+  "  FROM devices" where                                                             \
+  "  GROUP BY " POOL_GROUP_COLUMNS ") AS p"                                          \
+  " JOIN hosts AS h ON h.id = p.host_id"                                             \
+  " LEFT JOIN host_cells AS c ON c.host_id = p.host_id AND c.node = p.numa_node"     \
+  " ORDER BY h.name, p.vendor_id, p.product_id, p.dev_type,"                         \
   "  p.numa_node IS NULL, p.numa_node, p.tags"
 
   return one_host ? POOLS_SQL (" WHERE host_id = $1") : POOLS_SQL ("");
@@ -1608,8 +1608,7 @@ vpa_fleet_host_add_claim_row (GHashTable *by_id, const char *const *v)
       VpaMemClaim m = { (gint) r[0], (guint64) r[1], (guint64) r[2] };
       g_array_append_val (use->memory, m);
     }
-  g_ptr_array_add (host->claims, vpa_claim_new_numa (v[1], g_strcmp0 (v[2], "0") != 0 &&
-                                                               g_strcmp0 (v[2], "f") != 0,
+  g_ptr_array_add (host->claims, vpa_claim_new_numa (v[1], g_strcmp0 (v[2], "0") != 0 && g_strcmp0 (v[2], "f") != 0,
                                                      g_steal_pointer (&use)));
   return TRUE;
 }

@@ -44,19 +44,19 @@ G_BEGIN_DECLS
  * version 1 until the host syncs again). */
 typedef struct {
   gint node;
-  gint socket;         /* VPA_SOCKET_NONE = NULL */
+  gint socket; /* VPA_SOCKET_NONE = NULL */
   guint64 memory_kib;
-  char *cpus;          /* "cpu/online/socket/core/siblings ..." or "cpu ..." */
-  char *pages;         /* "size_kib/total/free ..." */
-  char *distances;     /* "node/value ..." */
+  char *cpus;      /* "cpu/online/socket/core/siblings ..." or "cpu ..." */
+  char *pages;     /* "size_kib/total/free ..." */
+  char *distances; /* "node/value ..." */
 } VpaFleetCell;
 
 /* The CPUs and memory one domain of the host pins and binds. */
 typedef struct {
   char *domain;
   gboolean running;
-  char *dedicated;     /* "cpu cpu ..." */
-  char *memory;        /* "node/page_kib/kib ..." */
+  char *dedicated; /* "cpu cpu ..." */
+  char *memory;    /* "node/page_kib/kib ..." */
 } VpaFleetNumaClaim;
 
 /* The rows of a VpaCell (copies its capacity into the encodings). */
@@ -77,17 +77,17 @@ typedef struct {
   char *netdev;        /* or NULL */
   char *held_by;       /* or NULL */
   VpaDevState state;
-  char *pcie_root;     /* host bridge "pci0000:15", or NULL when unknown */
-  char *pcie_port;     /* root port above it, or NULL */
-  char *pcie_switch;   /* switch (upstream port) above it, or NULL */
+  char *pcie_root;   /* host bridge "pci0000:15", or NULL when unknown */
+  char *pcie_port;   /* root port above it, or NULL */
+  char *pcie_switch; /* switch (upstream port) above it, or NULL */
 } VpaFleetDevice;
 
 typedef struct {
   char *name;
-  GArray *cells;       /* VpaFleetCell, ascending node */
-  GStrv traits;        /* sorted */
-  GArray *devices;     /* VpaFleetDevice, ascending address */
-  GArray *claims;      /* VpaFleetNumaClaim, one per domain */
+  GArray *cells;   /* VpaFleetCell, ascending node */
+  GStrv traits;    /* sorted */
+  GArray *devices; /* VpaFleetDevice, ascending address */
+  GArray *claims;  /* VpaFleetNumaClaim, one per domain */
 } VpaFleetHostData;
 
 VpaFleetHostData *vpa_fleet_host_data_new (const char *name);
@@ -120,16 +120,16 @@ typedef struct {
   char *host;
   char vendor_id[8];
   char product_id[8];
-  gint numa_node;      /* VPA_NUMA_NONE = null */
-  gint socket;         /* VPA_SOCKET_NONE = null */
+  gint numa_node; /* VPA_NUMA_NONE = null */
+  gint socket;    /* VPA_SOCKET_NONE = null */
   VpaDevType dev_type;
   gint64 tagset;
-  char *tags;          /* canonical JSON object */
-  GStrv tag_kv;        /* tags parsed: key, value, key, value, ..., NULL */
+  char *tags;   /* canonical JSON object */
+  GStrv tag_kv; /* tags parsed: key, value, key, value, ..., NULL */
   guint total, free, held, blocked;
-  VpaAddr first_addr;  /* lowest member address */
-  char *pcie_root;     /* free pools (filter): the host bridge, or NULL */
-  char *pcie_port;     /* free pools (filter): the root port, or NULL */
+  VpaAddr first_addr; /* lowest member address */
+  char *pcie_root;    /* free pools (filter): the host bridge, or NULL */
+  char *pcie_port;    /* free pools (filter): the root port, or NULL */
 } VpaFleetPool;
 
 void vpa_fleet_pool_free (VpaFleetPool *pool);
@@ -141,12 +141,12 @@ typedef struct {
   gint64 id;
   char *name;
   GStrv traits;
-  char *last_sync;     /* ISO 8601 UTC */
-  GArray *cells;       /* VpaFleetCell, ascending node */
-  GPtrArray *pools;    /* VpaFleetPool* of free devices (filter), or NULL */
+  char *last_sync;  /* ISO 8601 UTC */
+  GArray *cells;    /* VpaFleetCell, ascending node */
+  GPtrArray *pools; /* VpaFleetPool* of free devices (filter), or NULL */
   /* With VPA_FLEET_LOAD_CAPACITY: */
-  GPtrArray *devices;  /* VpaDevice* of its device rows, or NULL */
-  GPtrArray *claims;   /* VpaClaim*: device holds and CPU/memory claims */
+  GPtrArray *devices; /* VpaDevice* of its device rows, or NULL */
+  GPtrArray *claims;  /* VpaClaim*: device holds and CPU/memory claims */
 } VpaFleetHost;
 
 typedef enum {
@@ -187,7 +187,7 @@ typedef struct {
 
 struct _VpaFleetStore {
   const VpaFleetStoreOps *ops;
-  char *uri;           /* for messages; any password removed */
+  char *uri; /* for messages; any password removed */
 };
 
 typedef enum {
@@ -255,16 +255,16 @@ VpaFleetHost *vpa_fleet_host_from_row (const char *const *values);
  * maps &host->id to hosts. */
 gboolean vpa_fleet_host_add_cell_row (GHashTable *by_id, const char *const *values);
 #define VPA_FLEET_SQL_CELLS "SELECT host_id, node, socket, memory_kib, cpus, pages, distances" \
-  " FROM host_cells ORDER BY host_id, node"
+                            " FROM host_cells ORDER BY host_id, node"
 /* Row host_id, domain, running, dedicated, memory. */
 gboolean vpa_fleet_host_add_claim_row (GHashTable *by_id, const char *const *values);
 #define VPA_FLEET_SQL_CLAIMS "SELECT host_id, domain, running, dedicated, memory" \
-  " FROM host_numa_claims ORDER BY host_id, domain"
+                             " FROM host_numa_claims ORDER BY host_id, domain"
 /* Row host_id, address, vendor_id, product_id, dev_type, numa_node,
  * parent_addr, netdev, held_by. */
 gboolean vpa_fleet_host_add_device_row (GHashTable *by_id, const char *const *values);
 #define VPA_FLEET_SQL_DEVICES "SELECT host_id, address, vendor_id, product_id, dev_type," \
-  " numa_node, parent_addr, netdev, held_by FROM devices ORDER BY host_id, address"
+                              " numa_node, parent_addr, netdev, held_by FROM devices ORDER BY host_id, address"
 /* Gives every host empty devices and claims arrays (before the rows). */
 void vpa_fleet_hosts_init_capacity (GPtrArray *hosts);
 /* Moves the free pools (host column = host id) into their hosts. */
@@ -281,24 +281,24 @@ char *vpa_fleet_now (void);
 /* What the filter asks of every host: a domain's requests (with their
  * effective policies) and its guest NUMA placement. */
 typedef struct {
-  GPtrArray *requests;        /* VpaRequest*, in Nova's order (borrowed) */
-  gboolean numa_guest;        /* the domain has <cpu><numa> */
-  const gint *guest_nodes;    /* host nodes the guest is bound to, sorted */
-  guint n_guest_nodes;        /* 0: unbound, any node/socket is tried */
+  GPtrArray *requests;          /* VpaRequest*, in Nova's order (borrowed) */
+  gboolean numa_guest;          /* the domain has <cpu><numa> */
+  const gint *guest_nodes;      /* host nodes the guest is bound to, sorted */
+  guint n_guest_nodes;          /* 0: unbound, any node/socket is tried */
   gboolean need_net_numa_trait; /* a port carries its own NUMA policy */
   gboolean need_socket_trait;   /* the flavor/image policy is socket */
   /* <vpa:numa placement="auto">: the whole-guest fit on each host's
    * capacity rows decides (hosts loaded with VPA_FLEET_LOAD_CAPACITY). */
-  const VpaDomain *numa_auto;   /* or NULL */
-  const VpaConfig *config;      /* [host] and device specs for the fit */
+  const VpaDomain *numa_auto; /* or NULL */
+  const VpaConfig *config;    /* [host] and device specs for the fit */
 } VpaFleetQuery;
 
 typedef struct {
   char *host;
   gboolean passes;
-  gdouble weight;      /* free affine devices left; 0 when it fails */
-  char *reason;        /* why it fails, or NULL */
-  char *nodes;         /* the guest nodes it was judged with ("0", "0,1"), or NULL */
+  gdouble weight; /* free affine devices left; 0 when it fails */
+  char *reason;   /* why it fails, or NULL */
+  char *nodes;    /* the guest nodes it was judged with ("0", "0,1"), or NULL */
 } VpaFleetVerdict;
 
 void vpa_fleet_verdict_free (VpaFleetVerdict *verdict);

@@ -20,8 +20,8 @@ typedef struct {
 } VpaFlowEdge;
 
 typedef struct {
-  GArray *edges;          /* VpaFlowEdge; edge e and e ^ 1 are a pair */
-  GArray *head;           /* gint per node */
+  GArray *edges; /* VpaFlowEdge; edge e and e ^ 1 are a pair */
+  GArray *head;  /* gint per node */
 } VpaFlow;
 
 /* An empty network of n_nodes nodes; vpa_flow_clear() frees it. */

@@ -22,13 +22,13 @@ typedef enum {
 const char *vpa_dev_state_to_string (VpaDevState state);
 
 typedef struct {
-  VpaHost *host;         /* owned */
+  VpaHost *host;           /* owned */
   const VpaConfig *config; /* borrowed: must outlive the inventory */
-  gint *tagset;          /* per device: tag set id, -1 when no spec matches */
-  guint8 *state;         /* per device: VpaDevState */
-  const char **held_by;  /* per device: holding domain (into claims), or NULL */
-  GPtrArray *claims;     /* VpaClaim*, owned */
-  guint n_devices;       /* devices in the inventory (tagset >= 0) */
+  gint *tagset;            /* per device: tag set id, -1 when no spec matches */
+  guint8 *state;           /* per device: VpaDevState */
+  const char **held_by;    /* per device: holding domain (into claims), or NULL */
+  GPtrArray *claims;       /* VpaClaim*, owned */
+  guint n_devices;         /* devices in the inventory (tagset >= 0) */
 } VpaInventory;
 
 /* Takes ownership of host (sealed or not) and of claims (may be NULL: then

@@ -35,20 +35,20 @@
 typedef struct {
   VpaLocality level;
   gint64 key;
-  guint cls;              /* the first class of the domain (describes it) */
+  guint cls; /* the first class of the domain (describes it) */
 } Anchor;
 
 typedef struct {
   const VpaLocalityProblem *p;
-  GPtrArray *groups;      /* VpaLocalityGroupState* */
-  GArray **options;       /* per group: Anchor, best first */
-  gint64 *lb;             /* per group: locality cost of its first option */
+  GPtrArray *groups; /* VpaLocalityGroupState* */
+  GArray **options;  /* per group: Anchor, best first */
+  gint64 *lb;        /* per group: locality cost of its first option */
   gint64 weight[VPA_LOCALITY_LAST + 1];
   guint8 *mask;
   guint *choice, *best;
   gboolean have_best;
   gint64 best_tier, best_loc, best_cost;
-  gint64 tier0;           /* the unrestricted tier total: no choice has less */
+  gint64 tier0; /* the unrestricted tier total: no choice has less */
   guint solves;
 } Search;
 

@@ -31,13 +31,13 @@ typedef struct {
 
 typedef struct {
   char *name;
-  VpaLocality level;       /* asked */
+  VpaLocality level; /* asked */
   gboolean required;
-  GArray *members;         /* guint request indices */
-  VpaLocality alone;       /* the closest level whose free devices could hold the group
-                            * on its own; VPA_LOCALITY_LAST when none can */
-  VpaLocality chosen;      /* level of the domain chosen (SYSTEM: unrestricted) */
-  gint chosen_class;       /* a class of the chosen domain, -1 for SYSTEM */
+  GArray *members;    /* guint request indices */
+  VpaLocality alone;  /* the closest level whose free devices could hold the group
+                       * on its own; VPA_LOCALITY_LAST when none can */
+  VpaLocality chosen; /* level of the domain chosen (SYSTEM: unrestricted) */
+  gint chosen_class;  /* a class of the chosen domain, -1 for SYSTEM */
 } VpaLocalityGroupState;
 
 void vpa_locality_group_state_free (VpaLocalityGroupState *g);

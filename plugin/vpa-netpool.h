@@ -16,7 +16,7 @@ G_BEGIN_DECLS
 typedef struct {
   char *name;
   gboolean active;
-  GStrv pf_devs;   /* the <pf dev> names, in document order */
+  GStrv pf_devs; /* the <pf dev> names, in document order */
 } VpaHostdevNet;
 
 VpaHostdevNet *vpa_hostdev_net_new (const char *name, gboolean active, GStrv pf_devs);

@@ -12,9 +12,9 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  VpaFit *fit;             /* cells -> nodes, CPUs; devices */
-  VpaNumaBinding binding;  /* what to write */
-  GArray *nodes;           /* gint, the guest's host nodes (borrowed from fit) */
+  VpaFit *fit;            /* cells -> nodes, CPUs; devices */
+  VpaNumaBinding binding; /* what to write */
+  GArray *nodes;          /* gint, the guest's host nodes (borrowed from fit) */
 } VpaNumaResult;
 
 void vpa_numa_result_free (VpaNumaResult *res);

@@ -96,7 +96,7 @@ vpa_pipeline_rewrite_placed (const VpaDomain *dom, const char *buf, gsize len, c
  * no hot-plug), is left where libvirt puts it. */
 gboolean
 vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, const VpaDevice *dev, char **out,
-                      GError **error)
+                                   GError **error)
 {
   g_autoptr (GArray) cells = NULL;
   const VpaGuestController *spare;
@@ -122,4 +122,3 @@ vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, cons
                           spare->index);
   return TRUE;
 }
-

@@ -71,9 +71,11 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
           guint idx = g_array_index (a->devices, guint, j);
           const VpaDevice *d = vpa_host_device (inv->host, idx);
           const VpaPortRequest *port = r->kind == VPA_REQUEST_PORT
-                                         ? vpa_netpool_port (dom, r->device) : NULL;
+                                         ? vpa_netpool_port (dom, r->device)
+                                         : NULL;
           const VpaHostdevNet *net = port != NULL && port->network != NULL
-                                       ? vpa_netpool_network_of (inv, nets, idx) : NULL;
+                                       ? vpa_netpool_network_of (inv, nets, idx)
+                                       : NULL;
           char buf[VPA_ADDR_BUFLEN];
 
           if (net != NULL)
@@ -140,7 +142,8 @@ drop_network_requests (GPtrArray *requests, const VpaDomain *dom)
     {
       const VpaRequest *r = g_ptr_array_index (requests, i - 1);
       const VpaPortRequest *port = r->kind == VPA_REQUEST_PORT
-                                     ? vpa_netpool_port (dom, r->device) : NULL;
+                                     ? vpa_netpool_port (dom, r->device)
+                                     : NULL;
 
       if (port != NULL && port->network != NULL)
         g_ptr_array_remove_index (requests, i - 1);
@@ -271,8 +274,8 @@ static VpaAddr
 current_addr (GHashTable *by_alias, const VpaRequest *r, guint n)
 {
   g_autofree char *alias = r->kind != VPA_REQUEST_ALIAS
-    ? g_strdup (r->device)
-    : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n);
+                             ? g_strdup (r->device)
+                             : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n);
   const VpaDomainHostdev *hd = g_hash_table_lookup (by_alias, alias);
 
   return hd != NULL ? hd->addr : VPA_ADDR_NONE;
@@ -325,9 +328,9 @@ related_taken (const VpaInventory *inv, guint idx, GHashTable *taken)
 }
 
 typedef struct {
-  gboolean *keep;       /* per request */
-  GArray **devices;     /* per request: kept inventory indices */
-  char **why;           /* per request: why it moves (NULL if kept or new) */
+  gboolean *keep;   /* per request */
+  GArray **devices; /* per request: kept inventory indices */
+  char **why;       /* per request: why it moves (NULL if kept or new) */
 } Sticky;
 
 static void
@@ -372,7 +375,8 @@ sticky_decide (const VpaInventory *inv, const VpaDomain *dom, const VpaGuestNode
     {
       const VpaRequest *r = g_ptr_array_index (requests, i);
       guint first = r->kind == VPA_REQUEST_ALIAS
-        ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device)) : 0;
+                      ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device))
+                      : 0;
       guint count = r->kind != VPA_REQUEST_ALIAS ? 1 : r->count;
       gboolean had = FALSE;
 
@@ -744,7 +748,7 @@ holder_of (const VpaInventory *inv, guint idx)
  * must be filled by the hostdev whose user alias is exactly its key. */
 typedef struct {
   const VpaRequest *request;
-  guint index;      /* device number of an alias (ua-vpa-NAME-N) */
+  guint index; /* device number of an alias (ua-vpa-NAME-N) */
   gboolean filled;
 } RequestUnit;
 
@@ -761,15 +765,16 @@ index_request_units (GPtrArray *requests, GPtrArray *order)
     {
       const VpaRequest *r = g_ptr_array_index (requests, i);
       guint n = r->kind == VPA_REQUEST_ALIAS
-        ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device)) : 0;
+                  ? GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device))
+                  : 0;
       guint count = r->kind != VPA_REQUEST_ALIAS ? 1 : r->count;
 
       for (guint j = 0; j < count; j++)
         {
           RequestUnit *u = g_new0 (RequestUnit, 1);
           char *key = r->kind != VPA_REQUEST_ALIAS
-            ? g_strdup (r->device)
-            : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n + j);
+                        ? g_strdup (r->device)
+                        : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", r->device, n + j);
 
           u->request = r;
           u->index = n + j;
@@ -1097,8 +1102,8 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
         }
       res = g_new0 (VpaCheckResult, 1);
       res->device = u->request->kind != VPA_REQUEST_ALIAS
-        ? g_strdup (u->request->device)
-        : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", u->request->device, u->index);
+                      ? g_strdup (u->request->device)
+                      : g_strdup_printf (VPA_ALIAS_PREFIX "%s-%u", u->request->device, u->index);
       res->addr = VPA_ADDR_NONE;
       res->numa_node = VPA_NUMA_NONE;
       res->status = VPA_CHECK_UNPLACED;

@@ -13,8 +13,8 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  gboolean changed;     /* the rewritten document differs from the input */
-  GString *explain;     /* if not NULL on input: the --explain report, also on failure */
+  gboolean changed;             /* the rewritten document differs from the input */
+  GString *explain;             /* if not NULL on input: the --explain report, also on failure */
   gboolean keep_guest_topology; /* in: the guest's PCI controllers must not
                                  * change (migration, restore) */
 } VpaPlaceReport;
@@ -48,19 +48,19 @@ char *vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfi
 
 typedef enum {
   VPA_CHECK_OK,
-  VPA_CHECK_MISSING,     /* the device is not on this host */
-  VPA_CHECK_POLICY,      /* its NUMA node breaks the request's policy */
-  VPA_CHECK_CLAIMED,     /* another domain holds it */
-  VPA_CHECK_UNPLACED,    /* a request without a device yet */
+  VPA_CHECK_MISSING,  /* the device is not on this host */
+  VPA_CHECK_POLICY,   /* its NUMA node breaks the request's policy */
+  VPA_CHECK_CLAIMED,  /* another domain holds it */
+  VPA_CHECK_UNPLACED, /* a request without a device yet */
   VPA_CHECK_LAST
 } VpaCheckStatus;
 
 typedef struct {
-  char *device;          /* user alias or address */
+  char *device; /* user alias or address */
   VpaAddr addr;
   gint numa_node;
   VpaCheckStatus status;
-  char *line;            /* one human-readable line */
+  char *line; /* one human-readable line */
 } VpaCheckResult;
 
 /* Checks every request the domain's metadata names and every PCI device it

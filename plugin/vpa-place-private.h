@@ -11,33 +11,33 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  guint rep;              /* lowest host index in the class */
-  const VpaDevice *dev;   /* the representative device */
+  guint rep;            /* lowest host index in the class */
+  const VpaDevice *dev; /* the representative device */
   gint tagset;
   gint numa_node;
-  VpaAddr pf_addr;        /* VF: its PF; PF and PCI: itself */
-  gboolean has_netdev;    /* VF: gives it a parent_ifname */
-  guint pf_id;            /* small id of pf_addr, for pf-groups */
-  gint pf_class;          /* VF: the class of its PF when that is in the inventory */
-  gboolean pf_whole;      /* VF: its PF is in the inventory and free */
+  VpaAddr pf_addr;     /* VF: its PF; PF and PCI: itself */
+  gboolean has_netdev; /* VF: gives it a parent_ifname */
+  guint pf_id;         /* small id of pf_addr, for pf-groups */
+  gint pf_class;       /* VF: the class of its PF when that is in the inventory */
+  gboolean pf_whole;   /* VF: its PF is in the inventory and free */
   gboolean remote_managed;
-  gint pcie_port;         /* with locality groups: root port index, else -1 */
-  VpaAddr pcie_root;      /* with locality groups: host bridge, else VPA_ADDR_NONE */
-  GArray *free_devs;      /* guint host indices, ascending */
+  gint pcie_port;    /* with locality groups: root port index, else -1 */
+  VpaAddr pcie_root; /* with locality groups: host bridge, else VPA_ADDR_NONE */
+  GArray *free_devs; /* guint host indices, ascending */
   guint n_held, n_blocked;
   VpaTier tier;
-  guint dist;             /* socket/remote tier: distance to the nearest guest
-                           * node less 10 (VPA_PLACE_DIST_MAX unknown); else 0 */
-  char *label;            /* "8086:1889 type-VF physnet1 PF 0000:81:00.0" */
-  char *short_label;      /* "8086:1889 physnet1 on node 1" */
+  guint dist;        /* socket/remote tier: distance to the nearest guest
+                      * node less 10 (VPA_PLACE_DIST_MAX unknown); else 0 */
+  char *label;       /* "8086:1889 type-VF physnet1 PF 0000:81:00.0" */
+  char *short_label; /* "8086:1889 physnet1 on node 1" */
 } PlaceClass;
 
 typedef enum {
-  ELIG_NONE,    /* no spec matches: not a candidate */
+  ELIG_NONE, /* no spec matches: not a candidate */
   ELIG_OK,
-  ELIG_NO_PF,   /* a PF the request does not ask for */
-  ELIG_NO_RM,   /* remote-managed, not requested */
-  ELIG_POLICY,  /* the NUMA policy refuses it */
+  ELIG_NO_PF,    /* a PF the request does not ask for */
+  ELIG_NO_RM,    /* remote-managed, not requested */
+  ELIG_POLICY,   /* the NUMA policy refuses it */
   ELIG_LOCALITY, /* outside the domain chosen for the request's locality group */
 } Elig;
 
@@ -46,19 +46,19 @@ typedef struct {
   const VpaHost *host;
   GPtrArray *requests;
   const VpaGuestNodes *guest;
-  GPtrArray *classes;     /* PlaceClass*, by lowest member address */
+  GPtrArray *classes; /* PlaceClass*, by lowest member address */
   guint n_req, n_cls, n_pf_ids;
-  guint8 *elig;           /* n_req * n_cls of Elig */
-  gboolean *wants_pf;     /* per request: some spec asks for type-PF */
-  gint *group;            /* per request: pf-group id, or -1 */
+  guint8 *elig;       /* n_req * n_cls of Elig */
+  gboolean *wants_pf; /* per request: some spec asks for type-PF */
+  gint *group;        /* per request: pf-group id, or -1 */
   guint n_groups;
-  gboolean *pf_wanted;    /* per class (PFs): some request may take this PF */
-  gboolean *vf_wanted;    /* per class (PFs): some request may take one of its VFs */
+  gboolean *pf_wanted; /* per class (PFs): some request may take this PF */
+  gboolean *vf_wanted; /* per class (PFs): some request may take one of its VFs */
   gint64 w_tier, w_dist, w_pen, w_rank;
-  gboolean split_pcie;    /* some request is in a locality group */
-  guint8 *elig_base;      /* elig before the locality search's masks */
-  GPtrArray *lgroups;     /* VpaLocalityGroupState*, or NULL */
-  guint solves;           /* solver runs of the locality search */
+  gboolean split_pcie; /* some request is in a locality group */
+  guint8 *elig_base;   /* elig before the locality search's masks */
+  GPtrArray *lgroups;  /* VpaLocalityGroupState*, or NULL */
+  guint solves;        /* solver runs of the locality search */
 } Place;
 
 #define VPA_PLACE_DIST_MAX 254
@@ -68,10 +68,10 @@ void vpa_place_class_set_tier (const Place *pl, PlaceClass *c);
 
 /* What one strategy has left and taken. */
 typedef struct {
-  gint64 *cap;            /* per class: free devices left */
-  gboolean *broken;       /* per class (PFs): one of its VFs was taken */
-  guint *alloc;           /* n_req * n_cls: devices of the class per request */
-  gboolean *group_used;   /* n_groups * n_pf_ids: a group member has this PF */
+  gint64 *cap;          /* per class: free devices left */
+  gboolean *broken;     /* per class (PFs): one of its VFs was taken */
+  guint *alloc;         /* n_req * n_cls: devices of the class per request */
+  gboolean *group_used; /* n_groups * n_pf_ids: a group member has this PF */
   gint64 cost;
 } PlaceState;
 

@@ -60,8 +60,6 @@ vpa_placement_free (VpaPlacement *placement)
 /* Classes of interchangeable free devices                             */
 /* ------------------------------------------------------------------ */
 
-
-
 static void
 place_class_free (PlaceClass *c)
 {
@@ -171,8 +169,8 @@ class_describe (const Place *pl, PlaceClass *c)
 {
   g_autofree char *tags = class_tags (pl, c);
   g_autofree char *node = c->numa_node == VPA_NUMA_NONE
-                              ? g_strdup ("without NUMA node")
-                              : g_strdup_printf ("on node %d", c->numa_node);
+                            ? g_strdup ("without NUMA node")
+                            : g_strdup_printf ("on node %d", c->numa_node);
   const char *type = vpa_dev_type_to_string (c->dev->dev_type);
   char pf[VPA_ADDR_BUFLEN];
 
@@ -192,7 +190,8 @@ class_describe (const Place *pl, PlaceClass *c)
       char rp[VPA_ADDR_BUFLEN];
       char *label = g_strdup_printf ("%s root port %s", c->label,
                                      vpa_addr_format (vpa_host_device (pl->host,
-                                                                       (guint) c->pcie_port)->addr,
+                                                                       (guint) c->pcie_port)
+                                                        ->addr,
                                                       rp));
       g_free (c->label);
       c->label = label;
@@ -266,8 +265,8 @@ place_build_classes (Place *pl)
       key.tagset = pl->inv->tagset[i];
       key.numa_node = dev->numa_node < 0 ? VPA_NUMA_NONE : dev->numa_node;
       key.pf_addr = dev->dev_type == VPA_DEV_TYPE_VF && dev->parent_addr != VPA_ADDR_NONE
-                        ? dev->parent_addr
-                        : dev->addr;
+                      ? dev->parent_addr
+                      : dev->addr;
       key.has_netdev = dev->dev_type == VPA_DEV_TYPE_VF && dev->netdev != NULL;
       /* Locality groups tell devices apart by where they sit. */
       key.pcie_port = pl->split_pcie ? vpa_pcie_root_port (host, i) : -1;
@@ -383,7 +382,8 @@ place_weights (Place *pl)
   pl->w_pen = pl->w_rank * flow * (gint64) pl->n_cls + 1;
   pl->w_dist = flow * (PENALTY_MAX * pl->w_pen + pl->w_rank * (gint64) pl->n_cls) + 1;
   pl->w_tier = flow * (VPA_PLACE_DIST_MAX * pl->w_dist + PENALTY_MAX * pl->w_pen +
-                       pl->w_rank * (gint64) pl->n_cls) + 1;
+                       pl->w_rank * (gint64) pl->n_cls) +
+               1;
 }
 
 /* Whole PFs are worth keeping: a PF some request may take, or whose VFs
@@ -430,10 +430,10 @@ class_cost (const Place *pl, const PlaceState *st, guint c)
 
 /* Bookkeeping for pf-group nodes: one capacity-1 node per (group, PF). */
 typedef struct {
-  guint in_edge;          /* in -> out, capacity 1 */
-  GArray *req_edges;      /* guint: request -> in edges, paired with req_ids */
+  guint in_edge;     /* in -> out, capacity 1 */
+  GArray *req_edges; /* guint: request -> in edges, paired with req_ids */
   GArray *req_ids;
-  GArray *cls_edges;      /* guint: out -> class edges, paired with cls_ids */
+  GArray *cls_edges; /* guint: out -> class edges, paired with cls_ids */
   GArray *cls_ids;
   guint out_node;
 } GroupNode;
@@ -784,7 +784,7 @@ apply_mask (Place *pl, const guint8 *mask)
 
   for (gsize i = 0; i < n; i++)
     pl->elig[i] = mask != NULL && mask[i] && pl->elig_base[i] == ELIG_OK ? ELIG_LOCALITY
-                                                                          : pl->elig_base[i];
+                                                                         : pl->elig_base[i];
 }
 
 static gboolean

@@ -13,25 +13,25 @@ G_BEGIN_DECLS
 
 /* Why a candidate pool was taken or refused, for --explain and errors. */
 typedef struct {
-  char *pool;          /* "8086:1889 type-VF physnet1 PF 0000:81:00.0" */
+  char *pool; /* "8086:1889 type-VF physnet1 PF 0000:81:00.0" */
   gint numa_node;
   gint socket;
   guint free;
   VpaTier tier;
   guint taken;
-  char *verdict;       /* "taken 2", "refused: node 1 is not the guest's (required)" */
+  char *verdict; /* "taken 2", "refused: node 1 is not the guest's (required)" */
 } VpaCandidate;
 
 typedef struct {
   const VpaRequest *request;
-  GArray *devices;     /* guint inventory indices chosen, count of them */
+  GArray *devices;       /* guint inventory indices chosen, count of them */
   GPtrArray *candidates; /* VpaCandidate* */
 } VpaAssignment;
 
 /* Where a locality group ended, for --explain and <vpa:placed>. */
 typedef struct {
   char *name;
-  VpaLocality level;   /* asked */
+  VpaLocality level; /* asked */
   gboolean required;
   VpaLocality reached; /* the closest level holding all its members' devices */
   char *where;         /* "switch 0000:16:00.0 (root port 0000:15:01.0)", "host bridge

@@ -13,12 +13,17 @@ static const struct {
   const char *name;
   VpaPoolKeys key;
 } pool_key_names[] = {
-  { "vendor", VPA_POOL_KEY_VENDOR },       { "vendor_id", VPA_POOL_KEY_VENDOR },
-  { "product", VPA_POOL_KEY_PRODUCT },     { "product_id", VPA_POOL_KEY_PRODUCT },
-  { "numa_node", VPA_POOL_KEY_NUMA_NODE }, { "socket", VPA_POOL_KEY_SOCKET },
-  { "dev_type", VPA_POOL_KEY_DEV_TYPE },   { "tags", VPA_POOL_KEY_TAGS },
+  { "vendor", VPA_POOL_KEY_VENDOR },
+  { "vendor_id", VPA_POOL_KEY_VENDOR },
+  { "product", VPA_POOL_KEY_PRODUCT },
+  { "product_id", VPA_POOL_KEY_PRODUCT },
+  { "numa_node", VPA_POOL_KEY_NUMA_NODE },
+  { "socket", VPA_POOL_KEY_SOCKET },
+  { "dev_type", VPA_POOL_KEY_DEV_TYPE },
+  { "tags", VPA_POOL_KEY_TAGS },
   { "pf", VPA_POOL_KEY_PF },
-  { "pcie-root", VPA_POOL_KEY_PCIE_ROOT }, { "pcie-switch", VPA_POOL_KEY_PCIE_SWITCH },
+  { "pcie-root", VPA_POOL_KEY_PCIE_ROOT },
+  { "pcie-switch", VPA_POOL_KEY_PCIE_SWITCH },
 };
 
 VpaPoolKeys
@@ -72,10 +77,10 @@ vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error)
 typedef struct {
   const VpaInventory *inv;
   VpaPoolKeys keys;
-  GArray *pools;       /* VpaPool */
-  guint *slots;        /* pool index + 1; 0 = empty */
-  guint n_slots;       /* a power of two */
-  gint *node_socket;   /* node id -> socket, for ids < n_nodes */
+  GArray *pools;     /* VpaPool */
+  guint *slots;      /* pool index + 1; 0 = empty */
+  guint n_slots;     /* a power of two */
+  gint *node_socket; /* node id -> socket, for ids < n_nodes */
   gint n_nodes;
 } Grouper;
 
@@ -261,8 +266,8 @@ tagset_ranks (const VpaConfig *config)
   /* a handful of tag sets: insertion sort */
   for (guint i = 1; i < n; i++)
     for (guint j = i; j > 0 &&
-                    tagset_cmp (g_ptr_array_index (config->tagsets, order[j - 1]),
-                                g_ptr_array_index (config->tagsets, order[j])) > 0;
+                      tagset_cmp (g_ptr_array_index (config->tagsets, order[j - 1]),
+                                  g_ptr_array_index (config->tagsets, order[j])) > 0;
          j--)
       {
         guint t = order[j];

@@ -19,7 +19,7 @@ typedef enum {
   VPA_POOL_KEY_SOCKET = 1 << 3,
   VPA_POOL_KEY_DEV_TYPE = 1 << 4,
   VPA_POOL_KEY_TAGS = 1 << 5,
-  VPA_POOL_KEY_PF = 1 << 6, /* a VF's parent PF address; a PF/PCI device's own */
+  VPA_POOL_KEY_PF = 1 << 6,          /* a VF's parent PF address; a PF/PCI device's own */
   VPA_POOL_KEY_PCIE_ROOT = 1 << 7,   /* the host bridge (root complex) above it */
   VPA_POOL_KEY_PCIE_SWITCH = 1 << 8, /* the PCIe switch above it, if any */
 } VpaPoolKeys;
@@ -27,8 +27,8 @@ typedef enum {
 /* The key a --group-by name stands for ("numa_node"), or 0. */
 VpaPoolKeys vpa_pool_key_from_name (const char *name);
 
-#define VPA_POOL_KEYS_DEFAULT                                                  \
-  (VPA_POOL_KEY_VENDOR | VPA_POOL_KEY_PRODUCT | VPA_POOL_KEY_NUMA_NODE |       \
+#define VPA_POOL_KEYS_DEFAULT                                            \
+  (VPA_POOL_KEY_VENDOR | VPA_POOL_KEY_PRODUCT | VPA_POOL_KEY_NUMA_NODE | \
    VPA_POOL_KEY_DEV_TYPE | VPA_POOL_KEY_TAGS)
 
 /* "vendor,product,numa_node,socket,dev_type,tags,pf,pcie-root,pcie-switch"
@@ -36,18 +36,18 @@ VpaPoolKeys vpa_pool_key_from_name (const char *name);
 gboolean vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error);
 
 typedef struct {
-  VpaPoolKeys keys;    /* which fields below are meaningful */
+  VpaPoolKeys keys; /* which fields below are meaningful */
   char vendor_id[8];
   char product_id[8];
-  gint numa_node;      /* VPA_NUMA_NONE = null */
-  gint socket;         /* VPA_SOCKET_NONE = null; derived from numa_node when grouped by it */
+  gint numa_node; /* VPA_NUMA_NONE = null */
+  gint socket;    /* VPA_SOCKET_NONE = null; derived from numa_node when grouped by it */
   VpaDevType dev_type;
-  gint tagset;         /* index into config->tagsets */
+  gint tagset; /* index into config->tagsets */
   VpaAddr pf;
   VpaAddr pcie_root;   /* VPA_PCIE_ROOT of its host bridge; VPA_ADDR_NONE = unknown */
   VpaAddr pcie_switch; /* the switch's upstream port; VPA_ADDR_NONE = not behind one */
   guint total, free, used, blocked;
-  VpaAddr first_addr;  /* lowest member address (for ordering) */
+  VpaAddr first_addr; /* lowest member address (for ordering) */
 } VpaPool;
 
 /* Pools ordered by (vendor, product, dev_type, numa_node with null last,

@@ -19,14 +19,14 @@ typedef enum {
 
 typedef struct {
   VpaRequestKind kind;
-  char *device;        /* port, device: the user alias it fills; alias: its name */
-  char *label;         /* for messages: "port ua-data0", "alias QuickAssist" */
-  GPtrArray *specs;    /* VpaSpec*, ORed (Nova's request spec) */
+  char *device;     /* port, device: the user alias it fills; alias: its name */
+  char *label;      /* for messages: "port ua-data0", "alias QuickAssist" */
+  GPtrArray *specs; /* VpaSpec*, ORed (Nova's request spec) */
   guint count;
-  VpaPolicy policy;    /* effective */
+  VpaPolicy policy; /* effective */
   VpaPolicySource policy_source;
-  char *pf_group;      /* NULL when none */
-  char *locality_group; /* NULL when none; then the two below apply */
+  char *pf_group;             /* NULL when none */
+  char *locality_group;       /* NULL when none; then the two below apply */
   VpaLocality locality_level; /* the group's level */
   gboolean locality_required; /* the group's policy is required */
 } VpaRequest;

@@ -11,9 +11,9 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  GArray *devices;     /* guint host indices, ascending address */
-  GPtrArray *labels;   /* char*: GPU0 (an alias name and a count), NIC0, DEV0 */
-  guint8 *matrix;      /* n * n VpaPcieDistance; the diagonal is the device itself */
+  GArray *devices;   /* guint host indices, ascending address */
+  GPtrArray *labels; /* char*: GPU0 (an alias name and a count), NIC0, DEV0 */
+  guint8 *matrix;    /* n * n VpaPcieDistance; the diagonal is the device itself */
 } VpaTopology;
 
 void vpa_topology_free (VpaTopology *topo);

@@ -17,7 +17,7 @@ last_message (void)
 {
   virErrorPtr err = virGetLastError ();
   char *msg = g_strdup (err != NULL && err->message != NULL ? err->message
-                                                           : "unknown libvirt error");
+                                                            : "unknown libvirt error");
   return g_strdelimit (msg, "\r\n", ' ');
 }
 

@@ -67,7 +67,7 @@ virt_last_message (void)
 {
   virErrorPtr err = virGetLastError ();
   char *msg = g_strdup (err != NULL && err->message != NULL ? err->message
-                                                           : "unknown libvirt error");
+                                                            : "unknown libvirt error");
   return g_strdelimit (msg, "\r\n", ' ');
 }
 
@@ -536,9 +536,27 @@ vpa_virt_load_host (virConnectPtr conn, const char *uri, GError **error)
 
 /* libvirt's driver names (the scheme before any "+transport"). */
 static const char *const virt_drivers[] = {
-  "qemu", "test", "lxc", "xen", "libxl", "vbox", "vmwareplayer", "vmwarews",
-  "vmwarefusion", "esx", "gsx", "vpx", "hyperv", "bhyve", "ch", "openvz",
-  "vz", "parallels", "remote", "vserver", NULL,
+  "qemu",
+  "test",
+  "lxc",
+  "xen",
+  "libxl",
+  "vbox",
+  "vmwareplayer",
+  "vmwarews",
+  "vmwarefusion",
+  "esx",
+  "gsx",
+  "vpx",
+  "hyperv",
+  "bhyve",
+  "ch",
+  "openvz",
+  "vz",
+  "parallels",
+  "remote",
+  "vserver",
+  NULL,
 };
 
 static gboolean

@@ -27,8 +27,8 @@ typedef enum {
 
 /* The guest as the policy sees it. */
 typedef struct {
-  gboolean numa_guest;      /* FALSE: policies do not apply */
-  const gint *nodes;        /* host nodes, sorted; n_nodes 0 = unbound */
+  gboolean numa_guest; /* FALSE: policies do not apply */
+  const gint *nodes;   /* host nodes, sorted; n_nodes 0 = unbound */
   guint n_nodes;
 } VpaGuestNodes;
 

@@ -109,8 +109,8 @@ static char *
 config_text (JsonObject *obj, char **skip)
 {
   JsonArray *specs = json_object_has_member (obj, "device_spec")
-                         ? json_object_get_array_member (obj, "device_spec")
-                         : NULL;
+                       ? json_object_get_array_member (obj, "device_spec")
+                       : NULL;
   GString *s = g_string_new (NULL);
 
   /* Nova's default [{}] (or none given): every device, untagged. Our
@@ -168,8 +168,8 @@ request_from_json (Scenario *sc, JsonObject *obj, JsonObject *r, GError **error)
 {
   const char *kind = str_member (r, "kind");
   g_autoptr (VpaRequest) req = vpa_request_new (g_strcmp0 (kind, "port") == 0
-                                                    ? VPA_REQUEST_PORT
-                                                    : VPA_REQUEST_ALIAS,
+                                                  ? VPA_REQUEST_PORT
+                                                  : VPA_REQUEST_ALIAS,
                                                 str_member (r, "label"),
                                                 (guint) int_member (r, "count", 1));
   JsonArray *specs = json_object_get_array_member (r, "spec");
@@ -317,8 +317,8 @@ scenario_from_json (JsonObject *obj, GError **error)
   {
     g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
     JsonArray *arr = json_object_has_member (obj, "claims")
-                         ? json_object_get_array_member (obj, "claims")
-                         : NULL;
+                       ? json_object_get_array_member (obj, "claims")
+                       : NULL;
     for (guint i = 0; arr != NULL && i < json_array_get_length (arr); i++)
       {
         VpaAddr a;
@@ -501,8 +501,8 @@ placement_alloc (const VpaPlacement *pl)
 
 typedef struct {
   const Scenario *sc;
-  GPtrArray *cand;        /* per request: GArray of allowed device indices */
-  GPtrArray *cur;         /* per request: GArray being built */
+  GPtrArray *cand; /* per request: GArray of allowed device indices */
+  GPtrArray *cur;  /* per request: GArray being built */
   guint nodes, n_valid, best, n_best;
   GPtrArray *best_alloc;
   gboolean aborted;

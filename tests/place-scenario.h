@@ -13,21 +13,21 @@ G_BEGIN_DECLS
 
 typedef struct {
   char *name;
-  char *skip;              /* why the scenario does not apply, or NULL */
-  char *nova_error;        /* Nova rejected the requests: its exception name */
-  GError *policy_error;    /* our policy resolution/parsing failed */
+  char *skip;           /* why the scenario does not apply, or NULL */
+  char *nova_error;     /* Nova rejected the requests: its exception name */
+  GError *policy_error; /* our policy resolution/parsing failed */
   VpaConfig *config;
   VpaInventory *inv;
   GPtrArray *requests;     /* VpaRequest* */
   gboolean policies_match; /* our resolution equals the recorded policy/source */
   char *policy_mismatch;
-  GArray *guest_nodes;     /* gint */
+  GArray *guest_nodes; /* gint */
   VpaGuestNodes guest;
   gboolean nova_ok;
   gboolean has_nova_support;
-  gboolean nova_support;   /* Nova's support_requests (the scheduler's view) */
-  GPtrArray *nova_alloc;   /* per request: GArray of guint host indices */
-  char *nova_failure;      /* why Nova failed (category), or NULL */
+  gboolean nova_support; /* Nova's support_requests (the scheduler's view) */
+  GPtrArray *nova_alloc; /* per request: GArray of guint host indices */
+  char *nova_failure;    /* why Nova failed (category), or NULL */
 } Scenario;
 
 void scenario_free (Scenario *sc);

@@ -12,7 +12,7 @@
 typedef struct {
   guint scenarios, skipped, policy_errors, matched_ok, matched_fail, unverified_fail;
   guint better_tiers, exact, unique_optimum, nova_splits_group;
-  GHashTable *improved;   /* category -> count */
+  GHashTable *improved; /* category -> count */
 } Counts;
 
 static Counts counts;
@@ -163,8 +163,7 @@ report (void)
                   "identical and %u with better tiers; both fail %u, %u of them too large "
                   "to prove by brute force); improved %u:%s; policy errors %u; "
                   "unique optimum checked %u; Nova ignoring a pf-group %u; skipped %u",
-                  counts.scenarios, counts.matched_ok + counts.matched_fail +
-                  counts.unverified_fail, counts.matched_ok, counts.exact,
+                  counts.scenarios, counts.matched_ok + counts.matched_fail + counts.unverified_fail, counts.matched_ok, counts.exact,
                   counts.better_tiers, counts.matched_fail + counts.unverified_fail,
                   counts.unverified_fail, improved, cats->str, counts.policy_errors,
                   counts.unique_optimum, counts.nova_splits_group, counts.skipped);

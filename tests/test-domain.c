@@ -90,7 +90,8 @@ dump_requests (GString *s, const VpaDomain *dom)
       g_string_append_printf (s, "port: %s physnet=%s want-pf=%s trusted=%s pf-group=%s policy=%s\n",
                               p->device, p->physnet ? p->physnet : "-",
                               p->want_pf ? "yes" : "no",
-                              p->trusted < 0 ? "-" : p->trusted ? "true" : "false",
+                              p->trusted < 0 ? "-" : p->trusted ? "true"
+                                                                : "false",
                               p->pf_group ? p->pf_group : "-",
                               policy_str (p->has_policy, p->policy));
       if (p->locality_group != NULL)
@@ -223,17 +224,21 @@ test_bad_fixture (gconstpointer data)
 static void
 test_cpuset (void)
 {
-  struct { const char *in, *out; } ok[] = {
+  struct {
+    const char *in, *out;
+  } ok[] = {
     { "0", "0" },
     { "0-3", "0,1,2,3" },
     { "0-3,^2,8", "0,1,3,8" },
     { " 8 , 1-2 ", "1,2,8" },
     { "3,3,1-3", "1,2,3" },
-    { "^2,0-3", "0,1,2,3" },   /* left to right, as libvirt */
+    { "^2,0-3", "0,1,2,3" }, /* left to right, as libvirt */
     { "0-4,^1,^3", "0,2,4" },
     { "65535", "65535" },
   };
-  struct { const char *in, *msg; } bad[] = {
+  struct {
+    const char *in, *msg;
+  } bad[] = {
     { "", "invalid CPU or node set '': it is empty" },
     { " ", "invalid CPU or node set ' ': entry '' is not N, N-M or ^N with N and M at most 65535" },
     { "0-x", "invalid CPU or node set '0-x': entry '0-x' is not N, N-M or ^N with N and M at most 65535" },
@@ -306,8 +311,14 @@ test_parse_node (void)
 static void
 test_bind_follows_pins (void)
 {
-  struct { const char *cpuset, *nodes; } cases[] = {
-    { "0-7", "0" }, { "8", "1" }, { "7-8", "0,1" }, { "31,24", "3" }, { "30-33", "3" },
+  struct {
+    const char *cpuset, *nodes;
+  } cases[] = {
+    { "0-7", "0" },
+    { "8", "1" },
+    { "7-8", "0,1" },
+    { "31,24", "3" },
+    { "30-33", "3" },
   };
   g_autoptr (VpaHost) host = test_host ();
 

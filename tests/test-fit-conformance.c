@@ -201,7 +201,8 @@ guest_from_json (JsonObject *g, GArray *cells, GPtrArray *keep, VpaFitGuest *gue
   const char *tp = json_object_has_member (g, "cpu_thread_policy") ? json_object_get_string_member (g, "cpu_thread_policy") : "prefer";
 
   guest->cpu_policy = strcmp (json_object_get_string_member (g, "cpu_policy"), "dedicated") == 0
-                          ? VPA_CPU_POLICY_DEDICATED : VPA_CPU_POLICY_SHARED;
+                        ? VPA_CPU_POLICY_DEDICATED
+                        : VPA_CPU_POLICY_SHARED;
   g_assert_true (vpa_thread_policy_from_string (tp, &guest->thread_policy));
   for (guint i = 0; i < json_array_get_length (arr); i++)
     {

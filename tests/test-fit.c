@@ -25,8 +25,8 @@ typedef struct {
   VpaCapacity *cap;
   GPtrArray *claims;
   GPtrArray *reqs;
-  GArray *cells;          /* VpaFitCell */
-  GPtrArray *vcpu_sets;   /* the cells' vCPU arrays */
+  GArray *cells;        /* VpaFitCell */
+  GPtrArray *vcpu_sets; /* the cells' vCPU arrays */
   VpaFitGuest guest;
 } Case;
 
@@ -194,9 +194,9 @@ random_case (Case *c, GRand *r)
 
 typedef struct {
   const Case *c;
-  guint *map;       /* cell -> node index */
+  guint *map; /* cell -> node index */
   gboolean *used;
-  gint64 best;      /* lowest tier total, -1 none */
+  gint64 best; /* lowest tier total, -1 none */
   guint n_fits;
 } Brute;
 
@@ -668,7 +668,11 @@ test_binding_golden (gconstpointer data)
 static void
 test_check_binding (void)
 {
-  static const struct { const char *file; gboolean ok; const char *line; } cases[] = {
+  static const struct {
+    const char *file;
+    gboolean ok;
+    const char *line;
+  } cases[] = {
     { "sticky.out", TRUE, "guest cell 0: host node 0, dedicated CPUs 3: ok" },
     { "sticky-stale.xml", FALSE, "guest cell 0: dedicated CPU 1 on host node 0 is pinned by domain 'db'" },
   };

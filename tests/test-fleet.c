@@ -155,7 +155,8 @@ host_two_nodes (const char *name)
 /* Stores                                                              */
 /* ------------------------------------------------------------------ */
 
-typedef enum { BACKEND_SQLITE, BACKEND_PG } Backend;
+typedef enum { BACKEND_SQLITE,
+               BACKEND_PG } Backend;
 
 typedef struct {
   Backend backend;
@@ -423,8 +424,10 @@ static void
 test_concurrent_syncs (Fixture *fx, gconstpointer data)
 {
   SyncThread t[4] = {
-    { fx->uri, "h1", 20, NULL }, { fx->uri, "h2", 20, NULL },
-    { fx->uri, "h1", 20, NULL }, { fx->uri, "h3", 20, NULL },
+    { fx->uri, "h1", 20, NULL },
+    { fx->uri, "h2", 20, NULL },
+    { fx->uri, "h1", 20, NULL },
+    { fx->uri, "h3", 20, NULL },
   };
   GThread *threads[G_N_ELEMENTS (t)];
   g_autoptr (VpaFleetStore) store = NULL;
@@ -447,7 +450,8 @@ test_concurrent_syncs (Fixture *fx, gconstpointer data)
   for (guint i = 1; i <= 3; i++)
     g_string_append_printf (want,
                             "h%u 8086:1889 type-VF 0/0 " PHYSNET1 " 8/6/2/0\n"
-                            "h%u 8086:1889 type-VF 1/1 " PHYSNET1 " 4/4/0/0\n", i, i);
+                            "h%u 8086:1889 type-VF 1/1 " PHYSNET1 " 4/4/0/0\n",
+                            i, i);
   g_assert_cmpstr (pools, ==, want->str);
 }
 
@@ -635,7 +639,8 @@ test_filter_locality (Fixture *fx, gconstpointer data)
   /* The RDMA NICs sit next to the GPUs. */
   gpu->locality_level = net->locality_level = VPA_LOCALITY_SWITCH;
   g_free (((VpaSpecPair *) g_ptr_array_index (
-             ((VpaSpec *) g_ptr_array_index (net->specs, 0))->pairs, 0))->value);
+             ((VpaSpec *) g_ptr_array_index (net->specs, 0))->pairs, 0))
+            ->value);
   ((VpaSpecPair *) g_ptr_array_index (((VpaSpec *) g_ptr_array_index (net->specs, 0))->pairs, 0))
     ->value = g_strdup ("rdma");
   verdicts = store_filter (store, &query);
@@ -782,12 +787,20 @@ test_filter_policies (void)
                                 "0001:type-PCI:-1:1", "0001:type-PCI:2:1", NULL };
   g_autoptr (VpaFleetHost) host = filter_host ("h", 1, pools);
   const gint node0[] = { 0 };
-  struct { VpaPolicy policy; guint count; gboolean ok; } cases[] = {
-    { VPA_POLICY_REQUIRED, 1, TRUE }, { VPA_POLICY_REQUIRED, 2, FALSE },
-    { VPA_POLICY_LEGACY, 2, TRUE }, { VPA_POLICY_LEGACY, 3, FALSE },
-    { VPA_POLICY_PREFERRED, 3, TRUE }, { VPA_POLICY_PREFERRED, 4, TRUE },
+  struct {
+    VpaPolicy policy;
+    guint count;
+    gboolean ok;
+  } cases[] = {
+    { VPA_POLICY_REQUIRED, 1, TRUE },
+    { VPA_POLICY_REQUIRED, 2, FALSE },
+    { VPA_POLICY_LEGACY, 2, TRUE },
+    { VPA_POLICY_LEGACY, 3, FALSE },
+    { VPA_POLICY_PREFERRED, 3, TRUE },
+    { VPA_POLICY_PREFERRED, 4, TRUE },
     { VPA_POLICY_PREFERRED, 5, FALSE },
-    { VPA_POLICY_SOCKET, 2, TRUE }, { VPA_POLICY_SOCKET, 3, FALSE },
+    { VPA_POLICY_SOCKET, 2, TRUE },
+    { VPA_POLICY_SOCKET, 3, FALSE },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -978,8 +991,6 @@ test_tags_canonical (void)
   g_assert_cmpint (vpa_fleet_tagset_key ("{}"), ==, 0);
   g_assert_cmpint (vpa_fleet_tagset_key (PHYSNET1), !=, vpa_fleet_tagset_key (s1));
 }
-
-
 
 /* ------------------------------------------------------------------ */
 /* Whole-guest placement on the node capacity rows                     */
@@ -1427,11 +1438,13 @@ test_samples_consistency (Fixture *fx, gconstpointer data)
       g_autofree char *out = NULL, *err = NULL;
 
       g_assert_cmpint (fleet_cli (&out, &err, "sync", "--store", fx->uri, "--inventory", xml,
-                                  "--config", conf, "--host", name, NULL), ==, 0);
+                                  "--config", conf, "--host", name, NULL),
+                       ==, 0);
       g_clear_pointer (&out, g_free);
       g_clear_pointer (&err, g_free);
       g_assert_cmpint (fleet_cli (&out, &err, "pools", "--store", fx->uri, "--host", name,
-                                  "--format", "json", NULL), ==, 0);
+                                  "--format", "json", NULL),
+                       ==, 0);
       g_assert_cmpstr (err, ==, "");
       g_assert_cmpstr (out, ==, expect);
     }
@@ -1469,7 +1482,8 @@ test_cli (Fixture *fx, gconstpointer data)
 
   /* Bad host names and stores: 2; a store that cannot be opened: 3. */
   g_assert_cmpint (fleet_cli (&out, &err, "sync", "--store", fx->uri, "--inventory", xml,
-                              "--host", "a b", NULL), ==, 2);
+                              "--host", "a b", NULL),
+                   ==, 2);
   g_assert_cmpstr (out, ==, "");
   g_assert_nonnull (strstr (err, "'a b'"));
   g_clear_pointer (&err, g_free);
@@ -1478,26 +1492,30 @@ test_cli (Fixture *fx, gconstpointer data)
   g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", "sqlite:relative", NULL), ==, 2);
   g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", "/nonexistent/f.db", NULL), ==, 3);
   g_assert_cmpint (fleet_cli (NULL, NULL, "sync", "--store", fx->uri, "--inventory",
-                              "/nonexistent/h.xml", "--host", "h", NULL), !=, 0);
+                              "/nonexistent/h.xml", "--host", "h", NULL),
+                   !=, 0);
   g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", fx->uri, "--format", "yaml", NULL), ==, 2);
   g_assert_cmpint (fleet_cli (NULL, NULL, "frobnicate", NULL), ==, 2);
   /* Reading a store nobody synced yet. */
   g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", fx->uri, NULL), ==, 3);
 
   g_assert_cmpint (fleet_cli (NULL, NULL, "sync", "--store", fx->uri, "--inventory", xml,
-                              "--config", conf, "--host", "ds1", NULL), ==, 0);
+                              "--config", conf, "--host", "ds1", NULL),
+                   ==, 0);
   g_assert_cmpint (fleet_cli (NULL, NULL, "pools", "--store", fx->uri, "--host", "ds2", NULL), ==, 2);
 
   /* QuickAssist (node 0, required) and a physnet1 VF on node 0: the
    * guest on node 0 fits, on node 1 it does not. */
   g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
-                              dom0, "--format", "json", NULL), ==, 0);
+                              dom0, "--format", "json", NULL),
+                   ==, 0);
   g_assert_nonnull (strstr (out, "\"host\": \"ds1\",\n      \"passes\": true,\n      \"weight\": "));
   g_assert_nonnull (strstr (out, "\"reason\": null"));
   g_clear_pointer (&err, g_free);
   g_clear_pointer (&out, g_free);
   g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
-                              dom1, NULL), ==, 1);
+                              dom1, NULL),
+                   ==, 1);
   g_assert_cmpstr (out, ==, "");
   g_assert_nonnull (strstr (err, "no host passes: ds1: "));
 }
@@ -1519,15 +1537,18 @@ test_fit_cli (Fixture *fx, gconstpointer data)
     return;
   g_assert_true (g_file_set_contents (big, text, -1, NULL));
   g_assert_cmpint (fleet_cli (NULL, NULL, "sync", "--store", fx->uri, "--inventory", xml,
-                              "--config", conf, "--host", "pinned", NULL), ==, 0);
+                              "--config", conf, "--host", "pinned", NULL),
+                   ==, 0);
   g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
-                              fits, "--format", "json", NULL), ==, 0);
+                              fits, "--format", "json", NULL),
+                   ==, 0);
   g_assert_nonnull (strstr (out, "\"passes\": true"));
   g_assert_nonnull (strstr (out, "\"nodes\": \"1\""));
   g_clear_pointer (&out, g_free);
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (fleet_cli (&out, &err, "filter", "--store", fx->uri, "--config", conf,
-                              big, NULL), ==, 1);
+                              big, NULL),
+                   ==, 1);
   g_assert_cmpstr (out, ==, "");
   g_assert_nonnull (strstr (err, "no host passes: pinned: "));
   g_assert_nonnull (strstr (err, "lacks 12 free dedicated CPUs"));

@@ -298,11 +298,19 @@ test_i440fx (void)
 static void
 test_machines (void)
 {
-  struct { const char *machine; gboolean known; VpaMachineKind kind; } cases[] = {
-    { "q35", TRUE, VPA_MACHINE_Q35 },           { "pc-q35-7.2", TRUE, VPA_MACHINE_Q35 },
-    { "pc", TRUE, VPA_MACHINE_I440FX },         { "pc-i440fx-7.2", TRUE, VPA_MACHINE_I440FX },
-    { "pc-1.3", TRUE, VPA_MACHINE_I440FX },     { "microvm", FALSE, 0 },
-    { "isapc", FALSE, 0 },                      { "virt", FALSE, 0 },
+  struct {
+    const char *machine;
+    gboolean known;
+    VpaMachineKind kind;
+  } cases[] = {
+    { "q35", TRUE, VPA_MACHINE_Q35 },
+    { "pc-q35-7.2", TRUE, VPA_MACHINE_Q35 },
+    { "pc", TRUE, VPA_MACHINE_I440FX },
+    { "pc-i440fx-7.2", TRUE, VPA_MACHINE_I440FX },
+    { "pc-1.3", TRUE, VPA_MACHINE_I440FX },
+    { "microvm", FALSE, 0 },
+    { "isapc", FALSE, 0 },
+    { "virt", FALSE, 0 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

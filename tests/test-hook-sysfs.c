@@ -11,7 +11,7 @@ static const guint pf_bus[] = { 0x18, 0x1a, 0x1c, 0x1e, 0x86, 0x88, 0x8a, 0x8c }
 
 /* What a tree has beyond devices and topology. */
 typedef struct {
-  gboolean iommu;      /* an IOMMU group per function */
+  gboolean iommu; /* an IOMMU group per function */
   guint next_group;
 } Tree;
 

@@ -206,7 +206,8 @@ run_prog (const char *prog, const char *const *args, const char *input, gsize le
   g_strv_builder_addv (argv_b, (const char **) args);
   argv = g_strv_builder_end (argv_b);
   g_strv_builder_add_many (env_b, "LC_ALL=C", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:"
-                           "/usr/bin:/sbin:/bin", "HOME=/root", NULL);
+                                              "/usr/bin:/sbin:/bin",
+                           "HOME=/root", NULL);
   g_strv_builder_addv (env_b, (const char **) env);
   envp = g_strv_builder_end (env_b);
 
@@ -423,7 +424,9 @@ test_case (gconstpointer data)
   g_assert_cmpint (res.status, ==,
                    g_key_file_get_integer (kf, "case",
                                            g_key_file_has_key (kf, "case", "status", NULL)
-                                             ? "status" : "exit", NULL));
+                                             ? "status"
+                                             : "exit",
+                                           NULL));
   /* Fail closed: never a partial document on stdout. */
   if (res.status != 0)
     g_assert_cmpstr (res.out, ==, "");
@@ -473,10 +476,11 @@ perf_domain (guint n)
   for (guint i = 0; i < n; i++)
     {
       g_string_append_printf (md, "<vpa:port device='ua-p%u' physnet='physnet1' "
-                              "policy='required'/>", i);
+                                  "policy='required'/>",
+                              i);
       g_string_append_printf (devs, "<interface type='hostdev' managed='yes'><source>"
-                              "<address type='pci' domain='0x0000' bus='0x19' slot='0x00' "
-                              "function='0x%x'/></source><alias name='ua-p%u'/></interface>",
+                                    "<address type='pci' domain='0x0000' bus='0x19' slot='0x00' "
+                                    "function='0x%x'/></source><alias name='ua-p%u'/></interface>",
                               i, i);
     }
   return g_strdup_printf ("<domain type='kvm'><name>perf</name><metadata><vpa:affinity "
@@ -485,14 +489,15 @@ perf_domain (guint n)
                           "<vcpu>2</vcpu><numatune><memory nodeset='0'/></numatune><os><type "
                           "arch='x86_64' machine='pc'>hvm</type></os><cpu><numa><cell id='0' "
                           "cpus='0-1' memory='1048576' unit='KiB'/></numa></cpu><devices>%s"
-                          "</devices></domain>", md->str, devs->str);
+                          "</devices></domain>",
+                          md->str, devs->str);
 }
 
 typedef struct {
   const char *prog;
   const char *const *args;
   const char *input;
-  GArray *cpu;   /* gdouble ms per run */
+  GArray *cpu; /* gdouble ms per run */
 } PerfRun;
 
 /* Runs every program in turn, runs times, so that the load of the
@@ -538,7 +543,8 @@ test_perf (void)
   g_assert_no_error (error);
   conf_text = g_strdup_printf ("[inventory]\nsource=sysfs:%s\n[device-spec physnet1]\n"
                                "vendor-id=8086\nproduct-id=154c\nphysical-network=physnet1\n"
-                               "[claims]\nstate-dirs=/nonexistent\n", root);
+                               "[claims]\nstate-dirs=/nonexistent\n",
+                               root);
   fd = g_file_open_tmp ("vpa-hook-perf-XXXXXX.conf", &conf, &error);
   g_assert_no_error (error);
   close (fd);
@@ -607,14 +613,18 @@ test_run_in_process (void)
 static void
 test_may_be_assigned (void)
 {
-  static const struct { gint group; const char *driver; gboolean may; } cases[] = {
+  static const struct {
+    gint group;
+    const char *driver;
+    gboolean may;
+  } cases[] = {
     { 7, "iavf", FALSE },
     { 7, "mlx5_core", FALSE },
     { 7, "vfio-pci", TRUE },
     { 7, "mlx5_vfio_pci", TRUE },
     { 7, "pci-stub", TRUE },
-    { 7, NULL, TRUE },        /* unbound */
-    { -1, "iavf", TRUE },     /* no IOMMU group: sysfs tells nothing */
+    { 7, NULL, TRUE },    /* unbound */
+    { -1, "iavf", TRUE }, /* no IOMMU group: sysfs tells nothing */
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

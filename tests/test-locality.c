@@ -50,7 +50,8 @@ pair_domain (guint node, guint pairs, const char *level, const char *policy,
                           node);
   for (guint i = 0; i < pairs; i++)
     g_string_append_printf (s, "<interface type='hostdev' managed='yes'><alias name='ua-net%u'/>"
-                               "</interface>", i);
+                               "</interface>",
+                            i);
   g_string_append (s, "</devices></domain>");
   return g_string_free (s, FALSE);
 }
@@ -477,9 +478,9 @@ typedef struct {
   const VpaInventory *inv;
   GPtrArray *reqs;
   const VpaGuestNodes *guest;
-  GArray **cands;        /* per request: guint host indices it may take */
-  guint *pick;           /* per request: host index */
-  gboolean *used;        /* per host index */
+  GArray **cands; /* per request: guint host indices it may take */
+  guint *pick;    /* per request: host index */
+  gboolean *used; /* per host index */
   guint n_groups;
   char **group_names;
   gboolean found;

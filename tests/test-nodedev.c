@@ -180,7 +180,12 @@ parse_device_file (const char *name, VpaNodedev *nd)
 static void
 test_device_type_rules (void)
 {
-  struct { const char *file; VpaDevType type; guint max_vfs; const char *parent; } cases[] = {
+  struct {
+    const char *file;
+    VpaDevType type;
+    guint max_vfs;
+    const char *parent;
+  } cases[] = {
     { "pf-zero-vfs.xml", VPA_DEV_TYPE_PF, 64, NULL },
     { "pf-i40e.xml", VPA_DEV_TYPE_PF, 64, NULL },
     { "vf-iavf.xml", VPA_DEV_TYPE_VF, 0, "0000:81:00.0" },
@@ -247,7 +252,12 @@ test_device_fields (void)
 static void
 test_capabilities_rules (void)
 {
-  struct { const char *file; gint sockets[4]; guint n; gboolean known; } cases[] = {
+  struct {
+    const char *file;
+    gint sockets[4];
+    guint n;
+    gboolean known;
+  } cases[] = {
     { "two-sockets.xml", { 0, 1 }, 2, TRUE },
     { "sub-numa-clusters.xml", { 0, 0, 1, 1 }, 4, TRUE },
     { "mixed-sockets.xml", { VPA_SOCKET_NONE }, 1, FALSE },

@@ -577,14 +577,14 @@ test_speed (void)
 /* Requests from a domain                                              */
 /* ------------------------------------------------------------------ */
 
-#define DOMAIN_HEAD                                                                  \
-  "<domain type='kvm'><name>vm1</name><metadata>"                                     \
+#define DOMAIN_HEAD                               \
+  "<domain type='kvm'><name>vm1</name><metadata>" \
   "<vpa:affinity xmlns:vpa='http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0'>"
-#define DOMAIN_TAIL                                                                  \
-  "</vpa:affinity></metadata><devices>"                                               \
-  "<interface type='hostdev'><alias name='ua-data0'/></interface>"                   \
-  "<interface type='hostdev'><alias name='ua-data1'/></interface>"                   \
-  "<interface type='hostdev'><alias name='ua-pf'/></interface>"                      \
+#define DOMAIN_TAIL                                                \
+  "</vpa:affinity></metadata><devices>"                            \
+  "<interface type='hostdev'><alias name='ua-data0'/></interface>" \
+  "<interface type='hostdev'><alias name='ua-data1'/></interface>" \
+  "<interface type='hostdev'><alias name='ua-pf'/></interface>"    \
   "</devices></domain>"
 
 static const char *requests_config =

@@ -333,7 +333,10 @@ test_snapshot_path (void)
   g_autofree char *mini = data_path ("mini.xml");
   g_autofree char *test_uri = g_strconcat ("test://", mini, NULL);
   g_autofree char *p = NULL;
-  struct { const char *uri; const char *path; } cases[] = {
+  struct {
+    const char *uri;
+    const char *path;
+  } cases[] = {
     { "test:///srv/hosts/h1.xml", "/srv/hosts/h1.xml" },
     { "test:///default", NULL },
     { "test://relative.xml", NULL },

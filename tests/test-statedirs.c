@@ -173,7 +173,9 @@ numa_claim_of (const char *body)
 static void
 test_numa_claims (void)
 {
-  static const struct { const char *body, *want; } cases[] = {
+  static const struct {
+    const char *body, *want;
+  } cases[] = {
     /* every vCPU pinned to one CPU: dedicated */
     { "<vcpu>2</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/><vcpupin vcpu='1' cpuset='5'/></cputune>", "cpus 4 5" },
     /* one vCPU unpinned, or pinned to a set: nothing */
@@ -181,10 +183,12 @@ test_numa_claims (void)
     { "<vcpu>1</vcpu><cputune><vcpupin vcpu='0' cpuset='4-5'/></cputune>", "" },
     /* ours, shared: its pins are a shared set */
     { "<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'><vpa:numa placement='auto' cpu-policy='shared'/></vpa:affinity></metadata>"
-      "<vcpu>1</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/></cputune>", "" },
+      "<vcpu>1</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/></cputune>",
+      "" },
     /* ours, dedicated: the emulator's set (isolate's kept siblings) too */
     { "<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'><vpa:numa placement='auto' cpu-policy='dedicated'/></vpa:affinity></metadata>"
-      "<vcpu>1</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/><emulatorpin cpuset='4,12'/></cputune>", "cpus 4 12" },
+      "<vcpu>1</vcpu><cputune><vcpupin vcpu='0' cpuset='4'/><emulatorpin cpuset='4,12'/></cputune>",
+      "cpus 4 12" },
     /* memory bound strictly to one node; several nodes: not counted */
     { "<memory unit='GiB'>2</memory><numatune><memory mode='strict' nodeset='1'/></numatune>", "cpus; node 1 page 0 kib 2097152" },
     { "<memory unit='GiB'>2</memory><numatune><memory nodeset='0-1'/></numatune>", "" },

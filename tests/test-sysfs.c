@@ -132,7 +132,9 @@ static void
 put_device (const char *root, const char *addr, const char *vendor, const char *numa)
 {
   const char *attrs[][2] = {
-    { "vendor", vendor }, { "device", "0x1234\n" }, { "class", "0x020000\n" },
+    { "vendor", vendor },
+    { "device", "0x1234\n" },
+    { "class", "0x020000\n" },
     { "numa_node", numa },
   };
   g_autofree char *link = g_strdup_printf ("sys/bus/pci/devices/%s", addr);
@@ -304,7 +306,8 @@ test_errors (void)
   put_device (root, "0000:00:02.0", "0xabcde\n", "0\n");
   g_free (msg);
   msg = g_strdup_printf ("%s/sys/bus/pci/devices/0000:00:02.0/vendor: '0xabcde' is not a hex "
-                         "PCI id", root);
+                         "PCI id",
+                         root);
   assert_load_fails (root, VPA_ERROR_INVALID, msg);
   put (root, "sys/devices/pci0000:00/0000:00:02.0/vendor", "0x8086\n");
 

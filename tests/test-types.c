@@ -5,7 +5,10 @@
 static void
 test_addr_roundtrip (void)
 {
-  struct { const char *in; const char *out; } ok[] = {
+  struct {
+    const char *in;
+    const char *out;
+  } ok[] = {
     { "0000:81:00.1", "0000:81:00.1" },
     { "81:10.7", "0000:81:10.7" },
     { "0001:Ab:1f.7", "0001:ab:1f.7" },
@@ -95,14 +98,18 @@ test_cell_socket (void)
 static void
 test_message_bound (void)
 {
-  struct { const char *in; gsize max; const char *out; } cases[] = {
+  struct {
+    const char *in;
+    gsize max;
+    const char *out;
+  } cases[] = {
     { "plain", 1024, "plain" },
     { "a\nb\tc\rd\x1b[0m", 1024, "a\\nb\\tc\\x0dd\\x1b[0m" },
     { "bad \xff byte", 1024, "bad \\xff byte" },
     { "0123456789", 10, "0123456789" },
     { "0123456789a", 10, "0123456…" },
-    { "héhéhéhé", 10, "héhéh…" },     /* never half a character */
-    { "\n\n\n\n\n\n", 10, "\\n\\n\\n…" },  /* nor half an escape */
+    { "héhéhéhé", 10, "héhéh…" },         /* never half a character */
+    { "\n\n\n\n\n\n", 10, "\\n\\n\\n…" }, /* nor half an escape */
   };
   g_autofree char *huge = g_strnfill (9 * 1024 * 1024, 'x');
   g_autofree char *cut = vpa_message_bound (huge, VPA_MESSAGE_MAX);

@@ -482,8 +482,7 @@ test_define_bypass_new (void)
   g_autofree char *bypass = domain_xml ("bypasser", "0000:81:10.0", NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *claims = NULL;
-  PlaceData pd = { .name = "vmn", .candidates = three, .sneak_conn = conn,
-                   .sneak_xml = bypass };
+  PlaceData pd = { .name = "vmn", .candidates = three, .sneak_conn = conn, .sneak_xml = bypass };
 
   g_assert_false (vpa_virt_define_placed (conn, NULL, place_first_free, &pd, NULL, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
@@ -506,8 +505,7 @@ test_define_bypass_redefine (void)
   g_autofree char *bypass = domain_xml ("bypasser", "0000:81:10.0", NULL);
   g_autoptr (GError) error = NULL;
   g_autofree char *claims = NULL;
-  PlaceData pd = { .name = "vmr", .candidates = three, .sneak_conn = conn,
-                   .sneak_xml = bypass };
+  PlaceData pd = { .name = "vmr", .candidates = three, .sneak_conn = conn, .sneak_xml = bypass };
 
   define_raw (conn, old);
   g_assert_false (vpa_virt_define_placed (conn, NULL, place_first_free, &pd, NULL, &error));

@@ -48,16 +48,23 @@ test_parse_refused (void)
 static void
 test_hostdev_address (void)
 {
-  struct { const char *xml; gboolean ok, pci; const char *addr; } cases[] = {
+  struct {
+    const char *xml;
+    gboolean ok, pci;
+    const char *addr;
+  } cases[] = {
     { "<hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' "
-      "bus='0x81' slot='0x10' function='0x2'/></source></hostdev>", TRUE, TRUE, "0000:81:10.2" },
+      "bus='0x81' slot='0x10' function='0x2'/></source></hostdev>",
+      TRUE, TRUE, "0000:81:10.2" },
     { "<interface type='hostdev'><source><address type='pci' domain='0' bus='129' slot='16' "
-      "function='3'/></source></interface>", TRUE, TRUE, "0000:81:10.3" },
+      "function='3'/></source></interface>",
+      TRUE, TRUE, "0000:81:10.3" },
     { "<interface type='hostdev'><alias name='ua-x'/></interface>", TRUE, TRUE, NULL },
     { "<hostdev mode='subsystem' type='usb'><source/></hostdev>", TRUE, FALSE, NULL },
     { "<interface type='network'><source network='default'/></interface>", TRUE, FALSE, NULL },
     { "<hostdev mode='subsystem' type='pci'><alias name='ua-q'/><source><address domain='0x0000' "
-      "bus='0x81' slot='0x20' function='0x0'/></source></hostdev>", FALSE, TRUE, NULL },
+      "bus='0x81' slot='0x20' function='0x0'/></source></hostdev>",
+      FALSE, TRUE, NULL },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -86,22 +93,39 @@ test_hostdev_address (void)
     }
 }
 
-
 /* The one address parser is as strict as libvirt's: the whole value, hex
  * after 0x or decimal, within range. */
 static void
 test_pci_address_strict (void)
 {
-  struct { const char *attrs; const char *addr; } good[] = {
+  struct {
+    const char *attrs;
+    const char *addr;
+  } good[] = {
     { "domain='0x0000' bus='0x81' slot='0x1f' function='0x7'", "0000:81:1f.7" },
     { "bus='0X81' slot='0X1F' function='7'", "0000:81:1f.7" },
     { "domain='0xffff' bus='255' slot='31' function='0'", "ffff:ff:1f.0" },
     { "domain='0' bus='0' slot='0' function='0'", "0000:00:00.0" },
   };
   const char *bad[] = {
-    "bus='0X'", "bus='0x'", "bus=''", "bus=' 5'", "bus='5 '", "bus='+5'", "bus='-1'",
-    "bus='0x+5'", "bus='5x'", "bus='0x1g'", "bus='010'", "bus='0x100'", "bus='256'",
-    "slot='0x20'", "function='8'", "domain='0x10000'", "domain='-0'", "bus='0x 5'",
+    "bus='0X'",
+    "bus='0x'",
+    "bus=''",
+    "bus=' 5'",
+    "bus='5 '",
+    "bus='+5'",
+    "bus='-1'",
+    "bus='0x+5'",
+    "bus='5x'",
+    "bus='0x1g'",
+    "bus='010'",
+    "bus='0x100'",
+    "bus='256'",
+    "slot='0x20'",
+    "function='8'",
+    "domain='0x10000'",
+    "domain='-0'",
+    "bus='0x 5'",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (good); i++)
@@ -200,7 +224,9 @@ test_pci_walker (void)
 /* FILE) and the streaming snapshot reader.                            */
 /* ------------------------------------------------------------------ */
 
-typedef enum { READER_DOM, READER_DOMAIN, READER_SNAPSHOT } Reader;
+typedef enum { READER_DOM,
+               READER_DOMAIN,
+               READER_SNAPSHOT } Reader;
 
 static const char *
 wrap (Reader r)
@@ -266,11 +292,14 @@ test_hostile (gconstpointer data)
     }
   laughs = g_strdup_printf ("%s]><%s><name>&l9;</name></%s>", l->str, root, root);
   xxe_file = g_strdup_printf ("<?xml version='1.0'?><!DOCTYPE x [<!ENTITY x SYSTEM "
-                              "'file:///etc/passwd'>]><%s><name>&x;</name></%s>", root, root);
+                              "'file:///etc/passwd'>]><%s><name>&x;</name></%s>",
+                              root, root);
   xxe_http = g_strdup_printf ("<?xml version='1.0'?><!DOCTYPE %s SYSTEM "
-                              "'http://127.0.0.1:1/x.dtd'><%s/>", root, root);
+                              "'http://127.0.0.1:1/x.dtd'><%s/>",
+                              root, root);
   xxe_param = g_strdup_printf ("<?xml version='1.0'?><!DOCTYPE x [<!ENTITY %% p SYSTEM "
-                               "'http://127.0.0.1:1/p.dtd'> %%p;]><%s/>", root);
+                               "'http://127.0.0.1:1/p.dtd'> %%p;]><%s/>",
+                               root);
   undeclared = g_strdup_printf ("<%s><name>&x;</name></%s>", root, root);
   for (guint i = 0; i < 300; i++)
     g_string_append_printf (deep, "<%s>", i == 0 ? root : "e");

@@ -60,8 +60,7 @@ vpa_test_list_fixtures (const char *dir, const char *glob)
     {
       gsize len = strlen (name);
 
-      if (len >= strlen (head) + strlen (tail) && g_str_has_prefix (name, head)
-          && g_str_has_suffix (name, tail))
+      if (len >= strlen (head) + strlen (tail) && g_str_has_prefix (name, head) && g_str_has_suffix (name, tail))
         g_ptr_array_add (stems, g_strndup (name + strlen (head),
                                            len - strlen (head) - strlen (tail)));
     }
@@ -145,7 +144,7 @@ vpa_test_device_string (const VpaDevice *d, gboolean with_driver)
   GString *s = g_string_new (NULL);
 
   g_string_append_printf (s, "%s %s:%s class=%06x %s numa=%d parent=%s max_vfs=%u "
-                          "iommu=%d netdev=%s driver=%s parent_index=%d vfs=",
+                             "iommu=%d netdev=%s driver=%s parent_index=%d vfs=",
                           vpa_addr_format (d->addr, a), d->vendor_id, d->product_id,
                           d->class_code, vpa_dev_type_to_string (d->dev_type), d->numa_node,
                           d->parent_addr == VPA_ADDR_NONE ? "-"

@@ -40,13 +40,24 @@ parse_uint (const char *s, guint64 max, guint64 *out)
 gboolean
 vpa_xml_unit_scale (const char *unit, guint64 *scale)
 {
-  static const struct { const char *name; guint64 scale; } units[] = {
-    { "b", 1 }, { "bytes", 1 },
-    { "KB", 1000 }, { "k", 1024 }, { "KiB", 1024 },
-    { "MB", 1000000 }, { "M", 1 << 20 }, { "MiB", 1 << 20 },
-    { "GB", 1000000000 }, { "G", 1 << 30 }, { "GiB", 1 << 30 },
+  static const struct {
+    const char *name;
+    guint64 scale;
+  } units[] = {
+    { "b", 1 },
+    { "bytes", 1 },
+    { "KB", 1000 },
+    { "k", 1024 },
+    { "KiB", 1024 },
+    { "MB", 1000000 },
+    { "M", 1 << 20 },
+    { "MiB", 1 << 20 },
+    { "GB", 1000000000 },
+    { "G", 1 << 30 },
+    { "GiB", 1 << 30 },
     { "TB", G_GUINT64_CONSTANT (1000000000000) },
-    { "T", G_GUINT64_CONSTANT (1) << 40 }, { "TiB", G_GUINT64_CONSTANT (1) << 40 },
+    { "T", G_GUINT64_CONSTANT (1) << 40 },
+    { "TiB", G_GUINT64_CONSTANT (1) << 40 },
   };
 
   if (unit == NULL)
@@ -87,7 +98,6 @@ parse_memory (xmlNode *mem, const char *what, gint id, guint64 *kib, GError **er
   *kib = v * scale / 1024;
   return TRUE;
 }
-
 
 /* core_id and siblings of one <cpu>. libvirt prints an offline CPU with
  * no attributes but its id. */

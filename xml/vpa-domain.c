@@ -24,14 +24,14 @@
 
 typedef struct {
   const char *what;
-  gboolean strict;          /* the domain has vpa:affinity */
+  gboolean strict; /* the domain has vpa:affinity */
   VpaDomain *dom;
-  GHashTable *port_devices; /* borrowed VpaPortRequest.device */
+  GHashTable *port_devices;   /* borrowed VpaPortRequest.device */
   GHashTable *placed_devices; /* borrowed VpaPlacedRecord.device */
-  GArray *vcpu_cell;        /* gint16 cell index of each guest vCPU, or -1 */
-  guint n_requested;        /* ports, devices and alias devices so far */
-  GHashTable *other_aliases; /* alias -> "<interface type='network'>" of non-PCI devices */
-  GHashTable *net_ifaces;   /* user alias -> <source network> of <interface type='network'> */
+  GArray *vcpu_cell;          /* gint16 cell index of each guest vCPU, or -1 */
+  guint n_requested;          /* ports, devices and alias devices so far */
+  GHashTable *other_aliases;  /* alias -> "<interface type='network'>" of non-PCI devices */
+  GHashTable *net_ifaces;     /* user alias -> <source network> of <interface type='network'> */
 } ParseCtx;
 
 /* ------------------------------------------------------------------ */
@@ -135,7 +135,6 @@ vpa_domain_free (VpaDomain *dom)
   vpa_guest_bus_free (dom->bus);
   g_free (dom);
 }
-
 
 /* ------------------------------------------------------------------ */
 /* <vpa:affinity>                                                      */
@@ -374,7 +373,7 @@ parse_port_attrs (ParseCtx *ctx, xmlNode *node, VpaPortRequest *port, GError **e
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s %s='': empty value", ctx->what,
                    label,
-                   port->physnet != NULL && *port->physnet == '\0'   ? "physnet"
+                   port->physnet != NULL && *port->physnet == '\0'     ? "physnet"
                    : port->pf_group != NULL && *port->pf_group == '\0' ? "pf-group"
                                                                        : "locality-group");
       return FALSE;
@@ -781,7 +780,7 @@ static gboolean
 parse_hostdevs (ParseCtx *ctx, xmlNode *domain, GError **error)
 {
   g_autoptr (GArray) devs = vpa_xml_domain_pci_devices (
-      domain, ctx->what, ctx->strict ? VPA_XML_PCI_STRICT : 0, error);
+    domain, ctx->what, ctx->strict ? VPA_XML_PCI_STRICT : 0, error);
   xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
 
   if (devs == NULL)
@@ -1220,7 +1219,7 @@ format_bits (const VpaBits *set, guint max_len)
  * one past its highest CPU. */
 typedef struct {
   VpaBits *nodes;
-  GArray *cpu_node;   /* gint, indexed by CPU id */
+  GArray *cpu_node; /* gint, indexed by CPU id */
 } HostTopo;
 
 static void
@@ -1434,9 +1433,7 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   g_autoptr (GHashTable) other_aliases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                                 g_free);
   g_autoptr (GHashTable) net_ifaces = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  ParseCtx ctx = { .what = what, .port_devices = port_devices, .placed_devices = placed_devices,
-                   .vcpu_cell = vcpu_cell, .other_aliases = other_aliases,
-                   .net_ifaces = net_ifaces };
+  ParseCtx ctx = { .what = what, .port_devices = port_devices, .placed_devices = placed_devices, .vcpu_cell = vcpu_cell, .other_aliases = other_aliases, .net_ifaces = net_ifaces };
 
   g_return_val_if_fail (node != NULL, NULL);
   g_return_val_if_fail (what != NULL, NULL);

@@ -20,17 +20,17 @@ G_BEGIN_DECLS
 #define VPA_ALIAS_PREFIX "ua-vpa-" /* ua-vpa-NAME-N */
 
 typedef struct {
-  char *device;        /* user alias of the interface/hostdev it fills */
-  char *physnet;       /* NULL: a port without physical network */
-  gboolean want_pf;    /* vnic-type direct-physical */
-  gint trusted;        /* -1 unset, 0 false, 1 true */
-  char *pf_group;      /* NULL when none */
+  char *device;     /* user alias of the interface/hostdev it fills */
+  char *physnet;    /* NULL: a port without physical network */
+  gboolean want_pf; /* vnic-type direct-physical */
+  gint trusted;     /* -1 unset, 0 false, 1 true */
+  char *pf_group;   /* NULL when none */
   gboolean has_policy;
   VpaPolicy policy;
   char *locality_group; /* NULL when none */
-  char *network;       /* the device is an <interface type='network'>: its
-                        * <source network>, a libvirt hostdev network whose
-                        * VF libvirt picks (docs/domain-xml.md); else NULL */
+  char *network;        /* the device is an <interface type='network'>: its
+                         * <source network>, a libvirt hostdev network whose
+                         * VF libvirt picks (docs/domain-xml.md); else NULL */
 } VpaPortRequest;
 
 /* <vpa:device alias='GPU' name='ua-gpu0' locality-group='g0'/>: one
@@ -44,35 +44,35 @@ typedef struct {
 /* <vpa:locality-group name='g0' level='switch' policy='preferred'/> */
 typedef struct {
   char *name;
-  VpaLocality level;    /* default switch */
-  gboolean required;    /* policy required; default preferred */
+  VpaLocality level; /* default switch */
+  gboolean required; /* policy required; default preferred */
 } VpaLocalityGroup;
 
 typedef struct {
-  char *name;          /* alias name */
+  char *name; /* alias name */
   guint count;
 } VpaAliasRequest;
 
 /* A PCI device the domain uses: <hostdev type='pci'> or
  * <interface type='hostdev'>. */
 typedef struct {
-  char *alias;         /* its <alias name>, or NULL */
-  VpaAddr addr;        /* its <source><address>, or VPA_ADDR_NONE */
+  char *alias;  /* its <alias name>, or NULL */
+  VpaAddr addr; /* its <source><address>, or VPA_ADDR_NONE */
   gboolean is_interface;
 } VpaDomainHostdev;
 
 /* A guest NUMA cell (<cpu><numa><cell>) and what binds it to host
  * nodes, in the order docs/placement.md gives. */
 typedef struct {
-  guint id;            /* <cell id>, or its position when absent */
-  VpaBits *vcpus;      /* guest vCPU ids of <cell cpus> */
-  VpaBits *nodeset;    /* host nodes of <numatune><memnode cellid>; NULL
-                        * when none (see vpa_domain_cell_nodeset) */
-  VpaBits *cpuset;     /* host CPUs its vCPUs are pinned to
-                        * (<vcpupin>, else <vcpu cpuset>); NULL if none */
-  guint64 memory_kib;  /* <cell memory unit> */
-  GArray *host_nodes;  /* gint host nodes backing it (nodeset, else its pins'
-                        * nodes), sorted; set by vpa_domain_bind_nodes() */
+  guint id;           /* <cell id>, or its position when absent */
+  VpaBits *vcpus;     /* guest vCPU ids of <cell cpus> */
+  VpaBits *nodeset;   /* host nodes of <numatune><memnode cellid>; NULL
+                       * when none (see vpa_domain_cell_nodeset) */
+  VpaBits *cpuset;    /* host CPUs its vCPUs are pinned to
+                       * (<vcpupin>, else <vcpu cpuset>); NULL if none */
+  guint64 memory_kib; /* <cell memory unit> */
+  GArray *host_nodes; /* gint host nodes backing it (nodeset, else its pins'
+                       * nodes), sorted; set by vpa_domain_bind_nodes() */
 } VpaDomainCell;
 
 /* <vpa:placed-cell cell host-node cpus memory-kib/>: one guest cell's
@@ -80,8 +80,8 @@ typedef struct {
 typedef struct {
   guint cell;
   gint node;
-  GArray *cpus;        /* guint: dedicated: the host CPU of each vCPU in
-                        * the cell's vCPU order; shared: the node's set */
+  GArray *cpus; /* guint: dedicated: the host CPU of each vCPU in
+                 * the cell's vCPU order; shared: the node's set */
   guint64 memory_kib;
 } VpaPlacedCell;
 
@@ -90,8 +90,8 @@ void vpa_placed_cell_clear (VpaPlacedCell *pc);
 /* <vpa:placed .../> */
 typedef struct {
   char *device;
-  VpaAddr addr;        /* VPA_ADDR_NONE for a network placement */
-  char *network;       /* a hostdev network chosen for a port, or NULL */
+  VpaAddr addr;  /* VPA_ADDR_NONE for a network placement */
+  char *network; /* a hostdev network chosen for a port, or NULL */
   gint numa_node;
   VpaPolicy policy;
   VpaPolicySource source;
@@ -102,34 +102,34 @@ typedef struct {
 typedef struct {
   char *name;
   char *uuid;
-  gboolean has_affinity;   /* <vpa:affinity> present */
+  gboolean has_affinity; /* <vpa:affinity> present */
   gboolean has_flavor_policy;
   VpaPolicy flavor_policy;
   gboolean has_image_policy;
   VpaPolicy image_policy;
-  GPtrArray *alias_requests; /* VpaAliasRequest*, flavor order */
-  GPtrArray *ports;          /* VpaPortRequest*, document order */
-  gboolean numa_guest;       /* has <cpu><numa> */
-  GArray *guest_nodes;       /* gint host nodes, sorted, unique; empty if unbound */
-  GPtrArray *hostdevs;       /* VpaDomainHostdev* */
-  GPtrArray *placed;         /* VpaPlacedRecord* */
-  GPtrArray *cells;          /* VpaDomainCell*, document order; empty if not numa_guest */
-  VpaBits *memory_nodeset;   /* <numatune><memory nodeset>, or NULL */
-  char *source;              /* what, for messages */
-  GPtrArray *devices;        /* VpaDeviceRequest*, document order */
+  GPtrArray *alias_requests;  /* VpaAliasRequest*, flavor order */
+  GPtrArray *ports;           /* VpaPortRequest*, document order */
+  gboolean numa_guest;        /* has <cpu><numa> */
+  GArray *guest_nodes;        /* gint host nodes, sorted, unique; empty if unbound */
+  GPtrArray *hostdevs;        /* VpaDomainHostdev* */
+  GPtrArray *placed;          /* VpaPlacedRecord* */
+  GPtrArray *cells;           /* VpaDomainCell*, document order; empty if not numa_guest */
+  VpaBits *memory_nodeset;    /* <numatune><memory nodeset>, or NULL */
+  char *source;               /* what, for messages */
+  GPtrArray *devices;         /* VpaDeviceRequest*, document order */
   GPtrArray *locality_groups; /* VpaLocalityGroup*, document order */
   /* Whole-guest NUMA placement (<vpa:numa placement="auto">) */
   gboolean numa_auto;
   VpaCpuPolicy cpu_policy;
   VpaThreadPolicy thread_policy;
-  guint n_vcpus;             /* <vcpu>, default 1 */
-  guint64 memory_kib;        /* <memory> */
-  guint64 page_kib;          /* <memoryBacking><hugepages>: page size, 0 none */
-  gboolean has_binding;      /* a <numatune>, <vcpupin> or <emulatorpin> */
-  GArray *placed_cells;      /* VpaPlacedCell, record order */
-  gboolean guest_numa;       /* <vpa:guest-numa devices='expander-bus'> */
-  guint guest_numa_spare;    /* its spare-ports (default 1) */
-  VpaGuestBus *bus;          /* the guest's PCI layout; NULL without vpa:affinity */
+  guint n_vcpus;          /* <vcpu>, default 1 */
+  guint64 memory_kib;     /* <memory> */
+  guint64 page_kib;       /* <memoryBacking><hugepages>: page size, 0 none */
+  gboolean has_binding;   /* a <numatune>, <vcpupin> or <emulatorpin> */
+  GArray *placed_cells;   /* VpaPlacedCell, record order */
+  gboolean guest_numa;    /* <vpa:guest-numa devices='expander-bus'> */
+  guint guest_numa_spare; /* its spare-ports (default 1) */
+  VpaGuestBus *bus;       /* the guest's PCI layout; NULL without vpa:affinity */
 } VpaDomain;
 
 /* The group of this name, or NULL. */

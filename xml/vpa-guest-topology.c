@@ -301,7 +301,7 @@ vpa_guest_controller_matches (xmlNode *controller, const VpaTopoController *tc)
   VpaGuestBus tmp = { .controllers = one };
   const VpaGuestController *gc;
   const char *model = tc->kind == VPA_TOPO_EXPANDER ? vpa_guest_expander_model (tc->machine)
-                                                      : "pcie-root-port";
+                                                    : "pcie-root-port";
 
   parse_controller (&tmp, controller);
   if (one->len != 1)
@@ -381,10 +381,10 @@ occupied_by_other (const VpaGuestBus *bus, guint index, GPtrArray *devices)
 typedef struct {
   const VpaGuestBus *bus;
   const char *what;
-  GPtrArray *devices;      /* every VpaTopoDevice being placed */
+  GPtrArray *devices; /* every VpaTopoDevice being placed */
   gboolean index_used[VPA_TOPO_INDEX_MAX + 1];
   gboolean busnr_used[256];
-  guint main_top;          /* highest bus number the main hierarchy may use */
+  guint main_top; /* highest bus number the main hierarchy may use */
   VpaGuestTopology *topo;
 } Planner;
 
@@ -976,8 +976,8 @@ vpa_guest_topology_explain (const VpaGuestTopology *topo, GString *out)
                 g_string_append_printf (out, " -> %s (host node %d)", pl->device, pl->host_node);
             }
           g_string_append (out, rp->device != NULL ? "\n"
-                                : rp->occupied ? " spare, taken by another device\n"
-                                               : " spare\n");
+                                : rp->occupied     ? " spare, taken by another device\n"
+                                                   : " spare\n");
         }
       for (guint k = 0; topo->machine == VPA_MACHINE_I440FX && k < topo->placements->len; k++)
         {

@@ -14,8 +14,8 @@
 
 G_BEGIN_DECLS
 
-#define VPA_TOPO_PXB_PREFIX "ua-vpa-pxb-"       /* ua-vpa-pxb-CELL */
-#define VPA_TOPO_RP_PREFIX "ua-vpa-rp-"         /* ua-vpa-rp-DEVICE */
+#define VPA_TOPO_PXB_PREFIX "ua-vpa-pxb-"        /* ua-vpa-pxb-CELL */
+#define VPA_TOPO_RP_PREFIX "ua-vpa-rp-"          /* ua-vpa-rp-DEVICE */
 #define VPA_TOPO_SPARE_PREFIX "ua-vpa-rp-spare-" /* ua-vpa-rp-spare-CELL-N */
 #define VPA_TOPO_SPARE_MAX 16                    /* spare-ports */
 #define VPA_TOPO_BUSNR_MAX 254                   /* libvirt's highest busNr */
@@ -30,18 +30,18 @@ typedef enum {
 /* A <controller type='pci'> of the document. */
 typedef struct {
   guint index;
-  char *model;    /* NULL when absent */
-  char *alias;    /* its <alias name>, or NULL */
-  gint bus_nr;    /* <target busNr>, -1 when absent */
-  gint node;      /* <target><node>, -1 when absent */
-  gint parent;    /* <address type='pci' bus>: the index it plugs into, -1 */
-  gint slot;      /* <address slot>, -1 */
+  char *model; /* NULL when absent */
+  char *alias; /* its <alias name>, or NULL */
+  gint bus_nr; /* <target busNr>, -1 when absent */
+  gint node;   /* <target><node>, -1 when absent */
+  gint parent; /* <address type='pci' bus>: the index it plugs into, -1 */
+  gint slot;   /* <address slot>, -1 */
 } VpaGuestController;
 
 /* The guest <address type='pci'> of a device with a user alias. */
 typedef struct {
   char *alias;
-  gint bus;       /* controller index, -1 when it has no PCI address */
+  gint bus; /* controller index, -1 when it has no PCI address */
   gint slot;
 } VpaGuestDeviceAddr;
 
@@ -83,8 +83,8 @@ gint vpa_guest_cell_of_node (const GArray *cells, gint node);
 
 /* A placed device, in decision order. */
 typedef struct {
-  char *device;   /* its user alias */
-  gint cell;      /* the guest cell its host node backs, -1 none */
+  char *device; /* its user alias */
+  gint cell;    /* the guest cell its host node backs, -1 none */
   gint host_node;
 } VpaTopoDevice;
 
@@ -103,11 +103,11 @@ typedef struct {
   char *alias;
   guint index;
   guint cell;
-  guint bus_nr;    /* expander: its busNr */
-  guint bus_count; /* expander: bus numbers it holds, busNr and up */
-  guint parent;    /* root port: its expander's index */
-  guint slot;      /* root port: its slot on the expander */
-  char *device;    /* root port: the device on it, NULL when spare */
+  guint bus_nr;      /* expander: its busNr */
+  guint bus_count;   /* expander: bus numbers it holds, busNr and up */
+  guint parent;      /* root port: its expander's index */
+  guint slot;        /* root port: its slot on the expander */
+  char *device;      /* root port: the device on it, NULL when spare */
   gboolean occupied; /* spare: a device not placed by us sits on it */
 } VpaTopoController;
 

@@ -16,10 +16,10 @@ typedef enum {
 
 typedef struct {
   VpaNodedevKind kind;
-  char *name;       /* <name>, e.g. pci_0000_81_00_0 */
-  char *parent;     /* <parent>, or NULL */
-  VpaDevice *pci;   /* kind PCI: the device (owned) */
-  char *interface;  /* kind NET: <capability type='net'><interface> */
+  char *name;      /* <name>, e.g. pci_0000_81_00_0 */
+  char *parent;    /* <parent>, or NULL */
+  VpaDevice *pci;  /* kind PCI: the device (owned) */
+  char *interface; /* kind NET: <capability type='net'><interface> */
 } VpaNodedev;
 
 void vpa_nodedev_clear (VpaNodedev *nd);

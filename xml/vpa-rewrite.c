@@ -62,12 +62,12 @@ vpa_decision_user_alias (const VpaDecision *decision)
 /* ------------------------------------------------------------------ */
 
 typedef struct {
-  gsize start;      /* '<' of the start tag */
-  gsize start_end;  /* after its '>' */
-  gsize end;        /* after the end tag ('>'), or start_end when empty */
-  gsize end_tag;    /* '<' of the end tag, or start_end when empty */
-  gsize name_len;   /* the qualified name follows start + 1 */
-  gboolean empty;   /* <x/> */
+  gsize start;     /* '<' of the start tag */
+  gsize start_end; /* after its '>' */
+  gsize end;       /* after the end tag ('>'), or start_end when empty */
+  gsize end_tag;   /* '<' of the end tag, or start_end when empty */
+  gsize name_len;  /* the qualified name follows start + 1 */
+  gboolean empty;  /* <x/> */
 } Span;
 
 typedef struct {
@@ -80,12 +80,12 @@ typedef struct {
   const char *buf;
   gsize len;
   const char *what;
-  GArray *spans;    /* Span, document order of start tags */
-  GArray *edits;    /* Edit */
-  gboolean newlines; /* the document puts elements on their own lines */
-  char *step;        /* one level of indentation */
-  char dev_quote;    /* quote of attributes in libvirt's elements */
-  char vpa_quote;    /* quote of attributes in <vpa:affinity> */
+  GArray *spans;                /* Span, document order of start tags */
+  GArray *edits;                /* Edit */
+  gboolean newlines;            /* the document puts elements on their own lines */
+  char *step;                   /* one level of indentation */
+  char dev_quote;               /* quote of attributes in libvirt's elements */
+  char vpa_quote;               /* quote of attributes in <vpa:affinity> */
   const VpaGuestTopology *topo; /* NULL: the guest's PCI layout is not ours to write */
   GHashTable *removed;          /* xmlNode* removed by an edit */
 } Rewrite;
@@ -365,10 +365,10 @@ learn_layout (Rewrite *rw, xmlNode *root)
 /* ------------------------------------------------------------------ */
 
 typedef struct {
-  char *name;         /* qualified */
-  GString *attrs;     /* " a='1' b='2'" */
+  char *name;          /* qualified */
+  GString *attrs;      /* " a='1' b='2'" */
   GPtrArray *children; /* Elem* */
-  char *text;         /* character content (escaped already), or NULL */
+  char *text;          /* character content (escaped already), or NULL */
 } Elem;
 
 static void
@@ -1327,8 +1327,8 @@ binding_pins (const VpaNumaBinding *b)
         {
           Pin pin = { g_array_index (vcpus, guint, v), NULL };
           pin.cpuset = b->dedicated && v < pc->cpus->len
-                           ? g_strdup_printf ("%u", g_array_index (pc->cpus, guint, v))
-                           : g_strdup (shared);
+                         ? g_strdup_printf ("%u", g_array_index (pc->cpus, guint, v))
+                         : g_strdup (shared);
           g_array_append_val (pins, pin);
         }
     }

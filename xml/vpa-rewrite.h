@@ -14,25 +14,25 @@
 G_BEGIN_DECLS
 
 typedef enum {
-  VPA_DECISION_PORT,  /* fills the source of a <vpa:port>'s device */
-  VPA_DECISION_ALIAS, /* one device of a flavor alias: ua-vpa-NAME-N */
+  VPA_DECISION_PORT,   /* fills the source of a <vpa:port>'s device */
+  VPA_DECISION_ALIAS,  /* one device of a flavor alias: ua-vpa-NAME-N */
   VPA_DECISION_DEVICE, /* a <vpa:device>: fills its named device, or adds a
                         * <hostdev> with that user alias */
 } VpaDecisionKind;
 
 typedef struct {
   VpaDecisionKind kind;
-  char *device;        /* port: user alias; alias: alias name */
-  guint index;         /* alias: N in ua-vpa-NAME-N, counted per name from 0 */
+  char *device; /* port: user alias; alias: alias name */
+  guint index;  /* alias: N in ua-vpa-NAME-N, counted per name from 0 */
   VpaAddr addr;
-  gint numa_node;      /* VPA_NUMA_NONE when unknown */
+  gint numa_node; /* VPA_NUMA_NONE when unknown */
   VpaPolicy policy;
   VpaPolicySource source;
   char *locality_group; /* NULL when none */
   gint locality;        /* VpaLocality the group reached, -1 when none */
-  char *network;       /* port on an <interface type='network'>: the hostdev
-                        * network chosen (addr is then the VF placement
-                        * counted on; libvirt picks one of that PF's VFs) */
+  char *network;        /* port on an <interface type='network'>: the hostdev
+                         * network chosen (addr is then the VF placement
+                         * counted on; libvirt picks one of that PF's VFs) */
 } VpaDecision;
 
 VpaDecision *vpa_decision_new (VpaDecisionKind kind, const char *device, guint index,
@@ -70,11 +70,11 @@ char *vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what,
 
 /* A whole-guest NUMA binding to write (docs/domain-xml.md). */
 typedef struct {
-  gboolean dedicated;  /* cpu-policy dedicated: one host CPU per vCPU */
-  gboolean memnodes;   /* the guest has <cpu><numa> cells: one <memnode> each */
-  GArray *cells;       /* VpaPlacedCell (vpa-domain.h), guest order */
-  GPtrArray *vcpus;    /* per cell: GArray of guint guest vCPUs (cpus parallel when dedicated) */
-  GArray *emulator;    /* guint host CPUs of <emulatorpin> */
+  gboolean dedicated; /* cpu-policy dedicated: one host CPU per vCPU */
+  gboolean memnodes;  /* the guest has <cpu><numa> cells: one <memnode> each */
+  GArray *cells;      /* VpaPlacedCell (vpa-domain.h), guest order */
+  GPtrArray *vcpus;   /* per cell: GArray of guint guest vCPUs (cpus parallel when dedicated) */
+  GArray *emulator;   /* guint host CPUs of <emulatorpin> */
 } VpaNumaBinding;
 
 /* Writes binding into the domain document buf (whose <vpa:affinity>

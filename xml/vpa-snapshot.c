@@ -40,7 +40,7 @@ typedef struct {
   GHashTable *odd_names;  /* PCI nodedev names not of the pci_DDDD_BB_SS_F form */
   GPtrArray *odd_parents; /* VpaDevice*, parent name pairs: <parent> of another form */
   gboolean have_caps;
-  GError *xml_error;      /* the first error libxml2 reported */
+  GError *xml_error; /* the first error libxml2 reported */
 } SnapshotReader;
 
 static void
@@ -811,8 +811,7 @@ write_capabilities (FILE *out, const VpaHost *host)
     {
       const VpaCell *cell = &g_array_index (host->cells, VpaCell, i);
 
-      fprintf (out, "          <cell id='%d'>\n            <memory unit='KiB'>%" G_GUINT64_FORMAT
-                    "</memory>\n",
+      fprintf (out, "          <cell id='%d'>\n            <memory unit='KiB'>%" G_GUINT64_FORMAT "</memory>\n",
                cell->id, cell->memory_kib);
       write_cell_capacity (out, cell);
       fprintf (out, "            <cpus num='%u'>\n", cell->cpus->len);

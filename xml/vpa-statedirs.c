@@ -67,7 +67,7 @@ typedef struct {
   const char *const *needles; /* NULL: every file */
   gboolean running_only;
   GPtrArray *claims;
-  GPtrArray *skipped;         /* may be NULL */
+  GPtrArray *skipped; /* may be NULL */
 } Scan;
 
 static void

@@ -45,12 +45,12 @@ GPtrArray *vpa_statedirs_load_buses (const char *const *dirs, const char *exclud
 
 /* The general form. */
 typedef struct {
-  const char *const *dirs;  /* NULL-terminated */
-  const char *exclude;      /* the domain whose claims are not wanted; may be NULL */
-  const guint *buses;       /* NULL: every file; else only those naming one */
+  const char *const *dirs; /* NULL-terminated */
+  const char *exclude;     /* the domain whose claims are not wanted; may be NULL */
+  const guint *buses;      /* NULL: every file; else only those naming one */
   guint n_buses;
-  gboolean running_only;    /* only <domstatus> files: running domains */
-  GPtrArray *skipped;       /* may be NULL: gets one line (char*) per file skipped */
+  gboolean running_only; /* only <domstatus> files: running domains */
+  GPtrArray *skipped;    /* may be NULL: gets one line (char*) per file skipped */
 } VpaStatedirsQuery;
 
 GPtrArray *vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error);

@@ -182,8 +182,8 @@ vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **err
   if (doc == NULL || (err != NULL && err->level >= XML_ERR_ERROR))
     {
       g_autofree char *msg = g_strdup (err != NULL && err->message != NULL
-                                          ? err->message
-                                          : "not well-formed");
+                                         ? err->message
+                                         : "not well-formed");
       g_strchomp (msg);
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s:%d: malformed XML: %s",
                    what, err != NULL ? err->line : 0, msg);

@@ -97,9 +97,9 @@ typedef enum {
 } VpaXmlPciFlags;
 
 typedef struct {
-  xmlNode *node;          /* the <hostdev> or <interface> */
-  VpaAddr addr;           /* VPA_ADDR_NONE: no (valid) source address */
-  gboolean is_interface;  /* an <interface> */
+  xmlNode *node;         /* the <hostdev> or <interface> */
+  VpaAddr addr;          /* VPA_ADDR_NONE: no (valid) source address */
+  gboolean is_interface; /* an <interface> */
 } VpaXmlPciDevice;
 
 /* The PCI devices among the <devices> children of a <domain> element, in

@@ -6,7 +6,6 @@
 
 #include <string.h>
 
-
 /* One bit per id up to VPA_CPUSET_MAX: a set costs at most 8 KiB, whatever
  * its string says, and unions are word operations. */
 struct _VpaBits {

@@ -513,7 +513,7 @@ vpa_message_bound (const char *message, gsize max)
     {
       gunichar c = g_utf8_get_char_validated (p, end - p);
       gsize len = c == (gunichar) -1 || c == (gunichar) -2 ? 1
-                                                            : (gsize) g_utf8_skip[*(const guchar *) p];
+                                                           : (gsize) g_utf8_skip[*(const guchar *) p];
 
       if (out->len + ell <= max)
         fit = out->len;
@@ -600,4 +600,3 @@ vpa_thread_policy_from_string (const char *s, VpaThreadPolicy *out)
       }
   return FALSE;
 }
-

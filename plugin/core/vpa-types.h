@@ -34,9 +34,9 @@ typedef enum {
 /* domain:16 (up to 32 bits accepted) | bus:8 | slot:5 | function:3 */
 typedef guint64 VpaAddr;
 #define VPA_ADDR_NONE G_MAXUINT64
-#define VPA_ADDR(d, b, s, f)                                           \
-  ((((guint64) (d)) << 16) | (((guint64) (b) & 0xff) << 8) |           \
-   (((guint64) (s) & 0x1f) << 3) | ((guint64) (f) & 0x7))
+#define VPA_ADDR(d, b, s, f)                                \
+  ((((guint64) (d)) << 16) | (((guint64) (b) &0xff) << 8) | \
+   (((guint64) (s) &0x1f) << 3) | ((guint64) (f) &0x7))
 #define VPA_ADDR_DOMAIN(a) ((guint32) ((a) >> 16))
 #define VPA_ADDR_BUS(a) ((guint) (((a) >> 8) & 0xff))
 #define VPA_ADDR_SLOT(a) ((guint) (((a) >> 3) & 0x1f))
@@ -141,8 +141,8 @@ typedef struct {
                         * 16 GT/s); 0 when unknown */
   guint16 link_width;  /* negotiated link width in lanes; 0 when unknown */
   /* Filled by vpa_host_seal(): */
-  gint parent_index;   /* index of the parent PF in host->devices, or -1 */
-  GArray *vf_indices;  /* PF: guint indices of its VFs, ascending; or NULL */
+  gint parent_index;      /* index of the parent PF in host->devices, or -1 */
+  GArray *vf_indices;     /* PF: guint indices of its VFs, ascending; or NULL */
   gint pcie_parent_index; /* index of the bridge above it, or -1 */
 } VpaDevice;
 
@@ -152,18 +152,18 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDevice, vpa_device_free)
 
 /* One logical CPU of a cell, parallel to VpaCell.cpus. */
 typedef struct {
-  gboolean online;  /* offline CPUs are listed but never used */
-  gint socket;      /* VPA_SOCKET_NONE when unknown */
-  gint core;        /* core id, -1 when unknown */
-  guint siblings;   /* the lowest CPU id of its thread siblings (itself
-                     * when it has none or they are unknown) */
+  gboolean online; /* offline CPUs are listed but never used */
+  gint socket;     /* VPA_SOCKET_NONE when unknown */
+  gint core;       /* core id, -1 when unknown */
+  guint siblings;  /* the lowest CPU id of its thread siblings (itself
+                    * when it has none or they are unknown) */
 } VpaCpuTopo;
 
 /* Pages of one size on a cell (capabilities <pages>, sysfs hugepages). */
 typedef struct {
   guint64 size_kib;
   guint64 total;
-  guint64 free;     /* sysfs free_hugepages; equal to total elsewhere */
+  guint64 free; /* sysfs free_hugepages; equal to total elsewhere */
 } VpaPages;
 
 /* The distance from a cell to another node (capabilities <distances>,
@@ -175,8 +175,8 @@ typedef struct {
 
 typedef struct {
   gint id;
-  gint socket;    /* VPA_SOCKET_NONE unless all its CPUs share one socket */
-  GArray *cpus;   /* guint cpu ids, ascending */
+  gint socket;  /* VPA_SOCKET_NONE unless all its CPUs share one socket */
+  GArray *cpus; /* guint cpu ids, ascending */
   guint64 memory_kib;
   /* Capacity (filled by the sources that know it, else NULL): */
   GArray *topo;      /* VpaCpuTopo, parallel to cpus */
@@ -187,19 +187,19 @@ typedef struct {
 /* What a domain pins and binds on the host's NUMA nodes. */
 typedef struct {
   gint node;
-  guint64 page_kib;   /* 0: ordinary memory; else a hugepage size */
-  guint64 kib;        /* memory bound strictly to node (pages * page_kib) */
+  guint64 page_kib; /* 0: ordinary memory; else a hugepage size */
+  guint64 kib;      /* memory bound strictly to node (pages * page_kib) */
 } VpaMemClaim;
 
 typedef struct {
-  GArray *dedicated;  /* guint host CPUs it pins dedicated, ascending */
-  GArray *memory;     /* VpaMemClaim */
+  GArray *dedicated; /* guint host CPUs it pins dedicated, ascending */
+  GArray *memory;    /* VpaMemClaim */
 } VpaNumaUse;
 
 /* A device held by a domain (a <hostdev> or <interface type='hostdev'>),
  * or (addr VPA_ADDR_NONE, numa set) the CPUs and memory it holds. */
 typedef struct {
-  char *domain;     /* the domain's name */
+  char *domain; /* the domain's name */
   VpaAddr addr;
   gboolean running; /* the domain is running (FALSE: defined only) */
   VpaNumaUse *numa; /* NULL for a device claim */
