@@ -100,7 +100,7 @@ for i in $(seq 1 32); do
     *) fail "define $i exited $rc: $(cat "$work/$name.err")" ;;
   esac
 done
-{ [ "$ok" -eq 16 ] && [ "$refused" -eq 16 ]; } || fail "$ok defined, $refused refused (want 16 and 16)"
+{ [ "$ok" -eq 16 ] && [ "$refused" -eq 16 ]; } || fail "$ok defined, $refused refused (want 16 and 16); refusals: $(cat "$work/$prefix"-a*.err 2>/dev/null | sort | uniq -c | head -3 | tr '\n' ' ')"
 addrs=$(placed_addresses)
 [ "$(echo "$addrs" | wc -l)" -eq 16 ] || fail "expected 16 placed domains, got: $addrs"
 [ "$(echo "$addrs" | uniq | wc -l)" -eq 16 ] || fail "a VF was handed out twice: $addrs"
