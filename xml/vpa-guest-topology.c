@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-guest-topology.h"
 #include "vpa-xml.h"
+#include "vpa-domain.h"
 
 #include <string.h>
 
@@ -230,9 +231,14 @@ vpa_guest_bus_parse (xmlNode *domain)
       if (on >= 0)
         {
           VpaGuestDeviceAddr *o = g_new0 (VpaGuestDeviceAddr, 1);
+          gboolean is_pci = FALSE;
+          VpaAddr addr;
           o->alias = alias_of (c);
           o->bus = on;
           o->slot = slot;
+          o->ours = o->alias != NULL && g_str_has_prefix (o->alias, VPA_ALIAS_PREFIX) &&
+                    vpa_xml_is (c, "hostdev", NULL) &&
+                    vpa_xml_hostdev_address (c, "", &is_pci, &addr, NULL) && is_pci;
           g_ptr_array_add (bus->occupants, o);
         }
       if (vpa_xml_is (c, "controller", NULL))
@@ -368,9 +374,10 @@ occupied_by_other (const VpaGuestBus *bus, guint index, GPtrArray *devices)
       const VpaGuestDeviceAddr *o = g_ptr_array_index (bus->occupants, i);
       gboolean ours = FALSE;
 
-      /* our own controllers are re-addressed by the plan, never a spare's
-       * occupant (one naming its own index as its bus included) */
-      if (o->bus != (gint) index || vpa_guest_topology_owns (o->alias))
+      /* our own controllers and alias hostdevs are re-addressed by the
+       * plan or removed, never a spare's occupant (a controller naming its
+       * own index as its bus included) */
+      if (o->bus != (gint) index || o->ours || vpa_guest_topology_owns (o->alias))
         continue;
       for (guint j = 0; devices != NULL && o->alias != NULL && j < devices->len && !ours; j++)
         ours = strcmp (((const VpaTopoDevice *) g_ptr_array_index (devices, j))->device, o->alias) == 0;
@@ -448,8 +455,8 @@ reserve_own (Planner *p)
   for (guint i = 0; i < p->bus->occupants->len; i++)
     {
       const VpaGuestDeviceAddr *o = g_ptr_array_index (p->bus->occupants, i);
-      if (o->bus >= 0 && o->bus <= VPA_TOPO_INDEX_MAX && !vpa_guest_topology_owns (o->alias) &&
-          !placed_device (p, o->alias))
+      if (o->bus >= 0 && o->bus <= VPA_TOPO_INDEX_MAX && !o->ours &&
+          !vpa_guest_topology_owns (o->alias) && !placed_device (p, o->alias))
         p->index_referenced[o->bus] = TRUE;
     }
   for (guint b = 0; b <= p->main_top; b++)

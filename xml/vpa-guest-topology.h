@@ -43,6 +43,7 @@ typedef struct {
   char *alias;
   gint bus; /* controller index, -1 when it has no PCI address */
   gint slot;
+  gboolean ours; /* a PCI <hostdev> ua-vpa-NAME-N: placed again or removed */
 } VpaGuestDeviceAddr;
 
 /* The guest's PCI layout. */
