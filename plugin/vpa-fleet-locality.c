@@ -291,7 +291,7 @@ static char *
 joint_unmet (const Ctx *ctx, GPtrArray *names)
 {
   g_autoptr (GPtrArray) groups = g_ptr_array_new_with_free_func ((GDestroyNotify) joint_group_free);
-  g_autofree gint *group_of = g_new (gint, MAX (ctx->requests->len, 1));
+  g_autofree gint *group_of = g_new0 (gint, MAX (ctx->requests->len, 1));
   g_autofree guint *choice = g_new (guint, MAX (names->len, 1));
   g_autoptr (GString) list = g_string_new (NULL);
   Joint j = { ctx, groups, group_of, choice, 0 };
