@@ -299,7 +299,7 @@ joint_unmet (const Ctx *ctx, GPtrArray *names)
   for (guint r = 0; r < ctx->requests->len; r++)
     {
       const VpaRequest *req = g_ptr_array_index (ctx->requests, r);
-      guint i;
+      guint i = 0;
       group_of[r] = req->locality_required &&
                         g_ptr_array_find_with_equal_func (names, req->locality_group, g_str_equal, &i)
                       ? (gint) i
