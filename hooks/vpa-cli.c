@@ -846,22 +846,25 @@ cmd_define (VpaCli *cli, GError **error)
 typedef struct {
   const VpaCli *cli;
   VpaConfig *config;
-  const char *domain_xml;
   gboolean has_policy;
   VpaPolicy policy;
 } AttachCtx;
 
-/* Called with the connection's current claims, under the lock. */
+/* Called with the connection's current claims, under the lock: the
+ * domain's XML is read here too, so that the nodes a concurrent define
+ * bound it to are the ones the port is placed against. */
 static char *
 attach_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
 {
   AttachCtx *ctx = user_data;
   g_autoptr (VpaDomain) dom = NULL;
+  g_autofree char *xml = NULL;
   VpaHost *host;
   VpaAddr addr;
 
-  dom = vpa_domain_parse (ctx->domain_xml, strlen (ctx->domain_xml), ctx->cli->common.args[0],
-                          error);
+  if ((xml = domain_xml (connect_uri (ctx->cli), ctx->cli->common.args[0], error)) == NULL)
+    return NULL;
+  dom = vpa_domain_parse (xml, strlen (xml), ctx->cli->common.args[0], error);
   if (dom == NULL)
     return NULL;
   if ((host = vpa_source_load (inventory_uri (ctx->cli), error)) == NULL)
@@ -897,11 +900,12 @@ cmd_attach (VpaCli *cli, GError **error)
   ctx.has_policy = cli->policy != NULL;
   if ((config = load_config (cli, error)) == NULL)
     return FALSE;
+  /* The domain must exist before the lock is taken (exit 2 otherwise);
+   * its XML is read again under the lock. */
   if ((xml = domain_xml (connect_uri (cli), cli->common.args[0], error)) == NULL)
     return FALSE;
   ctx.cli = cli;
   ctx.config = config;
-  ctx.domain_xml = xml;
   if ((virt = virt_module (error)) == NULL ||
       !virt->attach (connect_uri (cli), inventory_uri (cli), cli->common.args[0], cli->live,
                      cli->persistent, attach_place_cb, &ctx, &addr, error))

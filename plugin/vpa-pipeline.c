@@ -1179,9 +1179,21 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   if (!config_admits_devices (config, mine, error))
     return NULL;
   guest_from_domain (dom, &guest);
+  /* The guest's nodes are its binding (<numatune>, for a placed
+   * placement="auto" guest the one its <vpa:placed-cell>s record): the
+   * port is placed under its policy relative to them, and the binding
+   * stays as it is. */
   placement = vpa_place (inv, mine, &guest, error);
   if (placement == NULL)
-    return NULL;
+    {
+      /* attach never binds: a placement="auto" guest nothing placed
+       * yet gets its nodes from place/define. */
+      if (dom->numa_auto && guest.n_nodes == 0)
+        g_prefix_error (error, "attach: domain '%s' (placement=\"auto\", no binding recorded: place or define it with virt-pci-affinity first): ", dom->name);
+      else
+        g_prefix_error (error, "attach: domain '%s': ", dom->name);
+      return NULL;
+    }
   a = g_ptr_array_index (placement->assignments, 0);
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
   *out_addr = dev->addr;

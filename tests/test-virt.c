@@ -562,6 +562,319 @@ test_define_pf_vf (void)
 }
 
 /* ------------------------------------------------------------------ */
+/* Attach to a bound guest                                             */
+/* ------------------------------------------------------------------ */
+
+#define SNC4 VPA_TEST_DATA "/hosts/snc-4.xml"
+
+/* A guest placed with <vpa:numa placement="auto">: one shared cell per
+ * node of nodes (its binding as place writes it: <numatune> and a
+ * <vpa:placed-cell> per cell). */
+static char *
+bound_guest_xml (const char *name, const gint *nodes, guint n)
+{
+  g_autoptr (GString) placed = g_string_new (NULL);
+  g_autoptr (GString) memnodes = g_string_new (NULL);
+  g_autoptr (GString) cells = g_string_new (NULL);
+  g_autoptr (GString) all = g_string_new (NULL);
+  g_autofree char *uuid = name_uuid (name);
+
+  for (guint i = 0; i < n; i++)
+    {
+      g_string_append_printf (placed, "<vpa:placed-cell cell='%u' host-node='%d' cpus='%d' memory-kib='1048576'/>", i, nodes[i], nodes[i] * 8);
+      g_string_append_printf (memnodes, "<memnode cellid='%u' mode='strict' nodeset='%d'/>", i,
+                              nodes[i]);
+      g_string_append_printf (cells, "<cell id='%u' cpus='%u' memory='1048576' unit='KiB'/>", i,
+                              i);
+      g_string_append_printf (all, "%s%d", i > 0 ? "," : "", nodes[i]);
+    }
+  return g_strdup_printf (
+    "<domain type='test'><name>%s</name><uuid>%s</uuid><metadata>"
+    "<vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+    "<vpa:numa placement='auto' cpu-policy='shared'/>%s</vpa:affinity></metadata>"
+    "<memory unit='KiB'>%u</memory><vcpu>%u</vcpu>"
+    "<numatune><memory mode='strict' nodeset='%s'/>%s</numatune>"
+    "<os><type>hvm</type></os><cpu><numa>%s</numa></cpu></domain>",
+    name, uuid, placed->str, 1048576 * n, n, all->str, memnodes->str, cells->str);
+}
+
+typedef struct {
+  virConnectPtr conn;
+  const char *domain;
+  const VpaPolicy *policy;
+  char *xml;       /* what the placer returned */
+  VpaAddr addr;    /* the device it chose */
+  gboolean locked; /* the define lock was held while it ran */
+} AttachData;
+
+/* As the CLI does: the domain's XML and the placement under the lock. */
+static char *
+place_attach (GPtrArray *claims, gpointer user_data, GError **error)
+{
+  AttachData *ad = user_data;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (virDomain) dom = virDomainLookupByName (ad->conn, ad->domain);
+  g_autofree char *xml = virDomainGetXMLDesc (dom, 0);
+  g_autoptr (VpaDomain) parsed = vpa_domain_parse (xml, strlen (xml), ad->domain, &local);
+  g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/snc-4.conf", &local);
+  g_autoptr (VpaVirtLock) second = vpa_virt_lock_acquire (ad->conn, NULL, 10, NULL);
+  VpaHost *host = vpa_source_load (SNC4, &local);
+  char *out;
+
+  g_assert_no_error (local);
+  ad->locked = second == NULL;
+  out = vpa_pipeline_attach_port (host, claims, config, parsed, "ua-hot", "physnet1", ad->policy,
+                                  &ad->addr, error);
+  ad->xml = g_strdup (out);
+  return out;
+}
+
+/* Attaches a port under policy to domain on conn; the chosen address,
+ * or NULL with error (the test driver cannot hot-plug: a placement that
+ * got as far as libvirt comes back as the address it chose). */
+static char *
+attach_bound (virConnectPtr conn, const char *domain, VpaPolicy policy, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (VpaHost) inventory = vpa_source_load (SNC4, NULL);
+  AttachData ad = { conn, domain, &policy, NULL, VPA_ADDR_NONE, FALSE };
+  VpaAddr addr = VPA_ADDR_NONE;
+  g_autofree char *placed = NULL;
+  char buf[VPA_ADDR_BUFLEN];
+  gboolean ok;
+
+  ok = vpa_virt_attach (conn, NULL, domain, VIR_DOMAIN_AFFECT_CONFIG, inventory, place_attach,
+                        &ad, &addr, &local);
+  placed = ad.xml;
+  g_assert_true (ad.locked);
+  if (placed == NULL)
+    {
+      g_assert_false (ok);
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  /* One <interface> element: the guest's binding is not touched. */
+  g_assert_true (g_str_has_prefix (placed, "<interface type='hostdev' managed='yes'>"));
+  g_assert_null (strstr (placed, "numatune"));
+  g_assert_null (strstr (placed, "cputune"));
+  if (!ok)
+    {
+      g_assert_nonnull (local);
+      g_assert_nonnull (strstr (local->message, "cannot attach to domain"));
+    }
+  if (ok)
+    g_assert_cmpuint (addr, ==, ad.addr);
+  return g_strdup (vpa_addr_format (ad.addr, buf));
+}
+
+static gint
+snc4_node_of (const char *addr)
+{
+  g_autoptr (VpaHost) host = vpa_source_load (SNC4, NULL);
+  const VpaDevice *d = vpa_test_device_at (host, addr);
+
+  g_assert_nonnull (d);
+  return d->numa_node;
+}
+
+/* Holders of the physnet1 VFs of nodes, every one but keep. */
+static void
+hold_physnet1 (virConnectPtr conn, const char *prefix, const gint *nodes, guint n,
+               const char *keep)
+{
+  static const char *const bus[] = { "18", "38", "58", "", "98", "b8", "d8" };
+
+  for (guint i = 0; i < n; i++)
+    for (guint f = 0; f < 4; f++)
+      {
+        g_autofree char *addr = g_strdup_printf ("0000:%s:01.%u", bus[nodes[i]], f);
+        g_autofree char *name = g_strdup_printf ("%s-%d-%u", prefix, nodes[i], f);
+        g_autofree char *xml = NULL;
+
+        if (g_strcmp0 (addr, keep) == 0 || strcmp (addr, "0000:18:01.0") == 0 ||
+            strcmp (addr, "0000:98:01.0") == 0) /* db1 holds those */
+          continue;
+        xml = domain_xml (name, addr, NULL);
+        define_raw (conn, xml);
+      }
+}
+
+static void
+define_bound (virConnectPtr conn, const char *name, const gint *nodes, guint n, gboolean start)
+{
+  g_autofree char *xml = bound_guest_xml (name, nodes, n);
+  g_autoptr (virDomain) dom = NULL;
+
+  define_raw (conn, xml);
+  dom = virDomainLookupByName (conn, name);
+  if (start)
+    g_assert_cmpint (virDomainCreate (dom), ==, 0);
+}
+
+/* required: a VF on the guest's node, never elsewhere; the other
+ * domains' VFs are not handed out; none left there: refused. */
+static void
+test_attach_required (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *addr = NULL;
+  const gint one[] = { 1 };
+
+  define_bound (conn, "g1", one, 1, TRUE);
+  addr = attach_bound (conn, "g1", VPA_POLICY_REQUIRED, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (snc4_node_of (addr), ==, 1);
+  g_clear_pointer (&addr, g_free);
+
+  /* three of node 1's four held by other domains: the fourth */
+  hold_physnet1 (conn, "h", one, 1, "0000:38:01.2");
+  addr = attach_bound (conn, "g1", VPA_POLICY_REQUIRED, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (addr, ==, "0000:38:01.2");
+  g_clear_pointer (&addr, g_free);
+
+  /* all four held: refused, one line naming domain, port, policy, node */
+  g_free (addr);
+  addr = domain_xml ("h-last", "0000:38:01.2", NULL);
+  define_raw (conn, addr);
+  g_clear_pointer (&addr, g_free);
+  addr = attach_bound (conn, "g1", VPA_POLICY_REQUIRED, &error);
+  g_assert_null (addr);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_null (strchr (error->message, '\n'));
+  g_assert_true (g_str_has_prefix (error->message, "attach: domain 'g1': port 'ua-hot' (policy required from port): no free device"));
+  g_assert_nonnull (strstr (error->message, "node 0 is not the guest's (1)"));
+}
+
+/* preferred and legacy: the guest's node first; preferred then the
+ * nearest node by the host's distances (same socket, 12) before the
+ * far ones (21), even where those have more free VFs; legacy never
+ * goes off the guest's nodes for a device with NUMA information. */
+static void
+test_attach_preferred_legacy (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *addr = NULL;
+  const gint zero[] = { 0 }, node3[] = { 3 }, near[] = { 0, 1, 2 };
+
+  define_bound (conn, "g0", zero, 1, FALSE);
+  define_bound (conn, "g3", node3, 1, TRUE);
+  addr = attach_bound (conn, "g0", VPA_POLICY_PREFERRED, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (snc4_node_of (addr), ==, 0);
+  g_clear_pointer (&addr, g_free);
+  addr = attach_bound (conn, "g0", VPA_POLICY_LEGACY, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (snc4_node_of (addr), ==, 0);
+  g_clear_pointer (&addr, g_free);
+
+  /* node 3 has no NIC: one VF left on the near nodes, 11 on the far ones */
+  hold_physnet1 (conn, "h", near, 3, "0000:58:01.3");
+  addr = attach_bound (conn, "g3", VPA_POLICY_PREFERRED, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (addr, ==, "0000:58:01.3");
+  g_clear_pointer (&addr, g_free);
+  addr = attach_bound (conn, "g3", VPA_POLICY_LEGACY, &error);
+  g_assert_null (addr);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_true (g_str_has_prefix (error->message, "attach: domain 'g3': port 'ua-hot' (policy legacy from port): no free device"));
+  g_assert_nonnull (strstr (error->message, "node 4 is not the guest's (3)"));
+  g_clear_error (&error);
+
+  /* near ones all held: preferred goes to the far socket */
+  addr = domain_xml ("h-last", "0000:58:01.3", NULL);
+  define_raw (conn, addr);
+  g_clear_pointer (&addr, g_free);
+  addr = attach_bound (conn, "g3", VPA_POLICY_PREFERRED, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (snc4_node_of (addr), >=, 4);
+}
+
+/* socket: the guest's socket, whichever node of it; never the other. */
+static void
+test_attach_socket (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *addr = NULL;
+  const gint seven[] = { 7 }, far[] = { 4, 5, 6 };
+
+  define_bound (conn, "g7", seven, 1, TRUE);
+  addr = attach_bound (conn, "g7", VPA_POLICY_SOCKET, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (snc4_node_of (addr), >=, 4);
+  g_assert_cmpint (snc4_node_of (addr), <=, 6);
+  g_clear_pointer (&addr, g_free);
+
+  hold_physnet1 (conn, "h", far, 3, NULL);
+  addr = attach_bound (conn, "g7", VPA_POLICY_SOCKET, &error);
+  g_assert_null (addr);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_null (strchr (error->message, '\n'));
+  g_assert_true (g_str_has_prefix (error->message, "attach: domain 'g7': port 'ua-hot' (policy socket from port): no free device"));
+  g_assert_nonnull (strstr (error->message, "(7)"));
+}
+
+/* A guest of two cells bound to nodes 3 and 1: required takes node 1
+ * (the only one of its nodes with a NIC), socket any node of socket 0,
+ * and with node 1's VFs gone required is refused naming both nodes. */
+static void
+test_attach_two_cells (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *addr = NULL;
+  g_autofree char *before = NULL;
+  g_autofree char *after = NULL;
+  g_autoptr (virDomain) dom = NULL;
+  const gint nodes[] = { 3, 1 }, one[] = { 1 };
+
+  define_bound (conn, "g31", nodes, 2, FALSE);
+  dom = virDomainLookupByName (conn, "g31");
+  before = virDomainGetXMLDesc (dom, VIR_DOMAIN_XML_INACTIVE);
+  addr = attach_bound (conn, "g31", VPA_POLICY_REQUIRED, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (snc4_node_of (addr), ==, 1);
+  g_clear_pointer (&addr, g_free);
+  addr = attach_bound (conn, "g31", VPA_POLICY_SOCKET, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (snc4_node_of (addr), <=, 2);
+  g_clear_pointer (&addr, g_free);
+
+  hold_physnet1 (conn, "h", one, 1, NULL);
+  addr = attach_bound (conn, "g31", VPA_POLICY_REQUIRED, &error);
+  g_assert_null (addr);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_nonnull (strstr (error->message, "node 0 is not the guest's (1,3)"));
+  /* the binding is the guest's own: nothing rewrote it */
+  after = virDomainGetXMLDesc (dom, VIR_DOMAIN_XML_INACTIVE);
+  g_assert_cmpstr (before, ==, after);
+}
+
+/* attach never binds: a placement="auto" guest defined around us (no
+ * binding recorded) is told to be placed first. */
+static void
+test_attach_unplaced (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *addr = NULL;
+  g_autofree char *xml = g_strdup_printf (
+    "<domain type='test'><name>gu</name><metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+    "<vpa:numa placement='auto'/></vpa:affinity></metadata>"
+    "<memory unit='KiB'>1048576</memory><vcpu>1</vcpu><os><type>hvm</type></os></domain>");
+
+  define_raw (conn, xml);
+  addr = attach_bound (conn, "gu", VPA_POLICY_REQUIRED, &error);
+  g_assert_null (addr);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+  g_assert_null (strchr (error->message, '\n'));
+  g_assert_true (g_str_has_prefix (error->message, "attach: domain 'gu' (placement=\"auto\", no binding recorded: place or define it with virt-pci-affinity first): port 'ua-hot' (policy required from port)"));
+}
+
+/* ------------------------------------------------------------------ */
 /* The lock                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -630,6 +943,11 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/define/redefine-own", test_define_redefine_own);
   g_test_add_func ("/virt/define/pf-vf", test_define_pf_vf);
   g_test_add_func ("/virt/lock", test_lock);
+  g_test_add_func ("/virt/attach/bound-required", test_attach_required);
+  g_test_add_func ("/virt/attach/bound-preferred-legacy", test_attach_preferred_legacy);
+  g_test_add_func ("/virt/attach/bound-socket", test_attach_socket);
+  g_test_add_func ("/virt/attach/bound-two-cells", test_attach_two_cells);
+  g_test_add_func ("/virt/attach/unplaced-auto", test_attach_unplaced);
 
   return g_test_run ();
 }

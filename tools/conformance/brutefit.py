@@ -413,45 +413,110 @@ def check_pinning(h, cell, pins, thread_policy):
     return None
 
 
-def check_result(sc, res, brute=None):
-    """Problems with a fit runner's result (FIT-FORMAT.md, "A runner's
-    verdict") against the brute force: [] when it is right."""
-    bf = brute or brute_fit(sc)
-    probs = []
-    if bool(res.get('fits')) != bf['fits']:
-        probs.append('fits=%s, the brute force says %s' % (res.get('fits'),
-                                                           bf['fits']))
-        return probs
-    if not bf['fits']:
-        return probs
-    cells = res.get('cells')
-    tiers = {tuple(m['cells']): m['tier_cost'] for m in bf['mappings']}
-    if cells is None or tuple(cells) not in tiers:
-        probs.append('mapping %s does not fit' % (cells,))
-        return probs
-    if tiers[tuple(cells)] != bf['best_tier_cost']:
-        probs.append('mapping %s reaches tier total %d at best, the best '
-                     'is %d' % (cells, tiers[tuple(cells)],
-                                bf['best_tier_cost']))
-    if 'tier_cost' in res and res['tier_cost'] != bf['best_tier_cost']:
-        probs.append('tier total %s, the best is %d' % (res['tier_cost'],
-                                                        bf['best_tier_cost']))
-    hosts = {c['id']: c for c in sc['host_cells']}
+def isolate_whole_cores(h, vcpus):
+    """isolate as the project gives it on any node: a whole free core per
+    vCPU, its other threads kept (docs/placement.md), also on an SMT node
+    whose shared and dedicated sets differ, where Nova refuses."""
+    free = _free_dedicated(h)
+    sibs = [set(s) for s in (h['siblings'] if h.get('siblings') is not None
+                             else [[x] for x in h.get('cpus', [])])]
+    threads_per_core = max([len(x) for x in sibs] or [1]) or 1
+    return sum(1 for x in sibs if len(x & free) >= threads_per_core) >= vcpus
+
+
+def isolate_smt_node(h):
+    """A node where Nova's isolate rule and the project's differ."""
+    sibs = h.get('siblings') or []
+    return max([len(x) for x in sibs] or [1]) > 1 and \
+        set(h.get('shared', [])) != set(h.get('dedicated', []))
+
+
+def check_devices(sc, nodes, devices, tier_cost):
+    """Problems with a runner's devices (per request, its addresses) for
+    the guest on nodes: each a free device of the inventory that the
+    request may take under its policy there, none twice, no PF with one
+    of its VFs, every count met, and their tiers summing to tier_cost."""
+    reqs = sc.get('requests') or []
+    devices = devices if devices is not None else []
+    if len(devices) != len(reqs):
+        return ['devices for %d requests, the guest has %d' % (
+            len(devices), len(reqs))]
+    inv, probs, seen, total = Inventory(sc), [], set(), 0
+    for i, (r, addrs) in enumerate(zip(reqs, devices)):
+        if len(addrs) != r['count']:
+            probs.append('request %d: %d devices for a count of %d' % (
+                i, len(addrs), r['count']))
+        for a in addrs:
+            d = inv.by_addr.get(a)
+            if d is None:
+                probs.append('request %d: %s is not a free device of the '
+                             'inventory' % (i, a))
+                continue
+            if a in seen:
+                probs.append('request %d: %s given twice' % (i, a))
+            seen.add(a)
+            if not eligible(sc, r, d):
+                probs.append('request %d: %s does not match it' % (i, a))
+            t = tier(sc, nodes, d.get('numa_node'))
+            if not allows(sc, r['policy'], t):
+                probs.append('request %d: %s (tier %d) is outside policy %s '
+                             'with the guest on %s' % (i, a, t, r['policy'],
+                                                       sorted(nodes)))
+            total += t
+    for a in seen:
+        if inv.by_addr[a].get('parent_addr') in seen:
+            probs.append('%s and its PF %s both given' % (
+                a, inv.by_addr[a]['parent_addr']))
+    if tier_cost != total:
+        probs.append('tier total %s, its devices\' tiers sum to %d' % (
+            tier_cost, total))
+    return probs
+
+
+def check_valid(sc, res):
+    """Problems with a fit a runner returned, judged on the scenario
+    alone (no brute force): every cell on a node of its own whose CPUs,
+    memory and pages hold it (the per-cell rule, isolate taking whole
+    cores on any node), pinnings and shared CPUs on that node, the page
+    size the cell asks for, and the devices (check_devices)."""
     g = sc['guest']
-    if g.get('cpu_policy') == 'dedicated':
-        pinning = res.get('pinning') or [None] * len(cells)
-        for i, (hid, gc) in enumerate(zip(cells, g['cells'])):
-            why = check_pinning(hosts[hid], gc, pinning[i] if i < len(pinning)
-                                else None,
-                                g.get('cpu_thread_policy') or 'prefer')
+    hosts = {c['id']: c for c in sc['host_cells']}
+    cells = res.get('cells')
+    if not isinstance(cells, list) or len(cells) != len(g['cells']) or \
+            any(h not in hosts for h in cells):
+        return ['cells %r for %d guest cells on nodes %s' % (
+            cells, len(g['cells']), sorted(hosts))]
+    probs = []
+    if len(set(cells)) != len(cells):
+        probs.append('two guest cells on one node: %s' % cells)
+    tp = g.get('cpu_thread_policy') or 'prefer'
+    pages = res.get('pagesize_kb') or [None] * len(cells)
+    cpus = res.get('pinning' if g.get('cpu_policy') == 'dedicated'
+                   else 'cpus') or [None] * len(cells)
+    for i, (hid, gc) in enumerate(zip(cells, g['cells'])):
+        h = hosts[hid]
+        why = cell_fit(h, gc, g, sc.get('limits'))
+        if why == 'threads' and g.get('cpu_policy') == 'dedicated' and \
+                tp == 'isolate' and isolate_whole_cores(h, len(gc['cpus'])):
+            why = None
+        if why:
+            probs.append('cell %d does not fit node %d: %s' % (i, hid, why))
+        want = None if gc.get('pagesize') is None else pagesize_for(h, gc)
+        if (pages[i] if i < len(pages) else None) != want:
+            probs.append('cell %d: page size %s, it asks for %s (%s)' % (
+                i, pages[i] if i < len(pages) else None, gc.get('pagesize'),
+                want))
+        mine = cpus[i] if i < len(cpus) else None
+        if g.get('cpu_policy') == 'dedicated':
+            why = check_pinning(h, gc, mine, tp)
             if why:
                 probs.append('cell %d: %s' % (i, why))
-    elif res.get('cpus'):
-        for i, (hid, cpus) in enumerate(zip(cells, res['cpus'])):
-            if not set(cpus) <= set(hosts[hid].get('shared', [])):
-                probs.append('cell %d: CPUs %s are not node %d\'s shared '
-                             'CPUs' % (i, cpus, hid))
-    return probs
+        elif not mine or not set(mine) <= set(h.get('shared', [])) or \
+                len(mine) < len(gc['cpus']):
+            probs.append('cell %d: CPUs %s are not enough of node %d\'s '
+                         'shared CPUs %s' % (i, mine, hid, h.get('shared')))
+    return probs + check_devices(sc, set(cells), res.get('devices'),
+                                 res.get('tier_cost'))
 
 
 def main(argv):

@@ -20,8 +20,10 @@ FIT-FORMAT.md): the per-cell rules must agree on every pair, Nova's
 valid pinnings must pass the pinning rule, and Nova must never fit where
 the brute force does not; the cases where the brute force fits and Nova
 does not are counted by category. With --runner CMD (or VPA_FIT_RUNNER
-in the environment), CMD gets each scenario on stdin and its verdict
-must pass brutefit.check_result().
+in the environment; the conformance-fit-live test sets it to
+tests/fit-runner, the library's fit), CMD gets the scenarios on stdin
+and every verdict must pass checkfit.judge(), the judge
+test-fit-conformance applies to the committed scenarios.
 """
 import json
 import os
@@ -66,7 +68,8 @@ def fit_main(argv):
     names = [f for f in genfit.FAMILIES if f != 'exhaustive']
     print('fit: seed %d, %d scenarios%s' % (
         seed, count, ', runner %s' % runner if runner else ''))
-    bad, counts, right = [], {}, 0
+    start = time.monotonic()
+    bad, counts, scs = [], {}, []
     for k, name in enumerate(names):
         n = count // len(names) + (k < count % len(names))
         for sc in genfit.family(name, n, seed + k):
@@ -75,16 +78,19 @@ def fit_main(argv):
                 '(%s)' % sc['compare']['category']
                 if 'category' in sc['compare'] else '')
             counts[key] = counts.get(key, 0) + 1
-            probs = checkfit.check_recorded(sc)
-            if runner:
-                rp, _ = checkfit.check_runner(shlex.split(runner), sc, False)
-                probs += ['runner: ' + p for p in rp]
-                right += not rp
             bad += ['%s (family %s, seed %d): %s' % (sc['name'], name,
                                                       seed + k, p)
-                    for p in probs]
-    print(' '.join('%s=%d' % kv for kv in sorted(counts.items())) +
-          ('; runner right in %d' % right if runner else ''))
+                    for p in checkfit.check_recorded(sc)]
+            scs.append(sc)
+    recorded = time.monotonic()
+    print('Nova against the brute force: %s (%.1f s)' % (
+        checkfit.fmt_counts(counts), recorded - start))
+    if runner:
+        ours, probs, pref = checkfit.judge_all(shlex.split(runner), scs)
+        bad += ['runner: ' + p for p in probs]
+        print('the runner judged: %s; Nova\'s order\'s first of least tiers '
+              'in %d (%.1f s)' % (checkfit.fmt_counts(ours), pref,
+                                  time.monotonic() - recorded))
     for b in bad:
         print('FAIL ' + b)
     return 1 if bad else 0
