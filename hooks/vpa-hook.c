@@ -346,6 +346,9 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
     }
   out = vpa_pipeline_place (g_steal_pointer (&h), claims, run->config, run->xml, run->len,
                             "stdin", &report, &error);
+  if (out == NULL || report.changed)
+    g_debug ("domain '%s': re-placement: the full path answers: %s", run->guest,
+             out == NULL ? error->message : "the document changes");
   return out != NULL && !report.changed;
 }
 
@@ -376,6 +379,7 @@ hook_place (HookRun *run)
     {
       if (place_unchanged (run, skipped))
         {
+          g_debug ("domain '%s': re-placement: every device kept (fast path)", run->guest);
           warn_skipped (run, skipped);
           return 0;
         }
@@ -453,6 +457,9 @@ vpa_hook_run (char **argv, const char *xml, size_t len)
   /* libc only up to here: the common cases never touch GLib. */
   if (!vpa_hook_handled (argv[2], argv[3]) || !vpa_hook_relevant (xml, len))
     return 0;
+  /* stdout is the document libvirt reads back (migrate, restore): GLib's
+   * debug and info messages (G_MESSAGES_DEBUG) go to stderr. */
+  g_log_writer_default_set_use_stderr (TRUE);
   run.guest = argv[1];
   run.op = parse_op (argv[2]);
   run.xml = xml;

@@ -264,6 +264,7 @@ prolog_plain (const char *buf, gsize len, gsize start)
   while (p < end)
     {
       const char *close;
+      gsize close_len;
 
       if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
         {
@@ -271,14 +272,20 @@ prolog_plain (const char *buf, gsize len, gsize start)
           continue;
         }
       if (end - p >= 4 && memcmp (p, "<!--", 4) == 0)
-        close = memmem (p + 4, (gsize) (end - p - 4), "-->", 3);
+        {
+          close = memmem (p + 4, (gsize) (end - p - 4), "-->", 3);
+          close_len = 3;
+        }
       else if (end - p >= 2 && memcmp (p, "<?", 2) == 0)
-        close = memmem (p + 2, (gsize) (end - p - 2), "?>", 2);
+        {
+          close = memmem (p + 2, (gsize) (end - p - 2), "?>", 2);
+          close_len = 2;
+        }
       else
         return *p == '<' && end - p >= 2 && p[1] != '!';
       if (close == NULL)
         return FALSE;
-      p = close + 2;
+      p = close + close_len;
     }
   return TRUE;
 }
@@ -647,7 +654,8 @@ addr_cmp (gconstpointer a, gconstpointer b)
 {
   VpaAddr x = *(const VpaAddr *) a, y = *(const VpaAddr *) b;
 
-  return x < y ? -1 : x > y ? 1 : 0;
+  return x < y ? -1 : x > y ? 1
+                            : 0;
 }
 
 GPtrArray *
