@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "vpa-fit.h"
+#include "vpa-pipeline-numa.h"
 #include "vpa-requests.h"
 #include "vpa-snapshot.h"
 
@@ -27,22 +28,6 @@ now_ns (void)
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return (gint64) ts.tv_sec * G_GINT64_CONSTANT (1000000000) + ts.tv_nsec;
-}
-
-static GArray *
-fit_cells (const VpaDomain *dom, GPtrArray *keep)
-{
-  GArray *cells = g_array_new (FALSE, TRUE, sizeof (VpaFitCell));
-
-  for (guint i = 0; i < dom->cells->len; i++)
-    {
-      const VpaDomainCell *dc = g_ptr_array_index (dom->cells, i);
-      GArray *vcpus = vpa_bits_to_array (dc->vcpus);
-      VpaFitCell c = { dc->id, vcpus, dc->memory_kib };
-      g_ptr_array_add (keep, vcpus);
-      g_array_append_val (cells, c);
-    }
-  return cells;
 }
 
 static VpaFit *
@@ -94,7 +79,7 @@ run (int argc, char **argv, GError **error)
   inv = vpa_inventory_new (g_steal_pointer (&host), config, NULL, error);
   if (inv == NULL)
     return FALSE;
-  cells = fit_cells (dom, keep);
+  cells = vpa_pipeline_numa_cells (dom, keep);
   guest.cells = cells;
   guest.cpu_policy = dom->cpu_policy;
   guest.thread_policy = dom->thread_policy;

@@ -82,6 +82,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (again == NULL)
     fprintf (stderr, "placed document does not place again: %s\n", error->message);
   VPA_FUZZ_CHECK (again != NULL);
+  if (strcmp (out, again) != 0)
+    fprintf (stderr, "placed once:\n%s\nplaced again:\n%s\n", out, again);
   VPA_FUZZ_CHECK (strcmp (out, again) == 0);
   VPA_FUZZ_CHECK (!report.changed);
   return 0;

@@ -309,7 +309,8 @@ gboolean vpa_fleet_request_match (const VpaFleetPool *pool, const VpaRequest *re
 /* vpa-fleet-locality.c: NULL when every required locality group of the
  * requests has a domain at its level (a root port, host bridge, NUMA
  * node or socket) whose free devices their NUMA policies allow could
- * hold all its members; else why not. Groups are checked one by one. */
+ * hold all its members, and one such domain per group can be chosen so
+ * that all requests are met from the free pools at once; else why not. */
 char *vpa_fleet_locality_unmet (const VpaFleetHost *host, GPtrArray *requests,
                                 gboolean numa_guest, const gint *nodes, guint n_nodes);
 

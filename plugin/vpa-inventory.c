@@ -9,18 +9,11 @@
  */
 #include "vpa-inventory.h"
 #include "vpa-pcie.h"
+#include "vpa-enum.h"
 
 #include <string.h>
 
-static const char *const dev_state_names[] = { "free", "held", "blocked" };
-G_STATIC_ASSERT (G_N_ELEMENTS (dev_state_names) == VPA_DEV_STATE_LAST);
-
-const char *
-vpa_dev_state_to_string (VpaDevState state)
-{
-  g_return_val_if_fail (state < VPA_DEV_STATE_LAST, NULL);
-  return dev_state_names[state];
-}
+VPA_ENUM_TO_STRING (vpa_dev_state, VpaDevState, VPA_DEV_STATE_LAST, "free", "held", "blocked")
 
 static void
 block (VpaInventory *inv, guint i)

@@ -21,8 +21,8 @@ vpa_numa_result_free (VpaNumaResult *res)
 /* The guest's cells as the fit sees them; a guest without cells is one
  * cell 0 of every vCPU and all memory. The cells borrow their vCPU
  * arrays, which vcpus_out holds. */
-static GArray *
-fit_cells (const VpaDomain *dom, GPtrArray *vcpus_out)
+GArray *
+vpa_pipeline_numa_cells (const VpaDomain *dom, GPtrArray *vcpus_out)
 {
   GArray *cells = g_array_new (FALSE, TRUE, sizeof (VpaFitCell));
 
@@ -205,7 +205,7 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
   cap = vpa_capacity_new (inv->host, config, claims, dom->name, error);
   if (cap == NULL)
     return NULL;
-  cells = fit_cells (dom, vcpus);
+  cells = vpa_pipeline_numa_cells (dom, vcpus);
   guest.cells = cells;
   guest.cpu_policy = dom->cpu_policy;
   guest.thread_policy = dom->thread_policy;

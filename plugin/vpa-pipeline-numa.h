@@ -20,6 +20,12 @@ typedef struct {
 void vpa_numa_result_free (VpaNumaResult *res);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaNumaResult, vpa_numa_result_free)
 
+/* The fit's cells (VpaFitCell) of a parsed domain: its <cpu><numa>
+ * cells, or one implicit cell of every vCPU and the whole memory. Each
+ * cell's vCPU array is added to vcpus_out, which owns it (free func
+ * g_array_unref). */
+GArray *vpa_pipeline_numa_cells (const VpaDomain *dom, GPtrArray *vcpus_out);
+
 /* Checks the domain's whole-guest request (a hand-written binding is
  * VPA_ERROR_INVALID) and fits it on inv's host with claims (the domain's
  * own are ignored) and requests. A recorded binding still valid is kept

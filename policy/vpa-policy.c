@@ -9,16 +9,9 @@
  * still using the wider set as Nova would.
  */
 #include "vpa-policy.h"
+#include "vpa-enum.h"
 
-static const char *const tier_names[] = { "affine", "socket", "unknown", "remote" };
-G_STATIC_ASSERT (G_N_ELEMENTS (tier_names) == VPA_TIER_LAST);
-
-const char *
-vpa_tier_to_string (VpaTier tier)
-{
-  g_return_val_if_fail (tier < VPA_TIER_LAST, NULL);
-  return tier_names[tier];
-}
+VPA_ENUM_TO_STRING (vpa_tier, VpaTier, VPA_TIER_LAST, "affine", "socket", "unknown", "remote")
 
 gboolean
 vpa_policy_resolve (const VpaPolicy *port, const VpaPolicy *flavor,

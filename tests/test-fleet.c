@@ -647,6 +647,80 @@ test_filter_locality (Fixture *fx, gconstpointer data)
   g_assert_true (verdict_of (verdicts, "gpu-server")->passes);
 }
 
+/* Two required groups that each fit alone on the one switch with two
+ * free GPUs, but not both at once: the host fails, naming both; with
+ * one GPU for the second group it passes (the first on sw0, the second
+ * on a switch with one free). */
+static void
+test_filter_locality_joint (Fixture *fx, gconstpointer data)
+{
+  g_autofree char *snap = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.xml", NULL);
+  g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.conf", NULL);
+  const VpaAddr held[] = { VPA_ADDR (0, 0x3c, 0, 0), VPA_ADDR (0, 0x9c, 0, 0),
+                           VPA_ADDR (0, 0xba, 0, 0), VPA_ADDR (0, 0xbc, 0, 0) };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = vpa_config_load_file (conf, &error);
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (VpaFleetHostData) hd = NULL;
+  g_autoptr (GPtrArray) reqs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_request_free);
+  g_autoptr (GPtrArray) verdicts = NULL;
+  VpaFleetQuery query = { reqs, FALSE, NULL, 0, FALSE, FALSE };
+  guint n_held = 0;
+
+  if (backend_skip (fx->backend))
+    return;
+  g_assert_no_error (error);
+  inv = vpa_inventory_new (vpa_source_load (snap, &error), config, NULL, &error);
+  g_assert_no_error (error);
+  hd = vpa_fleet_host_data_from_inventory ("gpu-server", inv);
+  for (guint i = 0; i < hd->devices->len; i++)
+    {
+      VpaFleetDevice *dev = &g_array_index (hd->devices, VpaFleetDevice, i);
+      for (guint h = 0; h < G_N_ELEMENTS (held); h++)
+        if (dev->addr == held[h])
+          {
+            dev->state = VPA_DEV_STATE_HELD;
+            dev->held_by = g_strdup ("other");
+            n_held++;
+          }
+    }
+  g_assert_cmpuint (n_held, ==, G_N_ELEMENTS (held));
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  store_sync (store, hd);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("device 'ua-gpu%u'", i);
+      VpaRequest *gpu = request_new (label, "vendor_id=10de", 2, VPA_POLICY_LEGACY,
+                                     VPA_POLICY_SOURCE_DEFAULT);
+      gpu->locality_group = g_strdup (i == 0 ? "a" : "b");
+      gpu->locality_required = TRUE;
+      gpu->locality_level = VPA_LOCALITY_SWITCH;
+      g_ptr_array_add (reqs, gpu);
+    }
+  verdicts = store_filter (store, &query);
+  g_assert_false (verdict_of (verdicts, "gpu-server")->passes);
+  g_assert_cmpstr (verdict_of (verdicts, "gpu-server")->reason, ==,
+                   "locality groups 'a' (level switch), 'b' (level switch) (policy required): "
+                   "each has a domain with free devices for it alone, but no choice of domains "
+                   "has free devices for all of them and the other requests together");
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  ((VpaRequest *) g_ptr_array_index (reqs, 1))->count = 1;
+  verdicts = store_filter (store, &query);
+  g_assert_true (verdict_of (verdicts, "gpu-server")->passes);
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  /* At the host bridge's level sw0 and sw1 are apart too (one bridge
+   * each): still one bridge with two free GPUs for the 2 + 2. */
+  ((VpaRequest *) g_ptr_array_index (reqs, 1))->count = 2;
+  for (guint i = 0; i < 2; i++)
+    ((VpaRequest *) g_ptr_array_index (reqs, i))->locality_level = VPA_LOCALITY_ROOT_COMPLEX;
+  verdicts = store_filter (store, &query);
+  g_assert_false (verdict_of (verdicts, "gpu-server")->passes);
+}
+
 static void
 test_filter_store (Fixture *fx, gconstpointer data)
 {
@@ -1626,6 +1700,7 @@ main (int argc, char **argv)
   add_store_test ("schema-version", test_schema_version);
   add_store_test ("schema-upgrade", test_schema_upgrade);
   add_store_test ("filter-locality", test_filter_locality);
+  add_store_test ("filter-locality-joint", test_filter_locality_joint);
   add_store_test ("sync-pools", test_sync_pools);
   add_store_test ("resync-replaces", test_resync_replaces);
   add_store_test ("atomic-replace", test_atomic_replace);

@@ -1000,7 +1000,12 @@ parse_resources (ParseCtx *ctx, xmlNode *domain, GError **error)
         {
           g_autofree char *size = vpa_xml_prop (page, "size");
           g_autofree char *unit = vpa_xml_prop (page, "unit");
-          if (size == NULL || !parse_size (ctx, "<memoryBacking><hugepages><page size>", size, unit, &dom->page_kib, error))
+          if (size == NULL && ctx->strict)
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <memoryBacking><hugepages><page>: no size attribute", ctx->what);
+              return FALSE;
+            }
+          if (!parse_size (ctx, "<memoryBacking><hugepages><page size>", size, unit, &dom->page_kib, error))
             return FALSE;
         }
     }

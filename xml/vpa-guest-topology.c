@@ -561,9 +561,15 @@ plan_cell (Planner *p, guint cell, GPtrArray *devs, guint spares)
       keep_existing (p, rp, gc, "pcie-root-port", x->index);
       if (taken && rp->index == G_MAXUINT)
         {
-          /* it moved under another expander: not ours to keep as a spare */
-          g_ptr_array_remove (p->topo->controllers, rp);
-          continue;
+          /* it moved under another expander (or its index is another
+           * controller's): not ours to keep; its name is free for a new
+           * spare, as it is when the domain is placed again */
+          taken = FALSE;
+          if (free_ones == spares)
+            {
+              g_ptr_array_remove (p->topo->controllers, rp);
+              continue;
+            }
         }
       rp->occupied = taken;
       free_ones += taken ? 0 : 1;

@@ -3,6 +3,7 @@
  * The host's PCIe tree (vpa-pcie.h).
  */
 #include "vpa-pcie.h"
+#include "vpa-enum.h"
 
 #include <string.h>
 
@@ -10,37 +11,21 @@
  * bridges (root port, two cascaded switches) above an endpoint. */
 #define PCIE_MAX_DEPTH 32
 
-static const char *const distance_names[] = { "PIX", "PXB", "PHB", "NODE", "SYS" };
-G_STATIC_ASSERT (G_N_ELEMENTS (distance_names) == VPA_PCIE_LAST);
+VPA_ENUM_TO_STRING (vpa_pcie_distance, VpaPcieDistance, VPA_PCIE_LAST, "PIX", "PXB", "PHB",
+                    "NODE", "SYS")
+VPA_ENUM_TO_STRING (vpa_locality, VpaLocality, VPA_LOCALITY_LAST, "switch", "root-complex",
+                    "numa-node", "socket", "system")
 
-static const char *const locality_names[] = { "switch", "root-complex", "numa-node", "socket",
-                                              "system" };
-G_STATIC_ASSERT (G_N_ELEMENTS (locality_names) == VPA_LOCALITY_LAST);
-
-const char *
-vpa_pcie_distance_to_string (VpaPcieDistance d)
-{
-  g_return_val_if_fail (d < VPA_PCIE_LAST, NULL);
-  return distance_names[d];
-}
-
-const char *
-vpa_locality_to_string (VpaLocality level)
-{
-  g_return_val_if_fail (level < VPA_LOCALITY_LAST, NULL);
-  return locality_names[level];
-}
-
+/* "system" is no group a request may ask for. */
 gboolean
 vpa_locality_from_string (const char *str, VpaLocality *out)
 {
-  for (guint i = 0; str != NULL && i < VPA_LOCALITY_SYSTEM; i++)
-    if (strcmp (str, locality_names[i]) == 0)
-      {
-        *out = (VpaLocality) i;
-        return TRUE;
-      }
-  return FALSE;
+  gint i = vpa_enum_lookup (vpa_locality_names, VPA_LOCALITY_SYSTEM, str);
+
+  if (i < 0)
+    return FALSE;
+  *out = (VpaLocality) i;
+  return TRUE;
 }
 
 char *

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-types.h"
+#include "vpa-enum.h"
 #include "vpa-pcie.h"
 
 #include <stdio.h>
@@ -83,82 +84,20 @@ vpa_addr_to_string (VpaAddr addr)
 
 /* ------------------------------------------------------------------ */
 
-static const char *const dev_type_names[] = { "type-PCI", "type-PF", "type-VF" };
-G_STATIC_ASSERT (G_N_ELEMENTS (dev_type_names) == VPA_DEV_TYPE_LAST);
-
-static const char *const policy_names[] = { "legacy", "required", "preferred", "socket" };
-G_STATIC_ASSERT (G_N_ELEMENTS (policy_names) == VPA_POLICY_LAST);
-
-static const char *const policy_source_names[] = { "port", "flavor", "image", "alias",
-                                                   "default" };
-G_STATIC_ASSERT (G_N_ELEMENTS (policy_source_names) == VPA_POLICY_SOURCE_LAST);
-
-static gboolean
-lookup_name (const char *const *names, guint n, const char *str, guint *out)
+gint
+vpa_enum_lookup (const char *const *names, guint n, const char *str)
 {
-  if (str == NULL)
-    return FALSE;
-  for (guint i = 0; i < n; i++)
-    {
-      if (strcmp (names[i], str) == 0)
-        {
-          *out = i;
-          return TRUE;
-        }
-    }
-  return FALSE;
+  for (guint i = 0; str != NULL && i < n; i++)
+    if (strcmp (names[i], str) == 0)
+      return (gint) i;
+  return -1;
 }
 
-const char *
-vpa_dev_type_to_string (VpaDevType type)
-{
-  g_return_val_if_fail (type < VPA_DEV_TYPE_LAST, NULL);
-  return dev_type_names[type];
-}
-
-gboolean
-vpa_dev_type_from_string (const char *str, VpaDevType *out)
-{
-  guint v;
-  if (!lookup_name (dev_type_names, VPA_DEV_TYPE_LAST, str, &v))
-    return FALSE;
-  *out = (VpaDevType) v;
-  return TRUE;
-}
-
-const char *
-vpa_policy_to_string (VpaPolicy policy)
-{
-  g_return_val_if_fail (policy < VPA_POLICY_LAST, NULL);
-  return policy_names[policy];
-}
-
-gboolean
-vpa_policy_from_string (const char *str, VpaPolicy *out)
-{
-  guint v;
-  if (!lookup_name (policy_names, VPA_POLICY_LAST, str, &v))
-    return FALSE;
-  *out = (VpaPolicy) v;
-  return TRUE;
-}
-
-const char *
-vpa_policy_source_to_string (VpaPolicySource source)
-{
-  g_return_val_if_fail (source < VPA_POLICY_SOURCE_LAST, NULL);
-  return policy_source_names[source];
-}
-
-gboolean
-vpa_policy_source_from_string (const char *str, VpaPolicySource *out)
-{
-  guint v;
-  if (!lookup_name (policy_source_names, VPA_POLICY_SOURCE_LAST, str, &v))
-    return FALSE;
-  *out = (VpaPolicySource) v;
-  return TRUE;
-}
+VPA_ENUM_IMPL (vpa_dev_type, VpaDevType, VPA_DEV_TYPE_LAST, "type-PCI", "type-PF", "type-VF")
+VPA_ENUM_IMPL (vpa_policy, VpaPolicy, VPA_POLICY_LAST, "legacy", "required", "preferred",
+               "socket")
+VPA_ENUM_IMPL (vpa_policy_source, VpaPolicySource, VPA_POLICY_SOURCE_LAST, "port", "flavor",
+               "image", "alias", "default")
 
 /* ------------------------------------------------------------------ */
 
@@ -558,45 +497,6 @@ vpa_cell_pages (const VpaCell *cell, guint64 size_kib)
 
 /* ------------------------------------------------------------------ */
 
-static const char *const cpu_policy_names[] = { "shared", "dedicated" };
-static const char *const thread_policy_names[] = { "prefer", "isolate", "require" };
-G_STATIC_ASSERT (G_N_ELEMENTS (cpu_policy_names) == VPA_CPU_POLICY_LAST);
-G_STATIC_ASSERT (G_N_ELEMENTS (thread_policy_names) == VPA_THREAD_POLICY_LAST);
-
-const char *
-vpa_cpu_policy_to_string (VpaCpuPolicy p)
-{
-  g_return_val_if_fail (p < VPA_CPU_POLICY_LAST, NULL);
-  return cpu_policy_names[p];
-}
-
-gboolean
-vpa_cpu_policy_from_string (const char *s, VpaCpuPolicy *out)
-{
-  for (guint i = 0; s != NULL && i < VPA_CPU_POLICY_LAST; i++)
-    if (strcmp (s, cpu_policy_names[i]) == 0)
-      {
-        *out = (VpaCpuPolicy) i;
-        return TRUE;
-      }
-  return FALSE;
-}
-
-const char *
-vpa_thread_policy_to_string (VpaThreadPolicy p)
-{
-  g_return_val_if_fail (p < VPA_THREAD_POLICY_LAST, NULL);
-  return thread_policy_names[p];
-}
-
-gboolean
-vpa_thread_policy_from_string (const char *s, VpaThreadPolicy *out)
-{
-  for (guint i = 0; s != NULL && i < VPA_THREAD_POLICY_LAST; i++)
-    if (strcmp (s, thread_policy_names[i]) == 0)
-      {
-        *out = (VpaThreadPolicy) i;
-        return TRUE;
-      }
-  return FALSE;
-}
+VPA_ENUM_IMPL (vpa_cpu_policy, VpaCpuPolicy, VPA_CPU_POLICY_LAST, "shared", "dedicated")
+VPA_ENUM_IMPL (vpa_thread_policy, VpaThreadPolicy, VPA_THREAD_POLICY_LAST, "prefer", "isolate",
+               "require")
