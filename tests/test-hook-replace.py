@@ -70,16 +70,21 @@ def vfs_of(devs, pf):
     return [a for a, d in devs.items() if d['pf'] == pf]
 
 
-def domain_xml(name, ports, nodes, aliases):
+def domain_xml(name, ports, nodes, aliases, group=None):
     """A domain asking for ports [(alias, physnet, policy)] and flavor
-    aliases 'A:N,...', bound to host nodes (None: not a NUMA guest)."""
+    aliases 'A:N,...', bound to host nodes (None: not a NUMA guest); with
+    group (level, policy), its first two ports form a locality group."""
     meta = ['    <vpa:affinity xmlns:vpa="%s">' % XMLNS]
     if aliases:
         meta.append('      <vpa:flavor aliases="%s"/>' % aliases)
-    for dev, physnet, policy in ports:
+    if group:
+        meta.append('      <vpa:locality-group name="g" level="%s" policy="%s"/>' % group)
+    for i, (dev, physnet, policy) in enumerate(ports):
         attrs = 'device="%s" physnet="%s" vnic-type="direct"' % (dev, physnet)
         if policy:
             attrs += ' policy="%s"' % policy
+        if group and i < 2:
+            attrs += ' locality-group="g"'
         meta.append('      <vpa:port %s/>' % attrs)
     meta.append('    </vpa:affinity>')
     lines = ["<domain type='kvm'>", '  <name>%s</name>' % name, '  <metadata>'] + meta
@@ -280,7 +285,7 @@ def body(rng, work):
 
     # Placed domains: the full path places them on the empty host.
     domains = []
-    for k in range(40):
+    for k in range(48):
         n_ports = rng.randrange(0, 4)
         ports = [('ua-p%d' % i, rng.choice(['physnet1', 'physnet2']), rng.choice(POLICIES))
                  for i in range(n_ports)]
@@ -289,11 +294,17 @@ def body(rng, work):
         if not ports and not aliases:
             aliases = 'VF:1'
         nodes = rng.choice([[0], [1], [0, 1], None])
-        xml = domain_xml('guest', ports, nodes, aliases)
+        group = None
+        if n_ports >= 2 and rng.random() < 0.3:
+            group = (rng.choice(['switch', 'root-complex', 'numa-node', 'socket']),
+                     rng.choice(['required', 'preferred']))
+        xml = domain_xml('guest', ports, nodes, aliases, group)
         rc, out, err, _ = run_hook('migrate', xml, place_conf, True)
         if rc == 0 and out:
             domains.append(out.decode())
     ok(len(domains) >= 20, 'placed %d generated domains' % len(domains))
+    grouped = sum('locality-group=' in d for d in domains)
+    ok(grouped >= 2, '%d of them with a locality group' % grouped)
 
     kinds = {'unchanged': 0, 'rewritten': 0, 'refused': 0}
     fast_answers = 0
