@@ -17,6 +17,7 @@
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-hook-claims.h"
+#include "vpa-pcie.h"
 #include "vpa-pipeline.h"
 #include "vpa-source.h"
 #include "vpa-statedirs.h"
@@ -300,6 +301,23 @@ write_all (int fd, const char *buf, gsize len)
   return TRUE;
 }
 
+/* The addresses whose claims a keeping re-placement needs: those of
+ * check_addrs() but the bridges. A claim on a bridge holds it and
+ * nothing else (it has no PF or VF), and a bridge is never kept for a
+ * request; the guest-side <address>es of other domains' own controllers
+ * (bus 0x00, slot 0x02, ...) often equal a host root port's, which would
+ * make their files parsed for nothing. */
+static void
+drop_bridges (GArray *addrs, const VpaHost *h)
+{
+  for (guint i = addrs->len; i > 0; i--)
+    {
+      gint idx = vpa_host_lookup (h, g_array_index (addrs, VpaAddr, i - 1));
+      if (idx >= 0 && vpa_pcie_is_bridge (vpa_host_device (h, (guint) idx)))
+        g_array_remove_index_fast (addrs, i - 1);
+    }
+}
+
 /* The fast path of a re-placement: TRUE when the domain keeps every
  * device it holds, on exactly what the full re-placement would see of
  * them, so that it would print nothing. Reads from sysfs only the
@@ -332,6 +350,7 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
   h = load_domain_devices (root, dom, NULL, &error);
   if (h == NULL || (addrs = check_addrs (root, h, dom, &holds_pf, &error)) == NULL)
     return FALSE;
+  drop_bridges (addrs, h);
   sq.skipped = skipped;
   sq.addrs = (const VpaAddr *) (gpointer) addrs->data;
   sq.n_addrs = addrs->len;

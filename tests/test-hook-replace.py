@@ -151,7 +151,7 @@ STATUS = """<domstatus state='running' reason='booted' pid='%(pid)d'>
 """
 
 
-def state_domain(name, devices):
+def state_domain(name, devices, guest=None):
     """A domain named name holding devices [(xml address attributes,
     kind)] (kind 'hostdev', 'iface' or 'actual'), written in one of the
     document forms the hook must read (or see through)."""
@@ -164,6 +164,14 @@ def state_domain(name, devices):
             "    <controller type='pci' index='1' model='pcie-root-port'>",
             "      <address type='pci' domain='0x0000' bus='0x00' slot='0x02' function='0x0'/>",
             '    </controller>']
+    if guest:
+        # a guest-side address that equals a host device's: no claim
+        body += ["    <controller type='usb' index='0' model='qemu-xhci'>",
+                 "      <alias name='usb'/>",
+                 "      <address type='pci' %s/>" % guest, '    </controller>',
+                 "    <interface type='bridge'>", "      <source bridge='br0'/>",
+                 "      <model type='virtio'/>", "      <address type='pci' %s/>" % guest,
+                 '    </interface>']
     for attrs, kind in devices:
         if kind == 'hostdev':
             body += ["    <hostdev mode='subsystem' type='pci' managed='yes'>",
@@ -336,7 +344,10 @@ def body(rng, work):
                 attrs, _ = address_forms(a, rng)
                 held.append((attrs, rng.choice(['hostdev', 'iface', 'actual'])))
             name = 'guest' if rng.random() < 0.05 else 'other%d' % i
-            text = state_domain(name, held)
+            guest = None
+            if targets and rng.random() < 0.4:
+                guest = address_forms(rng.choice(targets), rng)[0]
+            text = state_domain(name, held, guest)
             text, enc = wrap_document(text, a, rng)
             running = rng.random() < 0.5
             if running:

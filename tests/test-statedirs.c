@@ -245,6 +245,12 @@ static const char *const document_forms[] = {
   "slot='0x01' function='0x2'/></source></hostdev> -->@EL@</devices></domain>\n",
   "<domain><name>d</name><description><![CDATA[<address bus='0x42' slot='1' function='2'/>]]>"
   "</description><devices>@EL@</devices></domain>\n",
+  "<domain><name>d</name><devices><controller type='usb'><alias name='usb'/><address "
+  "type='pci' domain='0x0000' bus='0x42' slot='0x01' function='0x2'/></controller>@EL@"
+  "<interface type='bridge'><source bridge='br0'/><address type='pci' bus='0x42' slot='1' "
+  "function='2'/></interface></devices></domain>\n",
+  "<domain><name>d</name><devices><controller type='usb'><address type='pci' bus='0x42' "
+  "slot='1' function='2'/></controller><!-- c -->@EL@</devices></domain>\n",
 };
 
 static char *
@@ -332,7 +338,28 @@ test_may_name (void)
                         "function='0x0'/></source></hostdev></devices></domain>";
     const char *utf16 = "\xff\xfe<\0d\0";
 
+    /* a guest address equal to one of the devices, outside any <source> */
+    const char *guest = "<!--\nWARNING\n-->\n<domain><name>d</name><devices>"
+                        "<controller type='usb'><alias name='usb'/><address type='pci' "
+                        "domain='0x0000' bus='0x42' slot='0x01' function='0x2'/></controller>"
+                        "<interface type='bridge'><source bridge='br0'/><model type='virtio'/>"
+                        "<address type='pci' domain='0x0000' bus='0x42' slot='0x01' "
+                        "function='0x2'/></interface></devices></domain>\n";
+    const char *guest_comment = "<domain><name>d</name><devices><!-- a comment -->"
+                                "<controller type='usb'><alias name='usb'/><address "
+                                "type='pci' domain='0x0000' bus='0x42' slot='0x01' "
+                                "function='0x2'/></controller></devices></domain>\n";
+    const char *in_source = "<domain><name>d</name><devices><hostdev mode='subsystem' "
+                            "type='pci'><source><address domain='0x0000' bus='0x42' "
+                            "slot='0x01' function='0x2'/></source></hostdev><!-- c -->"
+                            "</devices></domain>\n";
+
     g_assert_false (vpa_statedirs_may_name (doc, strlen (doc), mine, G_N_ELEMENTS (mine)));
+    g_assert_false (vpa_statedirs_may_name (guest, strlen (guest), mine, G_N_ELEMENTS (mine)));
+    g_assert_false (vpa_statedirs_may_name (guest_comment, strlen (guest_comment), mine,
+                                            G_N_ELEMENTS (mine)));
+    g_assert_true (vpa_statedirs_may_name (in_source, strlen (in_source), mine,
+                                           G_N_ELEMENTS (mine)));
     g_assert_true (vpa_statedirs_may_name (named, strlen (named), mine, G_N_ELEMENTS (mine)));
     g_assert_true (vpa_statedirs_may_name (utf16, 6, mine, G_N_ELEMENTS (mine)));
   }

@@ -254,9 +254,9 @@ bytes_are_text (const char *buf, gsize len, gsize *start)
 
 /* FALSE when the prolog has a document type declaration (its attribute
  * defaults could give an <address> fields its bytes do not show), or
- * cannot be followed to the root element. */
+ * cannot be followed to the root element; *body is the root's '<'. */
 static gboolean
-prolog_plain (const char *buf, gsize len, gsize start)
+prolog_plain (const char *buf, gsize len, gsize start, const char **body)
 {
   const char *p = buf + start;
   const char *end = buf + len;
@@ -282,7 +282,10 @@ prolog_plain (const char *buf, gsize len, gsize start)
           close_len = 2;
         }
       else
-        return *p == '<' && end - p >= 2 && p[1] != '!';
+        {
+          *body = p;
+          return *p == '<' && end - p >= 2 && p[1] != '!';
+        }
       if (close == NULL)
         return FALSE;
       p = close + close_len;
@@ -501,17 +504,160 @@ bus_attr_may_name (const char *buf, const char *end, const char *hit, const guin
   return (buses[VPA_ADDR_BUS (a) / 8] & (1u << (VPA_ADDR_BUS (a) % 8))) != 0;
 }
 
+/* The '>' ending the tag that starts at tag (quotes honoured: a value
+ * may hold '>'), or NULL. buf is NUL-terminated. */
+static const char *
+tag_end (const char *tag)
+{
+  const char *p = tag + 1;
+
+  for (;;)
+    {
+      p += strcspn (p, "'\">");
+      if (*p == '\0')
+        return NULL;
+      if (*p == '>')
+        return p;
+      p = strchr (p + 1, *p);
+      if (p == NULL)
+        return NULL;
+      p++;
+    }
+}
+
+static gboolean
+local_name_is (const char *name, gsize len, const char *want)
+{
+  for (gsize i = len; i > 0; i--)
+    if (name[i - 1] == ':')
+      {
+        name += i;
+        len -= i;
+        break;
+      }
+  return strlen (want) == len && memcmp (name, want, len) == 0;
+}
+
+/* The start tag of the element holding the one whose tag starts at tag,
+ * walking back over siblings; NULL when there is none or it cannot be
+ * told. Only for a body without comments, CDATA sections and processing
+ * instructions, where every '<' starts a tag. */
+static const char *
+parent_of (const char *buf, const char *tag)
+{
+  const char *p = tag;
+  const char *s;
+  guint depth = 0;
+
+  while ((s = memrchr (buf, '<', (gsize) (p - buf))) != NULL)
+    {
+      const char *q;
+
+      if (s[1] == '!' || s[1] == '?')
+        return NULL;
+      p = s;
+      if (s[1] == '/')
+        {
+          depth++;
+          continue;
+        }
+      if ((q = tag_end (s)) == NULL || q >= tag)
+        return NULL;
+      if (q[-1] == '/')
+        continue;
+      if (depth == 0)
+        return s;
+      depth--;
+    }
+  return NULL;
+}
+
+/* Whether the element whose tag starts at tag is an <address> directly
+ * inside a <source>, the only place the parser reads a device's address
+ * from: FALSE only when it surely is not (body: see parent_of). */
+static gboolean
+in_source (const char *buf, const char *tag)
+{
+  const char *parent;
+
+  if (!local_name_is (tag + 1, strcspn (tag + 1, " \t\r\n/>"), "address"))
+    return FALSE;
+  parent = parent_of (buf, tag);
+  return parent == NULL || local_name_is (parent + 1, strcspn (parent + 1, " \t\r\n/>"), "source");
+}
+
+/* The second look, for a file where a tag decodes to one of the
+ * addresses: the parser reads a device's address only from an <address>
+ * element directly inside a <source> (of a <hostdev>, an <interface>, an
+ * <actual>), while a domain's own controllers and devices carry guest
+ * <address>es that may equal a host device's. Follows the elements from
+ * start (markup only: text and values hold no '<'); TRUE when such an
+ * <address> decodes to one of them, or at anything it cannot follow. */
+static gboolean
+tree_may_name (const char *buf, const char *end, gsize start, const VpaAddr *addrs, guint n,
+               const guint8 *buses)
+{
+  enum { MAX_DEPTH = 256 }; /* libxml2's limit: deeper does not parse */
+  const char *names[MAX_DEPTH];
+  gsize lens[MAX_DEPTH];
+  guint depth = 0;
+  const char *p = buf + start;
+
+  while ((p = memchr (p, '<', (gsize) (end - p))) != NULL)
+    {
+      const char *q;
+      gsize name_len;
+
+      if (p[1] == '!' || p[1] == '?')
+        {
+          const char *close = p[1] == '?' ? "?>" : strncmp (p, "<!--", 4) == 0      ? "-->"
+                                                 : strncmp (p, "<![CDATA[", 9) == 0 ? "]]>"
+                                                                                    : NULL;
+          if (close == NULL || (q = strstr (p + 2, close)) == NULL)
+            return TRUE;
+          p = q + strlen (close);
+          continue;
+        }
+      if (p[1] == '/')
+        {
+          if (depth == 0 || (q = memchr (p, '>', (gsize) (end - p))) == NULL)
+            return TRUE;
+          depth--;
+          p = q + 1;
+          continue;
+        }
+      name_len = strcspn (p + 1, " \t\r\n/>");
+      if (name_len == 0 || (q = tag_end (p)) == NULL)
+        return TRUE;
+      if (depth > 0 && local_name_is (p + 1, name_len, "address") &&
+          local_name_is (names[depth - 1], lens[depth - 1], "source") &&
+          judge_tag (p, end, p + 1, addrs, n, buses) == TAG_MAY_NAME)
+        return TRUE;
+      if (q[-1] != '/')
+        {
+          if (depth == MAX_DEPTH)
+            return TRUE;
+          names[depth] = p + 1;
+          lens[depth++] = name_len;
+        }
+      p = q + 1;
+    }
+  return FALSE;
+}
+
 gboolean
 vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint n_addrs)
 {
   const char *end = buf + len;
   const char *p = buf;
+  const char *body = NULL;
   guint8 buses[32] = { 0 };
   gsize start = 0;
+  gint plain_body = -1; /* unknown */
 
   for (guint i = 0; i < n_addrs; i++)
     buses[VPA_ADDR_BUS (addrs[i]) / 8] |= (guint8) (1u << (VPA_ADDR_BUS (addrs[i]) % 8));
-  if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start))
+  if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start, &body))
     return TRUE;
   /* Every <address> the parser reads has a bus attribute (without one it
    * does not parse), and a name cannot be written with a reference. */
@@ -530,7 +676,19 @@ vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint 
        * attribute value holds no '<'). */
       if (tag != NULL && tag + 1 < end && tag[1] != '/' && tag[1] != '!' && tag[1] != '?' &&
           judge_tag (tag, end, p, addrs, n_addrs, buses) == TAG_MAY_NAME)
-        return TRUE;
+        {
+          /* A guest <address> of the domain's own devices may equal a
+           * host device's: where it stands tells. Walking back is exact
+           * when the body has no comment, CDATA section or processing
+           * instruction (libvirt writes none there); else follow the
+           * whole tree. */
+          if (plain_body < 0)
+            plain_body = strstr (body, "<!") == NULL && strstr (body, "<?") == NULL;
+          if (!plain_body)
+            return tree_may_name (buf, end, start, addrs, n_addrs, buses);
+          if (in_source (buf, tag))
+            return TRUE;
+        }
       p += 3;
     }
   return FALSE;
