@@ -291,7 +291,7 @@ static char *
 joint_unmet (const Ctx *ctx, GPtrArray *names)
 {
   g_autoptr (GPtrArray) groups = g_ptr_array_new_with_free_func ((GDestroyNotify) joint_group_free);
-  g_autofree gint *group_of = g_new (gint, MAX (ctx->requests->len, 1));
+  g_autofree gint *group_of = g_new0 (gint, MAX (ctx->requests->len, 1));
   g_autofree guint *choice = g_new (guint, MAX (names->len, 1));
   g_autoptr (GString) list = g_string_new (NULL);
   Joint j = { ctx, groups, group_of, choice, 0 };
@@ -299,7 +299,7 @@ joint_unmet (const Ctx *ctx, GPtrArray *names)
   for (guint r = 0; r < ctx->requests->len; r++)
     {
       const VpaRequest *req = g_ptr_array_index (ctx->requests, r);
-      guint i;
+      guint i = 0;
       group_of[r] = req->locality_required &&
                         g_ptr_array_find_with_equal_func (names, req->locality_group, g_str_equal, &i)
                       ? (gint) i

@@ -383,6 +383,10 @@ typedef struct {
   const char *what;
   GPtrArray *devices; /* every VpaTopoDevice being placed */
   gboolean index_used[VPA_TOPO_INDEX_MAX + 1];
+  /* indexes an element not ours names as its bus: no new controller of
+   * ours takes one (it would become that element's parent; libvirt adds
+   * the missing controller itself) */
+  gboolean index_referenced[VPA_TOPO_INDEX_MAX + 1];
   gboolean busnr_used[256];
   guint main_top; /* highest bus number the main hierarchy may use */
   VpaGuestTopology *topo;
@@ -401,6 +405,17 @@ own_expander_of (const VpaGuestBus *bus, const VpaGuestController *c)
       c = controller_by_index (bus, c->parent);
     }
   return NULL;
+}
+
+/* Whether alias names one of the devices being placed (their guest
+ * addresses are ours to write). */
+static gboolean
+placed_device (const Planner *p, const char *alias)
+{
+  for (guint j = 0; alias != NULL && p->devices != NULL && j < p->devices->len; j++)
+    if (strcmp (((const VpaTopoDevice *) g_ptr_array_index (p->devices, j))->device, alias) == 0)
+      return TRUE;
+  return FALSE;
 }
 
 /* Marks what the domain's own controllers take: their indexes, the main
@@ -427,6 +442,13 @@ reserve_own (Planner *p)
         p->main_top = MIN (c->index, 255);
       else if (x != NULL && x != c && x->index <= VPA_TOPO_INDEX_MAX)
         below[x->index]++;
+    }
+  for (guint i = 0; i < p->bus->occupants->len; i++)
+    {
+      const VpaGuestDeviceAddr *o = g_ptr_array_index (p->bus->occupants, i);
+      if (o->bus >= 0 && o->bus <= VPA_TOPO_INDEX_MAX && !vpa_guest_topology_owns (o->alias) &&
+          !placed_device (p, o->alias))
+        p->index_referenced[o->bus] = TRUE;
     }
   for (guint b = 0; b <= p->main_top; b++)
     p->busnr_used[b] = TRUE;
@@ -484,7 +506,7 @@ static gboolean
 new_index (Planner *p, VpaTopoController *tc, guint above, GError **error)
 {
   for (guint i = above + 1; i <= VPA_TOPO_INDEX_MAX; i++)
-    if (!p->index_used[i])
+    if (!p->index_used[i] && !p->index_referenced[i])
       {
         p->index_used[i] = TRUE;
         tc->index = i;
