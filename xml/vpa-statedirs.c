@@ -539,9 +539,9 @@ local_name_is (const char *name, gsize len, const char *want)
 }
 
 /* The start tag of the element holding the one whose tag starts at tag,
- * walking back over siblings; NULL when there is none or it cannot be
- * told. Only for a body without comments, CDATA sections and processing
- * instructions, where every '<' starts a tag. */
+ * walking back over siblings as if every '<' started a tag; NULL when
+ * there is none or it cannot be told. Exact when no comment, CDATA
+ * section or processing instruction overlaps the way (region_plain). */
 static const char *
 parent_of (const char *buf, const char *tag)
 {
@@ -572,18 +572,44 @@ parent_of (const char *buf, const char *tag)
   return NULL;
 }
 
-/* Whether the element whose tag starts at tag is an <address> directly
- * inside a <source>, the only place the parser reads a device's address
- * from: FALSE only when it surely is not (body: see parent_of). */
+/* No comment, CDATA section or processing instruction starts or ends
+ * in [from, to): one that overlaps it without either would hold all of
+ * it, where nothing is a claim. */
 static gboolean
-in_source (const char *buf, const char *tag)
+region_plain (const char *from, const char *to)
+{
+  static const char *const marks[] = { "<!", "<?", "-->", "]]>", "?>" };
+  gsize n = (gsize) (to - from);
+
+  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+    if (memmem (from, n, marks[i], strlen (marks[i])) != NULL)
+      return FALSE;
+  return TRUE;
+}
+
+typedef enum {
+  PLACE_ELSEWHERE, /* surely not an <address> directly inside a <source> */
+  PLACE_SOURCE,    /* it is, or it cannot be told */
+  PLACE_UNKNOWN,   /* the way back crosses other markup: follow the tree */
+} Place;
+
+/* Where the element whose tag starts at tag stands: the parser reads a
+ * device's address only from an <address> directly inside a <source>. */
+static Place
+place_of (const char *buf, const char *tag)
 {
   const char *parent;
 
   if (!local_name_is (tag + 1, strcspn (tag + 1, " \t\r\n/>"), "address"))
-    return FALSE;
+    return PLACE_ELSEWHERE;
   parent = parent_of (buf, tag);
-  return parent == NULL || local_name_is (parent + 1, strcspn (parent + 1, " \t\r\n/>"), "source");
+  if (parent == NULL)
+    return PLACE_SOURCE;
+  if (!region_plain (parent, tag + 2))
+    return PLACE_UNKNOWN;
+  return local_name_is (parent + 1, strcspn (parent + 1, " \t\r\n/>"), "source")
+           ? PLACE_SOURCE
+           : PLACE_ELSEWHERE;
 }
 
 /* The second look, for a file where a tag decodes to one of the
@@ -653,7 +679,6 @@ vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint 
   const char *body = NULL;
   guint8 buses[32] = { 0 };
   gsize start = 0;
-  gint plain_body = -1; /* unknown */
 
   for (guint i = 0; i < n_addrs; i++)
     buses[VPA_ADDR_BUS (addrs[i]) / 8] |= (guint8) (1u << (VPA_ADDR_BUS (addrs[i]) % 8));
@@ -678,15 +703,12 @@ vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint 
           judge_tag (tag, end, p, addrs, n_addrs, buses) == TAG_MAY_NAME)
         {
           /* A guest <address> of the domain's own devices may equal a
-           * host device's: where it stands tells. Walking back is exact
-           * when the body has no comment, CDATA section or processing
-           * instruction (libvirt writes none there); else follow the
-           * whole tree. */
-          if (plain_body < 0)
-            plain_body = strstr (body, "<!") == NULL && strstr (body, "<?") == NULL;
-          if (!plain_body)
+           * host device's: where it stands tells, found by walking back
+           * over its siblings, else by following the whole tree. */
+          Place where = place_of (buf, tag);
+          if (where == PLACE_UNKNOWN)
             return tree_may_name (buf, end, start, addrs, n_addrs, buses);
-          if (in_source (buf, tag))
+          if (where == PLACE_SOURCE)
             return TRUE;
         }
       p += 3;
