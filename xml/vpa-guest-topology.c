@@ -368,7 +368,9 @@ occupied_by_other (const VpaGuestBus *bus, guint index, GPtrArray *devices)
       const VpaGuestDeviceAddr *o = g_ptr_array_index (bus->occupants, i);
       gboolean ours = FALSE;
 
-      if (o->bus != (gint) index)
+      /* our own controllers are re-addressed by the plan, never a spare's
+       * occupant (one naming its own index as its bus included) */
+      if (o->bus != (gint) index || vpa_guest_topology_owns (o->alias))
         continue;
       for (guint j = 0; devices != NULL && o->alias != NULL && j < devices->len && !ours; j++)
         ours = strcmp (((const VpaTopoDevice *) g_ptr_array_index (devices, j))->device, o->alias) == 0;
