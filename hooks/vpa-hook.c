@@ -17,8 +17,10 @@
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-hook-claims.h"
+#include "vpa-pcie.h"
 #include "vpa-pipeline.h"
 #include "vpa-source.h"
+#include "vpa-statedirs.h"
 #include "vpa-sysfs.h"
 #include "vpa-xml.h"
 
@@ -299,6 +301,84 @@ write_all (int fd, const char *buf, gsize len)
   return TRUE;
 }
 
+/* The addresses whose claims a keeping re-placement needs: those of
+ * check_addrs() but the bridges. A claim on a bridge holds it and
+ * nothing else (it has no PF or VF), and a bridge is never kept for a
+ * request; the guest-side <address>es of other domains' own controllers
+ * (bus 0x00, slot 0x02, ...) often equal a host root port's, which would
+ * make their files parsed for nothing. */
+static void
+drop_bridges (GArray *addrs, const VpaHost *h)
+{
+  for (guint i = addrs->len; i > 0; i--)
+    {
+      gint idx = vpa_host_lookup (h, g_array_index (addrs, VpaAddr, i - 1));
+      if (idx >= 0 && vpa_pcie_is_bridge (vpa_host_device (h, (guint) idx)))
+        g_array_remove_index_fast (addrs, i - 1);
+    }
+}
+
+/* The fast path of a re-placement: TRUE when the domain keeps every
+ * device it holds, on exactly what the full re-placement would see of
+ * them, so that it would print nothing. Reads from sysfs only the
+ * domain's devices, their PFs, the bridges above them and the VFs of the
+ * PFs it holds whole (as a check does), and parses only the state files
+ * that may name one of those (vpa_statedirs_may_name: the claims on them
+ * are exactly those of every file, running or defined). FALSE, with
+ * nothing printed, whenever something must move or cannot be told here:
+ * the full re-placement then answers, errors included. */
+static gboolean
+place_unchanged (const HookRun *run, GPtrArray *skipped)
+{
+  const char *source = run->config->inventory_source;
+  const char *root = source + 6;
+  VpaPlaceReport report = { .keep_guest_topology = TRUE, .keep_only = TRUE };
+  VpaStatedirsQuery sq = { (const char *const *) run->config->state_dirs, run->guest };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (VpaHost) h = NULL;
+  g_autoptr (GArray) addrs = NULL;
+  g_autoptr (GPtrArray) claims = NULL;
+  g_autofree char *out = NULL;
+  gboolean holds_pf = FALSE;
+
+  if (!g_str_has_prefix (source, "sysfs:") || *root == '\0')
+    return FALSE;
+  dom = vpa_domain_parse (run->xml, run->len, "stdin", &error);
+  if (dom == NULL || !dom->has_affinity || dom->numa_auto)
+    return FALSE;
+  h = load_domain_devices (root, dom, NULL, &error);
+  if (h == NULL || (addrs = check_addrs (root, h, dom, &holds_pf, &error)) == NULL)
+    return FALSE;
+  drop_bridges (addrs, h);
+  sq.skipped = skipped;
+  sq.addrs = (const VpaAddr *) (gpointer) addrs->data;
+  sq.n_addrs = addrs->len;
+  if ((claims = vpa_statedirs_query (&sq, &error)) == NULL)
+    return FALSE;
+  /* A held VF of a PF the domain holds whole blocks it: read those VFs. */
+  if (holds_pf && claims->len > 0)
+    {
+      g_clear_pointer (&h, vpa_host_free);
+      if ((h = load_domain_devices (root, dom, claims, &error)) == NULL)
+        return FALSE;
+    }
+  out = vpa_pipeline_place (g_steal_pointer (&h), claims, run->config, run->xml, run->len,
+                            "stdin", &report, &error);
+  if (out == NULL || report.changed)
+    g_debug ("domain '%s': re-placement: the full path answers: %s", run->guest,
+             out == NULL ? error->message : "the document changes");
+  return out != NULL && !report.changed;
+}
+
+/* Tests and benchmarks (VPA_HOOK_REPLACE=full, honoured where VPA_CONFIG
+ * is) compare the fast path with the full re-placement alone. */
+static gboolean
+fast_path_allowed (void)
+{
+  return !vpa_hook_env_allowed () || g_strcmp0 (g_getenv ("VPA_HOOK_REPLACE"), "full") != 0;
+}
+
 /* migrate begin / restore begin: place every request again on this host;
  * print the rewritten document only when it changed. */
 static int
@@ -314,6 +394,16 @@ hook_place (HookRun *run)
 
   if (memmem (run->xml, run->len, VPA_XMLNS, strlen (VPA_XMLNS)) == NULL)
     return 0;
+  if (fast_path_allowed ())
+    {
+      if (place_unchanged (run, skipped))
+        {
+          g_debug ("domain '%s': re-placement: every device kept (fast path)", run->guest);
+          warn_skipped (run, skipped);
+          return 0;
+        }
+      g_ptr_array_set_size (skipped, 0);
+    }
   if (!load_host (run, NULL, &host, &claims, skipped, &error))
     return fail (run, error->message);
   out = vpa_pipeline_place (g_steal_pointer (&host), claims, run->config, run->xml,
@@ -386,6 +476,9 @@ vpa_hook_run (char **argv, const char *xml, size_t len)
   /* libc only up to here: the common cases never touch GLib. */
   if (!vpa_hook_handled (argv[2], argv[3]) || !vpa_hook_relevant (xml, len))
     return 0;
+  /* stdout is the document libvirt reads back (migrate, restore): GLib's
+   * debug and info messages (G_MESSAGES_DEBUG) go to stderr. */
+  g_log_writer_default_set_use_stderr (TRUE);
   run.guest = argv[1];
   run.op = parse_op (argv[2]);
   run.xml = xml;

@@ -614,6 +614,15 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
   return out;
 }
 
+/* keep_only: something must be placed. */
+static char *
+must_move (VpaPlaceReport *report, const char *why, GError **error)
+{
+  report->must_move = TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "not kept: %s", why);
+  return NULL;
+}
+
 char *
 vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, const char *buf,
                     gsize len, const char *what, VpaPlaceReport *report, GError **error)
@@ -663,6 +672,8 @@ vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
     return NULL;
   if (!config_admits_devices (config, requests, error))
     return NULL;
+  if (dom->numa_auto && report != NULL && report->keep_only)
+    return must_move (report, "placement='auto' fits the guest again", error);
   if (dom->numa_auto)
     return place_numa (dom, inv, config, claims, requests, buf, len, what, nets, report, error);
   guest_from_domain (dom, &guest);
@@ -671,6 +682,12 @@ vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
    * around the kept devices. */
   sticky_decide (inv, dom, &guest, requests, &st);
   rest = g_ptr_array_new ();
+  for (guint i = 0; report != NULL && report->keep_only && i < requests->len; i++)
+    if (!st.keep[i])
+      {
+        sticky_clear (&st, requests->len);
+        return must_move (report, "a request is placed again", error);
+      }
   for (guint i = 0; i < requests->len; i++)
     if (st.keep[i])
       for (guint d = 0; d < st.devices[i]->len; d++)

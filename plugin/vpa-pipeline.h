@@ -17,6 +17,12 @@ typedef struct {
   GString *explain;             /* if not NULL on input: the --explain report, also on failure */
   gboolean keep_guest_topology; /* in: the guest's PCI controllers must not
                                  * change (migration, restore) */
+  /* in: only keep, never place: unless every request keeps the devices
+   * it holds (and the domain is not placement="auto"), fail with
+   * VPA_ERROR_UNSATISFIABLE and must_move set. host may then hold only
+   * the domain's devices and their relatives (the hook's fast path). */
+  gboolean keep_only;
+  gboolean must_move; /* out, with keep_only */
 } VpaPlaceReport;
 
 /* Places every request of the domain document buf on host (transfer full)

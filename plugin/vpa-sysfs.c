@@ -716,7 +716,7 @@ number_distances (VpaHost *host)
 
 static gboolean
 read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
-           const GArray *online, VpaCell *cell, GError **error)
+           const GArray *online, gboolean capacity, VpaCell *cell, GError **error)
 {
   char cpulist[4096];
   char meminfo[4096];
@@ -730,13 +730,12 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
       return FALSE;
     }
   e = read_attr (fd, "cpulist", cpulist, sizeof cpulist);
-  if (e == 0 && read_attr (fd, "meminfo", meminfo, sizeof meminfo) == 0)
+  if (e == 0 && capacity && read_attr (fd, "meminfo", meminfo, sizeof meminfo) == 0)
     cell->memory_kib = meminfo_value (meminfo, "MemTotal:");
+  if (e == 0 && capacity)
+    cell_set_pages (cell, fd);
   if (e == 0)
-    {
-      cell_set_pages (cell, fd);
-      cell_set_distances (cell, fd);
-    }
+    cell_set_distances (cell, fd);
   close (fd);
   if (e != 0)
     {
@@ -751,7 +750,8 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
       return FALSE;
     }
   cell_set_socket (cell, cpu_fd, online);
-  cell_set_topo (cell, cpu_fd);
+  if (capacity)
+    cell_set_topo (cell, cpu_fd);
   return TRUE;
 }
 
@@ -760,7 +760,7 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
  * from cpu/present and /proc/meminfo. */
 static gboolean
 add_fake_cell (VpaHost *host, const char *root, int cpu_fd, const GArray *online,
-               GError **error)
+               gboolean capacity, GError **error)
 {
   VpaCell cell = { 0, VPA_SOCKET_NONE, g_array_new (FALSE, FALSE, sizeof (guint)), 0 };
   g_autofree char *proc = g_build_filename (root, "proc", NULL);
@@ -781,14 +781,15 @@ add_fake_cell (VpaHost *host, const char *root, int cpu_fd, const GArray *online
   if (fd >= 0)
     close (fd);
   cell_set_socket (&cell, cpu_fd, online);
-  cell_set_topo (&cell, cpu_fd);
+  if (capacity)
+    cell_set_topo (&cell, cpu_fd);
   vpa_host_add_cell (host, &cell);
   return TRUE;
 }
 
 static gboolean
 read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_path,
-            int cpu_fd, const GArray *online, GError **error)
+            int cpu_fd, const GArray *online, gboolean capacity, GError **error)
 {
   DIR *dir = fdopendir (nodes_fd);
   struct dirent *ent;
@@ -811,7 +812,8 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
         continue;
       cell.id = (gint) id;
       cell.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
-      ok = read_cell (dirfd (dir), nodes_path, ent->d_name, cpu_fd, online, &cell, error);
+      ok = read_cell (dirfd (dir), nodes_path, ent->d_name, cpu_fd, online, capacity, &cell,
+                      error);
       if (ok)
         vpa_host_add_cell (host, &cell);
       else
@@ -824,12 +826,17 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
   closedir (dir);
   number_distances (host);
   if (ok && host->cells->len == 0)
-    return add_fake_cell (host, root, cpu_fd, online, error);
+    return add_fake_cell (host, root, cpu_fd, online, capacity, error);
   return ok;
 }
 
+/* The cells; with capacity their capacity too: each CPU's core and
+ * thread siblings (VpaCell.topo, four files per CPU), each node's memory
+ * and pages (meminfo, hugepages), which only a capacity needs (the
+ * whole-guest fit, `capacity`, the fleet); without, topo and pages are
+ * NULL and memory_kib 0 ("not known"). */
 static gboolean
-read_topology (VpaHost *host, const char *root, GError **error)
+read_topology (VpaHost *host, const char *root, gboolean capacity, GError **error)
 {
   g_autofree char *nodes_path = g_build_filename (root, NODE_DIR, NULL);
   g_autofree char *cpu_path = g_build_filename (root, CPU_DIR, NULL);
@@ -840,9 +847,9 @@ read_topology (VpaHost *host, const char *root, GError **error)
   gboolean ok;
 
   if (nodes_fd >= 0)
-    ok = read_cells (host, root, nodes_fd, nodes_path, cpu_fd, online, error);
+    ok = read_cells (host, root, nodes_fd, nodes_path, cpu_fd, online, capacity, error);
   else if (nodes_errno == ENOENT)
-    ok = add_fake_cell (host, root, cpu_fd, online, error);
+    ok = add_fake_cell (host, root, cpu_fd, online, capacity, error);
   else
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", nodes_path,
@@ -941,7 +948,7 @@ vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs, G
   for (guint i = 0; ok && i < n_addrs; i++)
     ok = read_one_with_parent (host, fd, path, seen, addrs[i], error);
   close (fd);
-  if (!ok || !read_topology (host, root, error) || !vpa_host_seal (host, error))
+  if (!ok || !read_topology (host, root, FALSE, error) || !vpa_host_seal (host, error))
     return NULL;
   return g_steal_pointer (&host);
 }
@@ -998,7 +1005,7 @@ vpa_sysfs_load (const char *root, GError **error)
     return NULL;
   source = g_strconcat ("sysfs:", root, NULL);
   host = vpa_host_new (source);
-  if (!read_devices (host, root, error) || !read_topology (host, root, error) ||
+  if (!read_devices (host, root, error) || !read_topology (host, root, TRUE, error) ||
       !vpa_host_seal (host, error))
     return NULL;
   return g_steal_pointer (&host);

@@ -11,8 +11,11 @@ G_BEGIN_DECLS
 
 VpaHost *vpa_sysfs_load (const char *root, GError **error);
 /* Only the devices at addrs (missing ones are left out) and their parent
- * PFs, plus the whole topology: what a check of a few devices needs,
- * without reading every device of a large host. */
+ * PFs, plus the topology without the capacity (the cells' CPUs, sockets
+ * and distances; topo and pages NULL, memory_kib 0: one CPU per node is
+ * read, no meminfo, no hugepages): what a check of a few devices and the
+ * hook's keeping re-placement need, without reading every device or CPU
+ * of a large host. */
 VpaHost *vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs,
                                  GError **error);
 

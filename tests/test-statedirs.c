@@ -210,6 +210,161 @@ test_numa_claims (void)
     }
 }
 
+/* The device a file claims, in one of the ways XML can write it. */
+static const char *const address_forms[] = {
+  "domain='0x0000' bus='0x@X@' slot='0x01' function='0x2'",
+  "domain=\"0x0000\" bus=\"0x@X@\" slot=\"0x01\" function=\"0x2\"",
+  "bus='0x@X@' function='2' slot='1'",
+  "domain='0' bus='@D@' slot='1' function='2'",
+  "domain='0X0000' bus='0X@XU@' slot='0X01' function='0X2'",
+  "domain = '0x0000'\n bus\t=\n'0x@X@' slot='0x01' function='0x2'",
+  "domain='0x0000' bus='0x00@X@' slot='0x01' function='0x2'",
+  "domain='0x0000' bus='&#x30;x%02x' slot='0x01' function='0x2'",
+  "domain='0x0000' bus='0x@X@' slot='0x01' function='&#50;'",
+  "xmlns:q='urn:q' q:bus='0x@X@' slot='0x01' function='0x2'",
+  "xmlns:q='urn:q' q:bus='0x77' bus='0x@X@' slot='0x01' function='0x2'",
+  "domain='0x0000' bus=' 0x@X@' slot='0x01' function='0x2'",
+  "domain='0x0000' bus='0x@X@' bus='0x@X@' slot='0x01' function='0x2'",
+};
+
+/* The documents around it: libvirt's, and those whose bytes do not show
+ * what the parser reads (@EL@ is the device element). */
+static const char *const document_forms[] = {
+  "<!--\nWARNING: THIS IS AN AUTO-GENERATED FILE.\n-->\n<domain type='kvm'><name>d</name>"
+  "<devices><disk><target dev='vda' bus='virtio'/><address type='drive' bus='0' unit='0'/>"
+  "</disk>@EL@</devices></domain>\n",
+  "<domstatus state='running'><domain type='kvm'><name>d</name><devices>@EL@</devices>"
+  "</domain></domstatus>\n",
+  "<?xml version='1.0' encoding='UTF-8'?>\n<domain><name>d</name><devices>@EL@</devices>"
+  "</domain>\n",
+  "<?xml version='1.0' encoding='ISO-8859-1'?>\n<domain><name>d</name><devices>@EL@</devices>"
+  "</domain>\n",
+  "<!DOCTYPE domain [<!ATTLIST address bus CDATA '0x42'>]>\n<domain><name>d</name>"
+  "<devices>@EL@</devices></domain>\n",
+  "<domain><name>d</name><devices><!-- <hostdev type='pci'><source><address bus='0x42' "
+  "slot='0x01' function='0x2'/></source></hostdev> -->@EL@</devices></domain>\n",
+  "<domain><name>d</name><description><![CDATA[<address bus='0x42' slot='1' function='2'/>]]>"
+  "</description><devices>@EL@</devices></domain>\n",
+  "<domain><name>d</name><devices><controller type='usb'><alias name='usb'/><address "
+  "type='pci' domain='0x0000' bus='0x42' slot='0x01' function='0x2'/></controller>@EL@"
+  "<interface type='bridge'><source bridge='br0'/><address type='pci' bus='0x42' slot='1' "
+  "function='2'/></interface></devices></domain>\n",
+  "<domain><name>d</name><devices><controller type='usb'><address type='pci' bus='0x42' "
+  "slot='1' function='2'/></controller><!-- c -->@EL@</devices></domain>\n",
+};
+
+static char *
+fill_address (const char *form, guint bus)
+{
+  g_autoptr (GString) s = g_string_new (form);
+  g_autofree char *x = g_strdup_printf ("%02x", bus);
+  g_autofree char *xu = g_strdup_printf ("%02X", bus);
+  g_autofree char *d = g_strdup_printf ("%u", bus);
+
+  g_string_replace (s, "@XU@", xu, 0);
+  g_string_replace (s, "@X@", x, 0);
+  g_string_replace (s, "@D@", d, 0);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static gboolean
+claims_one_of (const char *doc, const VpaAddr *addrs, guint n)
+{
+  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  if (!vpa_statedirs_parse (doc, strlen (doc), "t.xml", NULL, claims, NULL))
+    return FALSE;
+  for (guint i = 0; i < claims->len; i++)
+    for (guint j = 0; j < n; j++)
+      if (((const VpaClaim *) g_ptr_array_index (claims, i))->addr == addrs[j])
+        return TRUE;
+  return FALSE;
+}
+
+/* vpa_statedirs_may_name never says FALSE for a file the parser reads a
+ * claim on one of the addresses from, whatever the address's and the
+ * document's form; and it says FALSE for libvirt's files that name
+ * other devices, or the same device on another bus, which is what makes
+ * the hook's fast path fast. */
+static void
+test_may_name (void)
+{
+  const guint buses[] = { 0x42, 0x43, 0x00 };
+  const VpaAddr mine[] = { VPA_ADDR (0, 0x42, 1, 2), VPA_ADDR (0, 0x80, 0, 0) };
+  guint checked = 0, parsed = 0;
+
+  for (guint d = 0; d < G_N_ELEMENTS (document_forms); d++)
+    for (guint a = 0; a < G_N_ELEMENTS (address_forms); a++)
+      for (guint b = 0; b < G_N_ELEMENTS (buses); b++)
+        for (guint kind = 0; kind < 3; kind++)
+          {
+            g_autofree char *attrs = fill_address (address_forms[a], buses[b]);
+            g_autofree char *el = g_strconcat (
+              kind == 0   ? "<hostdev mode='subsystem' type='pci'><source><address "
+              : kind == 1 ? "<interface type='hostdev'><source><address type='pci' "
+                          : "<interface type='network'><actual type='hostdev'><source><address type='pci' ",
+              attrs,
+              kind == 0   ? "/></source></hostdev>"
+              : kind == 1 ? "/></source></interface>"
+                          : "/></source></actual></interface>",
+              NULL);
+            g_autoptr (GString) docs = g_string_new (document_forms[d]);
+            const char *doc;
+
+            g_string_replace (docs, "@EL@", el, 0);
+            doc = docs->str;
+            gboolean claims = claims_one_of (doc, mine, G_N_ELEMENTS (mine));
+            gboolean may = vpa_statedirs_may_name (doc, strlen (doc), mine, G_N_ELEMENTS (mine));
+
+            if (claims && !may)
+              g_error ("a claim the scan misses: %s", doc);
+            /* libvirt's files, in libvirt's form, on another bus: no parse */
+            if (d < 2 && a == 0 && buses[b] != 0x42 && may)
+              g_error ("a file parsed for nothing: %s", doc);
+            checked++;
+            parsed += may;
+          }
+  g_assert_cmpuint (parsed, <, checked);
+
+  {
+    const char *doc = "<!--\nWARNING\n-->\n<domain><name>d</name><devices>"
+                      "<controller type='pci'><address type='pci' domain='0x0000' bus='0x42' "
+                      "slot='0x01' function='0x3'/></controller>"
+                      "<hostdev mode='subsystem' type='pci'><source><address domain='0x0000' "
+                      "bus='0x43' slot='0x01' function='0x2'/></source></hostdev>"
+                      "<disk><target bus='virtio'/></disk></devices></domain>\n";
+    const char *named = "<domain><name>d</name><devices><hostdev mode='subsystem' type='pci'>"
+                        "<source><address domain='0x0000' bus='0x80' slot='0x00' "
+                        "function='0x0'/></source></hostdev></devices></domain>";
+    const char *utf16 = "\xff\xfe<\0d\0";
+
+    /* a guest address equal to one of the devices, outside any <source> */
+    const char *guest = "<!--\nWARNING\n-->\n<domain><name>d</name><devices>"
+                        "<controller type='usb'><alias name='usb'/><address type='pci' "
+                        "domain='0x0000' bus='0x42' slot='0x01' function='0x2'/></controller>"
+                        "<interface type='bridge'><source bridge='br0'/><model type='virtio'/>"
+                        "<address type='pci' domain='0x0000' bus='0x42' slot='0x01' "
+                        "function='0x2'/></interface></devices></domain>\n";
+    const char *guest_comment = "<domain><name>d</name><devices><!-- a comment -->"
+                                "<controller type='usb'><alias name='usb'/><address "
+                                "type='pci' domain='0x0000' bus='0x42' slot='0x01' "
+                                "function='0x2'/></controller></devices></domain>\n";
+    const char *in_source = "<domain><name>d</name><devices><hostdev mode='subsystem' "
+                            "type='pci'><source><address domain='0x0000' bus='0x42' "
+                            "slot='0x01' function='0x2'/></source></hostdev><!-- c -->"
+                            "</devices></domain>\n";
+
+    g_assert_false (vpa_statedirs_may_name (doc, strlen (doc), mine, G_N_ELEMENTS (mine)));
+    g_assert_false (vpa_statedirs_may_name (guest, strlen (guest), mine, G_N_ELEMENTS (mine)));
+    g_assert_false (vpa_statedirs_may_name (guest_comment, strlen (guest_comment), mine,
+                                            G_N_ELEMENTS (mine)));
+    g_assert_true (vpa_statedirs_may_name (in_source, strlen (in_source), mine,
+                                           G_N_ELEMENTS (mine)));
+    g_assert_true (vpa_statedirs_may_name (named, strlen (named), mine, G_N_ELEMENTS (mine)));
+    g_assert_true (vpa_statedirs_may_name (utf16, 6, mine, G_N_ELEMENTS (mine)));
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -218,5 +373,6 @@ main (int argc, char **argv)
   g_test_add_func ("/statedirs/parse", test_parse);
   g_test_add_func ("/statedirs/unreadable", test_unreadable);
   g_test_add_func ("/statedirs/numa-claims", test_numa_claims);
+  g_test_add_func ("/statedirs/may-name", test_may_name);
   return g_test_run ();
 }

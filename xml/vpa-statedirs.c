@@ -61,13 +61,38 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
   return TRUE;
 }
 
+/* memmem() for the short needles below: memchr() on the needle's first
+ * byte (vectorised in glibc, where its memmem is not) and a compare;
+ * the same answer, several times faster on state files. */
+static const char *
+find (const char *hay, gsize len, const char *needle, gsize n)
+{
+  const char *p = hay;
+  const char *end = hay + len;
+
+  while (n > 0 && (gsize) (end - p) >= n &&
+         (p = memchr (p, needle[0], (gsize) (end - p) - n + 1)) != NULL)
+    {
+      gsize i = 1;
+
+      while (i < n && p[i] == needle[i])
+        i++;
+      if (i == n)
+        return p;
+      p++;
+    }
+  return NULL;
+}
+
 /* What one pass over the state directories is asked for. */
 typedef struct {
   const char *exclude;
   const char *const *needles; /* NULL: every file */
   gboolean running_only;
   GPtrArray *claims;
-  GPtrArray *skipped; /* may be NULL */
+  GPtrArray *skipped;   /* may be NULL */
+  const VpaAddr *addrs; /* sorted; NULL: no address filter */
+  guint n_addrs;
 } Scan;
 
 static void
@@ -158,7 +183,8 @@ read_state_file (const Scan *scan, int dfd, const char *dir, const char *name, c
   data = g_malloc ((gsize) MIN (st.st_size, VPA_XML_MAX_DOCUMENT) + 2);
   while (off <= (gsize) MIN (st.st_size, VPA_XML_MAX_DOCUMENT))
     {
-      ssize_t n = read (fd, data + off, (gsize) MIN (st.st_size, VPA_XML_MAX_DOCUMENT) + 1 - off);
+      gsize want = (gsize) MIN (st.st_size, VPA_XML_MAX_DOCUMENT) + 1 - off;
+      ssize_t n = read (fd, data + off, want);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
@@ -166,6 +192,9 @@ read_state_file (const Scan *scan, int dfd, const char *dir, const char *name, c
       if (n <= 0)
         break;
       off += (gsize) n;
+      /* A regular file reads short only at its end: no read for the 0. */
+      if ((gsize) n < want)
+        break;
     }
   close (fd);
   if (e != 0)
@@ -185,6 +214,506 @@ read_state_file (const Scan *scan, int dfd, const char *dir, const char *name, c
   *len = off;
   *buf = g_steal_pointer (&data);
   return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Which files may name an address, from their bytes                   */
+/* ------------------------------------------------------------------ */
+
+/* Whether the parser could read the document in another encoding than
+ * the bytes show: libxml2 decides from the first four bytes (UTF-16,
+ * UCS-4, EBCDIC signatures and byte-order marks) and from an encoding
+ * declaration. Only UTF-8 (with or without its mark) and no declaration
+ * of another encoding leave the bytes as the parser reads them. */
+static gboolean
+bytes_are_text (const char *buf, gsize len, gsize *start)
+{
+  const char *decl_end;
+  const char *enc;
+
+  *start = 0;
+  if (len >= 3 && memcmp (buf, "\xef\xbb\xbf", 3) == 0)
+    *start = 3;
+  for (gsize i = *start; i < MIN (len, *start + 4); i++)
+    if (buf[i] == '\0' || (guchar) buf[i] >= 0x80)
+      return FALSE;
+  if (len - *start < 5 || memcmp (buf + *start, "<?xml", 5) != 0)
+    return TRUE;
+  decl_end = memmem (buf + *start, len - *start, "?>", 2);
+  if (decl_end == NULL)
+    return FALSE;
+  enc = memmem (buf + *start, (gsize) (decl_end - (buf + *start)), "encoding", 8);
+  if (enc == NULL)
+    return TRUE;
+  enc += 8;
+  while (enc < decl_end && (*enc == ' ' || *enc == '\t' || *enc == '\r' || *enc == '\n' || *enc == '='))
+    enc++;
+  return decl_end - enc >= 7 && (enc[0] == '\'' || enc[0] == '"') &&
+         g_ascii_strncasecmp (enc + 1, "UTF-8", 5) == 0 && enc[6] == enc[0];
+}
+
+/* FALSE when the prolog has a document type declaration (its attribute
+ * defaults could give an <address> fields its bytes do not show), or
+ * cannot be followed to the root element; *body is the root's '<'. */
+static gboolean
+prolog_plain (const char *buf, gsize len, gsize start, const char **body)
+{
+  const char *p = buf + start;
+  const char *end = buf + len;
+
+  while (p < end)
+    {
+      const char *close;
+      gsize close_len;
+
+      if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
+        {
+          p++;
+          continue;
+        }
+      if (end - p >= 4 && memcmp (p, "<!--", 4) == 0)
+        {
+          close = memmem (p + 4, (gsize) (end - p - 4), "-->", 3);
+          close_len = 3;
+        }
+      else if (end - p >= 2 && memcmp (p, "<?", 2) == 0)
+        {
+          close = memmem (p + 2, (gsize) (end - p - 2), "?>", 2);
+          close_len = 2;
+        }
+      else
+        {
+          *body = p;
+          return *p == '<' && end - p >= 2 && p[1] != '!';
+        }
+      if (close == NULL)
+        return FALSE;
+      p = close + close_len;
+    }
+  return TRUE;
+}
+
+static gboolean
+is_blank (char c)
+{
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+typedef enum {
+  TAG_NONE,     /* the occurrence is not in a start tag: it names nothing */
+  TAG_OTHER,    /* a start tag that names no address of the set */
+  TAG_MAY_NAME, /* a start tag that may name one (or cannot be told) */
+} TagVerdict;
+
+static gboolean
+addr_in (const VpaAddr *addrs, guint n, VpaAddr a)
+{
+  guint lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (addrs[mid] == a)
+        return TRUE;
+      if (addrs[mid] < a)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return FALSE;
+}
+
+/* The field an attribute name is (its local part: the parser reads
+ * unprefixed attributes only, a prefixed one is counted too, which can
+ * only make a file read), or -1. */
+static gint
+field_of (const char *name, gsize len)
+{
+  static const struct {
+    const char *name;
+    gsize len;
+  } fields[] = { { "domain", 6 }, { "bus", 3 }, { "slot", 4 }, { "function", 8 } };
+
+  for (gsize i = len; i > 0; i--)
+    if (name[i - 1] == ':')
+      {
+        name += i;
+        len -= i;
+        break;
+      }
+  for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
+    if (fields[i].len == len && memcmp (name, fields[i].name, len) == 0)
+      return (gint) i;
+  return -1;
+}
+
+/* A field's value as it stands between its quotes. */
+typedef struct {
+  const char *p;
+  gsize len;
+} Field;
+
+/* "0x" and two hex digits, libvirt's form of a bus: its value, else -1. */
+static gint
+canonical_bus (const Field *f)
+{
+  if (f->len != 4 || f->p[0] != '0' || (f->p[1] != 'x' && f->p[1] != 'X') ||
+      !g_ascii_isxdigit (f->p[2]) || !g_ascii_isxdigit (f->p[3]))
+    return -1;
+  return g_ascii_xdigit_value (f->p[2]) * 16 + g_ascii_xdigit_value (f->p[3]);
+}
+
+/* The fields decoded as the parser decodes them; FALSE when one does
+ * not parse (the parser then claims nothing there). */
+static gboolean
+decode_fields (const Field fields[4], VpaAddr *out)
+{
+  g_autofree char *values[4] = { NULL, NULL, NULL, NULL };
+
+  for (guint i = 0; i < 4; i++)
+    if (fields[i].p != NULL)
+      values[i] = g_strndup (fields[i].p, fields[i].len);
+  return vpa_xml_pci_address_fields ((const char *const *) values, out, NULL);
+}
+
+/* The next attribute of a start tag from *pp: its name and value, or
+ * FALSE at the tag's end (*pp then past it; *closed TRUE) or when the
+ * bytes do not scan as an attribute (*closed FALSE). */
+static gboolean
+next_attr (const char **pp, const char *end, Field *name, Field *value, gboolean *closed)
+{
+  const char *p = *pp;
+  char quote;
+
+  *closed = FALSE;
+  while (p < end && is_blank (*p))
+    p++;
+  if (p < end && (*p == '>' || (*p == '/' && p + 1 < end && p[1] == '>')))
+    {
+      *pp = p + (*p == '>' ? 1 : 2);
+      *closed = TRUE;
+      return FALSE;
+    }
+  name->p = p;
+  while (p < end && !is_blank (*p) && *p != '=' && *p != '>' && *p != '/')
+    p++;
+  name->len = (gsize) (p - name->p);
+  while (p < end && is_blank (*p))
+    p++;
+  if (p >= end || *p != '=' || name->len == 0)
+    return FALSE;
+  p++;
+  while (p < end && is_blank (*p))
+    p++;
+  if (p >= end || (*p != '\'' && *p != '"'))
+    return FALSE;
+  quote = *p++;
+  value->p = p;
+  p = memchr (p, quote, (gsize) (end - p));
+  if (p == NULL)
+    return FALSE;
+  value->len = (gsize) (p - value->p);
+  *pp = p + 1;
+  return TRUE;
+}
+
+/* The start tag at tag ('<' and a name): its address fields decoded
+ * as the parser would, when the occurrence at hit lies inside it. */
+static TagVerdict
+judge_tag (const char *tag, const char *end, const char *hit, const VpaAddr *addrs, guint n,
+           const guint8 *buses)
+{
+  const char *p = tag + 1;
+  Field fields[4] = { { NULL, 0 }, { NULL, 0 }, { NULL, 0 }, { NULL, 0 } };
+  Field name, value;
+  gboolean closed = FALSE;
+  VpaAddr a = VPA_ADDR_NONE;
+  gint bus;
+
+  while (p < end && !is_blank (*p) && *p != '>' && *p != '/')
+    p++;
+  while (next_attr (&p, end, &name, &value, &closed))
+    {
+      gint f = field_of (name.p, name.len);
+
+      if (f < 0)
+        continue;
+      /* a reference can make any value; a field twice is not libvirt's */
+      if (fields[f].p != NULL || memchr (value.p, '&', value.len) != NULL)
+        return TAG_MAY_NAME;
+      fields[f] = value;
+    }
+  if (!closed)
+    return TAG_MAY_NAME;
+  if (hit >= p)
+    return TAG_NONE;
+  if (fields[1].p == NULL)
+    return TAG_OTHER; /* no bus: not an address the parser reads */
+  /* Most addresses in a domain (its own controllers' and disks') are on
+   * other buses: libvirt's form tells at once. */
+  bus = canonical_bus (&fields[1]);
+  if (bus >= 0 && !(buses[bus / 8] & (1u << (bus % 8))))
+    return TAG_OTHER;
+  if (!decode_fields (fields, &a))
+    return TAG_OTHER;
+  return addr_in (addrs, n, a) ? TAG_MAY_NAME : TAG_OTHER;
+}
+
+/* The occurrence of "bus" at hit, when it is the name of an attribute
+ * (after a blank or a prefix, before '='): FALSE when its value shows
+ * that the tag names no address on one of buses (the parser reads the
+ * bus of an <address> from exactly this value), TRUE when the tag must
+ * be judged whole. Any other occurrence is no attribute named bus: the
+ * one of the tag's own bus attribute is judged where it stands. */
+static gboolean
+bus_attr_may_name (const char *buf, const char *end, const char *hit, const guint8 *buses)
+{
+  const char *p = hit + 3;
+  const char *q;
+  char quote;
+  char value[16];
+  const char *fields[] = { NULL, value, "0", "0" };
+  VpaAddr a = VPA_ADDR_NONE;
+  guint bad = 0;
+
+  if (hit == buf || (!is_blank (hit[-1]) && hit[-1] != ':'))
+    return FALSE;
+  while (p < end && is_blank (*p))
+    p++;
+  if (p >= end || *p != '=')
+    return FALSE;
+  p++;
+  while (p < end && is_blank (*p))
+    p++;
+  if (p >= end || (*p != '\'' && *p != '"'))
+    return TRUE;
+  quote = *p++;
+  q = memchr (p, quote, (gsize) (end - p));
+  if (q == NULL || (gsize) (q - p) >= sizeof value || memchr (p, '&', (gsize) (q - p)) != NULL)
+    return TRUE;
+  {
+    Field f = { p, (gsize) (q - p) };
+    gint bus = canonical_bus (&f);
+    if (bus >= 0)
+      return (buses[bus / 8] & (1u << (bus % 8))) != 0;
+  }
+  memcpy (value, p, (gsize) (q - p));
+  value[q - p] = '\0';
+  if (!vpa_xml_pci_address_fields (fields, &a, &bad))
+    return bad != 1; /* a bus that does not parse: no address here */
+  return (buses[VPA_ADDR_BUS (a) / 8] & (1u << (VPA_ADDR_BUS (a) % 8))) != 0;
+}
+
+/* The '>' ending the tag that starts at tag (quotes honoured: a value
+ * may hold '>'), or NULL. buf is NUL-terminated. */
+static const char *
+tag_end (const char *tag)
+{
+  const char *p = tag + 1;
+
+  for (;;)
+    {
+      p += strcspn (p, "'\">");
+      if (*p == '\0')
+        return NULL;
+      if (*p == '>')
+        return p;
+      p = strchr (p + 1, *p);
+      if (p == NULL)
+        return NULL;
+      p++;
+    }
+}
+
+static gboolean
+local_name_is (const char *name, gsize len, const char *want)
+{
+  for (gsize i = len; i > 0; i--)
+    if (name[i - 1] == ':')
+      {
+        name += i;
+        len -= i;
+        break;
+      }
+  return strlen (want) == len && memcmp (name, want, len) == 0;
+}
+
+/* The start tag of the element holding the one whose tag starts at tag,
+ * walking back over siblings as if every '<' started a tag; NULL when
+ * there is none or it cannot be told. Exact when no comment, CDATA
+ * section or processing instruction overlaps the way (region_plain). */
+static const char *
+parent_of (const char *buf, const char *tag)
+{
+  const char *p = tag;
+  const char *s;
+  guint depth = 0;
+
+  while ((s = memrchr (buf, '<', (gsize) (p - buf))) != NULL)
+    {
+      const char *q;
+
+      if (s[1] == '!' || s[1] == '?')
+        return NULL;
+      p = s;
+      if (s[1] == '/')
+        {
+          depth++;
+          continue;
+        }
+      if ((q = tag_end (s)) == NULL || q >= tag)
+        return NULL;
+      if (q[-1] == '/')
+        continue;
+      if (depth == 0)
+        return s;
+      depth--;
+    }
+  return NULL;
+}
+
+/* No comment, CDATA section or processing instruction starts or ends
+ * in [from, to): one that overlaps it without either would hold all of
+ * it, where nothing is a claim. */
+static gboolean
+region_plain (const char *from, const char *to)
+{
+  static const char *const marks[] = { "<!", "<?", "-->", "]]>", "?>" };
+  gsize n = (gsize) (to - from);
+
+  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+    if (memmem (from, n, marks[i], strlen (marks[i])) != NULL)
+      return FALSE;
+  return TRUE;
+}
+
+typedef enum {
+  PLACE_ELSEWHERE, /* surely not an <address> directly inside a <source> */
+  PLACE_SOURCE,    /* it is, or it cannot be told */
+  PLACE_UNKNOWN,   /* the way back crosses other markup: follow the tree */
+} Place;
+
+/* Where the element whose tag starts at tag stands: the parser reads a
+ * device's address only from an <address> directly inside a <source>. */
+static Place
+place_of (const char *buf, const char *tag)
+{
+  const char *parent;
+
+  if (!local_name_is (tag + 1, strcspn (tag + 1, " \t\r\n/>"), "address"))
+    return PLACE_ELSEWHERE;
+  parent = parent_of (buf, tag);
+  if (parent == NULL)
+    return PLACE_SOURCE;
+  if (!region_plain (parent, tag + 2))
+    return PLACE_UNKNOWN;
+  return local_name_is (parent + 1, strcspn (parent + 1, " \t\r\n/>"), "source")
+           ? PLACE_SOURCE
+           : PLACE_ELSEWHERE;
+}
+
+/* The second look, for a file where a tag decodes to one of the
+ * addresses: the parser reads a device's address only from an <address>
+ * element directly inside a <source> (of a <hostdev>, an <interface>, an
+ * <actual>), while a domain's own controllers and devices carry guest
+ * <address>es that may equal a host device's. Follows the elements from
+ * start (markup only: text and values hold no '<'); TRUE when such an
+ * <address> decodes to one of them, or at anything it cannot follow. */
+static gboolean
+tree_may_name (const char *buf, const char *end, gsize start, const VpaAddr *addrs, guint n,
+               const guint8 *buses)
+{
+  enum { MAX_DEPTH = 256 }; /* libxml2's limit: deeper does not parse */
+  const char *names[MAX_DEPTH];
+  gsize lens[MAX_DEPTH];
+  guint depth = 0;
+  const char *p = buf + start;
+
+  while ((p = memchr (p, '<', (gsize) (end - p))) != NULL)
+    {
+      const char *q;
+      gsize name_len;
+
+      if (p[1] == '!' || p[1] == '?')
+        {
+          const char *close = p[1] == '?' ? "?>" : strncmp (p, "<!--", 4) == 0      ? "-->"
+                                                 : strncmp (p, "<![CDATA[", 9) == 0 ? "]]>"
+                                                                                    : NULL;
+          if (close == NULL || (q = strstr (p + 2, close)) == NULL)
+            return TRUE;
+          p = q + strlen (close);
+          continue;
+        }
+      if (p[1] == '/')
+        {
+          if (depth == 0 || (q = memchr (p, '>', (gsize) (end - p))) == NULL)
+            return TRUE;
+          depth--;
+          p = q + 1;
+          continue;
+        }
+      name_len = strcspn (p + 1, " \t\r\n/>");
+      if (name_len == 0 || (q = tag_end (p)) == NULL)
+        return TRUE;
+      if (depth > 0 && local_name_is (p + 1, name_len, "address") &&
+          local_name_is (names[depth - 1], lens[depth - 1], "source") &&
+          judge_tag (p, end, p + 1, addrs, n, buses) == TAG_MAY_NAME)
+        return TRUE;
+      if (q[-1] != '/')
+        {
+          if (depth == MAX_DEPTH)
+            return TRUE;
+          names[depth] = p + 1;
+          lens[depth++] = name_len;
+        }
+      p = q + 1;
+    }
+  return FALSE;
+}
+
+gboolean
+vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint n_addrs)
+{
+  const char *end = buf + len;
+  const char *p = buf;
+  const char *body = NULL;
+  guint8 buses[32] = { 0 };
+  gsize start = 0;
+
+  for (guint i = 0; i < n_addrs; i++)
+    buses[VPA_ADDR_BUS (addrs[i]) / 8] |= (guint8) (1u << (VPA_ADDR_BUS (addrs[i]) % 8));
+  if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start, &body))
+    return TRUE;
+  /* Every <address> the parser reads has a bus attribute (without one it
+   * does not parse), and a name cannot be written with a reference. */
+  /* strstr() is glibc's vectorised search (its memmem() is not); the
+   * buffer ends with a NUL and holds none before. */
+  if (buf[len] != '\0' || memchr (buf, '\0', len) != NULL)
+    return TRUE;
+  while ((p = strstr (p, "bus")) != NULL)
+    {
+      const char *tag = bus_attr_may_name (buf, end, p, buses)
+                          ? memrchr (buf, '<', (gsize) (p - buf))
+                          : NULL;
+
+      /* Not in a start tag when the last '<' opens an end tag, a
+       * comment, a CDATA section or a processing instruction (an
+       * attribute value holds no '<'). */
+      if (tag != NULL && tag + 1 < end && tag[1] != '/' && tag[1] != '!' && tag[1] != '?' &&
+          judge_tag (tag, end, p, addrs, n_addrs, buses) == TAG_MAY_NAME)
+        {
+          /* A guest <address> of the domain's own devices may equal a
+           * host device's: where it stands tells, found by walking back
+           * over its siblings, else by following the whole tree. */
+          Place where = place_of (buf, tag);
+          if (where == PLACE_UNKNOWN)
+            return tree_may_name (buf, end, start, addrs, n_addrs, buses);
+          if (where == PLACE_SOURCE)
+            return TRUE;
+        }
+      p += 3;
+    }
+  return FALSE;
 }
 
 /* libvirt's status files start with <domstatus> (after an XML
@@ -213,10 +742,12 @@ load_file (const Scan *scan, int dfd, const char *dir, const char *name, GError 
   if (buf == NULL)
     return TRUE;
   /* Most domains hold no PCI device and pin nothing: skip them without
-   * parsing. */
-  if (memmem (buf, len, "hostdev", strlen ("hostdev")) == NULL &&
-      memmem (buf, len, "vcpupin", strlen ("vcpupin")) == NULL &&
-      memmem (buf, len, "numatune", strlen ("numatune")) == NULL)
+   * parsing. (With addrs the scan below decides alone: a file it lets
+   * through that this test would skip can only add claims, on which the
+   * caller falls back to reading every file.) */
+  if (scan->addrs == NULL && find (buf, len, "hostdev", strlen ("hostdev")) == NULL &&
+      find (buf, len, "vcpupin", strlen ("vcpupin")) == NULL &&
+      find (buf, len, "numatune", strlen ("numatune")) == NULL)
     return TRUE;
   if (scan->running_only && !is_domstatus (buf, len))
     return TRUE;
@@ -224,10 +755,12 @@ load_file (const Scan *scan, int dfd, const char *dir, const char *name, GError 
     {
       gboolean any = FALSE;
       for (guint i = 0; !any && scan->needles[i] != NULL; i++)
-        any = memmem (buf, len, scan->needles[i], strlen (scan->needles[i])) != NULL;
+        any = find (buf, len, scan->needles[i], strlen (scan->needles[i])) != NULL;
       if (!any)
         return TRUE;
     }
+  if (scan->addrs != NULL && !vpa_statedirs_may_name (buf, len, scan->addrs, scan->n_addrs))
+    return TRUE;
   path = g_build_filename (dir, name, NULL);
   if (!vpa_statedirs_parse (buf, len, path, scan->exclude, scan->claims, &local))
     g_debug ("skipped: %s", local->message);
@@ -296,12 +829,22 @@ vpa_statedirs_load_buses (const char *const *dirs, const char *exclude, const gu
   return vpa_statedirs_query (&q, error);
 }
 
+static gint
+addr_cmp (gconstpointer a, gconstpointer b)
+{
+  VpaAddr x = *(const VpaAddr *) a, y = *(const VpaAddr *) b;
+
+  return x < y ? -1 : x > y ? 1
+                            : 0;
+}
+
 GPtrArray *
 vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error)
 {
   g_auto (GStrv) needles = NULL;
   g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
-  Scan scan = { q->exclude, NULL, q->running_only, claims, q->skipped };
+  g_autoptr (GArray) sorted = NULL;
+  Scan scan = { q->exclude, NULL, q->running_only, claims, q->skipped, NULL, 0 };
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -316,6 +859,14 @@ vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error)
           needles[2 * i + 1] = g_strdup_printf ("bus=\"0x%02x\"", q->buses[i]);
         }
       scan.needles = (const char *const *) needles;
+    }
+  if (q->addrs != NULL)
+    {
+      sorted = g_array_sized_new (FALSE, FALSE, sizeof (VpaAddr), q->n_addrs);
+      g_array_append_vals (sorted, q->addrs, q->n_addrs);
+      g_array_sort (sorted, addr_cmp);
+      scan.addrs = (const VpaAddr *) (gpointer) sorted->data;
+      scan.n_addrs = sorted->len;
     }
   for (guint i = 0; q->dirs != NULL && q->dirs[i] != NULL; i++)
     {

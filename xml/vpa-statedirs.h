@@ -51,8 +51,28 @@ typedef struct {
   guint n_buses;
   gboolean running_only; /* only <domstatus> files: running domains */
   GPtrArray *skipped;    /* may be NULL: gets one line (char*) per file skipped */
+  /* NULL: every file; else only the files that may name one of these
+   * addresses (vpa_statedirs_may_name), running or defined, and
+   * without the "hostdev"/"vcpupin"/"numatune" test: every claim on
+   * one of them that reading every file gives is there (more only from
+   * a file that test skips, which libvirt never writes: a caller that
+   * finds a claim may only be more careful). */
+  const VpaAddr *addrs;
+  guint n_addrs;
 } VpaStatedirsQuery;
 
 GPtrArray *vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error);
+
+/* FALSE only when parsing the state file buf (NUL-terminated at len, as
+ * the files are read) could give no claim on one of addrs (sorted
+ * ascending), decided from the bytes without parsing:
+ * every start tag with a bus attribute is decoded as the parser decodes
+ * an <address> (vpa_xml_pci_address_fields), wherever it stands. TRUE
+ * (parse it) whenever the bytes cannot tell: an encoding other than
+ * UTF-8, a document type declaration (its attribute defaults), a
+ * reference in an address field, a field given twice, a tag that does
+ * not scan, a NUL byte. */
+gboolean vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs,
+                                 guint n_addrs);
 
 G_END_DECLS

@@ -298,29 +298,47 @@ parse_addr_field (const char *s, guint64 max, guint64 *out)
 }
 
 gboolean
-vpa_xml_pci_address_parse (xmlNode *address, const char *what, const char *context,
-                           VpaAddr *out, GError **error)
+vpa_xml_pci_address_fields (const char *const fields[4], VpaAddr *out, guint *bad)
 {
-  const char *names[] = { "domain", "bus", "slot", "function" };
   const guint64 max[] = { VPA_XML_PCI_DOMAIN_MAX, 0xff, 0x1f, 7 };
   guint64 v[4];
 
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (max); i++)
     {
-      g_autofree char *s = vpa_xml_prop (address, names[i]);
-      if (s == NULL && i == 0)
+      if (fields[i] == NULL && i == 0)
         {
           v[i] = 0;
           continue;
         }
-      if (!parse_addr_field (s, max[i], &v[i]))
+      if (!parse_addr_field (fields[i], max[i], &v[i]))
         {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                       "%s: %s<address %s='%s'>: not a PCI address field", what, context, names[i], s ? s : "");
+          if (bad != NULL)
+            *bad = i;
           return FALSE;
         }
     }
   *out = VPA_ADDR (v[0], v[1], v[2], v[3]);
+  return TRUE;
+}
+
+gboolean
+vpa_xml_pci_address_parse (xmlNode *address, const char *what, const char *context,
+                           VpaAddr *out, GError **error)
+{
+  const char *names[] = { "domain", "bus", "slot", "function" };
+  g_autofree char *domain = vpa_xml_prop (address, names[0]);
+  g_autofree char *bus = vpa_xml_prop (address, names[1]);
+  g_autofree char *slot = vpa_xml_prop (address, names[2]);
+  g_autofree char *function = vpa_xml_prop (address, names[3]);
+  const char *fields[] = { domain, bus, slot, function };
+  guint bad = 0;
+
+  if (!vpa_xml_pci_address_fields (fields, out, &bad))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: %s<address %s='%s'>: not a PCI address field", what, context, names[bad], fields[bad] ? fields[bad] : "");
+      return FALSE;
+    }
   return TRUE;
 }
 

@@ -75,6 +75,11 @@ gboolean vpa_xml_is (xmlNode *node, const char *name, const char *ns);
 gboolean vpa_xml_pci_address_parse (xmlNode *address, const char *what, const char *context,
                                     VpaAddr *out, GError **error);
 
+/* The same rules on the four field values (domain, bus, slot, function;
+ * domain may be NULL, for 0), as they stand in the attributes: FALSE
+ * when one does not parse, *bad (may be NULL) then says which. */
+gboolean vpa_xml_pci_address_fields (const char *const fields[4], VpaAddr *out, guint *bad);
+
 /* The PCI address of a <hostdev mode='subsystem' type='pci'> or an
  * <interface type='hostdev'>: its <source><address> (see
  * vpa_xml_pci_address_parse). *out is VPA_ADDR_NONE when the element has
