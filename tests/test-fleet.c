@@ -681,6 +681,7 @@ test_filter_locality_joint (Fixture *fx, gconstpointer data)
         if (dev->addr == held[h])
           {
             dev->state = VPA_DEV_STATE_HELD;
+            g_free (dev->held_by);
             dev->held_by = g_strdup ("other");
             n_held++;
           }
