@@ -368,12 +368,17 @@ canonical_bus (const Field *f)
 static gboolean
 decode_fields (const Field fields[4], VpaAddr *out)
 {
-  g_autofree char *values[4] = { NULL, NULL, NULL, NULL };
+  /* g_autofree on an array frees its first element only */
+  char *values[4] = { NULL, NULL, NULL, NULL };
+  gboolean ok;
 
   for (guint i = 0; i < 4; i++)
     if (fields[i].p != NULL)
       values[i] = g_strndup (fields[i].p, fields[i].len);
-  return vpa_xml_pci_address_fields ((const char *const *) values, out, NULL);
+  ok = vpa_xml_pci_address_fields ((const char *const *) values, out, NULL);
+  for (guint i = 0; i < 4; i++)
+    g_free (values[i]);
+  return ok;
 }
 
 /* The next attribute of a start tag from *pp: its name and value, or
