@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-static void
-node_cap_free (VpaNodeCap *nc)
+void
+vpa_node_cap_free (VpaNodeCap *nc)
 {
   g_array_unref (nc->shared);
   g_array_unref (nc->dedicated);
@@ -226,7 +226,7 @@ vpa_capacity_new (const VpaHost *host, const VpaConfig *config, GPtrArray *claim
     return NULL;
   pinned = pinned_cpus (claims, exclude, seen);
   counted = counted_claims (claims, exclude);
-  cap->nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) node_cap_free);
+  cap->nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_node_cap_free);
   for (guint i = 0; i < host->cells->len; i++)
     {
       const VpaCell *cell = &g_array_index (host->cells, VpaCell, i);

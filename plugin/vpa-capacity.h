@@ -39,6 +39,9 @@ typedef struct {
                       * limit but the shared set's size) */
 } VpaNodeCap;
 
+/* Frees a node's capacity and its arrays. */
+void vpa_node_cap_free (VpaNodeCap *nc);
+
 typedef struct {
   GPtrArray *nodes; /* VpaNodeCap*, ascending node id */
 } VpaCapacity;

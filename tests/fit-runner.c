@@ -151,17 +151,6 @@ node_from_json (JsonObject *hc, JsonObject *limits, const char *cpu_policy)
   return nc;
 }
 
-static void
-node_free (VpaNodeCap *nc)
-{
-  g_array_unref (nc->shared);
-  g_array_unref (nc->dedicated);
-  g_array_unref (nc->free_dedicated);
-  g_array_unref (nc->free_groups);
-  g_array_unref (nc->pages);
-  g_free (nc);
-}
-
 /* Guest cells; FALSE (with *why) for what a domain cannot ask for. */
 static gboolean
 guest_from_json (JsonObject *g, GArray *cells, GPtrArray *keep, Guest *out,
@@ -266,7 +255,7 @@ run_scenario (JsonBuilder *b, JsonObject *obj, GError **error)
   g_autoptr (Scenario) sc = NULL;
   g_autoptr (GArray) cells = g_array_new (FALSE, TRUE, sizeof (VpaFitCell));
   g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
-  g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
+  g_autoptr (GPtrArray) nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_node_cap_free);
   g_autoptr (VpaFit) fit = NULL;
   g_autoptr (GError) fit_error = NULL;
   g_autofree char *why = NULL;
