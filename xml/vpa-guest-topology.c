@@ -621,7 +621,16 @@ allocate_indexes (Planner *p, GError **error)
       VpaTopoController *c = g_ptr_array_index (ctrls, i);
 
       if (c->kind == VPA_TOPO_ROOT_PORT)
-        c->parent = parent;
+        {
+          c->parent = parent;
+          /* kept while its expander was new: it must stand above the
+           * index that expander got (as placing again requires) */
+          if (c->index != G_MAXUINT && c->index <= parent)
+            {
+              p->index_used[c->index] = FALSE;
+              c->index = G_MAXUINT;
+            }
+        }
       if (c->index == G_MAXUINT &&
           !new_index (p, c, c->kind == VPA_TOPO_EXPANDER ? 0 : parent, error))
         return FALSE;
