@@ -38,15 +38,6 @@ vpa_pipeline_guest_cells_of (const guint *cells, const gint *nodes, guint n, GPt
   return out;
 }
 
-static gboolean
-has_own_controllers (const VpaGuestBus *bus)
-{
-  for (guint i = 0; i < bus->controllers->len; i++)
-    if (vpa_guest_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
-      return TRUE;
-  return FALSE;
-}
-
 /* The guest PCI layout for the decisions, or NULL (no error) when the
  * domain has none of it to write. cells: VpaCellNodes. */
 static VpaGuestTopology *
@@ -55,7 +46,7 @@ plan_guest_topology (const VpaDomain *dom, GPtrArray *decisions, const GArray *c
 {
   g_autoptr (GPtrArray) devices = NULL;
 
-  if (dom->bus == NULL || (!dom->guest_numa && (keep || !has_own_controllers (dom->bus))))
+  if (dom->bus == NULL || (!dom->guest_numa && (keep || !vpa_guest_bus_has_own (dom->bus))))
     return NULL;
   devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_topo_device_free);
   for (guint i = 0; dom->guest_numa && i < decisions->len; i++)

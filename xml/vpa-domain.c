@@ -1387,7 +1387,11 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
     return TRUE;
   dom->bus = vpa_guest_bus_parse (domain);
   if (!dom->guest_numa)
-    return TRUE;
+    {
+      /* our controllers without <vpa:guest-numa>: the planner removes them */
+      return !vpa_guest_bus_has_own (dom->bus) ||
+             vpa_guest_bus_check (domain, dom->bus, ctx->what, error);
+    }
   /* cells written in the document: an implicit one is no guest NUMA node */
   if (dom->cells->len == 0)
     {
@@ -1410,7 +1414,8 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
                    ctx->what, dom->bus->machine_name != NULL ? dom->bus->machine_name : "");
       return FALSE;
     }
-  return TRUE;
+  /* the planner sees only what libvirt would define */
+  return vpa_guest_bus_check (domain, dom->bus, ctx->what, error);
 }
 
 /* ------------------------------------------------------------------ */

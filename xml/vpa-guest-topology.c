@@ -101,10 +101,10 @@ topology_new (VpaMachineKind machine)
 /* Parse                                                               */
 /* ------------------------------------------------------------------ */
 
-/* A number as libvirt reads it (base 0: "0x1f", "31"); -1 if absent or
- * bad. */
+/* A number as libvirt reads it (base 0: "0x1f", "31"; base 10 for a
+ * controller's index: "010" is 10); -1 if absent or bad. */
 static gint
-num_attr (xmlNode *node, const char *name, guint max)
+num_attr_base (xmlNode *node, const char *name, guint max, guint base)
 {
   g_autofree char *s = node != NULL ? vpa_xml_prop (node, name) : NULL;
   char *end = NULL;
@@ -112,10 +112,16 @@ num_attr (xmlNode *node, const char *name, guint max)
 
   if (s == NULL || !g_ascii_isdigit (*s))
     return -1;
-  v = g_ascii_strtoull (s, &end, 0);
+  v = g_ascii_strtoull (s, &end, base);
   if (end == s || *end != '\0' || v > max)
     return -1;
   return (gint) v;
+}
+
+static gint
+num_attr (xmlNode *node, const char *name, guint max)
+{
+  return num_attr_base (node, name, max, 0);
 }
 
 static gint
@@ -162,7 +168,7 @@ parse_controller (VpaGuestBus *bus, xmlNode *c)
   g_autofree char *type = vpa_xml_prop (c, "type");
   xmlNode *target = vpa_xml_child (c, "target", NULL);
   VpaGuestController *gc;
-  gint index = num_attr (c, "index", G_MAXINT);
+  gint index = num_attr_base (c, "index", G_MAXINT, 10);
 
   if (g_strcmp0 (type, "pci") != 0 || index < 0)
     return;
@@ -264,6 +270,15 @@ vpa_guest_topology_owns (const char *alias)
 {
   return alias != NULL &&
          (g_str_has_prefix (alias, VPA_TOPO_PXB_PREFIX) || g_str_has_prefix (alias, VPA_TOPO_RP_PREFIX));
+}
+
+gboolean
+vpa_guest_bus_has_own (const VpaGuestBus *bus)
+{
+  for (guint i = 0; i < bus->controllers->len; i++)
+    if (vpa_guest_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
+      return TRUE;
+  return FALSE;
 }
 
 gint

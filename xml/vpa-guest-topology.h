@@ -67,6 +67,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaGuestBus, vpa_guest_bus_free)
  * parse is left out. */
 VpaGuestBus *vpa_guest_bus_parse (xmlNode *domain);
 
+/* Refuses what libvirt 9.0 refuses to define in what the planner reads
+ * (docs/guest-numa.md, "What libvirt refuses"): an unknown controller
+ * type or PCI model, a controller index that is not a decimal number,
+ * two controllers of one type (USB aside) with one index, a PCI index
+ * above 255, a root bus not at index 0, the other machine type's
+ * expander bus, a busNr outside 1-254, a <node> that is no guest cell, a
+ * PCI controller plugged into a bus not below its index, a guest PCI
+ * address field out of range or outside domain 0, two devices on one
+ * guest PCI address, and a user alias twice. VPA_ERROR_INVALID naming
+ * the element, attribute and value. */
+gboolean vpa_guest_bus_check (xmlNode *domain, const VpaGuestBus *bus, const char *what,
+                              GError **error);
+
+/* Whether the document holds one of the plan's controllers. */
+gboolean vpa_guest_bus_has_own (const VpaGuestBus *bus);
+
 /* TRUE for the user aliases of the controllers a plan owns. */
 gboolean vpa_guest_topology_owns (const char *alias);
 
