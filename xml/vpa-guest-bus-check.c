@@ -9,6 +9,7 @@
  */
 #include "vpa-guest-topology.h"
 #include "vpa-xml.h"
+#include "vpa-domain.h"
 
 #include <errno.h>
 #include <string.h>
@@ -222,6 +223,29 @@ check_address (Check *c, xmlNode *dev, guint *bus_out, GError **error)
   return TRUE;
 }
 
+/* The aliases this program writes are its own: ua-vpa-pxb-* and
+ * ua-vpa-rp-* on a <controller type='pci'>, the other ua-vpa-* on a PCI
+ * <hostdev>. On another element the rewrite would add a second element
+ * of that alias, which libvirt refuses. */
+static gboolean
+check_own_alias (Check *c, xmlNode *dev, const char *alias, GError **error)
+{
+  g_autofree char *type = vpa_xml_prop (dev, "type");
+  g_autofree char *label = NULL;
+  const char *owner;
+
+  if (!g_str_has_prefix (alias, VPA_ALIAS_PREFIX))
+    return TRUE;
+  owner = vpa_guest_topology_owns (alias) ? "controller" : "hostdev";
+  if (vpa_xml_is (dev, owner, NULL) && g_strcmp0 (type, "pci") == 0)
+    return TRUE;
+  label = device_label (dev);
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: %s <alias name='%s'>: the alias is one virt-pci-affinity writes on a <%s type='pci'> of its own (another element of that alias would be a second one)",
+               c->what, label, alias, owner);
+  return FALSE;
+}
+
 static gboolean
 check_alias (Check *c, xmlNode *dev, GError **error)
 {
@@ -230,6 +254,8 @@ check_alias (Check *c, xmlNode *dev, GError **error)
 
   if (alias == NULL)
     return TRUE;
+  if (!check_own_alias (c, dev, alias, error))
+    return FALSE;
   if ((other = g_hash_table_lookup (c->aliases, alias)) != NULL)
     {
       g_autofree char *label = device_label (dev);
@@ -379,31 +405,55 @@ check_controller (Check *c, xmlNode *ctl, guint bus, GError **error)
   return TRUE;
 }
 
-/* The <cell>s of <cpu><numa>: the guest NUMA nodes an expander's
- * <node> may name. */
-static guint
-count_cells (xmlNode *domain)
+/* The <cell>s of <cpu><numa>, the guest NUMA nodes an expander's
+ * <node> names: libvirt wants their ids 0 to N-1, each once (a cell
+ * without an id is its position). *n_cells receives N. */
+static gboolean
+check_cells (Check *c, xmlNode *domain, GError **error)
 {
   xmlNode *cpu = vpa_xml_child (domain, "cpu", NULL);
   xmlNode *numa = cpu != NULL ? vpa_xml_child (cpu, "numa", NULL) : NULL;
-  guint n = 0;
+  g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
+  guint n = 0, pos = 0;
 
-  for (xmlNode *c = numa != NULL ? numa->children : NULL; c != NULL; c = c->next)
-    n += vpa_xml_is (c, "cell", NULL) ? 1 : 0;
-  return n;
+  for (xmlNode *e = numa != NULL ? numa->children : NULL; e != NULL; e = e->next)
+    n += vpa_xml_is (e, "cell", NULL) ? 1 : 0;
+  c->n_cells = n;
+  for (xmlNode *e = numa != NULL ? numa->children : NULL; e != NULL; e = e->next)
+    {
+      g_autofree char *id = NULL;
+      guint64 v = pos;
+
+      if (!vpa_xml_is (e, "cell", NULL))
+        continue;
+      id = vpa_xml_prop (e, "id");
+      pos++;
+      if (id != NULL && !lv_unsigned (id, 10, &v))
+        v = G_MAXUINT; /* the domain parse names a bad id */
+      if (v >= n || g_hash_table_contains (seen, GUINT_TO_POINTER ((guint) v + 1)))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <cpu><numa><cell id='%s'>: libvirt wants the cell ids 0 to %u, each once",
+                       c->what, id != NULL ? id : "", n - 1);
+          return FALSE;
+        }
+      g_hash_table_add (seen, GUINT_TO_POINTER ((guint) v + 1));
+    }
+  return TRUE;
 }
 
 gboolean
 vpa_guest_bus_check (xmlNode *domain, const VpaGuestBus *bus, const char *what, GError **error)
 {
   xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
-  guint n_cells = count_cells (domain);
   g_autoptr (GHashTable) indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GHashTable) aliases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   g_autoptr (GHashTable) addresses = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                             g_free);
-  Check c = { what, bus, n_cells, indexes, aliases, addresses };
+  Check c = { what, bus, 0, indexes, aliases, addresses };
 
+  if (!check_cells (&c, domain, error))
+    return FALSE;
   for (xmlNode *d = devices != NULL ? devices->children : NULL; d != NULL; d = d->next)
     {
       guint on;
