@@ -154,6 +154,7 @@ vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **err
   g_autoptr (xmlDoc) doc = NULL;
   xmlParserCtxtPtr ctxt;
   const xmlError *err;
+  const char *nul;
 
   g_return_val_if_fail (buf != NULL || len == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -171,6 +172,15 @@ vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **err
       return NULL;
     }
 
+  /* XML has no NUL character; libxml2 may stop at one and parse what
+   * is before it, while the rewrite maps every byte */
+  if ((nul = memchr (buf, '\0', len)) != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: NUL byte at offset %" G_GSIZE_FORMAT ": not an XML document", what,
+                   (gsize) (nul - buf));
+      return NULL;
+    }
   if (!vpa_xml_prescan (buf, len, what, error))
     return NULL;
   ctxt = xmlNewParserCtxt ();
