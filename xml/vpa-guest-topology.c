@@ -585,6 +585,10 @@ plan_cell (Planner *p, guint cell, GPtrArray *devs, guint spares)
       if (gc == NULL && a != NULL && (gc = controller_by_index (bus, a->bus)) != NULL &&
           !g_str_has_prefix (gc->alias != NULL ? gc->alias : "", VPA_TOPO_SPARE_PREFIX))
         gc = NULL;
+      /* a port another element sits on is that element's (its address
+       * stays); the device gets a new one */
+      if (gc != NULL && occupied_by_other (bus, gc->index, p->devices))
+        gc = NULL;
       keep_existing (p, rp, gc, "pcie-root-port", x->index);
       if (rp->index != G_MAXUINT && gc != NULL && gc->alias != NULL)
         g_hash_table_add (adopted, (gpointer) gc);
@@ -655,13 +659,23 @@ allocate_indexes (Planner *p, GError **error)
   return TRUE;
 }
 
-/* Slots on one expander: kept ones first, then the lowest free. */
+/* Slots on one expander: those an element not ours sits on stay its
+ * own (libvirt refuses a PCI address used twice), kept ones first, then
+ * the lowest free. */
 static gboolean
 assign_slots (Planner *p, const VpaTopoController *x, GPtrArray *items, guint *(*slot_of) (gpointer),
               GError **error)
 {
   gboolean taken[VPA_TOPO_SLOTS] = { FALSE };
 
+  for (guint i = 0; i < p->bus->occupants->len; i++)
+    {
+      const VpaGuestDeviceAddr *o = g_ptr_array_index (p->bus->occupants, i);
+      /* an absent slot is 0, as libvirt reads it */
+      if (o->bus == (gint) x->index && !o->ours && !vpa_guest_topology_owns (o->alias) &&
+          !placed_device (p, o->alias))
+        taken[MAX (o->slot, 0)] = TRUE;
+    }
   for (guint i = 0; i < items->len; i++)
     {
       guint *slot = slot_of (g_ptr_array_index (items, i));
