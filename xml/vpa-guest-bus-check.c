@@ -231,18 +231,22 @@ static gboolean
 check_own_alias (Check *c, xmlNode *dev, const char *alias, GError **error)
 {
   g_autofree char *type = vpa_xml_prop (dev, "type");
+  g_autofree char *mode = vpa_xml_prop (dev, "mode");
   g_autofree char *label = NULL;
   const char *owner;
 
   if (!g_str_has_prefix (alias, VPA_ALIAS_PREFIX))
     return TRUE;
   owner = vpa_guest_topology_owns (alias) ? "controller" : "hostdev";
-  if (vpa_xml_is (dev, owner, NULL) && g_strcmp0 (type, "pci") == 0)
+  /* a hostdev of ours is a PCI one in subsystem mode (the rewrite's
+   * test): another mode would get a second hostdev of that alias */
+  if (vpa_xml_is (dev, owner, NULL) && g_strcmp0 (type, "pci") == 0 &&
+      (strcmp (owner, "controller") == 0 || mode == NULL || strcmp (mode, "subsystem") == 0))
     return TRUE;
   label = device_label (dev);
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-               "%s: %s <alias name='%s'>: the alias is one virt-pci-affinity writes on a <%s type='pci'> of its own (another element of that alias would be a second one)",
-               c->what, label, alias, owner);
+               "%s: %s <alias name='%s'>: the alias is one virt-pci-affinity writes on a <%s type='pci'>%s of its own (another element of that alias would be a second one)",
+               c->what, label, alias, owner, strcmp (owner, "hostdev") == 0 ? " mode='subsystem'" : "");
   return FALSE;
 }
 
