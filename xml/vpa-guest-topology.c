@@ -442,6 +442,26 @@ placed_device (const Planner *p, const char *alias)
   return FALSE;
 }
 
+/* Whether the rewrite writes or removes the guest address of occupant
+ * o, a device being placed: one whose host node backs a cell gets an
+ * address of the plan; one left where libvirt puts it keeps its address
+ * unless it points at one of our controllers. */
+static gboolean
+readdressed_device (const Planner *p, const VpaGuestDeviceAddr *o)
+{
+  for (guint j = 0; o->alias != NULL && p->devices != NULL && j < p->devices->len; j++)
+    {
+      const VpaTopoDevice *d = g_ptr_array_index (p->devices, j);
+      const VpaGuestController *on;
+
+      if (strcmp (d->device, o->alias) != 0)
+        continue;
+      on = controller_by_index (p->bus, o->bus);
+      return d->cell >= 0 || (on != NULL && vpa_guest_topology_owns (on->alias));
+    }
+  return FALSE;
+}
+
 /* Marks what the domain's own controllers take: their indexes, the main
  * hierarchy's bus numbers (bus 0 and at most one per controller, so up
  * to the highest index) and each own expander's range (its busNr and
@@ -471,7 +491,7 @@ reserve_own (Planner *p)
     {
       const VpaGuestDeviceAddr *o = g_ptr_array_index (p->bus->occupants, i);
       if (o->bus >= 0 && o->bus <= VPA_TOPO_INDEX_MAX && !o->ours &&
-          !vpa_guest_topology_owns (o->alias) && !placed_device (p, o->alias))
+          !vpa_guest_topology_owns (o->alias) && !readdressed_device (p, o))
         p->index_referenced[o->bus] = TRUE;
     }
   for (guint b = 0; b <= p->main_top; b++)
