@@ -322,6 +322,106 @@ test_machines (void)
     }
 }
 
+/* An element not ours keeps the address it has: a device's root port it
+ * sits on is left to it (the device gets a new port, not on the
+ * occupant's bus), and a slot of our expander it takes is no root
+ * port's. */
+static void
+test_foreign_occupants (void)
+{
+  g_autoptr (VpaGuestBus) bus = bus_from (
+    "q35",
+    "<controller type='pci' index='0' model='pcie-root'/>"
+    "<controller type='pci' index='2' model='pcie-expander-bus'><target busNr='250'><node>0</node></target><alias name='ua-vpa-pxb-0'/></controller>"
+    "<controller type='pci' index='3' model='pcie-root-port'><alias name='ua-vpa-rp-ua-a'/><address type='pci' bus='0x02' slot='0x01'/></controller>"
+    "<hostdev mode='subsystem' type='pci'><address type='pci' bus='0x03' slot='0'/></hostdev>"
+    "<interface type='user'><address type='pci' bus='0x02' slot='0x00'/></interface>"
+    "<hostdev mode='subsystem' type='pci'><alias name='ua-a'/><address type='pci' bus='0x03' slot='0'/></hostdev>");
+  g_autoptr (GPtrArray) devs = devices_from ("ua-a:0:0");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 1, FALSE, "t", &error);
+  const VpaTopoController *rp;
+
+  g_assert_no_error (error);
+  assert_consistent (t, bus);
+  g_assert_cmpuint (find (t, "ua-vpa-pxb-0")->index, ==, 2);
+  rp = find (t, "ua-vpa-rp-ua-a");
+  g_assert_cmpuint (rp->index, !=, 3);
+  g_assert_cmpuint (placed (t, "ua-a")->bus, ==, rp->index);
+  g_assert_cmpuint (rp->slot, !=, 0);
+  g_assert_cmpuint (find (t, "ua-vpa-rp-spare-0-0")->slot, !=, 0);
+}
+
+/* A device whose host node backs no cell stays where it is, address
+ * and all: a new root port never takes the bus index it names. */
+static void
+test_unplaced_keeps_bus (void)
+{
+  g_autoptr (VpaGuestBus) bus =
+    bus_from ("q35", "<controller type='pci' index='0' model='pcie-root'/>"
+                     "<controller type='pci' index='1' model='pcie-root-port'/>"
+                     "<interface type='hostdev'><alias name='ua-u'/><address type='pci' bus='0x03' slot='0'/></interface>");
+  g_autoptr (GPtrArray) devs = devices_from ("ua-u:-1:5 ua-a:0:0");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 1, FALSE, "t", &error);
+
+  g_assert_no_error (error);
+  assert_consistent (t, bus);
+  for (guint i = 0; i < t->controllers->len; i++)
+    g_assert_cmpuint (((const VpaTopoController *) g_ptr_array_index (t->controllers, i))->index, !=, 3);
+  g_assert_false (is_placed (t, "ua-u"));
+}
+
+/* What libvirt 9.0 refuses never reaches the plan; what it defines does. */
+static void
+test_libvirt_rules (void)
+{
+  static const struct {
+    const char *devices;
+    const char *error; /* NULL: accepted */
+  } cases[] = {
+    { "<controller type='pci' index='1' model='pcie-root-port'/><controller type='pci' index='01' model='pcie-root-port'/>", "another <controller type='pci'> has index 1" },
+    { "<controller type='usb' index='0'/><controller type='usb' index='0'/>", NULL },
+    { "<controller index='0'/><controller type='ide' index='0'/>", "another <controller type='ide'> has index 0" },
+    { "<controller type='pci' index='010' model='pcie-root-port'/><controller type='pci' index='8' model='pcie-root-port'/>", NULL },
+    { "<controller type='pci' index='1' model='pcie-root-port'><address type='pci' bus='0x01' slot='0'/></controller>", "plugs into a bus of lower index" },
+    { "<memballoon model='virtio'><address type='pci' domain='0' bus='0' slot='0' function='0'/></memballoon><rng model='virtio'><address type='pci' domain='0' bus='0' slot='0' function='0'/></rng>", NULL },
+    { "<memballoon model='virtio'><address type='pci' bus='0' slot='3'/></memballoon><rng model='virtio'><address type='pci' bus='0x00' slot='0x03' function='0'/></rng>", "used twice" },
+    { "<serial type='pty'><alias name='ua-s'/></serial><console type='pty'><alias name='ua-s'/></console>", NULL },
+    { "<serial type='pty'><alias name='ua-s'/></serial><channel type='pty'><alias name='ua-s'/></channel>", "repeated alias" },
+    { "<graphics type='vnc'><address type='pci' bus='zz'/></graphics>", NULL },
+    { "<controller type='pci' index='1' model='pcie-expander-bus'><target busNr='0x10'><node>1</node></target></controller>", NULL },
+    { "<controller type='pci' index='1' model='pcie-expander-bus'><target busNr='16'><node>2</node></target></controller>", "not a guest NUMA cell" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *xml = g_strdup_printf (
+        "<domain type='qemu'><os><type arch='x86_64' machine='q35'>hvm</type></os>"
+        "<cpu><numa><cell id='0' cpus='0' memory='1024'/><cell cpus='1' memory='1024'/></numa></cpu>"
+        "<devices><controller type='pci' index='0' model='pcie-root'/>%s</devices></domain>",
+        cases[i].devices);
+      g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), "t.xml", &error);
+      g_autoptr (VpaGuestBus) bus = NULL;
+      gboolean ok;
+
+      g_assert_no_error (error);
+      bus = vpa_guest_bus_parse (xmlDocGetRootElement (doc));
+      ok = vpa_guest_bus_check (xmlDocGetRootElement (doc), bus, "t.xml", &error);
+      if (cases[i].error == NULL)
+        {
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          continue;
+        }
+      g_assert_false (ok);
+      g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+      if (strstr (error->message, cases[i].error) == NULL)
+        g_error ("case %u: '%s' does not say '%s'", i, error->message, cases[i].error);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -334,5 +434,8 @@ main (int argc, char **argv)
   g_test_add_func ("/guest-topology/keep", test_keep);
   g_test_add_func ("/guest-topology/i440fx", test_i440fx);
   g_test_add_func ("/guest-topology/machines", test_machines);
+  g_test_add_func ("/guest-topology/foreign-occupants", test_foreign_occupants);
+  g_test_add_func ("/guest-topology/unplaced-keeps-bus", test_unplaced_keeps_bus);
+  g_test_add_func ("/guest-topology/libvirt-rules", test_libvirt_rules);
   return g_test_run ();
 }
