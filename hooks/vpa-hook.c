@@ -363,8 +363,9 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
       if ((h = load_domain_devices (root, dom, claims, &error)) == NULL)
         return FALSE;
     }
-  out = vpa_pipeline_place (g_steal_pointer (&h), claims, run->config, run->xml, run->len,
-                            "stdin", &report, &error);
+  out = vpa_pipeline_place_parsed (g_steal_pointer (&h), claims, run->config,
+                                   g_steal_pointer (&dom), run->xml, run->len, "stdin", &report,
+                                   &error);
   if (out == NULL || report.changed)
     g_debug ("domain '%s': re-placement: the full path answers: %s", run->guest,
              out == NULL ? error->message : "the document changes");
