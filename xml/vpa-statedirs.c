@@ -93,6 +93,7 @@ typedef struct {
   GPtrArray *skipped;   /* may be NULL */
   const VpaAddr *addrs; /* sorted; NULL: no address filter */
   guint n_addrs;
+  gboolean defined_only; /* with addrs: skip <domstatus> files */
 } Scan;
 
 /* One entry of a state directory. Workers read and judge it (judge_file);
@@ -803,6 +804,24 @@ is_domstatus (const char *buf, gsize len)
   return p != NULL && (d == NULL || p < d);
 }
 
+/* TRUE only when the parser would find the root element <domstatus>
+ * (no namespace prefix), decided as vpa_statedirs_may_name() reads the
+ * prolog; FALSE whenever the bytes cannot tell. */
+static gboolean
+root_is_domstatus (const char *buf, gsize len)
+{
+  const char *body = NULL;
+  gsize start = 0;
+  gsize rest;
+
+  if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start, &body) ||
+      body == NULL)
+    return FALSE;
+  rest = (gsize) (buf + len - body);
+  return rest > strlen ("<domstatus") && memcmp (body, "<domstatus", strlen ("<domstatus")) == 0 &&
+         (is_blank (body[10]) || body[10] == '>' || body[10] == '/');
+}
+
 /* Whether the file read into buf must be parsed for the scan. */
 static gboolean
 wanted (const Scan *scan, const char *buf, gsize len)
@@ -825,6 +844,8 @@ wanted (const Scan *scan, const char *buf, gsize len)
       if (!any)
         return FALSE;
     }
+  if (scan->addrs != NULL && scan->defined_only && root_is_domstatus (buf, len))
+    return FALSE;
   return scan->addrs == NULL || vpa_statedirs_may_name (buf, len, scan->addrs, scan->n_addrs);
 }
 
@@ -984,7 +1005,7 @@ vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error)
   g_auto (GStrv) needles = NULL;
   g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
   g_autoptr (GArray) sorted = NULL;
-  Scan scan = { q->exclude, NULL, q->running_only, claims, q->skipped, NULL, 0 };
+  Scan scan = { q->exclude, NULL, q->running_only, claims, q->skipped, NULL, 0, q->defined_only };
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
