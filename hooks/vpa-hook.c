@@ -318,6 +318,21 @@ drop_bridges (GArray *addrs, const VpaHost *h)
     }
 }
 
+/* Whether a running domain may hold one of addrs (all devices of h):
+ * QEMU holds a device only through VFIO, as a check reasons
+ * (vpa_hook_may_be_assigned). */
+static gboolean
+any_may_be_assigned (const VpaHost *h, const GArray *addrs)
+{
+  for (guint i = 0; i < addrs->len; i++)
+    {
+      gint idx = vpa_host_lookup (h, g_array_index (addrs, VpaAddr, i));
+      if (idx < 0 || vpa_hook_may_be_assigned (vpa_host_device (h, (guint) idx)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* The fast path of a re-placement: TRUE when the domain keeps every
  * device it holds, on exactly what the full re-placement would see of
  * them, so that it would print nothing. Reads from sysfs only the
@@ -354,6 +369,7 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
   sq.skipped = skipped;
   sq.addrs = (const VpaAddr *) (gpointer) addrs->data;
   sq.n_addrs = addrs->len;
+  sq.defined_only = !holds_pf && !any_may_be_assigned (h, addrs);
   if ((claims = vpa_statedirs_query (&sq, &error)) == NULL)
     return FALSE;
   /* A held VF of a PF the domain holds whole blocks it: read those VFs. */
@@ -363,8 +379,9 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
       if ((h = load_domain_devices (root, dom, claims, &error)) == NULL)
         return FALSE;
     }
-  out = vpa_pipeline_place (g_steal_pointer (&h), claims, run->config, run->xml, run->len,
-                            "stdin", &report, &error);
+  out = vpa_pipeline_place_parsed (g_steal_pointer (&h), claims, run->config,
+                                   g_steal_pointer (&dom), run->xml, run->len, "stdin", &report,
+                                   &error);
   if (out == NULL || report.changed)
     g_debug ("domain '%s': re-placement: the full path answers: %s", run->guest,
              out == NULL ? error->message : "the document changes");

@@ -529,10 +529,19 @@ static gboolean
 check_near_miss (const char *tag, const Loc *loc, GError **error)
 {
   g_autofree char *lower = g_ascii_strdown (tag, -1);
+  gsize len = strlen (lower);
 
+  /* physical_network, the usual tag, is one of them: no distance to
+   * compute; nor where the lengths alone are more than 2 apart. */
+  for (guint i = 0; i < G_N_ELEMENTS (near_miss_keys); i++)
+    if (strcmp (lower, near_miss_keys[i]) == 0)
+      return TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (near_miss_keys); i++)
     {
-      guint d = edit_distance (lower, near_miss_keys[i]);
+      gsize klen = strlen (near_miss_keys[i]);
+      guint d = (len > klen ? len - klen : klen - len) > 2
+                  ? G_MAXUINT
+                  : edit_distance (lower, near_miss_keys[i]);
       if (d > 0 && d <= 2)
         {
           g_autofree char *want = g_strdup (near_miss_keys[i]);

@@ -630,13 +630,35 @@ vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, c
   return vpa_pipeline_place_nets (host, claims, config, buf, len, what, NULL, report, error);
 }
 
+static char *place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                           VpaDomain *parsed, const char *buf, gsize len, const char *what,
+                           GPtrArray *nets, VpaPlaceReport *report, GError **error);
+
+char *
+vpa_pipeline_place_parsed (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                           VpaDomain *dom, const char *buf, gsize len, const char *what,
+                           VpaPlaceReport *report, GError **error)
+{
+  g_return_val_if_fail (dom != NULL, NULL);
+  return place_domain (host, claims, config, dom, buf, len, what, NULL, report, error);
+}
+
 char *
 vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                          const char *buf, gsize len, const char *what, GPtrArray *nets,
                          VpaPlaceReport *report, GError **error)
 {
+  return place_domain (host, claims, config, NULL, buf, len, what, nets, report, error);
+}
+
+/* parsed: buf's domain (transfer full), or NULL to parse it here. */
+static char *
+place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDomain *parsed,
+              const char *buf, gsize len, const char *what, GPtrArray *nets,
+              VpaPlaceReport *report, GError **error)
+{
   g_autoptr (VpaHost) owned = host;
-  g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (VpaDomain) dom = parsed;
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (VpaPlacement) placement = NULL;
@@ -656,7 +678,10 @@ vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
 
   if (!owned->sealed && !vpa_host_seal (owned, error))
     return NULL;
-  dom = parse_and_bind (owned, buf, len, what, error);
+  if (dom == NULL)
+    dom = parse_and_bind (owned, buf, len, what, error);
+  else if (!vpa_domain_bind_nodes (dom, owned, error))
+    return NULL;
   if (dom == NULL)
     return NULL;
   requests = vpa_requests_from_domain (dom, config, error);

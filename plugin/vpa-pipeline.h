@@ -33,6 +33,12 @@ char *vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *con
                           const char *buf, gsize len, const char *what,
                           VpaPlaceReport *report, GError **error);
 
+/* vpa_pipeline_place of a document already parsed: dom (transfer full)
+ * is vpa_domain_parse() of buf, not yet bound to a host. */
+char *vpa_pipeline_place_parsed (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                                 VpaDomain *dom, const char *buf, gsize len, const char *what,
+                                 VpaPlaceReport *report, GError **error);
+
 /* vpa_pipeline_place with libvirt's hostdev networks (VpaHostdevNet*,
  * vpa-netpool.h): a port whose device is an <interface type='network'>
  * takes a VF of one of their PFs, and the interface's <source network>

@@ -481,8 +481,22 @@ cpus_within (const GArray *cpus, const GArray *set)
  * alone: its physical_package_id, when its package's CPU list (the
  * kernel's package_cpus_list, core_siblings_list before Linux 5.5) holds
  * every CPU of the node. -2 when that cannot be told this way. */
+/* A package read for an earlier node: its physical_package_id and CPU
+ * list, the same for every CPU of it. */
+typedef struct {
+  gint id;
+  GArray *cpus;
+} Package;
+
+static void
+package_free (Package *p)
+{
+  g_array_unref (p->cpus);
+  g_free (p);
+}
+
 static gint
-cell_socket_from_first (const VpaCell *cell, int cpu_fd)
+cell_socket_from_first (const VpaCell *cell, int cpu_fd, GPtrArray *packages)
 {
   g_autoptr (GArray) package = g_array_new (FALSE, FALSE, sizeof (guint));
   guint first = g_array_index (cell->cpus, guint, 0);
@@ -490,6 +504,14 @@ cell_socket_from_first (const VpaCell *cell, int cpu_fd)
   char buf[4096];
   gint64 v;
 
+  /* A node within a package already read is in it: what its first CPU's
+   * files would say (nodes of one socket cost one read). */
+  for (guint i = 0; packages != NULL && i < packages->len; i++)
+    {
+      const Package *p = g_ptr_array_index (packages, i);
+      if (cpus_within (cell->cpus, p->cpus))
+        return p->id;
+    }
   g_snprintf (path, sizeof path, "cpu%u/topology/physical_package_id", first);
   if (read_attr (cpu_fd, path, buf, sizeof buf) != 0 ||
       !g_ascii_string_to_signed (buf, 10, -1, G_MAXINT, &v, NULL))
@@ -503,6 +525,13 @@ cell_socket_from_first (const VpaCell *cell, int cpu_fd)
     }
   if (!parse_cpulist (buf, package) || !cpus_within (cell->cpus, package))
     return -2;
+  if (packages != NULL && v >= 0)
+    {
+      Package *p = g_new (Package, 1);
+      p->id = (gint) v;
+      p->cpus = g_steal_pointer (&package);
+      g_ptr_array_add (packages, p);
+    }
   return (gint) v;
 }
 
@@ -510,7 +539,7 @@ cell_socket_from_first (const VpaCell *cell, int cpu_fd)
  * is offline or they differ. online (may be NULL) is cpu/online: with
  * it, one CPU per node is read (cell_socket_from_first), else every CPU. */
 static void
-cell_set_socket (VpaCell *cell, int cpu_fd, const GArray *online)
+cell_set_socket (VpaCell *cell, int cpu_fd, const GArray *online, GPtrArray *packages)
 {
   g_autofree gint *sockets = NULL;
 
@@ -523,7 +552,7 @@ cell_set_socket (VpaCell *cell, int cpu_fd, const GArray *online)
           cell->socket = VPA_SOCKET_NONE;
           return;
         }
-      if ((socket = cell_socket_from_first (cell, cpu_fd)) >= -1)
+      if ((socket = cell_socket_from_first (cell, cpu_fd, packages)) >= -1)
         {
           cell->socket = socket >= 0 ? socket : VPA_SOCKET_NONE;
           return;
@@ -663,12 +692,12 @@ cell_set_pages (VpaCell *cell, int node_fd)
 /* nodeN/distance: one value per node, in ascending node order (the
  * node ids are filled in once every cell is known). */
 static void
-cell_set_distances (VpaCell *cell, int node_fd)
+cell_set_distances (VpaCell *cell, int dfd, const char *path)
 {
   char buf[4096];
   g_auto (GStrv) parts = NULL;
 
-  if (read_attr (node_fd, "distance", buf, sizeof buf) != 0 || buf[0] == '\0')
+  if (read_attr (dfd, path, buf, sizeof buf) != 0 || buf[0] == '\0')
     return;
   parts = g_strsplit_set (buf, " \t", -1);
   cell->distances = g_array_new (FALSE, FALSE, sizeof (VpaDistance));
@@ -714,29 +743,42 @@ number_distances (VpaHost *host)
     }
 }
 
+/* One node: its CPUs, distances and socket; with capacity its memory
+ * and pages too. Without capacity its files are read through nodes_fd
+ * ("node3/cpulist"): the node's directory is never opened. */
 static gboolean
 read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
-           const GArray *online, gboolean capacity, VpaCell *cell, GError **error)
+           const GArray *online, gboolean capacity, GPtrArray *packages, VpaCell *cell,
+           GError **error)
 {
+  g_autofree char *cpulist_path = g_strconcat (name, "/cpulist", NULL);
+  g_autofree char *distance_path = g_strconcat (name, "/distance", NULL);
   char cpulist[4096];
   char meminfo[4096];
-  int fd = openat (nodes_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = -1;
   int e;
 
-  if (fd < 0)
+  if (capacity && (fd = openat (nodes_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s: cannot read: %s",
                    nodes_path, name, g_strerror (errno));
       return FALSE;
     }
-  e = read_attr (fd, "cpulist", cpulist, sizeof cpulist);
+  e = read_attr (nodes_fd, cpulist_path, cpulist, sizeof cpulist);
   if (e == 0 && capacity && read_attr (fd, "meminfo", meminfo, sizeof meminfo) == 0)
     cell->memory_kib = meminfo_value (meminfo, "MemTotal:");
   if (e == 0 && capacity)
     cell_set_pages (cell, fd);
   if (e == 0)
-    cell_set_distances (cell, fd);
-  close (fd);
+    cell_set_distances (cell, nodes_fd, distance_path);
+  if (fd >= 0)
+    close (fd);
+  if (e == ENOTDIR && !capacity)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s: cannot read: %s",
+                   nodes_path, name, g_strerror (e));
+      return FALSE;
+    }
   if (e != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s/cpulist: cannot read: %s",
@@ -749,7 +791,7 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
                    "%s/%s/cpulist: '%s' is not a CPU list", nodes_path, name, cpulist);
       return FALSE;
     }
-  cell_set_socket (cell, cpu_fd, online);
+  cell_set_socket (cell, cpu_fd, online, packages);
   if (capacity)
     cell_set_topo (cell, cpu_fd);
   return TRUE;
@@ -780,7 +822,7 @@ add_fake_cell (VpaHost *host, const char *root, int cpu_fd, const GArray *online
     cell.memory_kib = meminfo_total_kib (buf);
   if (fd >= 0)
     close (fd);
-  cell_set_socket (&cell, cpu_fd, online);
+  cell_set_socket (&cell, cpu_fd, online, NULL);
   if (capacity)
     cell_set_topo (&cell, cpu_fd);
   vpa_host_add_cell (host, &cell);
@@ -791,6 +833,7 @@ static gboolean
 read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_path,
             int cpu_fd, const GArray *online, gboolean capacity, GError **error)
 {
+  g_autoptr (GPtrArray) packages = g_ptr_array_new_with_free_func ((GDestroyNotify) package_free);
   DIR *dir = fdopendir (nodes_fd);
   struct dirent *ent;
   gboolean ok = TRUE;
@@ -812,8 +855,8 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
         continue;
       cell.id = (gint) id;
       cell.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
-      ok = read_cell (dirfd (dir), nodes_path, ent->d_name, cpu_fd, online, capacity, &cell,
-                      error);
+      ok = read_cell (dirfd (dir), nodes_path, ent->d_name, cpu_fd, online, capacity, packages,
+                      &cell, error);
       if (ok)
         vpa_host_add_cell (host, &cell);
       else

@@ -365,6 +365,70 @@ test_may_name (void)
   }
 }
 
+/* defined_only skips exactly the files whose root the parser reads as
+ * <domstatus>: a running domain's. Every other file, however its bytes
+ * start, is judged as before. */
+static void
+test_defined_only (void)
+{
+  const char *dev = "<devices><hostdev mode='subsystem' type='pci'><source><address "
+                    "domain='0x0000' bus='0x81' slot='0x10' function='0x1'/></source></hostdev>"
+                    "</devices>";
+  struct {
+    const char *name;
+    const char *head;
+    const char *tail;
+    gboolean running; /* the parser's verdict */
+  } files[] = {
+    { "a.xml", "<domstatus state='running'>\n<domain><name>a</name>", "</domain></domstatus>",
+      TRUE },
+    { "b.xml", "<?xml version='1.0'?>\n<!-- status -->\n<domstatus\tstate='running'><domain><name>b</name>",
+      "</domain></domstatus>", TRUE },
+    /* a definition whose header comment names <domstatus> */
+    { "c.xml", "<!-- not a <domstatus> -->\n<domain><name>c</name>", "</domain>", FALSE },
+    /* a root that only begins like it */
+    { "d.xml", "<domstatusx><domain><name>d</name>", "</domain></domstatusx>", FALSE },
+    { "e.xml", "<domain><name>e</name><!-- <domstatus> -->", "</domain>", FALSE },
+  };
+  g_autofree char *dir = g_dir_make_tmp ("vpa-statedirs-XXXXXX", NULL);
+  const char *dirs[] = { dir, NULL };
+  const VpaAddr addr = VPA_ADDR (0, 0x81, 0x10, 1);
+  VpaStatedirsQuery q = { dirs, NULL, NULL, 0, FALSE, NULL, &addr, 1, FALSE };
+  g_autoptr (GPtrArray) all = NULL;
+  g_autoptr (GPtrArray) defined = NULL;
+  g_autoptr (GError) error = NULL;
+  guint n_defined = 0;
+
+  g_assert_nonnull (dir);
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, files[i].name, NULL);
+      g_autofree char *text = g_strconcat (files[i].head, dev, files[i].tail, NULL);
+      g_assert_true (g_file_set_contents (path, text, -1, NULL));
+      n_defined += !files[i].running;
+    }
+  all = vpa_statedirs_query (&q, &error);
+  g_assert_no_error (error);
+  q.defined_only = TRUE;
+  defined = vpa_statedirs_query (&q, &error);
+  g_assert_no_error (error);
+  /* d.xml does not parse as a domain: it claims nothing either way */
+  g_assert_cmpuint (all->len, ==, G_N_ELEMENTS (files) - 1);
+  g_assert_cmpuint (defined->len, ==, n_defined - 1);
+  for (guint i = 0; i < defined->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (defined, i);
+      g_assert_false (c->running);
+      g_assert_cmpuint (c->addr, ==, addr);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *path = g_build_filename (dir, files[i].name, NULL);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -374,5 +438,6 @@ main (int argc, char **argv)
   g_test_add_func ("/statedirs/unreadable", test_unreadable);
   g_test_add_func ("/statedirs/numa-claims", test_numa_claims);
   g_test_add_func ("/statedirs/may-name", test_may_name);
+  g_test_add_func ("/statedirs/defined-only", test_defined_only);
   return g_test_run ();
 }

@@ -93,15 +93,46 @@ typedef struct {
   GPtrArray *skipped;   /* may be NULL */
   const VpaAddr *addrs; /* sorted; NULL: no address filter */
   guint n_addrs;
+  gboolean defined_only; /* with addrs: skip <domstatus> files */
 } Scan;
 
+/* One entry of a state directory. Workers read and judge it (judge_file);
+ * the caller's thread then takes the results in name order, so that the
+ * claims, the first error and the skipped lines are those of one pass. */
+typedef struct {
+  int dfd;
+  const char *dir;
+  char *name;         /* NULL: error says why the directory cannot be read */
+  unsigned char type; /* readdir's d_type */
+  char *buf;          /* the file's bytes, NUL-terminated, when it must be parsed */
+  gsize len;
+  char *skipped; /* the line telling why it was skipped */
+  GError *error;
+} Entry;
+
 static void
-skip_file (const Scan *scan, const char *path, const char *why)
+entry_clear (Entry *e)
+{
+  g_free (e->name);
+  g_free (e->buf);
+  g_free (e->skipped);
+  g_clear_error (&e->error);
+}
+
+/* A worker's buffer: the file read last, NUL-terminated. */
+typedef struct {
+  char *data;
+  gsize cap;
+} Scratch;
+
+/* libvirt's state files are a few tens of kilobytes. */
+#define SCRATCH_FIRST (64 * 1024)
+
+static char *
+skip_line (const char *path, const char *why)
 {
   g_debug ("%s: skipped: %s", path, why);
-  if (scan->skipped != NULL)
-    g_ptr_array_add (scan->skipped, g_strdup_printf ("[claims] state-dirs: skipped '%s': %s",
-                                                     path, why));
+  return g_strdup_printf ("[claims] state-dirs: skipped '%s': %s", path, why);
 }
 
 static const char *
@@ -124,95 +155,131 @@ file_kind (mode_t mode)
  * it while we read (stat() reads nothing and never blocks); any other
  * link or special file is told. */
 static void
-skip_entry (const Scan *scan, int dfd, const char *path, const char *name, unsigned char type)
+skip_entry (Entry *e, unsigned char type)
 {
+  g_autofree char *path = g_build_filename (e->dir, e->name, NULL);
   struct stat st;
 
   if (type != DT_LNK)
-    skip_file (scan, path, file_kind (DTTOIF (type)));
-  else if (fstatat (dfd, name, &st, 0) == 0 || errno != ENOENT)
-    skip_file (scan, path, "a symbolic link (libvirt writes none)");
+    e->skipped = skip_line (path, file_kind (DTTOIF (type)));
+  else if (fstatat (e->dfd, e->name, &st, 0) == 0 || errno != ENOENT)
+    e->skipped = skip_line (path, "a symbolic link (libvirt writes none)");
 }
 
-/* Reads dir/name without following a link and without blocking (a FIFO
- * opens at once and is then seen for what it is): a regular file of at
- * most VPA_XML_MAX_DOCUMENT bytes into *buf. *buf stays NULL for a file
- * that vanished or is skipped (told in scan->skipped); FALSE for one that
- * exists but cannot be read, or is too large to know what it holds. */
-static gboolean
-read_state_file (const Scan *scan, int dfd, const char *dir, const char *name, char **buf,
-                 gsize *len, GError **error)
+static void
+entry_error (Entry *e, int err, const char *why)
 {
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autofree char *data = NULL;
-  struct stat st;
-  gsize off = 0;
-  int fd = openat (dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  int e = 0;
+  g_autofree char *path = g_build_filename (e->dir, e->name, NULL);
 
-  *buf = NULL;
-  if (fd < 0)
-    {
-      e = errno;
-      if (e == ENOENT)
-        return TRUE;
-      if (e == ELOOP)
-        {
-          skip_entry (scan, dfd, path, name, DT_LNK);
-          return TRUE;
-        }
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "[claims] state-dirs: cannot read '%s': %s", path, g_strerror (e));
-      return FALSE;
-    }
+  if (why != NULL)
+    g_set_error (&e->error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                 "[claims] state-dirs: '%s' is larger than %d bytes: cannot know which devices it holds",
+                 path, VPA_XML_MAX_DOCUMENT);
+  else
+    g_set_error (&e->error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                 "[claims] state-dirs: cannot read '%s': %s", path, g_strerror (err));
+}
+
+/* TRUE when fd is not a regular file: e->skipped then says what it is. */
+static gboolean
+skip_special (Entry *e, int fd, int *err)
+{
+  struct stat st;
+
   if (fstat (fd, &st) != 0)
     {
-      e = errno;
-      close (fd);
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "[claims] state-dirs: cannot read '%s': %s", path, g_strerror (e));
+      *err = errno;
       return FALSE;
     }
-  if (!S_ISREG (st.st_mode))
+  if (S_ISREG (st.st_mode))
+    return FALSE;
+  {
+    g_autofree char *path = g_build_filename (e->dir, e->name, NULL);
+    e->skipped = skip_line (path, file_kind (st.st_mode));
+  }
+  return TRUE;
+}
+
+/* Reads fd to its end into s, one byte past VPA_XML_MAX_DOCUMENT at most
+ * (which shows a file too large); *err is errno on a failed read. */
+static gsize
+read_all (int fd, Scratch *s, gboolean regular, int *err)
+{
+  gsize off = 0;
+
+  *err = 0;
+  for (;;)
     {
-      close (fd);
-      skip_file (scan, path, file_kind (st.st_mode));
-      return TRUE;
-    }
-  /* One byte more than the limit shows a file that grew past it. */
-  data = g_malloc ((gsize) MIN (st.st_size, VPA_XML_MAX_DOCUMENT) + 2);
-  while (off <= (gsize) MIN (st.st_size, VPA_XML_MAX_DOCUMENT))
-    {
-      gsize want = (gsize) MIN (st.st_size, VPA_XML_MAX_DOCUMENT) + 1 - off;
-      ssize_t n = read (fd, data + off, want);
+      gsize want;
+      ssize_t n;
+
+      if (off + 1 >= s->cap)
+        {
+          if (s->cap >= (gsize) VPA_XML_MAX_DOCUMENT + 2)
+            return off;
+          s->cap = MIN (MAX (s->cap * 2, (gsize) SCRATCH_FIRST), (gsize) VPA_XML_MAX_DOCUMENT + 2);
+          s->data = g_realloc (s->data, s->cap);
+        }
+      want = s->cap - 1 - off;
+      n = read (fd, s->data + off, want);
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
-        e = errno;
+        *err = errno;
       if (n <= 0)
-        break;
+        return off;
       off += (gsize) n;
       /* A regular file reads short only at its end: no read for the 0. */
-      if ((gsize) n < want)
-        break;
+      if (regular && (gsize) n < want)
+        return off;
+    }
+}
+
+/* Reads e's file without following a link and without blocking (a FIFO
+ * opens at once and is then seen for what it is) into s: a regular file
+ * of at most VPA_XML_MAX_DOCUMENT bytes. readdir's type is trusted for a
+ * regular file (no stat: each system call counts in the hook); whatever
+ * reads unlike one is looked at again. FALSE when the file vanished or
+ * is skipped (e->skipped), or exists but cannot be read or is too large
+ * to know what it holds (e->error). */
+static gboolean
+read_state_file (Entry *e, Scratch *s, gsize *len)
+{
+  int fd = openat (e->dfd, e->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  gboolean regular = e->type == DT_REG;
+  int err = 0;
+
+  if (fd < 0)
+    {
+      err = errno;
+      if (err == ELOOP)
+        skip_entry (e, DT_LNK);
+      else if (err != ENOENT)
+        entry_error (e, err, NULL);
+      return FALSE;
+    }
+  if (!regular && (skip_special (e, fd, &err) || err != 0))
+    {
+      close (fd);
+      if (err != 0)
+        entry_error (e, err, NULL);
+      return FALSE;
+    }
+  *len = read_all (fd, s, regular, &err);
+  /* Only what is not a regular file after all reads like this. */
+  if (regular && (err != 0 || *len > VPA_XML_MAX_DOCUMENT) && skip_special (e, fd, &err))
+    {
+      close (fd);
+      return FALSE;
     }
   close (fd);
-  if (e != 0)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "[claims] state-dirs: cannot read '%s': %s", path, g_strerror (e));
-      return FALSE;
-    }
-  if (off > VPA_XML_MAX_DOCUMENT)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "[claims] state-dirs: '%s' is larger than %d bytes: cannot know which devices it holds",
-                   path, VPA_XML_MAX_DOCUMENT);
-      return FALSE;
-    }
-  data[off] = '\0';
-  *len = off;
-  *buf = g_steal_pointer (&data);
+  if (err != 0)
+    entry_error (e, err, NULL);
+  else if (*len > VPA_XML_MAX_DOCUMENT)
+    entry_error (e, 0, "too large");
+  if (e->error != NULL)
+    return FALSE;
+  s->data[*len] = '\0';
   return TRUE;
 }
 
@@ -695,6 +762,11 @@ vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint 
    * buffer ends with a NUL and holds none before. */
   if (buf[len] != '\0' || memchr (buf, '\0', len) != NULL)
     return TRUE;
+  /* A claim is a <hostdev>, an <interface type='hostdev'> or an <actual
+   * type='hostdev'>: without those bytes, or a reference that could
+   * spell them, the file claims nothing (most domains hold no device). */
+  if (strstr (buf, "hostdev") == NULL && memchr (buf, '&', len) == NULL)
+    return FALSE;
   while ((p = strstr (p, "bus")) != NULL)
     {
       const char *tag = bus_attr_may_name (buf, end, p, buses)
@@ -732,20 +804,28 @@ is_domstatus (const char *buf, gsize len)
   return p != NULL && (d == NULL || p < d);
 }
 
-/* Reads one state file into claims; a file that vanished, is skipped or
- * does not parse adds nothing. */
+/* TRUE only when the parser would find the root element <domstatus>
+ * (no namespace prefix), decided as vpa_statedirs_may_name() reads the
+ * prolog; FALSE whenever the bytes cannot tell. */
 static gboolean
-load_file (const Scan *scan, int dfd, const char *dir, const char *name, GError **error)
+root_is_domstatus (const char *buf, gsize len)
 {
-  g_autoptr (GError) local = NULL;
-  g_autofree char *buf = NULL;
-  g_autofree char *path = NULL;
-  gsize len = 0;
+  const char *body = NULL;
+  gsize start = 0;
+  gsize rest;
 
-  if (!read_state_file (scan, dfd, dir, name, &buf, &len, error))
+  if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start, &body) ||
+      body == NULL)
     return FALSE;
-  if (buf == NULL)
-    return TRUE;
+  rest = (gsize) (buf + len - body);
+  return rest > strlen ("<domstatus") && memcmp (body, "<domstatus", strlen ("<domstatus")) == 0 &&
+         (is_blank (body[10]) || body[10] == '>' || body[10] == '/');
+}
+
+/* Whether the file read into buf must be parsed for the scan. */
+static gboolean
+wanted (const Scan *scan, const char *buf, gsize len)
+{
   /* Most domains hold no PCI device and pin nothing: skip them without
    * parsing. (With addrs the scan below decides alone: a file it lets
    * through that this test would skip can only add claims, on which the
@@ -753,69 +833,145 @@ load_file (const Scan *scan, int dfd, const char *dir, const char *name, GError 
   if (scan->addrs == NULL && find (buf, len, "hostdev", strlen ("hostdev")) == NULL &&
       find (buf, len, "vcpupin", strlen ("vcpupin")) == NULL &&
       find (buf, len, "numatune", strlen ("numatune")) == NULL)
-    return TRUE;
+    return FALSE;
   if (scan->running_only && !is_domstatus (buf, len))
-    return TRUE;
+    return FALSE;
   if (scan->needles != NULL)
     {
       gboolean any = FALSE;
       for (guint i = 0; !any && scan->needles[i] != NULL; i++)
         any = find (buf, len, scan->needles[i], strlen (scan->needles[i])) != NULL;
       if (!any)
-        return TRUE;
+        return FALSE;
     }
-  if (scan->addrs != NULL && !vpa_statedirs_may_name (buf, len, scan->addrs, scan->n_addrs))
-    return TRUE;
-  path = g_build_filename (dir, name, NULL);
-  if (!vpa_statedirs_parse (buf, len, path, scan->exclude, scan->claims, &local))
-    g_debug ("skipped: %s", local->message);
-  return TRUE;
+  if (scan->addrs != NULL && scan->defined_only && root_is_domstatus (buf, len))
+    return FALSE;
+  return scan->addrs == NULL || vpa_statedirs_may_name (buf, len, scan->addrs, scan->n_addrs);
+}
+
+/* Reads one entry and keeps its bytes when they must be parsed. */
+static void
+judge_file (const Scan *scan, Entry *e, Scratch *s)
+{
+  gsize len = 0;
+
+  if (e->name == NULL || e->skipped != NULL || !read_state_file (e, s, &len))
+    return;
+  if (wanted (scan, s->data, len))
+    {
+      e->buf = g_memdup2 (s->data, len + 1);
+      e->len = len;
+    }
 }
 
 static gint
-name_cmp (gconstpointer a, gconstpointer b)
+entry_cmp (gconstpointer a, gconstpointer b)
 {
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
+  return strcmp (((const Entry *) a)->name, ((const Entry *) b)->name);
 }
 
-static gboolean
-load_dir (const Scan *scan, const char *dir, GError **error)
+/* Lists dir's "*.xml" entries into entries, in name order. A directory
+ * that does not exist has none; one that cannot be read is an entry
+ * whose error says so. *dirp is the open directory (NULL when none). */
+static void
+list_dir (const char *dir, GArray *entries, DIR **dirp)
 {
-  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  guint first = entries->len;
   struct dirent *ent;
-  gboolean ok = TRUE;
   DIR *d;
 
+  *dirp = NULL;
   if (fd < 0 || (d = fdopendir (fd)) == NULL)
     {
       int e = errno;
+      Entry bad = { -1, dir, NULL, DT_UNKNOWN, NULL, 0, NULL, NULL };
+
       if (fd >= 0)
         close (fd);
       if (e == ENOENT)
-        return TRUE;
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+        return;
+      g_set_error (&bad.error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                    "[claims] state-dirs: cannot read '%s': %s", dir, g_strerror (e));
-      return FALSE;
+      g_array_append_val (entries, bad);
+      return;
     }
+  *dirp = d;
   while ((ent = readdir (d)) != NULL)
     if (g_str_has_suffix (ent->d_name, ".xml") && ent->d_name[0] != '.')
       {
+        Entry e = { dirfd (d), dir, g_strdup (ent->d_name), ent->d_type, NULL, 0, NULL, NULL };
+
         /* What readdir already tells is never opened (a device node's
-         * open may act); read_state_file() checks again what it opens. */
+         * open may act); read_state_file() checks again what reads
+         * unlike a regular file. */
         if (ent->d_type != DT_REG && ent->d_type != DT_UNKNOWN)
-          {
-            g_autofree char *path = g_build_filename (dir, ent->d_name, NULL);
-            skip_entry (scan, dirfd (d), path, ent->d_name, ent->d_type);
-            continue;
-          }
-        g_ptr_array_add (names, g_strdup (ent->d_name));
+          skip_entry (&e, ent->d_type);
+        g_array_append_val (entries, e);
       }
   /* Name order keeps the claims (and messages naming them) stable. */
-  g_ptr_array_sort (names, name_cmp);
-  for (guint i = 0; ok && i < names->len; i++)
-    ok = load_file (scan, dirfd (d), dir, g_ptr_array_index (names, i), error);
+  if (entries->len - first > 1)
+    qsort (&g_array_index (entries, Entry, first), entries->len - first, sizeof (Entry),
+           entry_cmp);
+}
+
+/* Takes the entries' results in order: the first error ends the pass. */
+static gboolean
+collect (const Scan *scan, Entry *entries, guint n, GError **error)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      Entry *e = &entries[i];
+      g_autoptr (GError) local = NULL;
+      g_autofree char *path = NULL;
+
+      if (e->error != NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&e->error));
+          return FALSE;
+        }
+      if (e->skipped != NULL && scan->skipped != NULL)
+        g_ptr_array_add (scan->skipped, g_steal_pointer (&e->skipped));
+      if (e->buf == NULL)
+        continue;
+      path = g_build_filename (e->dir, e->name, NULL);
+      if (!vpa_statedirs_parse (e->buf, e->len, path, scan->exclude, scan->claims, &local))
+        g_debug ("skipped: %s", local->message);
+    }
+  return TRUE;
+}
+
+static void
+close_dir (gpointer d)
+{
   closedir (d);
+}
+
+/* Reads every directory of dirs for scan: listed, read, then parsed in
+ * order. */
+static gboolean
+scan_dirs (const Scan *scan, const char *const *dirs, GError **error)
+{
+  g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (Entry));
+  g_autoptr (GPtrArray) opened = g_ptr_array_new_with_free_func (close_dir);
+  Scratch s = { NULL, 0 };
+  gboolean ok;
+
+  g_array_set_clear_func (entries, (GDestroyNotify) entry_clear);
+  for (guint i = 0; dirs != NULL && dirs[i] != NULL; i++)
+    {
+      DIR *d = NULL;
+
+      if (*dirs[i] == '\0')
+        continue;
+      list_dir (dirs[i], entries, &d);
+      if (d != NULL)
+        g_ptr_array_add (opened, d);
+    }
+  for (guint i = 0; i < entries->len; i++)
+    judge_file (scan, &g_array_index (entries, Entry, i), &s);
+  g_free (s.data);
+  ok = collect (scan, (Entry *) (gpointer) entries->data, entries->len, error);
   return ok;
 }
 
@@ -849,7 +1005,7 @@ vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error)
   g_auto (GStrv) needles = NULL;
   g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
   g_autoptr (GArray) sorted = NULL;
-  Scan scan = { q->exclude, NULL, q->running_only, claims, q->skipped, NULL, 0 };
+  Scan scan = { q->exclude, NULL, q->running_only, claims, q->skipped, NULL, 0, q->defined_only };
 
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -873,12 +1029,7 @@ vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error)
       scan.addrs = (const VpaAddr *) (gpointer) sorted->data;
       scan.n_addrs = sorted->len;
     }
-  for (guint i = 0; q->dirs != NULL && q->dirs[i] != NULL; i++)
-    {
-      if (*q->dirs[i] == '\0')
-        continue;
-      if (!load_dir (&scan, q->dirs[i], error))
-        return NULL;
-    }
+  if (!scan_dirs (&scan, q->dirs, error))
+    return NULL;
   return g_steal_pointer (&claims);
 }

@@ -59,6 +59,10 @@ typedef struct {
    * finds a claim may only be more careful). */
   const VpaAddr *addrs;
   guint n_addrs;
+  /* With addrs: the caller knows no running domain can hold one of them
+   * (none is bound to a driver QEMU could use): a <domstatus> file, as
+   * its root element shows, is not looked into. */
+  gboolean defined_only;
 } VpaStatedirsQuery;
 
 GPtrArray *vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error);
