@@ -101,21 +101,35 @@ topology_new (VpaMachineKind machine)
 /* Parse                                                               */
 /* ------------------------------------------------------------------ */
 
-/* A number as libvirt reads it (base 0: "0x1f", "31"; base 10 for a
- * controller's index: "010" is 10); -1 if absent or bad. */
+/* A number as libvirt reads it (strtoul: leading blanks and a plus
+ * sign allowed; base 0: "0x1f", "31"; base 10 for a controller's index:
+ * "010" is 10); -1 if absent or bad. */
 static gint
 num_attr_base (xmlNode *node, const char *name, guint max, guint base)
 {
   g_autofree char *s = node != NULL ? vpa_xml_prop (node, name) : NULL;
+  const char *p = s;
   char *end = NULL;
   guint64 v;
 
-  if (s == NULL || !g_ascii_isdigit (*s))
+  if (s == NULL)
     return -1;
-  v = g_ascii_strtoull (s, &end, base);
-  if (end == s || *end != '\0' || v > max)
+  while (g_ascii_isspace (*p))
+    p++;
+  if (*p == '+')
+    p++;
+  if (!g_ascii_isdigit (*p))
+    return -1;
+  v = g_ascii_strtoull (p, &end, base);
+  if (end == p || *end != '\0' || v > max)
     return -1;
   return (gint) v;
+}
+
+gint
+vpa_guest_controller_index (xmlNode *controller)
+{
+  return num_attr_base (controller, "index", G_MAXINT, 10);
 }
 
 static gint
@@ -168,7 +182,7 @@ parse_controller (VpaGuestBus *bus, xmlNode *c)
   g_autofree char *type = vpa_xml_prop (c, "type");
   xmlNode *target = vpa_xml_child (c, "target", NULL);
   VpaGuestController *gc;
-  gint index = num_attr_base (c, "index", G_MAXINT, 10);
+  gint index = vpa_guest_controller_index (c);
 
   if (g_strcmp0 (type, "pci") != 0 || index < 0)
     return;

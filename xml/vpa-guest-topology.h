@@ -175,6 +175,9 @@ gboolean vpa_guest_controller_matches (xmlNode *controller, const VpaTopoControl
 /* The bus (controller index) of the element's own <address type='pci'>,
  * or -1; *slot receives its slot (-1). */
 gint vpa_guest_address_bus (xmlNode *node, gint *slot);
+/* A <controller>'s index as libvirt reads it (decimal, leading blanks
+ * allowed), or -1 when absent or not a number. */
+gint vpa_guest_controller_index (xmlNode *controller);
 /* The model libvirt names the plan's expanders by. */
 const char *vpa_guest_expander_model (VpaMachineKind machine);
 

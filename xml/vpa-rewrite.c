@@ -797,14 +797,12 @@ owned_indexes (xmlNode *devices)
   for (xmlNode *c = devices->children; c != NULL; c = c->next)
     {
       g_autofree char *alias = controller_alias (c);
-      g_autofree char *index = NULL;
+      gint index;
 
       if (!vpa_guest_topology_owns (alias))
         continue;
-      index = vpa_xml_prop (c, "index");
-      if (index != NULL && g_ascii_isdigit (*index))
-        g_hash_table_insert (ret, GUINT_TO_POINTER (g_ascii_strtoull (index, NULL, 10) + 1),
-                             g_steal_pointer (&alias));
+      if ((index = vpa_guest_controller_index (c)) >= 0)
+        g_hash_table_insert (ret, GUINT_TO_POINTER ((guint) index + 1), g_steal_pointer (&alias));
     }
   return ret;
 }
