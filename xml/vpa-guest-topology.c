@@ -682,6 +682,9 @@ allocate_indexes (Planner *p, GError **error)
             {
               p->index_used[c->index] = FALSE;
               c->index = G_MAXUINT;
+              /* a spare kept for the element on it moves, and that
+               * element stays on the old index: the spare is free now */
+              c->occupied = FALSE;
             }
         }
       if (c->index == G_MAXUINT &&
@@ -691,6 +694,38 @@ allocate_indexes (Planner *p, GError **error)
         parent = c->index;
     }
   return TRUE;
+}
+
+/* A spare that moved off its occupant (allocate_indexes) is one free
+ * spare more than a cell wants: each cell keeps spares free ones, the
+ * last of them in plan order (the highest N) dropped, as placing again
+ * would not add them. */
+static void
+drop_surplus_spares (Planner *p, guint spares)
+{
+  GPtrArray *ctrls = p->topo->controllers;
+
+  for (guint i = 0; i < ctrls->len; i++)
+    {
+      const VpaTopoController *x = g_ptr_array_index (ctrls, i);
+      guint free_ones = 0;
+
+      if (x->kind != VPA_TOPO_EXPANDER)
+        continue;
+      for (guint j = 0; j < ctrls->len; j++)
+        {
+          VpaTopoController *rp = g_ptr_array_index (ctrls, j);
+
+          if (rp->kind != VPA_TOPO_ROOT_PORT || rp->cell != x->cell || rp->device != NULL ||
+              rp->occupied)
+            continue;
+          if (++free_ones <= spares)
+            continue;
+          if (rp->index <= VPA_TOPO_INDEX_MAX)
+            p->index_used[rp->index] = FALSE;
+          g_ptr_array_remove_index (ctrls, j--); /* after its expander: i stays */
+        }
+    }
 }
 
 /* Slots on one expander: those an element not ours sits on stay its
@@ -1011,7 +1046,10 @@ vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices, guint spare
       g_autoptr (GPtrArray) devs = cell_devices (devices, cell);
       plan_cell (p, cell, devs, spares);
     }
-  if (!allocate_indexes (p, error) || !assign_bus_numbers (p, error) || !place_devices (p, devices, error))
+  if (!allocate_indexes (p, error))
+    return NULL;
+  drop_surplus_spares (p, spares);
+  if (!assign_bus_numbers (p, error) || !place_devices (p, devices, error))
     return NULL;
   for (guint i = 0; i < devices->len; i++)
     {
