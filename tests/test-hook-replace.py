@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """The hook's re-placement, fast path against full path.
 
-    test-hook-replace.py HOOK GENHOST [CASES] [SEED]
+    test-hook-replace.py HOOK GENHOST CLI [CASES] [SEED]
 
 `migrate begin` / `restore begin` first try to answer "unchanged" from the
 domain's own devices (docs/hook.md, "Re-placing"); VPA_HOOK_REPLACE=full
@@ -33,8 +33,9 @@ FAST_LINE = 'every device kept (fast path)'
 
 HOOK = sys.argv[1]
 GENHOST = sys.argv[2]
-CASES = int(sys.argv[3]) if len(sys.argv) > 3 else 300
-SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 20261201
+CLI = sys.argv[3]
+CASES = int(sys.argv[4]) if len(sys.argv) > 4 else 300
+SEED = int(sys.argv[5]) if len(sys.argv) > 5 else 20261201
 
 tap = []
 
@@ -92,11 +93,15 @@ def vfs_of(devs, pf):
     return [a for a, d in devs.items() if d['pf'] == pf]
 
 
-def domain_xml(name, ports, nodes, aliases, group=None):
+def domain_xml(name, ports, nodes, aliases, group=None, spares=None):
     """A domain asking for ports [(alias, physnet, policy)] and flavor
     aliases 'A:N,...', bound to host nodes (None: not a NUMA guest); with
-    group (level, policy), its first two ports form a locality group."""
+    group (level, policy), its first two ports form a locality group; with
+    spares (a NUMA guest), its devices sit on expander buses bound to its
+    cells, with that many spare root ports each."""
     meta = ['    <vpa:affinity xmlns:vpa="%s">' % XMLNS]
+    if spares is not None:
+        meta.append('      <vpa:guest-numa devices="expander-bus" spare-ports="%d"/>' % spares)
     if aliases:
         meta.append('      <vpa:flavor aliases="%s"/>' % aliases)
     if group:
@@ -117,6 +122,8 @@ def domain_xml(name, ports, nodes, aliases, group=None):
                   "    <memory mode='strict' nodeset='%s'/>" % ','.join(map(str, nodes)),
                   '  </numatune>']
     lines += ['  <os>', "    <type arch='x86_64' machine='q35'>hvm</type>", '  </os>']
+    if spares is not None:
+        lines += ['  <features>', '    <acpi/>', '  </features>']
     if nodes is not None:
         lines += ["  <cpu mode='host-passthrough' check='none'>", '    <numa>']
         lines += ["      <cell id='%d' cpus='%d-%d' memory='%d' unit='KiB'/>"
@@ -328,13 +335,25 @@ def body(rng, work):
         if n_ports >= 2 and rng.random() < 0.3:
             group = (rng.choice(['switch', 'root-complex', 'numa-node', 'socket']),
                      rng.choice(['required', 'preferred']))
-        xml = domain_xml('guest', ports, nodes, aliases, group)
-        rc, out, err, _ = run_hook('migrate', xml, place_conf, True)
+        spares = rng.randrange(0, 3) if nodes is not None and rng.random() < 0.3 else None
+        xml = domain_xml('guest', ports, nodes, aliases, group, spares)
+        if spares is None:
+            rc, out, err, _ = run_hook('migrate', xml, place_conf, True)
+        else:
+            # a re-placement keeps the guest's PCI layout: a new one is
+            # planned by `place`
+            res = subprocess.run([CLI, 'place', '-c', 'test:///default', '--inventory',
+                                  'sysfs:' + sysfs, '--config', place_conf, '-'],
+                                 input=xml.encode(), stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, timeout=60)
+            rc, out = res.returncode, res.stdout
         if rc == 0 and out:
             domains.append(out.decode())
     ok(len(domains) >= 20, 'placed %d generated domains' % len(domains))
     grouped = sum('locality-group=' in d for d in domains)
     ok(grouped >= 2, '%d of them with a locality group' % grouped)
+    expanders = sum('pcie-expander-bus' in d for d in domains)
+    ok(expanders >= 2, '%d of them with expander buses' % expanders)
 
     kinds = {'unchanged': 0, 'rewritten': 0, 'refused': 0}
     fast_answers = 0
