@@ -411,7 +411,7 @@ check_controller (Check *c, xmlNode *ctl, guint bus, GError **error)
 
 /* The <cell>s of <cpu><numa>, the guest NUMA nodes an expander's
  * <node> names: libvirt wants their ids 0 to N-1, each once (a cell
- * without an id is its position). *n_cells receives N. */
+ * without an id is its position). c->n_cells receives N. */
 static gboolean
 check_cells (Check *c, xmlNode *domain, GError **error)
 {
