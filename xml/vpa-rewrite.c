@@ -906,7 +906,13 @@ rewrite_guest_addresses (Rewrite *rw, xmlNode *devices)
                                     : NULL;
           if (!rw->topo->keep && addr != NULL && on != NULL &&
               (is_unplaced (rw, alias) || !plan_keeps (rw, on, (guint) bus)))
-            remove_element (rw, addr);
+            {
+              /* every <address>: libvirt reads the first, and a second
+               * would become the first */
+              for (xmlNode *a = addr; a != NULL; a = a->next)
+                if (vpa_xml_is (a, "address", NULL))
+                  remove_element (rw, a);
+            }
           continue;
         }
       if (bus == (gint) pl->bus && slot == (gint) pl->slot)
