@@ -96,17 +96,15 @@ typedef struct {
   gboolean defined_only; /* with addrs: skip <domstatus> files */
 } Scan;
 
-/* One entry of a state directory. Workers read and judge it (judge_file);
- * the caller's thread then takes the results in name order, so that the
- * claims, the first error and the skipped lines are those of one pass. */
+/* One entry of a state directory, listed with its directory's others and
+ * then read (take_entry), in name order: the claims, the first error and
+ * the skipped lines are those of one pass. */
 typedef struct {
   int dfd;
   const char *dir;
   char *name;         /* NULL: error says why the directory cannot be read */
   unsigned char type; /* readdir's d_type */
-  char *buf;          /* the file's bytes, NUL-terminated, when it must be parsed */
-  gsize len;
-  char *skipped; /* the line telling why it was skipped */
+  char *skipped;      /* the line telling why it was skipped */
   GError *error;
 } Entry;
 
@@ -114,7 +112,6 @@ static void
 entry_clear (Entry *e)
 {
   g_free (e->name);
-  g_free (e->buf);
   g_free (e->skipped);
   g_clear_error (&e->error);
 }
@@ -448,6 +445,39 @@ decode_fields (const Field fields[4], VpaAddr *out)
   return ok;
 }
 
+typedef enum {
+  VALUE_NO_EQ,    /* no '=' follows: no attribute */
+  VALUE_UNQUOTED, /* '=' without a quoted value that ends */
+  VALUE_OK,
+} ValueScan;
+
+/* After an attribute's name at *pp: blanks, '=', blanks and a quoted
+ * value, which *value receives; *pp is then past its closing quote. */
+static ValueScan
+scan_value (const char **pp, const char *end, Field *value)
+{
+  const char *p = *pp;
+  const char *q;
+  char quote;
+
+  while (p < end && is_blank (*p))
+    p++;
+  if (p >= end || *p != '=')
+    return VALUE_NO_EQ;
+  p++;
+  while (p < end && is_blank (*p))
+    p++;
+  if (p >= end || (*p != '\'' && *p != '"'))
+    return VALUE_UNQUOTED;
+  quote = *p++;
+  if ((q = memchr (p, quote, (gsize) (end - p))) == NULL)
+    return VALUE_UNQUOTED;
+  value->p = p;
+  value->len = (gsize) (q - p);
+  *pp = q + 1;
+  return VALUE_OK;
+}
+
 /* The next attribute of a start tag from *pp: its name and value, or
  * FALSE at the tag's end (*pp then past it; *closed TRUE) or when the
  * bytes do not scan as an attribute (*closed FALSE). */
@@ -455,7 +485,6 @@ static gboolean
 next_attr (const char **pp, const char *end, Field *name, Field *value, gboolean *closed)
 {
   const char *p = *pp;
-  char quote;
 
   *closed = FALSE;
   while (p < end && is_blank (*p))
@@ -470,22 +499,9 @@ next_attr (const char **pp, const char *end, Field *name, Field *value, gboolean
   while (p < end && !is_blank (*p) && *p != '=' && *p != '>' && *p != '/')
     p++;
   name->len = (gsize) (p - name->p);
-  while (p < end && is_blank (*p))
-    p++;
-  if (p >= end || *p != '=' || name->len == 0)
+  if (name->len == 0 || scan_value (&p, end, value) != VALUE_OK)
     return FALSE;
-  p++;
-  while (p < end && is_blank (*p))
-    p++;
-  if (p >= end || (*p != '\'' && *p != '"'))
-    return FALSE;
-  quote = *p++;
-  value->p = p;
-  p = memchr (p, quote, (gsize) (end - p));
-  if (p == NULL)
-    return FALSE;
-  value->len = (gsize) (p - value->p);
-  *pp = p + 1;
+  *pp = p;
   return TRUE;
 }
 
@@ -541,8 +557,7 @@ static gboolean
 bus_attr_may_name (const char *buf, const char *end, const char *hit, const guint8 *buses)
 {
   const char *p = hit + 3;
-  const char *q;
-  char quote;
+  Field f = { NULL, 0 };
   char value[16];
   const char *fields[] = { NULL, value, "0", "0" };
   VpaAddr a = VPA_ADDR_NONE;
@@ -550,27 +565,24 @@ bus_attr_may_name (const char *buf, const char *end, const char *hit, const guin
 
   if (hit == buf || (!is_blank (hit[-1]) && hit[-1] != ':'))
     return FALSE;
-  while (p < end && is_blank (*p))
-    p++;
-  if (p >= end || *p != '=')
-    return FALSE;
-  p++;
-  while (p < end && is_blank (*p))
-    p++;
-  if (p >= end || (*p != '\'' && *p != '"'))
-    return TRUE;
-  quote = *p++;
-  q = memchr (p, quote, (gsize) (end - p));
-  if (q == NULL || (gsize) (q - p) >= sizeof value || memchr (p, '&', (gsize) (q - p)) != NULL)
+  switch (scan_value (&p, end, &f))
+    {
+    case VALUE_NO_EQ:
+      return FALSE;
+    case VALUE_UNQUOTED:
+      return TRUE;
+    case VALUE_OK:
+      break;
+    }
+  if (f.len >= sizeof value || memchr (f.p, '&', f.len) != NULL)
     return TRUE;
   {
-    Field f = { p, (gsize) (q - p) };
     gint bus = canonical_bus (&f);
     if (bus >= 0)
       return (buses[bus / 8] & (1u << (bus % 8))) != 0;
   }
-  memcpy (value, p, (gsize) (q - p));
-  value[q - p] = '\0';
+  memcpy (value, f.p, f.len);
+  value[f.len] = '\0';
   if (!vpa_xml_pci_address_fields (fields, &a, &bad))
     return bad != 1; /* a bus that does not parse: no address here */
   return (buses[VPA_ADDR_BUS (a) / 8] & (1u << (VPA_ADDR_BUS (a) % 8))) != 0;
@@ -849,21 +861,6 @@ wanted (const Scan *scan, const char *buf, gsize len)
   return scan->addrs == NULL || vpa_statedirs_may_name (buf, len, scan->addrs, scan->n_addrs);
 }
 
-/* Reads one entry and keeps its bytes when they must be parsed. */
-static void
-judge_file (const Scan *scan, Entry *e, Scratch *s)
-{
-  gsize len = 0;
-
-  if (e->name == NULL || e->skipped != NULL || !read_state_file (e, s, &len))
-    return;
-  if (wanted (scan, s->data, len))
-    {
-      e->buf = g_memdup2 (s->data, len + 1);
-      e->len = len;
-    }
-}
-
 static gint
 entry_cmp (gconstpointer a, gconstpointer b)
 {
@@ -885,7 +882,7 @@ list_dir (const char *dir, GArray *entries, DIR **dirp)
   if (fd < 0 || (d = fdopendir (fd)) == NULL)
     {
       int e = errno;
-      Entry bad = { -1, dir, NULL, DT_UNKNOWN, NULL, 0, NULL, NULL };
+      Entry bad = { -1, dir, NULL, DT_UNKNOWN, NULL, NULL };
 
       if (fd >= 0)
         close (fd);
@@ -900,7 +897,7 @@ list_dir (const char *dir, GArray *entries, DIR **dirp)
   while ((ent = readdir (d)) != NULL)
     if (g_str_has_suffix (ent->d_name, ".xml") && ent->d_name[0] != '.')
       {
-        Entry e = { dirfd (d), dir, g_strdup (ent->d_name), ent->d_type, NULL, 0, NULL, NULL };
+        Entry e = { dirfd (d), dir, g_strdup (ent->d_name), ent->d_type, NULL, NULL };
 
         /* What readdir already tells is never opened (a device node's
          * open may act); read_state_file() checks again what reads
@@ -915,29 +912,30 @@ list_dir (const char *dir, GArray *entries, DIR **dirp)
            entry_cmp);
 }
 
-/* Takes the entries' results in order: the first error ends the pass. */
+/* Reads one entry into s and parses it when the scan wants it; FALSE on
+ * an error, which ends the pass. */
 static gboolean
-collect (const Scan *scan, Entry *entries, guint n, GError **error)
+take_entry (const Scan *scan, Entry *e, Scratch *s, GError **error)
 {
-  for (guint i = 0; i < n; i++)
-    {
-      Entry *e = &entries[i];
-      g_autoptr (GError) local = NULL;
-      g_autofree char *path = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autofree char *path = NULL;
+  gboolean read = FALSE;
+  gsize len = 0;
 
-      if (e->error != NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&e->error));
-          return FALSE;
-        }
-      if (e->skipped != NULL && scan->skipped != NULL)
-        g_ptr_array_add (scan->skipped, g_steal_pointer (&e->skipped));
-      if (e->buf == NULL)
-        continue;
-      path = g_build_filename (e->dir, e->name, NULL);
-      if (!vpa_statedirs_parse (e->buf, e->len, path, scan->exclude, scan->claims, &local))
-        g_debug ("skipped: %s", local->message);
+  if (e->name != NULL && e->skipped == NULL)
+    read = read_state_file (e, s, &len);
+  if (e->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&e->error));
+      return FALSE;
     }
+  if (e->skipped != NULL && scan->skipped != NULL)
+    g_ptr_array_add (scan->skipped, g_steal_pointer (&e->skipped));
+  if (!read || !wanted (scan, s->data, len))
+    return TRUE;
+  path = g_build_filename (e->dir, e->name, NULL);
+  if (!vpa_statedirs_parse (s->data, len, path, scan->exclude, scan->claims, &local))
+    g_debug ("skipped: %s", local->message);
   return TRUE;
 }
 
@@ -947,15 +945,15 @@ close_dir (gpointer d)
   closedir (d);
 }
 
-/* Reads every directory of dirs for scan: listed, read, then parsed in
- * order. */
+/* Reads every directory of dirs for scan: listed, then each file read
+ * and parsed in turn (one file's bytes held at a time). */
 static gboolean
 scan_dirs (const Scan *scan, const char *const *dirs, GError **error)
 {
   g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (Entry));
   g_autoptr (GPtrArray) opened = g_ptr_array_new_with_free_func (close_dir);
   Scratch s = { NULL, 0 };
-  gboolean ok;
+  gboolean ok = TRUE;
 
   g_array_set_clear_func (entries, (GDestroyNotify) entry_clear);
   for (guint i = 0; dirs != NULL && dirs[i] != NULL; i++)
@@ -968,10 +966,9 @@ scan_dirs (const Scan *scan, const char *const *dirs, GError **error)
       if (d != NULL)
         g_ptr_array_add (opened, d);
     }
-  for (guint i = 0; i < entries->len; i++)
-    judge_file (scan, &g_array_index (entries, Entry, i), &s);
+  for (guint i = 0; ok && i < entries->len; i++)
+    ok = take_entry (scan, &g_array_index (entries, Entry, i), &s, error);
   g_free (s.data);
-  ok = collect (scan, (Entry *) (gpointer) entries->data, entries->len, error);
   return ok;
 }
 
