@@ -578,7 +578,7 @@ explain_cells (const Search *s, GString *out, const guint *chosen)
           for (guint p = 0; p < nc->pages->len; p++)
             {
               const VpaNodePages *np = &g_array_index (nc->pages, VpaNodePages, p);
-              g_string_append_printf (out, ", %" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT " KiB pages", np->avail, np->size_kib);
+              g_string_append_printf (out, ", %" G_GUINT64_FORMAT " pages of %" G_GUINT64_FORMAT " KiB free", np->avail, np->size_kib);
             }
           if (!ok)
             g_string_append_printf (out, ": lacks %s\n", why);
