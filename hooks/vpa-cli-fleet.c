@@ -334,6 +334,21 @@ query_from_domain (const VpaDomain *dom, GPtrArray *requests, VpaFleetQuery *que
       query->need_net_numa_trait = TRUE;
 }
 
+/* "0,1" as [0, 1]: the nodes a host was judged with, as numbers. */
+static void
+add_node_list (JsonBuilder *b, const char *nodes)
+{
+  g_auto (GStrv) parts = g_strsplit (nodes, ",", -1);
+
+  json_builder_begin_array (b);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      if (*parts[i] != '\0')
+        json_builder_add_int_value (b, g_ascii_strtoll (parts[i], NULL, 10));
+    }
+  json_builder_end_array (b);
+}
+
 static char *
 verdicts_json (GPtrArray *verdicts)
 {
@@ -361,7 +376,7 @@ verdicts_json (GPtrArray *verdicts)
         json_builder_add_null_value (b);
       json_builder_set_member_name (b, "nodes");
       if (v->nodes != NULL)
-        json_builder_add_string_value (b, v->nodes);
+        add_node_list (b, v->nodes);
       else
         json_builder_add_null_value (b);
       json_builder_end_object (b);

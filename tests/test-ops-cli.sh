@@ -91,6 +91,9 @@ sed -E 's/^(virt_pci_affinity_fleet_last_sync_timestamp_seconds\{[^}]*\}) .*/\1 
   "$work/fleet.prom" > "$work/fleet.masked"
 compare fleet-pools.prom "$work/fleet.masked"
 promcheck "fleet pools --format openmetrics" "$work/fleet.prom"
+# fleet filter as JSON: the nodes a host passes on are numbers.
+run 0 "$cli" fleet filter --store "$work/fleet.db" --config "$C" --format json \
+  "$data/domains/demo.xml" && compare fleet-filter.json "$work/out" || notok fleet-filter.json
 
 # libvirt's hostdev networks (defined in the snapshot, read by libvirt's
 # test driver): each network's PF and its free VFs in pools and devices.
