@@ -3,7 +3,7 @@
 # golden files (data/ops): devices (text, JSON), check and traits as
 # JSON, pools and fleet pools as OpenMetrics (checked by promtool when
 # installed), --output written atomically, config check's findings and
-# exit statuses. VPA_REGENERATE=1 rewrites the golden files (review the
+# exit statuses. VPA_TEST_REGENERATE=1 rewrites the golden files (review the
 # diff).
 set -euo pipefail
 
@@ -22,7 +22,7 @@ failed=0
 # compare NAME FILE: FILE against $golden/NAME (with the data path as @DATA@)
 compare() {
   sed "s|$data|@DATA@|g" "$2" > "$work/$1.got"
-  if [ "${VPA_REGENERATE:-}" = 1 ]; then
+  if [ "${VPA_TEST_REGENERATE:-}" = 1 ]; then
     cp "$work/$1.got" "$golden/$1"
   fi
   if diff -u "$golden/$1" "$work/$1.got" >&2; then ok "$1"; else notok "$1"; fi
