@@ -223,6 +223,25 @@ warn_skipped (const HookRun *run, GPtrArray *skipped)
              PROG, run->guest, skipped->len - max);
 }
 
+/* What a check that passed still reports (a locality group farther
+ * than its records say), one warning line each, bounded. */
+static void
+warn_notes (const HookRun *run, GPtrArray *results)
+{
+  for (guint i = 0; i < results->len; i++)
+    {
+      const VpaCheckResult *res = g_ptr_array_index (results, i);
+      g_autofree char *line = NULL;
+      g_autofree char *bounded = NULL;
+
+      if (!res->note)
+        continue;
+      line = g_strdup_printf ("%s: domain '%s': warning: %s", PROG, run->guest, res->line);
+      bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
+      fprintf (stderr, "%s\n", bounded);
+    }
+}
+
 /* Joins every failed check into the one line libvirt shows. */
 static char *
 check_failures (GPtrArray *results)
@@ -279,6 +298,7 @@ hook_check (HookRun *run)
   if (ok)
     {
       warn_skipped (run, skipped);
+      warn_notes (run, results);
       return 0;
     }
   failures = check_failures (results);

@@ -475,7 +475,7 @@ pg_read_hosts (VpaFleetPg *self, GPtrArray *hosts, guint flags, GError **error)
   if (flags & VPA_FLEET_LOAD_CAPACITY)
     {
       vpa_fleet_hosts_init_capacity (hosts);
-      if (!pg_read_rows (self, VPA_FLEET_SQL_DEVICES, 9, by_id, vpa_fleet_host_add_device_row,
+      if (!pg_read_rows (self, VPA_FLEET_SQL_DEVICES, VPA_FLEET_SQL_DEVICES_COLUMNS, by_id, vpa_fleet_host_add_device_row,
                          error) ||
           !pg_read_rows (self, VPA_FLEET_SQL_CLAIMS, 5, by_id, vpa_fleet_host_add_claim_row,
                          error))

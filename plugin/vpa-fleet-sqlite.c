@@ -519,7 +519,7 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
   if (flags & VPA_FLEET_LOAD_CAPACITY)
     {
       vpa_fleet_hosts_init_capacity (hosts);
-      if (!sqlite_read_rows (self, VPA_FLEET_SQL_DEVICES, 9, by_id,
+      if (!sqlite_read_rows (self, VPA_FLEET_SQL_DEVICES, VPA_FLEET_SQL_DEVICES_COLUMNS, by_id,
                              vpa_fleet_host_add_device_row, error) ||
           !sqlite_read_rows (self, VPA_FLEET_SQL_CLAIMS, 5, by_id,
                              vpa_fleet_host_add_claim_row, error))

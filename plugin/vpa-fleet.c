@@ -363,6 +363,20 @@ vpa_fleet_host_inventory (const VpaFleetHost *host, const VpaConfig *config, GEr
       copy->numa_node = d->numa_node;
       copy->parent_addr = d->parent_addr;
       copy->netdev = g_strdup (d->netdev);
+      copy->class_code = d->class_code;
+      copy->pcie_root = d->pcie_root;
+      copy->pcie_parent = d->pcie_parent;
+      vpa_host_add_device (h, copy);
+    }
+  for (guint i = 0; host->bridges != NULL && i < host->bridges->len; i++)
+    {
+      const VpaDevice *b = g_ptr_array_index (host->bridges, i);
+      VpaDevice *copy = vpa_device_new ();
+
+      copy->addr = b->addr;
+      copy->class_code = b->class_code;
+      copy->pcie_root = b->pcie_root;
+      copy->pcie_parent = b->pcie_parent;
       vpa_host_add_device (h, copy);
     }
   for (guint i = 0; host->claims != NULL && i < host->claims->len; i++)
@@ -534,6 +548,8 @@ vpa_fleet_host_free (VpaFleetHost *host)
     g_ptr_array_unref (host->pools);
   if (host->devices != NULL)
     g_ptr_array_unref (host->devices);
+  if (host->bridges != NULL)
+    g_ptr_array_unref (host->bridges);
   if (host->claims != NULL)
     g_ptr_array_unref (host->claims);
   g_free (host);
@@ -1240,7 +1256,6 @@ filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query)
   g_autoptr (VpaNumaResult) res = NULL;
   g_autoptr (GError) error = NULL;
   const gint *nodes;
-  char *reason;
   gdouble weight = 0;
 
   if (host->cells->len == 0)
@@ -1252,10 +1267,8 @@ filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query)
                                     query->requests, NULL, &error)) == NULL)
     return verdict_new (host, FALSE, 0, g_strdup (error->message), NULL);
   nodes = (const gint *) (gpointer) res->nodes->data;
-  /* The rebuilt host has no PCIe tree: its locality groups are checked
-   * on the pools' PCIe columns, on the nodes the fit chose. */
-  if ((reason = vpa_fleet_locality_unmet (host, query->requests, TRUE, nodes, res->nodes->len)) != NULL)
-    return verdict_new (host, FALSE, 0, reason, NULL);
+  /* The rebuilt host has the synced host's PCIe tree: the fit placed the
+   * locality groups as place does there, so its verdict is place's. */
   vpa_fleet_supports_requests (host, query->requests, TRUE, nodes, res->nodes->len, &weight,
                                NULL);
   return verdict_new (host, TRUE, weight, NULL, nodes_to_string (nodes, res->nodes->len));
@@ -1577,6 +1590,7 @@ vpa_fleet_hosts_init_capacity (GPtrArray *hosts)
     {
       VpaFleetHost *host = g_ptr_array_index (hosts, i);
       host->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_free);
+      host->bridges = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_free);
       host->claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
     }
 }
@@ -1613,6 +1627,51 @@ vpa_fleet_host_add_claim_row (GHashTable *by_id, const char *const *v)
   return TRUE;
 }
 
+/* The bridge at addr among the host's rebuilt bridges, added (below
+ * parent, on root) when new. FALSE when the rows disagree on where it is. */
+static gboolean
+fleet_bridge (VpaFleetHost *host, VpaAddr addr, VpaAddr parent, VpaAddr root)
+{
+  VpaDevice *b;
+
+  /* Rows come in address order, so a device's bridges are most often
+   * the last ones added: look from the end. */
+  for (guint i = host->bridges->len; i > 0; i--)
+    {
+      b = g_ptr_array_index (host->bridges, i - 1);
+      if (b->addr == addr)
+        return b->pcie_parent == parent && b->pcie_root == root;
+    }
+  b = vpa_device_new ();
+  b->addr = addr;
+  b->class_code = 0x060400; /* a PCI bridge: never assignable */
+  b->pcie_parent = parent;
+  b->pcie_root = root;
+  g_ptr_array_add (host->bridges, b);
+  return TRUE;
+}
+
+/* The PCIe tree of a device row (pcie_root, pcie_port, pcie_switch):
+ * the device sits below its switch, else its root port, else on its
+ * host bridge's root bus; the root port and switch become bridges, so
+ * that the locality levels of the rebuilt host are the synced host's. */
+static gboolean
+fleet_device_tree (VpaFleetHost *host, VpaDevice *dev, const char *const *v)
+{
+  VpaAddr root = VPA_ADDR_NONE, port = VPA_ADDR_NONE, sw = VPA_ADDR_NONE;
+
+  if ((v[9] != NULL && !vpa_pcie_root_parse (v[9], &root)) ||
+      (v[10] != NULL && !vpa_addr_parse (v[10], &port)) ||
+      (v[11] != NULL && !vpa_addr_parse (v[11], &sw)) ||
+      (sw != VPA_ADDR_NONE && port == VPA_ADDR_NONE) ||
+      (port != VPA_ADDR_NONE && root == VPA_ADDR_NONE))
+    return FALSE;
+  dev->pcie_root = root;
+  dev->pcie_parent = sw != VPA_ADDR_NONE ? sw : port;
+  return (port == VPA_ADDR_NONE || fleet_bridge (host, port, VPA_ADDR_NONE, root)) &&
+         (sw == VPA_ADDR_NONE || fleet_bridge (host, sw, port, root));
+}
+
 gboolean
 vpa_fleet_host_add_device_row (GHashTable *by_id, const char *const *v)
 {
@@ -1628,6 +1687,8 @@ vpa_fleet_host_add_device_row (GHashTable *by_id, const char *const *v)
   host = g_hash_table_lookup (by_id, &id);
   if (host == NULL || host->devices == NULL)
     return TRUE;
+  if (!fleet_device_tree (host, dev, v))
+    return FALSE;
   g_strlcpy (dev->vendor_id, v[2] != NULL ? v[2] : "", sizeof dev->vendor_id);
   g_strlcpy (dev->product_id, v[3] != NULL ? v[3] : "", sizeof dev->product_id);
   dev->numa_node = numa < 0 ? VPA_NUMA_NONE : (gint) numa;

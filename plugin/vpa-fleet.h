@@ -146,6 +146,8 @@ typedef struct {
   GPtrArray *pools; /* VpaFleetPool* of free devices (filter), or NULL */
   /* With VPA_FLEET_LOAD_CAPACITY: */
   GPtrArray *devices; /* VpaDevice* of its device rows, or NULL */
+  GPtrArray *bridges; /* VpaDevice*: the root ports and switches above
+                       * them (their PCIe tree, rebuilt from the rows) */
   GPtrArray *claims;  /* VpaClaim*: device holds and CPU/memory claims */
 } VpaFleetHost;
 
@@ -261,10 +263,12 @@ gboolean vpa_fleet_host_add_claim_row (GHashTable *by_id, const char *const *val
 #define VPA_FLEET_SQL_CLAIMS "SELECT host_id, domain, running, dedicated, memory" \
                              " FROM host_numa_claims ORDER BY host_id, domain"
 /* Row host_id, address, vendor_id, product_id, dev_type, numa_node,
- * parent_addr, netdev, held_by. */
+ * parent_addr, netdev, held_by, pcie_root, pcie_port, pcie_switch. */
 gboolean vpa_fleet_host_add_device_row (GHashTable *by_id, const char *const *values);
-#define VPA_FLEET_SQL_DEVICES "SELECT host_id, address, vendor_id, product_id, dev_type," \
-                              " numa_node, parent_addr, netdev, held_by FROM devices ORDER BY host_id, address"
+#define VPA_FLEET_SQL_DEVICES "SELECT host_id, address, vendor_id, product_id, dev_type,"       \
+                              " numa_node, parent_addr, netdev, held_by, pcie_root, pcie_port," \
+                              " pcie_switch FROM devices ORDER BY host_id, address"
+#define VPA_FLEET_SQL_DEVICES_COLUMNS 12
 /* Gives every host empty devices and claims arrays (before the rows). */
 void vpa_fleet_hosts_init_capacity (GPtrArray *hosts);
 /* Moves the free pools (host column = host id) into their hosts. */

@@ -6,6 +6,7 @@
 
 #include "vpa-place.h"
 #include "vpa-pipeline-numa.h"
+#include "vpa-pipeline-locality.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
@@ -1153,6 +1154,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
       *ok = FALSE;
       g_ptr_array_add (results, res);
     }
+  vpa_pipeline_check_locality (inv, dom, requests, results, ok);
   check_cells (inv->host, claims, dom, running_only, results, ok);
   return g_steal_pointer (&results);
 }

@@ -64,15 +64,18 @@ typedef enum {
   VPA_CHECK_POLICY,   /* its NUMA node breaks the request's policy */
   VPA_CHECK_CLAIMED,  /* another domain holds it */
   VPA_CHECK_UNPLACED, /* a request without a device yet */
+  VPA_CHECK_LOCALITY, /* a required locality group is farther than its level */
   VPA_CHECK_LAST
 } VpaCheckStatus;
 
 typedef struct {
-  char *device; /* user alias or address */
+  char *device; /* user alias or address ("locality group 'g0'" for a group) */
   VpaAddr addr;
   gint numa_node;
   VpaCheckStatus status;
-  char *line; /* one human-readable line */
+  char *line;    /* one human-readable line */
+  gboolean note; /* VPA_CHECK_OK, but worth a warning: a locality group
+                  * farther than its records say */
 } VpaCheckResult;
 
 /* Checks every request the domain's metadata names and every PCI device it

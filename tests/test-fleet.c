@@ -19,6 +19,7 @@
 #include "vpa-requests.h"
 #include "vpa-source.h"
 #include "vpa-test-util.h"
+#include "fleet-locality.h"
 
 static char *pg_dir;      /* the private server's directory, or NULL */
 static char *pg_base_uri; /* its "postgres" database */
@@ -1147,9 +1148,114 @@ fit_verdict (VpaFleetStore *store, const VpaConfig *config, const VpaDomain *dom
   g_assert_not_reached ();
 }
 
-/* For every data/numa guest on pinned and dual-socket: the host passes
- * iff place places the guest on the same snapshot, on the nodes place
- * chooses, and a failure says what place says. */
+/* The inventory of a snapshot with its configuration and the claims
+ * of its <domain>s, as place sees it. */
+static VpaInventory *
+snapshot_inventory (const char *xml, const char *conf, VpaConfig **config)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) host = NULL;
+  GPtrArray *claims;
+  VpaInventory *inv;
+
+  *config = vpa_config_load_file (conf, &error);
+  g_assert_no_error (error);
+  host = vpa_source_load (xml, &error);
+  g_assert_no_error (error);
+  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  inv = vpa_inventory_new (g_steal_pointer (&host), *config, claims, &error);
+  g_assert_no_error (error);
+  return inv;
+}
+
+/* One guest (text, or the file path) on one synced host: the host
+ * passes iff place places the guest on the same snapshot, on the nodes
+ * place chooses, and a failure says what place says. */
+static void
+fit_equals_place_one (VpaFleetStore *store, const char *name, VpaInventory *inv,
+                      const VpaConfig *config, const char *path, const char *text,
+                      guint *passed, guint *failed)
+{
+  g_autoptr (VpaDomain) dom = domain_parse (path, text);
+  g_autoptr (GPtrArray) requests = vpa_requests_from_domain (dom, config, NULL);
+  g_autoptr (VpaNumaResult) res = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GError) fit_error = NULL;
+  g_autoptr (GError) place_error = NULL;
+  g_autoptr (VpaHost) host = NULL;
+  g_autoptr (GPtrArray) claims = NULL;
+  g_autofree char *buf = NULL;
+  g_autofree char *placed = NULL;
+  VpaFleetVerdict *v;
+  gsize len;
+
+  g_assert_nonnull (requests);
+  res = vpa_pipeline_numa_fit (dom, inv, config, inv->claims, requests, NULL, &fit_error);
+  /* place itself, end to end, on the same snapshot */
+  if (text != NULL)
+    buf = g_strdup (text);
+  else
+    g_assert_true (g_file_get_contents (path, &buf, NULL, NULL));
+  len = strlen (buf);
+  host = vpa_source_load (inv->host->source, &error);
+  g_assert_no_error (error);
+  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  placed = vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, path, NULL,
+                               &place_error);
+  g_assert_cmpint (placed != NULL, ==, res != NULL);
+
+  v = fit_verdict (store, config, dom, name);
+  g_test_message ("%s on %s: %s %s", path, name, v->passes ? "pass" : "fail",
+                  v->passes ? v->nodes : v->reason);
+  if (v->passes != (res != NULL))
+    g_error ("%s on %s: the filter says %s (%s), place %s (%s)", path, name,
+             v->passes ? "pass" : "fail", v->passes ? v->nodes : v->reason,
+             res != NULL ? "places it" : "fails", res != NULL ? "-" : fit_error->message);
+  if (res != NULL)
+    {
+      g_autoptr (GString) nodes = g_string_new (NULL);
+      for (guint n = 0; n < res->nodes->len; n++)
+        g_string_append_printf (nodes, "%s%d", n > 0 ? "," : "",
+                                g_array_index (res->nodes, gint, n));
+      g_assert_cmpstr (v->nodes, ==, nodes->str);
+      (*passed)++;
+    }
+  else
+    {
+      g_assert_cmpstr (v->reason, ==, fit_error->message);
+      g_assert_nonnull (strstr (place_error->message, fit_error->message));
+      (*failed)++;
+    }
+  vpa_fleet_verdict_free (v);
+}
+
+/* Every locality scenario (tests/fleet-locality.c) on one snapshot. */
+static void
+fit_equals_place_locality (VpaFleetStore *store, const char *name, const char *xml,
+                           const char *conf, const char *physnet, const char *frontend,
+                           guint *passed, guint *failed)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = snapshot_inventory (xml, conf, &config);
+  g_autoptr (VpaFleetHostData) data = vpa_fleet_host_data_from_inventory (name, inv);
+  g_autoptr (GPtrArray) domains = vpa_test_fleet_locality_domains (physnet, frontend);
+
+  g_assert_true (vpa_fleet_store_sync_host (store, data, &error));
+  g_assert_no_error (error);
+  for (guint i = 0; i < domains->len; i++)
+    {
+      fit_equals_place_one (store, name, inv, config, vpa_test_fleet_locality_name (i),
+                            g_ptr_array_index (domains, i),
+                            passed, failed);
+    }
+}
+
+/* For every data/numa guest on pinned and dual-socket, and every
+ * locality scenario on gpu-server and on generated hosts with GPUs
+ * below switches: the host passes iff place places the guest on the
+ * same snapshot, on the nodes place chooses, and a failure says what
+ * place says. */
 static void
 test_fit_equals_place (Fixture *fx, gconstpointer data)
 {
@@ -1157,6 +1263,7 @@ test_fit_equals_place (Fixture *fx, gconstpointer data)
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (GPtrArray) names = NULL;
   g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL;
   guint passed = 0, failed = 0;
 
   if (backend_skip (fx->backend))
@@ -1174,50 +1281,32 @@ test_fit_equals_place (Fixture *fx, gconstpointer data)
                                                  (const char *) g_ptr_array_index (names, i));
         g_autoptr (VpaConfig) config = NULL;
         g_autoptr (VpaInventory) inv = sample_inventory (samples[s], &config);
-        g_autoptr (VpaDomain) dom = domain_parse (path, NULL);
-        g_autoptr (GPtrArray) requests = vpa_requests_from_domain (dom, config, NULL);
-        g_autoptr (VpaNumaResult) res = NULL;
-        g_autoptr (GError) fit_error = NULL;
-        g_autoptr (GError) place_error = NULL;
-        g_autoptr (VpaHost) host = NULL;
-        g_autoptr (GPtrArray) claims = NULL;
-        g_autofree char *buf = NULL;
-        g_autofree char *placed = NULL;
-        VpaFleetVerdict *v;
-        gsize len;
 
-        g_assert_nonnull (requests);
-        res = vpa_pipeline_numa_fit (dom, inv, config, inv->claims, requests, NULL, &fit_error);
-        /* place itself, end to end, on the same snapshot */
-        g_assert_true (g_file_get_contents (path, &buf, &len, NULL));
-        host = vpa_source_load (inv->host->source, &error);
-        g_assert_no_error (error);
-        claims = vpa_claims_filter (host->claims, NULL, FALSE);
-        placed = vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, path,
-                                     NULL, &place_error);
-        g_assert_cmpint (placed != NULL, ==, res != NULL);
-
-        v = fit_verdict (store, config, dom, samples[s]);
-        g_test_message ("%s on %s: %s %s", path, samples[s], v->passes ? "pass" : "fail",
-                        v->passes ? v->nodes : v->reason);
-        g_assert_cmpint (v->passes, ==, res != NULL);
-        if (res != NULL)
-          {
-            g_autoptr (GString) nodes = g_string_new (NULL);
-            for (guint n = 0; n < res->nodes->len; n++)
-              g_string_append_printf (nodes, "%s%d", n > 0 ? "," : "",
-                                      g_array_index (res->nodes, gint, n));
-            g_assert_cmpstr (v->nodes, ==, nodes->str);
-            passed++;
-          }
-        else
-          {
-            g_assert_cmpstr (v->reason, ==, fit_error->message);
-            g_assert_nonnull (strstr (place_error->message, fit_error->message));
-            failed++;
-          }
-        vpa_fleet_verdict_free (v);
+        fit_equals_place_one (store, samples[s], inv, config, path, NULL, &passed, &failed);
       }
+  g_assert_cmpuint (passed, >, 0);
+  g_assert_cmpuint (failed, >, 0);
+
+  /* Locality groups with automatic placement. */
+  passed = failed = 0;
+  fit_equals_place_locality (store, "gpu-server", VPA_TEST_DATA "/hosts/gpu-server.xml",
+                             VPA_TEST_DATA "/hosts/gpu-server.conf", "rdma", "frontend",
+                             &passed, &failed);
+  dir = g_dir_make_tmp ("vpa-fleet-locality-XXXXXX", &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < vpa_test_fleet_locality_n_generated (); i++)
+    {
+      const char *name = vpa_test_fleet_locality_generate (i, dir);
+      g_autofree char *xml = g_strdup_printf ("%s/%s.xml", dir, name);
+      g_autofree char *conf = g_strdup_printf ("%s/%s.conf", dir, name);
+
+      fit_equals_place_locality (store, name, xml, conf, "physnet1", "physnet2", &passed,
+                                 &failed);
+      g_unlink (xml);
+      g_unlink (conf);
+    }
+  g_rmdir (dir);
+  g_test_message ("locality scenarios: the filter and place pass %u, fail %u", passed, failed);
   g_assert_cmpuint (passed, >, 0);
   g_assert_cmpuint (failed, >, 0);
 }
