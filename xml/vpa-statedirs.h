@@ -75,7 +75,7 @@ GPtrArray *vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error);
  * (parse it) whenever the bytes cannot tell: an encoding other than
  * UTF-8, a document type declaration (its attribute defaults), a
  * reference in an address field, a field given twice, a tag that does
- * not scan, a NUL byte. */
+ * not scan, a NUL byte. One forward pass: linear in len. */
 gboolean vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs,
                                  guint n_addrs);
 
