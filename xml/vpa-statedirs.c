@@ -17,6 +17,7 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
   g_autoptr (xmlDoc) doc = NULL;
   g_autofree char *name = NULL;
   g_autoptr (GArray) devs = NULL;
+  VpaClaim *numa = NULL;
   xmlNode *root, *dom, *n;
   gboolean running;
 
@@ -44,11 +45,10 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
     }
   if (g_strcmp0 (name, exclude) == 0)
     return TRUE;
-  {
-    VpaClaim *numa = vpa_xml_numa_claim (dom, name, running);
-    if (numa != NULL)
-      g_ptr_array_add (claims, numa);
-  }
+  if (!vpa_xml_numa_claim (dom, name, running, what, &numa, error))
+    return FALSE;
+  if (numa != NULL)
+    g_ptr_array_add (claims, numa);
   /* An address that does not parse claims nothing: libvirt would not
    * have written it. */
   devs = vpa_xml_domain_pci_devices (dom, what, VPA_XML_PCI_ACTUAL, NULL);
