@@ -813,7 +813,7 @@ wanted (const Scan *scan, const char *buf, gsize len)
    * through that this test would skip can only add claims, on which the
    * caller falls back to reading every file.) */
   if (scan->addrs == NULL && find (buf, len, "hostdev", strlen ("hostdev")) == NULL &&
-      find (buf, len, "vcpupin", strlen ("vcpupin")) == NULL &&
+      find (buf, len, "cpuset", strlen ("cpuset")) == NULL &&
       find (buf, len, "numatune", strlen ("numatune")) == NULL)
     return FALSE;
   if (scan->running_only && !is_domstatus (buf, len))
