@@ -831,6 +831,44 @@ wanted (const Scan *scan, const char *buf, gsize len)
   return scan->addrs == NULL || vpa_statedirs_may_name (buf, len, scan->addrs, scan->n_addrs);
 }
 
+typedef enum {
+  FILE_PARTIAL,  /* no root, or its end tag is not where the bytes end */
+  FILE_COMPLETE, /* a <domain> or <domstatus> that ends where it should */
+  FILE_NOT_OURS, /* a complete document of another root: not libvirt's domain */
+} FileShape;
+
+/* What a state file that did not parse is, from its bytes: libvirt
+ * writes each whole (to a new file, then renamed), so a file caught
+ * half-written by another writer ends before its root's end tag. When
+ * the bytes cannot tell (another encoding, a document type
+ * declaration) the file counts as complete: it must be read. */
+static FileShape
+file_shape (const char *buf, gsize len)
+{
+  const char *body = NULL;
+  const char *end = buf + len;
+  gsize start = 0, name_len;
+
+  if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start, &body))
+    return FILE_COMPLETE;
+  if (body == NULL || body >= end)
+    return FILE_PARTIAL;
+  name_len = MIN (strcspn (body + 1, " \t\r\n/>"), (gsize) (end - body - 1));
+  while (end > body && is_blank (end[-1]))
+    end--;
+  /* a root element that closes itself, or its end tag last */
+  if (!(end - body >= 2 && end[-1] == '>' &&
+        (memchr (body, '>', (gsize) (end - body)) == end - 1
+           ? end[-2] == '/'
+           : ((gsize) (end - body) >= name_len + 3 &&
+              memcmp (end - name_len - 1, body + 1, name_len) == 0 &&
+              end[-name_len - 2] == '/' && end[-name_len - 3] == '<'))))
+    return FILE_PARTIAL;
+  if (!local_name_is (body + 1, name_len, "domain") && !local_name_is (body + 1, name_len, "domstatus"))
+    return FILE_NOT_OURS;
+  return FILE_COMPLETE;
+}
+
 static gint
 entry_cmp (gconstpointer a, gconstpointer b)
 {
@@ -904,9 +942,24 @@ take_entry (const Scan *scan, Entry *e, Scratch *s, GError **error)
   if (!read || !wanted (scan, s->data, len))
     return TRUE;
   path = g_build_filename (e->dir, e->name, NULL);
-  if (!vpa_statedirs_parse (s->data, len, path, scan->exclude, scan->claims, &local))
-    g_debug ("skipped: %s", local->message);
-  return TRUE;
+  if (vpa_statedirs_parse (s->data, len, path, scan->exclude, scan->claims, &local))
+    return TRUE;
+  /* Only a file caught half-written, or one that is no domain at all,
+   * holds nothing: a complete domain whose claims cannot be read may
+   * hold a device or a dedicated CPU, so nothing can be checked. */
+  switch (file_shape (s->data, len))
+    {
+    case FILE_PARTIAL:
+    case FILE_NOT_OURS:
+      g_debug ("skipped: %s", local->message);
+      return TRUE;
+    case FILE_COMPLETE:
+      break;
+    }
+  g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+               "[claims] state-dirs: a complete state file cannot be read, so the devices and CPUs it holds cannot be checked: %s",
+               local->message);
+  return FALSE;
 }
 
 static void
