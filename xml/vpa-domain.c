@@ -16,7 +16,6 @@
  * add an unbounded number of <hostdev> elements. */
 #define VPA_ALIAS_COUNT_MAX 256
 
-
 typedef struct {
   const char *what;
   gboolean strict; /* the domain has vpa:affinity */
