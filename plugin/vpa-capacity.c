@@ -54,7 +54,10 @@ check_cpuset (const VpaHost *host, const VpaConfig *config, const char *key, con
   return TRUE;
 }
 
-/* Dedicated CPUs other domains pin, one NUMA claim per domain. */
+/* CPUs other domains pin, one NUMA claim per domain: cpu + 1 -> 1 for
+ * a CPU one of them holds dedicated (taken from the shared CPUs too),
+ * 2 for one a pin lets its threads run on (no dedicated guest takes it;
+ * shared guests float on it as they do on every shared CPU). */
 static GHashTable *
 pinned_cpus (GPtrArray *claims, const char *exclude, GHashTable *seen)
 {
@@ -69,7 +72,14 @@ pinned_cpus (GPtrArray *claims, const char *exclude, GHashTable *seen)
         continue;
       g_hash_table_add (seen, c->domain);
       for (guint j = 0; j < c->numa->dedicated->len; j++)
-        g_hash_table_add (pinned, GUINT_TO_POINTER (g_array_index (c->numa->dedicated, guint, j) + 1));
+        g_hash_table_insert (pinned, GUINT_TO_POINTER (g_array_index (c->numa->dedicated, guint, j) + 1),
+                             GUINT_TO_POINTER (1));
+      for (guint j = 0; j < c->numa->pinned->len; j++)
+        {
+          gpointer key = GUINT_TO_POINTER (g_array_index (c->numa->pinned, guint, j) + 1);
+          if (!g_hash_table_contains (pinned, key))
+            g_hash_table_insert (pinned, key, GUINT_TO_POINTER (2));
+        }
     }
   return pinned;
 }
@@ -103,7 +113,8 @@ node_cpus (VpaNodeCap *nc, const VpaCell *cell, const VpaConfig *config, GHashTa
     {
       guint cpu = g_array_index (cell->cpus, guint, i);
       const VpaCpuTopo *t = cell->topo != NULL ? &g_array_index (cell->topo, VpaCpuTopo, i) : NULL;
-      gboolean taken = g_hash_table_contains (pinned, GUINT_TO_POINTER (cpu + 1));
+      guint held = GPOINTER_TO_UINT (g_hash_table_lookup (pinned, GUINT_TO_POINTER (cpu + 1)));
+      gboolean taken = held != 0;
       gboolean dedicated = set_has (config->cpu_dedicated_set, cpu);
       guint group = t != NULL ? t->siblings : cpu;
 
@@ -122,7 +133,7 @@ node_cpus (VpaNodeCap *nc, const VpaCell *cell, const VpaConfig *config, GHashTa
               g_array_append_val (nc->free_groups, group);
             }
         }
-      else if (!taken && (config->cpu_shared_set == NULL || set_has (config->cpu_shared_set, cpu)))
+      else if (held != 1 && (config->cpu_shared_set == NULL || set_has (config->cpu_shared_set, cpu)))
         g_array_append_val (nc->shared, cpu);
     }
 }

@@ -930,16 +930,16 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   return res;
 }
 
-/* The domain (other than self) pinning cpu dedicated, or NULL. */
+/* The domain (other than self) that pins cpu, dedicated or in any
+ * other form (docs/placement.md, "Claims of CPUs and memory"), or NULL. */
 static const char *
 cpu_holder (GPtrArray *others, guint cpu)
 {
   for (guint i = 0; others != NULL && i < others->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (others, i);
-      for (guint j = 0; c->numa != NULL && j < c->numa->dedicated->len; j++)
-        if (g_array_index (c->numa->dedicated, guint, j) == cpu)
-          return c->domain;
+      if (c->numa != NULL && vpa_numa_use_holds (c->numa, cpu))
+        return c->domain;
     }
   return NULL;
 }

@@ -172,7 +172,9 @@ claims_from_xml (const char *xml, const char *name, gboolean running,
     return FALSE;
   if (!claims_have_numa (claims, from))
     {
-      VpaClaim *numa = vpa_xml_numa_claim (xmlDocGetRootElement (doc), name, running);
+      VpaClaim *numa = NULL;
+      if (!vpa_xml_numa_claim (xmlDocGetRootElement (doc), name, running, what, &numa, error))
+        return FALSE;
       if (numa != NULL)
         g_ptr_array_add (claims, numa);
     }
@@ -911,7 +913,9 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
   what = g_strdup_printf ("%s: domain '%s'", uri, *name);
   if (cpus != NULL)
     {
-      g_autoptr (VpaClaim) numa = vpa_xml_numa_claim (root, *name, FALSE);
+      g_autoptr (VpaClaim) numa = NULL;
+      if (!vpa_xml_numa_claim (root, *name, FALSE, what, &numa, error))
+        return FALSE;
       if (numa != NULL)
         g_array_append_vals (cpus, numa->numa->dedicated->data, numa->numa->dedicated->len);
     }
@@ -970,13 +974,12 @@ check_cpus_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArr
 
       if (claim->numa == NULL || strcmp (claim->domain, name) == 0)
         continue;
-      for (guint j = 0; j < claim->numa->dedicated->len; j++)
-        for (guint k = 0; k < cpus->len; k++)
-          if (g_array_index (claim->numa->dedicated, guint, j) == g_array_index (cpus, guint, k))
-            {
-              g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: dedicated CPU %u for domain '%s' is pinned by domain '%s'%s", uri, g_array_index (cpus, guint, k), name, claim->domain, when);
-              return FALSE;
-            }
+      for (guint k = 0; k < cpus->len; k++)
+        if (vpa_numa_use_holds (claim->numa, g_array_index (cpus, guint, k)))
+          {
+            g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: dedicated CPU %u for domain '%s' is pinned by domain '%s'%s", uri, g_array_index (cpus, guint, k), name, claim->domain, when);
+            return FALSE;
+          }
     }
   return TRUE;
 }

@@ -107,6 +107,43 @@ def aliases(meta, scale):
     return domain(meta)
 
 
+def bus_text(meta, scale):
+    # A description repeating " bus=x": the byte scan searched back from each.
+    return domain(meta, extra='<description>%s</description>' % (' bus=x' * (60000 * scale)))
+
+
+def sibling_addresses(meta, scale):
+    # Sibling guest <address>es equal to the device's: each walked back over all.
+    # (20 000 made place's three libxml2 trees of input and output 68 MiB.)
+    n = 1500 * scale
+    addr = ("<address type='pci' domain='0x0000' bus='0x81' slot='0x10' function='0x0'/>")
+    return domain(meta, devices=HOSTDEV + "<controller type='usb'>%s</controller>" % (addr * n))
+
+
+def memory_cells(meta, scale):
+    # Memory-only cells with as many pages and memnodes: cells x entries.
+    n = 800 * scale
+    pages = ''.join("<page size='2048' unit='KiB' nodeset='%d'/>" % i for i in range(n))
+    tune = ''.join("<memnode cellid='%d' mode='strict' nodeset='0'/>" % i for i in range(n))
+    return domain(meta, cells(n), extra="<memoryBacking><hugepages>%s</hugepages></memoryBacking>"
+                  "<numatune>%s</numatune>" % (pages, tune))
+
+
+def emulatorpin_vcpus(meta, scale):
+    # Every vCPU pinned to a CPU, and an emulator pinned to every CPU.
+    n = 410 * scale
+    pins = ''.join("<vcpupin vcpu='%d' cpuset='%d'/>" % (i, i) for i in range(n))
+    return domain(meta, extra="<vcpu>%d</vcpu><cputune>%s<emulatorpin cpuset='0-16383'/>"
+                  "</cputune>" % (n, pins)).replace("<vcpu placement='static'>2</vcpu>", '', 1)
+
+
+def many_disks(meta, scale):
+    # Thousands of disks: past the elements a document may have.
+    disk = ("<disk type='file' device='disk'><driver name='qemu' type='raw'/>"
+            "<source file='/var/lib/d%d.img'/><target dev='vd%d' bus='virtio'/></disk>")
+    return domain(meta, devices=HOSTDEV + ''.join(disk % (i, i) for i in range(1000 * scale)))
+
+
 INPUTS = [
     ('memory-nodeset', memory_nodeset),
     ('memnodes', memnodes),
@@ -117,7 +154,42 @@ INPUTS = [
     ('ports', ports),
     ('ports-at-bound', ports_at_bound),
     ('aliases', aliases),
+    ('bus-text', bus_text),
+    ('sibling-addresses', sibling_addresses),
+    ('memory-cells', memory_cells),
+    ('emulatorpin-vcpus', emulatorpin_vcpus),
+    ('many-disks', many_disks),
 ]
+
+
+def state_runs(tmp, data, hook, env, make, name, scale):
+    """The input as another domain's state file, running (<domstatus>) and
+    defined, read by the hook for a guest of ours: prepare begin reads the
+    running one, restore begin both."""
+    runs = []
+    for kind in ('running', 'defined'):
+        sdir = os.path.join(tmp, 'state-%s-%d-%s' % (name, scale, kind))
+        os.mkdir(sdir)
+        text = make(None, scale).replace('<name>guest</name>', '<name>other</name>', 1)
+        if kind == 'running':
+            text = "<domstatus state='running' pid='1'>\n%s</domstatus>\n" % text
+        with open(os.path.join(sdir, 'other.xml'), 'w') as f:
+            f.write(text)
+        conf = os.path.join(sdir, 'hook.conf')
+        with open(os.path.join(data, 'hook', 'configs', 'two-node.conf')) as f:
+            conf_text = re.sub(r'state-dirs=.*', 'state-dirs=' + sdir,
+                               f.read().replace('@DATA@', data))
+        with open(conf, 'w') as f:
+            f.write(conf_text)
+        guest = os.path.join(sdir, 'guest.stdin')
+        with open(guest, 'w') as f:
+            f.write(domain(PORT))
+        size = len(text)
+        run_env = dict(env, VPA_CONFIG=conf)
+        for op in ('prepare', 'restore'):
+            runs.append(('hook %s, %s state file %s x%d' % (op, kind, name, scale), size,
+                         [hook, 'guest', op, 'begin', '-'], guest, run_env))
+    return runs
 
 
 def measure(argv, stdin_path, env):
@@ -165,17 +237,19 @@ def main():
                     size = os.path.getsize(path)
                     for op in ('prepare', 'restore'):
                         runs.append(('hook %s %s' % (op, label), size,
-                                     [hook, 'guest', op, 'begin', '-'], path))
+                                     [hook, 'guest', op, 'begin', '-'], path, env))
                     runs.append(('check %s' % label, size,
                                  [cli, 'check', '-c', 'test://' + host, '--config', conf, path],
-                                 '/dev/null'))
+                                 '/dev/null', env))
                     runs.append(('place %s' % label, size,
                                  [cli, 'place', '-c', 'test://' + host, '--config', conf, path],
-                                 '/dev/null'))
+                                 '/dev/null', env))
+                    if not ours:
+                        runs += state_runs(tmp, data, hook, env, make, name, scale)
         print('1..%d' % len(runs))
-        for label, size, argv, stdin_path in runs:
+        for label, size, argv, stdin_path, run_env in runs:
             n += 1
-            status, out, err, seconds, rss = measure(argv, stdin_path, env)
+            status, out, err, seconds, rss = measure(argv, stdin_path, run_env)
             problems = []
             lines = err.splitlines()
             # check's report is its answer, on stdout even with exit 1.

@@ -16,12 +16,6 @@
  * add an unbounded number of <hostdev> elements. */
 #define VPA_ALIAS_COUNT_MAX 256
 
-/* What a domain may describe for us to read: QEMU's most NUMA nodes and
- * libvirt's most vCPUs are below these. Over them, a domain we manage is
- * refused; in another one the rest is not read. */
-#define VPA_DOMAIN_MAX_CELLS 256
-#define VPA_DOMAIN_MAX_PINS 4096
-
 typedef struct {
   const char *what;
   gboolean strict; /* the domain has vpa:affinity */

@@ -16,6 +16,13 @@
 
 G_BEGIN_DECLS
 
+/* What a domain may describe for us to read: QEMU's most NUMA nodes and
+ * libvirt's most vCPUs are below these. Over them, a domain we manage is
+ * refused; in another one the rest is not read; the claims of another
+ * domain (vpa_xml_numa_claim) cannot be known. */
+#define VPA_DOMAIN_MAX_CELLS 256
+#define VPA_DOMAIN_MAX_PINS 4096
+
 /* VPA_XMLNS, our metadata namespace, is in vpa-constants.h. */
 #define VPA_ALIAS_PREFIX "ua-vpa-" /* ua-vpa-NAME-N */
 

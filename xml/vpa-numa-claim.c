@@ -2,7 +2,11 @@
  *
  * What another domain holds on the host's NUMA nodes: the host CPUs its
  * vCPUs are pinned to one each (a dedicated guest, ours or anyone's),
- * and the memory it binds strictly to single nodes, per page size.
+ * every other CPU a pin lets one of its threads run on, and the memory
+ * it binds strictly to single nodes, per page size. Bounded as a domain
+ * read from stdin is: at most VPA_DOMAIN_MAX_CELLS cells, memnodes and
+ * pages, VPA_DOMAIN_MAX_PINS pins of each kind; sets are bitmaps and
+ * lookups hashes, so the work is linear in the document.
  */
 #include "vpa-xml.h"
 #include "vpa-domain.h"
@@ -53,66 +57,183 @@ vpa_cpu_policy (xmlNode *domain)
   return vpa_xml_prop (numa, "cpu-policy");
 }
 
-static void
-add_cpu (VpaNumaUse *use, guint cpu)
+/* The set an attribute names, or NULL (absent or not a set libvirt
+ * would have accepted). */
+static VpaBits *
+prop_set (xmlNode *node, const char *attr)
 {
-  for (guint j = 0; j < use->dedicated->len; j++)
-    if (g_array_index (use->dedicated, guint, j) == cpu)
-      return;
-  g_array_append_val (use->dedicated, cpu);
+  g_autofree char *s = vpa_xml_prop (node, attr);
+  return s != NULL ? vpa_parse_cpuset_bits (s, NULL) : NULL;
 }
 
-/* Every vCPU 0..n-1 pinned to exactly one host CPU: those CPUs. */
+static gboolean
+over_bound (const char *what, const char *element, const char *children, guint max,
+            GError **error)
+{
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: %s has more than %u %s: the CPUs and memory it holds cannot be read", what,
+               element, max, children);
+  return FALSE;
+}
+
+/* Counts node's children named name against max. */
+static gboolean
+within (xmlNode *node, const char *name, guint max, const char *what, const char *element,
+        GError **error)
+{
+  guint n = 0;
+
+  for (xmlNode *c = node != NULL ? node->children : NULL; c != NULL; c = c->next)
+    if (vpa_xml_is (c, name, NULL) && ++n > max)
+      {
+        g_autofree char *children = g_strdup_printf ("<%s> elements", name);
+        return over_bound (what, element, children, max, error);
+      }
+  return TRUE;
+}
+
+/* How the domain's threads are pinned, read once. */
+typedef struct {
+  guint64 n_vcpus;
+  VpaBits *mask;     /* <vcpu cpuset> (not with placement='auto'), or NULL */
+  gint *single;      /* per vCPU: its one pinned CPU, else -1 */
+  VpaBits *any;      /* every CPU a pin names */
+  guint n_pinned;    /* vCPUs with a vcpupin */
+  gboolean emulator; /* an <emulatorpin> */
+  VpaBits *emulator_set;
+} Pins;
+
 static void
-claim_dedicated (xmlNode *domain, VpaNumaUse *use)
+pins_clear (Pins *p)
+{
+  g_free (p->single);
+  g_clear_pointer (&p->mask, vpa_bits_free);
+  g_clear_pointer (&p->any, vpa_bits_free);
+  g_clear_pointer (&p->emulator_set, vpa_bits_free);
+}
+
+static void
+read_vcpu (xmlNode *domain, Pins *p)
+{
+  xmlNode *vcpu = vpa_xml_child (domain, "vcpu", NULL);
+  g_autofree char *text = vcpu != NULL ? vpa_xml_text (vcpu) : NULL;
+  g_autofree char *placement = vcpu != NULL ? vpa_xml_prop (vcpu, "placement") : NULL;
+
+  p->n_vcpus = 1;
+  if (text != NULL && !g_ascii_string_to_unsigned (text, 10, 1, VPA_CPUSET_MAX, &p->n_vcpus, NULL))
+    p->n_vcpus = 0;
+  /* placement='auto' is numad's choice at start: not a pin */
+  if (vcpu != NULL && g_strcmp0 (placement, "auto") != 0)
+    p->mask = prop_set (vcpu, "cpuset");
+  p->single = g_new (gint, MAX (p->n_vcpus, 1));
+  for (guint64 i = 0; i < p->n_vcpus; i++)
+    p->single[i] = -1;
+}
+
+/* One <vcpupin>, <emulatorpin> or <iothreadpin>. */
+static void
+read_pin (xmlNode *c, Pins *p, guint *iothread_pins)
+{
+  g_autoptr (VpaBits) set = prop_set (c, "cpuset");
+  guint64 v;
+
+  if (set == NULL)
+    return;
+  vpa_bits_or (p->any, set);
+  if (vpa_xml_is (c, "emulatorpin", NULL))
+    {
+      p->emulator = TRUE;
+      if (p->emulator_set == NULL)
+        p->emulator_set = vpa_bits_new ();
+      vpa_bits_or (p->emulator_set, set);
+    }
+  else if (vpa_xml_is (c, "iothreadpin", NULL))
+    (*iothread_pins)++;
+  else if (prop_uint (c, "vcpu", &v) && v < p->n_vcpus)
+    {
+      gint first = vpa_bits_next (set, 0);
+      gboolean one = first >= 0 && vpa_bits_next (set, (guint) first + 1) < 0;
+
+      p->n_pinned += p->single[v] == -1;
+      p->single[v] = one ? first : -2;
+    }
+}
+
+/* The domain's <iothreads> count (absent: none). */
+static guint64
+iothread_count (xmlNode *domain)
+{
+  g_autofree char *text = vpa_xml_text (vpa_xml_child (domain, "iothreads", NULL));
+  guint64 n = 0;
+
+  if (text == NULL || !g_ascii_string_to_unsigned (text, 10, 0, G_MAXUINT32, &n, NULL))
+    return 0;
+  return n;
+}
+
+static gboolean
+read_pins (xmlNode *domain, Pins *p, const char *what, GError **error)
 {
   xmlNode *cputune = vpa_xml_child (domain, "cputune", NULL);
+  guint iothread_pins = 0;
+
+  if (!within (cputune, "vcpupin", VPA_DOMAIN_MAX_PINS, what, "<cputune>", error) ||
+      !within (cputune, "iothreadpin", VPA_DOMAIN_MAX_PINS, what, "<cputune>", error) ||
+      !within (cputune, "emulatorpin", 1, what, "<cputune>", error))
+    return FALSE;
+  read_vcpu (domain, p);
+  p->any = vpa_bits_new ();
+  for (xmlNode *c = cputune != NULL ? cputune->children : NULL; c != NULL; c = c->next)
+    if (vpa_xml_is (c, "vcpupin", NULL) || vpa_xml_is (c, "emulatorpin", NULL) ||
+        vpa_xml_is (c, "iothreadpin", NULL))
+      read_pin (c, p, &iothread_pins);
+  /* A thread without a pin of its own runs on <vcpu cpuset>, as libvirt
+   * starts it: a vCPU, the emulator, an I/O thread. */
+  if (p->mask != NULL && (p->n_pinned < p->n_vcpus || !p->emulator ||
+                          iothread_pins < iothread_count (domain)))
+    vpa_bits_or (p->any, p->mask);
+  return TRUE;
+}
+
+/* Every vCPU pinned to exactly one CPU: those are dedicated, and for
+ * ours (cpu-policy dedicated) the emulator's set too (isolate's kept
+ * siblings); every other CPU a pin names is pinned. A shared guest of
+ * ours floats on the shared set: it claims no CPU. */
+static gboolean
+claim_cpus (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error)
+{
   g_autofree char *policy = vpa_cpu_policy (domain);
-  g_autofree gint *pin = NULL;
-  guint64 n = 1;
+  g_autoptr (VpaBits) dedicated = vpa_bits_new ();
+  g_autoptr (GArray) ded = NULL;
+  g_autoptr (GArray) any = NULL;
+  Pins p = { 0 };
+  gboolean all_single;
 
-  if (cputune == NULL || (policy != NULL && strcmp (policy, "dedicated") != 0))
-    return;
-  {
-    g_autofree char *text = vpa_xml_text (vpa_xml_child (domain, "vcpu", NULL));
-    if (text != NULL && !g_ascii_string_to_unsigned (text, 10, 1, VPA_CPUSET_MAX, &n, NULL))
-      return;
-  }
-  pin = g_new (gint, n);
-  for (guint64 i = 0; i < n; i++)
-    pin[i] = -1;
-  for (xmlNode *c = cputune->children; c != NULL; c = c->next)
+  if (!read_pins (domain, &p, what, error))
     {
-      g_autofree char *set_s = NULL;
-      g_autoptr (GArray) set = NULL;
-      guint64 v;
-
-      if (!vpa_xml_is (c, "vcpupin", NULL) || !prop_uint (c, "vcpu", &v) || v >= n)
-        continue;
-      set_s = vpa_xml_prop (c, "cpuset");
-      if (set_s == NULL || !vpa_parse_cpuset (set_s, &set, NULL) || set->len != 1)
-        return;
-      pin[v] = (gint) g_array_index (set, guint, 0);
+      pins_clear (&p);
+      return FALSE;
     }
-  for (guint64 i = 0; i < n; i++)
-    if (pin[i] < 0)
-      return;
-  /* Ours (cpu-policy dedicated): the emulator threads share the guest's
-   * CPUs, and with isolate also the pinned cores' other threads. */
-  for (xmlNode *c = cputune->children; policy != NULL && c != NULL; c = c->next)
+  if (g_strcmp0 (policy, "shared") == 0 || p.n_vcpus == 0)
     {
-      g_autofree char *set_s = NULL;
-      g_autoptr (GArray) set = NULL;
-
-      if (!vpa_xml_is (c, "emulatorpin", NULL))
-        continue;
-      set_s = vpa_xml_prop (c, "cpuset");
-      if (set_s != NULL && vpa_parse_cpuset (set_s, &set, NULL))
-        for (guint j = 0; j < set->len; j++)
-          add_cpu (use, g_array_index (set, guint, j));
+      pins_clear (&p);
+      return TRUE;
     }
-  for (guint64 i = 0; i < n; i++)
-    add_cpu (use, (guint) pin[i]);
+  all_single = TRUE;
+  for (guint64 i = 0; i < p.n_vcpus && all_single; i++)
+    all_single = p.single[i] >= 0;
+  for (guint64 i = 0; all_single && i < p.n_vcpus; i++)
+    vpa_bits_set_range (dedicated, (guint) p.single[i], (guint) p.single[i], TRUE);
+  if (all_single && policy != NULL)
+    vpa_bits_or (dedicated, p.emulator_set);
+  ded = vpa_bits_to_array (dedicated);
+  g_array_append_vals (use->dedicated, ded->data, ded->len);
+  any = vpa_bits_to_array (p.any);
+  for (guint i = 0; i < any->len; i++)
+    if (!vpa_bits_has (dedicated, g_array_index (any, guint, i)))
+      g_array_append_val (use->pinned, g_array_index (any, guint, i));
+  pins_clear (&p);
+  return TRUE;
 }
 
 /* The single host node of a strict nodeset, or -1. */
@@ -120,55 +241,83 @@ static gint
 strict_node (xmlNode *node)
 {
   g_autofree char *mode = node != NULL ? vpa_xml_prop (node, "mode") : NULL;
-  g_autofree char *set_s = node != NULL ? vpa_xml_prop (node, "nodeset") : NULL;
-  g_autoptr (GArray) set = NULL;
+  g_autoptr (VpaBits) set = NULL;
+  gint first;
 
-  if (set_s == NULL || (mode != NULL && strcmp (mode, "strict") != 0))
+  if (node == NULL || (mode != NULL && strcmp (mode, "strict") != 0))
     return -1;
-  if (!vpa_parse_cpuset (set_s, &set, NULL) || set->len != 1)
+  if ((set = prop_set (node, "nodeset")) == NULL)
     return -1;
-  return (gint) g_array_index (set, guint, 0);
+  first = vpa_bits_next (set, 0);
+  return first >= 0 && vpa_bits_next (set, (guint) first + 1) < 0 ? first : -1;
 }
 
-/* The hugepage size backing guest cell id (cell -1: a guest without
- * cells), or 0 for ordinary memory. */
-static guint64
-cell_page_kib (xmlNode *domain, gint cell)
+/* One <page> of <hugepages>, parsed once. */
+typedef struct {
+  guint64 kib;
+  VpaBits *nodeset; /* NULL: the page without nodeset */
+} Page;
+
+static void
+page_clear (Page *p)
+{
+  g_clear_pointer (&p->nodeset, vpa_bits_free);
+}
+
+/* The hugepages of the domain: NULL for ordinary memory, else its pages
+ * (possibly none: the default size). */
+static gboolean
+read_pages (xmlNode *domain, GArray **out, const char *what, GError **error)
 {
   xmlNode *mb = vpa_xml_child (domain, "memoryBacking", NULL);
   xmlNode *hp = mb != NULL ? vpa_xml_child (mb, "hugepages", NULL) : NULL;
-  guint64 fallback = DEFAULT_HUGEPAGE_KIB;
-  gboolean any_page = FALSE;
 
+  *out = NULL;
   if (hp == NULL)
-    return 0;
+    return TRUE;
+  if (!within (hp, "page", VPA_DOMAIN_MAX_CELLS, what, "<hugepages>", error))
+    return FALSE;
+  *out = g_array_new (FALSE, FALSE, sizeof (Page));
+  g_array_set_clear_func (*out, (GDestroyNotify) page_clear);
   for (xmlNode *c = hp->children; c != NULL; c = c->next)
     {
       g_autofree char *size = NULL;
       g_autofree char *unit = NULL;
       g_autofree char *nodeset = NULL;
-      g_autoptr (GArray) set = NULL;
-      guint64 kib;
+      Page page = { 0, NULL };
 
       if (!vpa_xml_is (c, "page", NULL))
         continue;
-      any_page = TRUE;
       size = vpa_xml_prop (c, "size");
       unit = vpa_xml_prop (c, "unit");
       nodeset = vpa_xml_prop (c, "nodeset");
-      if (!size_kib (size, unit, &kib))
+      if (!size_kib (size, unit, &page.kib))
         continue;
-      if (nodeset == NULL)
-        {
-          fallback = kib;
-          continue;
-        }
-      if (cell >= 0 && vpa_parse_cpuset (nodeset, &set, NULL))
-        for (guint i = 0; i < set->len; i++)
-          if (g_array_index (set, guint, i) == (guint) cell)
-            return kib;
+      if (nodeset != NULL && (page.nodeset = vpa_parse_cpuset_bits (nodeset, NULL)) == NULL)
+        continue;
+      g_array_append_val (*out, page);
     }
-  (void) any_page;
+  return TRUE;
+}
+
+/* The hugepage size backing guest cell id (cell -1: a guest without
+ * cells), or 0 for ordinary memory. */
+static guint64
+cell_page_kib (GArray *pages, gint cell)
+{
+  guint64 fallback = DEFAULT_HUGEPAGE_KIB;
+
+  if (pages == NULL)
+    return 0;
+  for (guint i = 0; i < pages->len; i++)
+    {
+      const Page *p = &g_array_index (pages, Page, i);
+
+      if (p->nodeset == NULL)
+        fallback = p->kib;
+      else if (cell >= 0 && vpa_bits_has (p->nodeset, (guint) cell))
+        return p->kib;
+    }
   return fallback;
 }
 
@@ -191,69 +340,91 @@ add_memory (VpaNumaUse *use, gint node, guint64 page_kib, guint64 kib)
   g_array_append_val (use->memory, m);
 }
 
-static void
-claim_memory (xmlNode *domain, VpaNumaUse *use)
+/* cellid -> strict node + 1 (0: not strict), the first <memnode> of each. */
+static GHashTable *
+memnodes (xmlNode *numatune)
 {
-  xmlNode *numatune = vpa_xml_child (domain, "numatune", NULL);
-  xmlNode *memory = numatune != NULL ? vpa_xml_child (numatune, "memory", NULL) : NULL;
-  xmlNode *cpu = vpa_xml_child (domain, "cpu", NULL);
-  xmlNode *numa = cpu != NULL ? vpa_xml_child (cpu, "numa", NULL) : NULL;
-  gint all = strict_node (memory);
-  guint64 kib;
+  GHashTable *by_cell = g_hash_table_new (NULL, NULL);
+
+  for (xmlNode *m = numatune->children; m != NULL; m = m->next)
+    {
+      guint64 cellid;
+      if (vpa_xml_is (m, "memnode", NULL) && prop_uint (m, "cellid", &cellid) &&
+          !g_hash_table_contains (by_cell, GUINT_TO_POINTER (cellid + 1)))
+        g_hash_table_insert (by_cell, GUINT_TO_POINTER (cellid + 1),
+                             GINT_TO_POINTER (strict_node (m) + 1));
+    }
+  return by_cell;
+}
+
+static void
+claim_cells (xmlNode *numa, xmlNode *numatune, GArray *pages, gint all, VpaNumaUse *use)
+{
+  g_autoptr (GHashTable) by_cell = memnodes (numatune);
   guint pos = 0;
 
-  if (numatune == NULL)
-    return;
-  if (numa == NULL)
-    {
-      if (element_kib (vpa_xml_child (domain, "memory", NULL), &kib))
-        add_memory (use, all, cell_page_kib (domain, -1), kib);
-      return;
-    }
-  for (xmlNode *c = numa->children; c != NULL; c = c->next, pos++)
+  for (xmlNode *c = numa->children; c != NULL; c = c->next)
     {
       g_autofree char *mem = NULL;
       g_autofree char *unit = NULL;
-      guint64 id = pos;
-      gint node = all;
+      guint64 id, kib;
+      gpointer node;
 
       if (!vpa_xml_is (c, "cell", NULL))
-        {
-          pos--;
-          continue;
-        }
+        continue;
+      id = pos++;
       prop_uint (c, "id", &id);
       mem = vpa_xml_prop (c, "memory");
       unit = vpa_xml_prop (c, "unit");
       if (!size_kib (mem, unit, &kib))
         continue;
-      for (xmlNode *m = numatune->children; m != NULL; m = m->next)
-        {
-          guint64 cellid;
-          if (vpa_xml_is (m, "memnode", NULL) && prop_uint (m, "cellid", &cellid) &&
-              cellid == id)
-            {
-              node = strict_node (m);
-              break;
-            }
-        }
-      add_memory (use, node, cell_page_kib (domain, (gint) id), kib);
+      if (!g_hash_table_lookup_extended (by_cell, GUINT_TO_POINTER (id + 1), NULL, &node))
+        node = GINT_TO_POINTER (all + 1);
+      add_memory (use, GPOINTER_TO_INT (node) - 1, cell_page_kib (pages, (gint) id), kib);
     }
 }
 
-VpaClaim *
-vpa_xml_numa_claim (xmlNode *domain, const char *name, gboolean running)
+static gboolean
+claim_memory (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error)
+{
+  xmlNode *numatune = vpa_xml_child (domain, "numatune", NULL);
+  xmlNode *cpu = vpa_xml_child (domain, "cpu", NULL);
+  xmlNode *numa = cpu != NULL ? vpa_xml_child (cpu, "numa", NULL) : NULL;
+  g_autoptr (GArray) pages = NULL;
+  guint64 kib;
+  gint all;
+
+  if (!within (numa, "cell", VPA_DOMAIN_MAX_CELLS, what, "<cpu><numa>", error) ||
+      !within (numatune, "memnode", VPA_DOMAIN_MAX_CELLS, what, "<numatune>", error) ||
+      !read_pages (domain, &pages, what, error))
+    return FALSE;
+  if (numatune == NULL)
+    return TRUE;
+  all = strict_node (vpa_xml_child (numatune, "memory", NULL));
+  if (numa != NULL)
+    claim_cells (numa, numatune, pages, all, use);
+  else if (element_kib (vpa_xml_child (domain, "memory", NULL), &kib))
+    add_memory (use, all, cell_page_kib (pages, -1), kib);
+  return TRUE;
+}
+
+gboolean
+vpa_xml_numa_claim (xmlNode *domain, const char *name, gboolean running, const char *what,
+                    VpaClaim **out, GError **error)
 {
   g_autoptr (VpaNumaUse) use = vpa_numa_use_new ();
 
-  g_return_val_if_fail (domain != NULL && name != NULL, NULL);
+  g_return_val_if_fail (domain != NULL && name != NULL && out != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  *out = NULL;
   if (vpa_xml_is (domain, "domstatus", NULL))
     domain = vpa_xml_child (domain, "domain", NULL);
   if (domain == NULL)
-    return NULL;
-  claim_dedicated (domain, use);
-  claim_memory (domain, use);
-  if (use->dedicated->len == 0 && use->memory->len == 0)
-    return NULL;
-  return vpa_claim_new_numa (name, running, g_steal_pointer (&use));
+    return TRUE;
+  if (!claim_cpus (domain, use, what, error) || !claim_memory (domain, use, what, error))
+    return FALSE;
+  if (use->dedicated->len > 0 || use->pinned->len > 0 || use->memory->len > 0)
+    *out = vpa_claim_new_numa (name, running, g_steal_pointer (&use));
+  return TRUE;
 }

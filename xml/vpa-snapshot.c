@@ -160,6 +160,7 @@ handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
   xmlNode *c = vpa_xml_child (dom, "name", NULL);
   g_autofree char *name = c != NULL ? vpa_xml_name (c) : NULL;
   g_autofree char *what = NULL;
+  VpaClaim *numa = NULL;
   g_autoptr (GArray) devs = NULL;
   gboolean running;
 
@@ -171,13 +172,11 @@ handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
     }
   if (!domain_running (r, dom, name, &running, error))
     return FALSE;
-  {
-    VpaClaim *numa = vpa_xml_numa_claim (dom, name, running);
-    if (numa != NULL)
-      vpa_host_add_claim (r->host, numa);
-  }
-
   what = g_strdup_printf ("%s: domain '%s'", r->what, name);
+  if (!vpa_xml_numa_claim (dom, name, running, what, &numa, error))
+    return FALSE;
+  if (numa != NULL)
+    vpa_host_add_claim (r->host, numa);
   if ((devs = vpa_xml_domain_pci_devices (dom, what, VPA_XML_PCI_STRICT, error)) == NULL)
     return FALSE;
   for (guint i = 0; i < devs->len; i++)
@@ -622,12 +621,16 @@ write_numa_head (FILE *out, const VpaNumaUse *use)
       fprintf (out, "      </hugepages>\n    </memoryBacking>\n");
     }
   fprintf (out, "    <vcpu>%u</vcpu>\n", n_vcpus);
-  if (use->dedicated->len > 0)
+  if (use->dedicated->len > 0 || use->pinned->len > 0)
     {
       fprintf (out, "    <cputune>\n");
-      for (guint v = 0; v < n_vcpus; v++)
+      for (guint v = 0; use->dedicated->len > 0 && v < n_vcpus; v++)
         fprintf (out, "      <vcpupin vcpu='%u' cpuset='%u'/>\n", v,
                  g_array_index (use->dedicated, guint, MIN (v, use->dedicated->len - 1)));
+      /* the other pinned CPUs, as the emulator's: read back as pinned */
+      for (guint k = 0; k < use->pinned->len; k++)
+        fprintf (out, "%s%u%s", k == 0 ? "      <emulatorpin cpuset='" : ",",
+                 g_array_index (use->pinned, guint, k), k + 1 == use->pinned->len ? "'/>\n" : "");
       fprintf (out, "    </cputune>\n");
     }
   if (n_cells == 0)

@@ -17,6 +17,7 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
   g_autoptr (xmlDoc) doc = NULL;
   g_autofree char *name = NULL;
   g_autoptr (GArray) devs = NULL;
+  VpaClaim *numa = NULL;
   xmlNode *root, *dom, *n;
   gboolean running;
 
@@ -44,11 +45,10 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
     }
   if (g_strcmp0 (name, exclude) == 0)
     return TRUE;
-  {
-    VpaClaim *numa = vpa_xml_numa_claim (dom, name, running);
-    if (numa != NULL)
-      g_ptr_array_add (claims, numa);
-  }
+  if (!vpa_xml_numa_claim (dom, name, running, what, &numa, error))
+    return FALSE;
+  if (numa != NULL)
+    g_ptr_array_add (claims, numa);
   /* An address that does not parse claims nothing: libvirt would not
    * have written it. */
   devs = vpa_xml_domain_pci_devices (dom, what, VPA_XML_PCI_ACTUAL, NULL);
@@ -609,150 +609,118 @@ tag_end (const char *tag)
     }
 }
 
+/* Whether a name's local part (after its last ':') is want: compared
+ * from its end, so a long name costs no more than want. */
 static gboolean
 local_name_is (const char *name, gsize len, const char *want)
 {
-  for (gsize i = len; i > 0; i--)
-    if (name[i - 1] == ':')
-      {
-        name += i;
-        len -= i;
-        break;
-      }
-  return strlen (want) == len && memcmp (name, want, len) == 0;
+  gsize n = strlen (want);
+
+  return len >= n && memcmp (name + len - n, want, n) == 0 &&
+         (len == n || name[len - n - 1] == ':');
 }
 
-/* The start tag of the element holding the one whose tag starts at tag,
- * walking back over siblings as if every '<' started a tag; NULL when
- * there is none or it cannot be told. Exact when no comment, CDATA
- * section or processing instruction overlaps the way (region_plain). */
-static const char *
-parent_of (const char *buf, const char *tag)
-{
-  const char *p = tag;
-  const char *s;
-  guint depth = 0;
-
-  while ((s = memrchr (buf, '<', (gsize) (p - buf))) != NULL)
-    {
-      const char *q;
-
-      if (s[1] == '!' || s[1] == '?')
-        return NULL;
-      p = s;
-      if (s[1] == '/')
-        {
-          depth++;
-          continue;
-        }
-      if ((q = tag_end (s)) == NULL || q >= tag)
-        return NULL;
-      if (q[-1] == '/')
-        continue;
-      if (depth == 0)
-        return s;
-      depth--;
-    }
-  return NULL;
-}
-
-/* No comment, CDATA section or processing instruction starts or ends
- * in [from, to): one that overlaps it without either would hold all of
- * it, where nothing is a claim. */
-static gboolean
-region_plain (const char *from, const char *to)
-{
-  static const char *const marks[] = { "<!", "<?", "-->", "]]>", "?>" };
-  gsize n = (gsize) (to - from);
-
-  for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
-    if (memmem (from, n, marks[i], strlen (marks[i])) != NULL)
-      return FALSE;
-  return TRUE;
-}
+/* The elements open at a point of the document, followed forward from
+ * its start and never back: every byte is looked at a bounded number of
+ * times, whatever the document (markup only: text and values hold no
+ * '<'). */
+typedef struct {
+  const char *pos; /* the first byte not yet followed */
+  const char *end;
+  guint depth;
+  const char *names[256]; /* libxml2's limit: deeper does not parse */
+  gsize lens[256];
+} Walker;
 
 typedef enum {
-  PLACE_ELSEWHERE, /* surely not an <address> directly inside a <source> */
-  PLACE_SOURCE,    /* it is, or it cannot be told */
-  PLACE_UNKNOWN,   /* the way back crosses other markup: follow the tree */
-} Place;
+  WALK_ON,     /* followed to the point: the hit is in text or a tag below */
+  WALK_IN_TAG, /* the hit is in the start tag at *tag; the walker is past it */
+  WALK_LOST,   /* markup the walker cannot follow: the bytes cannot tell */
+} WalkStep;
 
-/* Where the element whose tag starts at tag stands: the parser reads a
- * device's address only from an <address> directly inside a <source>. */
-static Place
-place_of (const char *buf, const char *tag)
+/* Follows one item of markup at w->pos ('<'): a comment, CDATA section
+ * or processing instruction, an end tag, or a start tag (*tag then its
+ * '<'). */
+static WalkStep
+walk_item (Walker *w, const char **tag)
 {
-  const char *parent;
+  const char *p = w->pos;
+  const char *q;
+  gsize name_len;
 
-  if (!local_name_is (tag + 1, strcspn (tag + 1, " \t\r\n/>"), "address"))
-    return PLACE_ELSEWHERE;
-  parent = parent_of (buf, tag);
-  if (parent == NULL)
-    return PLACE_SOURCE;
-  if (!region_plain (parent, tag + 2))
-    return PLACE_UNKNOWN;
-  return local_name_is (parent + 1, strcspn (parent + 1, " \t\r\n/>"), "source")
-           ? PLACE_SOURCE
-           : PLACE_ELSEWHERE;
+  *tag = NULL;
+  if (p[1] == '!' || p[1] == '?')
+    {
+      const char *close = p[1] == '?' ? "?>" : strncmp (p, "<!--", 4) == 0      ? "-->"
+                                             : strncmp (p, "<![CDATA[", 9) == 0 ? "]]>"
+                                                                                : NULL;
+      if (close == NULL || (q = strstr (p + 2, close)) == NULL)
+        return WALK_LOST;
+      w->pos = q + strlen (close);
+      return WALK_ON;
+    }
+  if (p[1] == '/')
+    {
+      if (w->depth == 0 || (q = memchr (p, '>', (gsize) (w->end - p))) == NULL)
+        return WALK_LOST;
+      w->depth--;
+      w->pos = q + 1;
+      return WALK_ON;
+    }
+  name_len = strcspn (p + 1, " \t\r\n/>");
+  if (name_len == 0 || (q = tag_end (p)) == NULL)
+    return WALK_LOST;
+  *tag = p;
+  w->pos = q + 1;
+  if (q[-1] == '/')
+    return WALK_ON;
+  if (w->depth == G_N_ELEMENTS (w->names))
+    return WALK_LOST;
+  w->names[w->depth] = p + 1;
+  w->lens[w->depth++] = name_len;
+  return WALK_ON;
 }
 
-/* The second look, for a file where a tag decodes to one of the
- * addresses: the parser reads a device's address only from an <address>
- * element directly inside a <source> (of a <hostdev>, an <interface>, an
- * <actual>), while a domain's own controllers and devices carry guest
- * <address>es that may equal a host device's. Follows the elements from
- * start (markup only: text and values hold no '<'); TRUE when such an
- * <address> decodes to one of them, or at anything it cannot follow. */
-static gboolean
-tree_may_name (const char *buf, const char *end, gsize start, const VpaAddr *addrs, guint n,
-               const guint8 *buses)
+/* Follows the document up to hit: WALK_IN_TAG when hit lies in a start
+ * tag (*tag), whose element is then open (or closed, if empty) on the
+ * walker; WALK_ON when it lies in text or other markup. */
+static WalkStep
+walk_to (Walker *w, const char *hit, const char **tag)
 {
-  enum { MAX_DEPTH = 256 }; /* libxml2's limit: deeper does not parse */
-  const char *names[MAX_DEPTH];
-  gsize lens[MAX_DEPTH];
-  guint depth = 0;
-  const char *p = buf + start;
-
-  while ((p = memchr (p, '<', (gsize) (end - p))) != NULL)
+  *tag = NULL;
+  while (w->pos <= hit)
     {
-      const char *q;
-      gsize name_len;
+      const char *lt = memchr (w->pos, '<', (gsize) (w->end - w->pos));
+      WalkStep step;
 
-      if (p[1] == '!' || p[1] == '?')
+      if (lt == NULL || lt > hit)
         {
-          const char *close = p[1] == '?' ? "?>" : strncmp (p, "<!--", 4) == 0      ? "-->"
-                                                 : strncmp (p, "<![CDATA[", 9) == 0 ? "]]>"
-                                                                                    : NULL;
-          if (close == NULL || (q = strstr (p + 2, close)) == NULL)
-            return TRUE;
-          p = q + strlen (close);
-          continue;
+          /* text up to the next markup: no claim in it */
+          w->pos = lt != NULL ? lt : w->end;
+          return WALK_ON;
         }
-      if (p[1] == '/')
-        {
-          if (depth == 0 || (q = memchr (p, '>', (gsize) (end - p))) == NULL)
-            return TRUE;
-          depth--;
-          p = q + 1;
-          continue;
-        }
-      name_len = strcspn (p + 1, " \t\r\n/>");
-      if (name_len == 0 || (q = tag_end (p)) == NULL)
-        return TRUE;
-      if (depth > 0 && local_name_is (p + 1, name_len, "address") &&
-          local_name_is (names[depth - 1], lens[depth - 1], "source") &&
-          judge_tag (p, end, p + 1, addrs, n, buses) == TAG_MAY_NAME)
-        return TRUE;
-      if (q[-1] != '/')
-        {
-          if (depth == MAX_DEPTH)
-            return TRUE;
-          names[depth] = p + 1;
-          lens[depth++] = name_len;
-        }
-      p = q + 1;
+      w->pos = lt;
+      if ((step = walk_item (w, tag)) == WALK_LOST)
+        return WALK_LOST;
+      if (*tag != NULL && w->pos > hit)
+        return WALK_IN_TAG;
     }
-  return FALSE;
+  return WALK_ON;
+}
+
+/* Whether the start tag at tag, just followed by w, is an <address>
+ * directly inside a <source>: the only place the parser reads a
+ * device's address from (a domain's own controllers and devices carry
+ * guest <address>es that may equal a host device's). */
+static gboolean
+in_source (const Walker *w, const char *tag)
+{
+  gsize len = strcspn (tag + 1, " \t\r\n/>");
+  gboolean empty = w->pos[-2] == '/';
+  guint parent = empty ? w->depth : w->depth - 1;
+
+  return local_name_is (tag + 1, len, "address") && parent > 0 &&
+         local_name_is (w->names[parent - 1], w->lens[parent - 1], "source");
 }
 
 gboolean
@@ -763,13 +731,12 @@ vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint 
   const char *body = NULL;
   guint8 buses[32] = { 0 };
   gsize start = 0;
+  g_autofree Walker *w = NULL;
 
   for (guint i = 0; i < n_addrs; i++)
     buses[VPA_ADDR_BUS (addrs[i]) / 8] |= (guint8) (1u << (VPA_ADDR_BUS (addrs[i]) % 8));
   if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start, &body))
     return TRUE;
-  /* Every <address> the parser reads has a bus attribute (without one it
-   * does not parse), and a name cannot be written with a reference. */
   /* strstr() is glibc's vectorised search (its memmem() is not); the
    * buffer ends with a NUL and holds none before. */
   if (buf[len] != '\0' || memchr (buf, '\0', len) != NULL)
@@ -779,28 +746,31 @@ vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint 
    * spell them, the file claims nothing (most domains hold no device). */
   if (strstr (buf, "hostdev") == NULL && memchr (buf, '&', len) == NULL)
     return FALSE;
-  while ((p = strstr (p, "bus")) != NULL)
+  w = g_new0 (Walker, 1);
+  w->pos = buf + start;
+  w->end = end;
+  /* Every <address> the parser reads has a bus attribute (without one it
+   * does not parse), and a name cannot be written with a reference. Each
+   * occurrence of "bus" whose value may name a bus of the set has the
+   * walker follow the document up to it (forward only: what it has
+   * passed is never looked at again, so a hit it passed is skipped). */
+  for (; (p = strstr (p, "bus")) != NULL; p += 3)
     {
-      const char *tag = bus_attr_may_name (buf, end, p, buses)
-                          ? memrchr (buf, '<', (gsize) (p - buf))
-                          : NULL;
+      const char *tag = NULL;
 
-      /* Not in a start tag when the last '<' opens an end tag, a
-       * comment, a CDATA section or a processing instruction (an
-       * attribute value holds no '<'). */
-      if (tag != NULL && tag + 1 < end && tag[1] != '/' && tag[1] != '!' && tag[1] != '?' &&
-          judge_tag (tag, end, p, addrs, n_addrs, buses) == TAG_MAY_NAME)
+      if (p < w->pos || !bus_attr_may_name (buf, end, p, buses))
+        continue;
+      switch (walk_to (w, p, &tag))
         {
-          /* A guest <address> of the domain's own devices may equal a
-           * host device's: where it stands tells, found by walking back
-           * over its siblings, else by following the whole tree. */
-          Place where = place_of (buf, tag);
-          if (where == PLACE_UNKNOWN)
-            return tree_may_name (buf, end, start, addrs, n_addrs, buses);
-          if (where == PLACE_SOURCE)
+        case WALK_LOST:
+          return TRUE;
+        case WALK_ON:
+          break;
+        case WALK_IN_TAG:
+          if (judge_tag (tag, end, p, addrs, n_addrs, buses) == TAG_MAY_NAME && in_source (w, tag))
             return TRUE;
+          break;
         }
-      p += 3;
     }
   return FALSE;
 }
@@ -843,7 +813,7 @@ wanted (const Scan *scan, const char *buf, gsize len)
    * through that this test would skip can only add claims, on which the
    * caller falls back to reading every file.) */
   if (scan->addrs == NULL && find (buf, len, "hostdev", strlen ("hostdev")) == NULL &&
-      find (buf, len, "vcpupin", strlen ("vcpupin")) == NULL &&
+      find (buf, len, "cpuset", strlen ("cpuset")) == NULL &&
       find (buf, len, "numatune", strlen ("numatune")) == NULL)
     return FALSE;
   if (scan->running_only && !is_domstatus (buf, len))
@@ -859,6 +829,44 @@ wanted (const Scan *scan, const char *buf, gsize len)
   if (scan->addrs != NULL && scan->defined_only && root_is_domstatus (buf, len))
     return FALSE;
   return scan->addrs == NULL || vpa_statedirs_may_name (buf, len, scan->addrs, scan->n_addrs);
+}
+
+typedef enum {
+  FILE_PARTIAL,  /* no root, or its end tag is not where the bytes end */
+  FILE_COMPLETE, /* a <domain> or <domstatus> that ends where it should */
+  FILE_NOT_OURS, /* a complete document of another root: not libvirt's domain */
+} FileShape;
+
+/* What a state file that did not parse is, from its bytes: libvirt
+ * writes each whole (to a new file, then renamed), so a file caught
+ * half-written by another writer ends before its root's end tag. When
+ * the bytes cannot tell (another encoding, a document type
+ * declaration) the file counts as complete: it must be read. */
+static FileShape
+file_shape (const char *buf, gsize len)
+{
+  const char *body = NULL;
+  const char *end = buf + len;
+  gsize start = 0, name_len;
+
+  if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start, &body))
+    return FILE_COMPLETE;
+  if (body == NULL || body >= end)
+    return FILE_PARTIAL;
+  name_len = MIN (strcspn (body + 1, " \t\r\n/>"), (gsize) (end - body - 1));
+  while (end > body && is_blank (end[-1]))
+    end--;
+  /* a root element that closes itself, or its end tag last */
+  if (!(end - body >= 2 && end[-1] == '>' &&
+        (memchr (body, '>', (gsize) (end - body)) == end - 1
+           ? end[-2] == '/'
+           : ((gsize) (end - body) >= name_len + 3 &&
+              memcmp (end - name_len - 1, body + 1, name_len) == 0 &&
+              end[-name_len - 2] == '/' && end[-name_len - 3] == '<'))))
+    return FILE_PARTIAL;
+  if (!local_name_is (body + 1, name_len, "domain") && !local_name_is (body + 1, name_len, "domstatus"))
+    return FILE_NOT_OURS;
+  return FILE_COMPLETE;
 }
 
 static gint
@@ -934,9 +942,24 @@ take_entry (const Scan *scan, Entry *e, Scratch *s, GError **error)
   if (!read || !wanted (scan, s->data, len))
     return TRUE;
   path = g_build_filename (e->dir, e->name, NULL);
-  if (!vpa_statedirs_parse (s->data, len, path, scan->exclude, scan->claims, &local))
-    g_debug ("skipped: %s", local->message);
-  return TRUE;
+  if (vpa_statedirs_parse (s->data, len, path, scan->exclude, scan->claims, &local))
+    return TRUE;
+  /* Only a file caught half-written, or one that is no domain at all,
+   * holds nothing: a complete domain whose claims cannot be read may
+   * hold a device or a dedicated CPU, so nothing can be checked. */
+  switch (file_shape (s->data, len))
+    {
+    case FILE_PARTIAL:
+    case FILE_NOT_OURS:
+      g_debug ("skipped: %s", local->message);
+      return TRUE;
+    case FILE_COMPLETE:
+      break;
+    }
+  g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+               "[claims] state-dirs: a complete state file cannot be read, so the devices and CPUs it holds cannot be checked: %s",
+               local->message);
+  return FALSE;
 }
 
 static void

@@ -53,7 +53,7 @@ typedef struct {
   GPtrArray *skipped;    /* may be NULL: gets one line (char*) per file skipped */
   /* NULL: every file; else only the files that may name one of these
    * addresses (vpa_statedirs_may_name), running or defined, and
-   * without the "hostdev"/"vcpupin"/"numatune" test: every claim on
+   * without the "hostdev"/"cpuset"/"numatune" test: every claim on
    * one of them that reading every file gives is there (more only from
    * a file that test skips, which libvirt never writes: a caller that
    * finds a claim may only be more careful). */
@@ -75,7 +75,7 @@ GPtrArray *vpa_statedirs_query (const VpaStatedirsQuery *q, GError **error);
  * (parse it) whenever the bytes cannot tell: an encoding other than
  * UTF-8, a document type declaration (its attribute defaults), a
  * reference in an address field, a field given twice, a tag that does
- * not scan, a NUL byte. */
+ * not scan, a NUL byte. One forward pass: linear in len. */
 gboolean vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs,
                                  guint n_addrs);
 

@@ -119,8 +119,11 @@ gboolean vpa_xml_unit_scale (const char *unit, guint64 *scale);
 
 /* The CPUs and memory a domain (<domain> or <domstatus>) holds on the
  * host's NUMA nodes (see docs/placement.md, "Claims of CPUs and
- * memory"), or NULL when it holds none. Tolerant: what libvirt would
- * have refused holds nothing. */
-VpaClaim *vpa_xml_numa_claim (xmlNode *domain, const char *name, gboolean running);
+ * memory") into *out, NULL when it holds none. Tolerant: what libvirt
+ * would have refused holds nothing. VPA_ERROR_INVALID "WHAT: <ELEMENT>
+ * has more than N <CHILD> elements ..." over the bounds a domain on
+ * stdin has (vpa-domain.h): what it holds cannot be known. */
+gboolean vpa_xml_numa_claim (xmlNode *domain, const char *name, gboolean running,
+                             const char *what, VpaClaim **out, GError **error);
 
 G_END_DECLS

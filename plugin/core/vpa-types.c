@@ -144,8 +144,34 @@ vpa_numa_use_new (void)
 {
   VpaNumaUse *use = g_new0 (VpaNumaUse, 1);
   use->dedicated = g_array_new (FALSE, FALSE, sizeof (guint));
+  use->pinned = g_array_new (FALSE, FALSE, sizeof (guint));
   use->memory = g_array_new (FALSE, FALSE, sizeof (VpaMemClaim));
   return use;
+}
+
+static gboolean
+sorted_has (const GArray *a, guint v)
+{
+  guint lo = 0, hi = a->len;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      guint x = g_array_index (a, guint, mid);
+      if (x == v)
+        return TRUE;
+      if (x < v)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return FALSE;
+}
+
+gboolean
+vpa_numa_use_holds (const VpaNumaUse *use, guint cpu)
+{
+  return sorted_has (use->dedicated, cpu) || sorted_has (use->pinned, cpu);
 }
 
 void
@@ -154,6 +180,7 @@ vpa_numa_use_free (VpaNumaUse *use)
   if (use == NULL)
     return;
   g_array_unref (use->dedicated);
+  g_array_unref (use->pinned);
   g_array_unref (use->memory);
   g_free (use);
 }
@@ -175,6 +202,7 @@ vpa_claim_copy (const VpaClaim *claim)
     {
       copy->numa = g_new0 (VpaNumaUse, 1);
       copy->numa->dedicated = g_array_copy (claim->numa->dedicated);
+      copy->numa->pinned = g_array_copy (claim->numa->pinned);
       copy->numa->memory = g_array_copy (claim->numa->memory);
     }
   return copy;

@@ -193,7 +193,11 @@ typedef struct {
 
 typedef struct {
   GArray *dedicated; /* guint host CPUs it pins dedicated, ascending */
-  GArray *memory;    /* VpaMemClaim */
+  /* guint host CPUs, ascending, not in dedicated, that a pin of it lets
+   * one of its threads run on (vCPUs, emulator, I/O threads): no
+   * dedicated guest may take them (docs/placement.md) */
+  GArray *pinned;
+  GArray *memory; /* VpaMemClaim */
 } VpaNumaUse;
 
 /* A device held by a domain (a <hostdev> or <interface type='hostdev'>),
@@ -212,6 +216,9 @@ VpaClaim *vpa_claim_copy (const VpaClaim *claim);
 void vpa_claim_free (VpaClaim *claim);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaClaim, vpa_claim_free)
 VpaNumaUse *vpa_numa_use_new (void);
+/* Whether cpu is one no dedicated guest may take: in dedicated or in
+ * pinned (both ascending: a binary search each). */
+gboolean vpa_numa_use_holds (const VpaNumaUse *use, guint cpu);
 void vpa_numa_use_free (VpaNumaUse *use);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaNumaUse, vpa_numa_use_free)
 
