@@ -36,6 +36,15 @@ vpa_cli_fail (const char *prefix, const GError *error)
   return code;
 }
 
+void
+vpa_cli_warn (const char *message)
+{
+  g_autofree char *line = g_strconcat ("virt-pci-affinity: warning: ", message, NULL);
+  g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
+
+  fprintf (stderr, "%s\n", bounded);
+}
+
 const char *
 vpa_cli_connect_uri (const VpaCliCommon *common)
 {

@@ -24,6 +24,9 @@ void vpa_cli_common_clear (VpaCliCommon *common);
  * exit status: a VPA_ERROR's code, VPA_ERROR_INVALID for a bad option,
  * VPA_ERROR_ENVIRONMENT for anything else. */
 int vpa_cli_fail (const char *prefix, const GError *error);
+/* "virt-pci-affinity: warning: MESSAGE" on stderr, escaped and bounded
+ * as vpa_cli_fail's line. */
+void vpa_cli_warn (const char *message);
 
 /* --connect, else $LIBVIRT_DEFAULT_URI when not empty, else qemu:///system. */
 const char *vpa_cli_connect_uri (const VpaCliCommon *common);

@@ -237,8 +237,11 @@ load_networks_shown (const VpaCli *cli)
 
   if (nets != NULL)
     return nets;
-  fprintf (stderr, "virt-pci-affinity: warning: hostdev networks not shown: %s\n",
-           local != NULL ? local->message : "unknown error");
+  {
+    g_autofree char *message = g_strdup_printf ("hostdev networks not shown: %s",
+                                                local != NULL ? local->message : "unknown error");
+    vpa_cli_warn (message);
+  }
   return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
 }
 
@@ -808,8 +811,11 @@ define_settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const
   if (memmem (ctx->buf, ctx->len, "guest-numa", strlen ("guest-numa")) == NULL)
     return;
   if (!settle_guest_numa (cli, virt, ctx, name, &local))
-    g_printerr ("virt-pci-affinity: warning: domain '%s' is defined, but the spare root ports libvirt gave its own devices were not replaced: %s\n",
-                name, local->message);
+    {
+      g_autofree char *message = g_strdup_printf ("domain '%s' is defined, but the spare root ports libvirt gave its own devices were not replaced: %s",
+                                                  name, local->message);
+      vpa_cli_warn (message);
+    }
 }
 
 static gboolean

@@ -207,6 +207,18 @@ str_cmp (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* A warning line, escaped and bounded as fail()'s line is (the domain's
+ * name and a file's may hold any byte). */
+static void
+warn (const HookRun *run, const char *message)
+{
+  g_autofree char *line = g_strdup_printf ("%s: domain '%s': warning: %s", PROG, run->guest,
+                                           message);
+  g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
+
+  fprintf (stderr, "%s\n", bounded);
+}
+
 /* The state files skipped (not libvirt's: links, FIFOs, directories),
  * on stderr after a call that succeeded (a refusal stays one line). */
 static void
@@ -216,11 +228,13 @@ warn_skipped (const HookRun *run, GPtrArray *skipped)
 
   g_ptr_array_sort (skipped, str_cmp);
   for (guint i = 0; i < skipped->len && i < max; i++)
-    fprintf (stderr, "%s: domain '%s': warning: %s\n", PROG, run->guest,
-             (const char *) g_ptr_array_index (skipped, i));
+    warn (run, (const char *) g_ptr_array_index (skipped, i));
   if (skipped->len > max)
-    fprintf (stderr, "%s: domain '%s': warning: [claims] state-dirs: %u more files skipped\n",
-             PROG, run->guest, skipped->len - max);
+    {
+      g_autofree char *more = g_strdup_printf ("[claims] state-dirs: %u more files skipped",
+                                               skipped->len - max);
+      warn (run, more);
+    }
 }
 
 /* What a check that passed still reports (a locality group farther

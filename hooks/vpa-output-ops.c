@@ -2,7 +2,10 @@
 #include "vpa-output-ops.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "vpa-output.h"
 #include "vpa-pools.h"
@@ -537,19 +540,80 @@ vpa_output_traits_json (char **traits)
   return vpa_output_json_to_string (root);
 }
 
+/* The file --output replaces: its permission bits (a 0600 file stays
+ * 0600: the new file is created with them, never readable by more, and
+ * given them exactly once renamed, whatever the umask took), and its
+ * owner and group, which only root can give back. A new file, or what is
+ * not a regular file, is created 0644 (less the umask), as before. */
+typedef struct {
+  gboolean existed;
+  mode_t mode;
+  uid_t uid;
+  gid_t gid;
+} Replaced;
+
+static Replaced
+replaced_of (const char *path)
+{
+  Replaced r = { FALSE, 0644, 0, 0 };
+  struct stat st;
+
+  if (lstat (path, &st) == 0 && S_ISREG (st.st_mode))
+    {
+      r.existed = TRUE;
+      r.mode = st.st_mode & 0777;
+      r.uid = st.st_uid;
+      r.gid = st.st_gid;
+    }
+  return r;
+}
+
+/* Gives the new file at path the replaced one's mode and owner, through
+ * a descriptor of that very file (never through a link put there since). */
+static gboolean
+restore_replaced (const char *path, const Replaced *r, GError **error)
+{
+  int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  gboolean root = geteuid () == 0;
+  struct stat st;
+  int saved = 0;
+
+  if (fd < 0 || fstat (fd, &st) != 0)
+    saved = errno;
+  else if (!S_ISREG (st.st_mode))
+    saved = EEXIST;
+  else if (root && (st.st_uid != r->uid || st.st_gid != r->gid) &&
+           fchown (fd, r->uid, r->gid) != 0)
+    saved = errno;
+  else if ((st.st_mode & 0777) != r->mode && fchmod (fd, r->mode) != 0)
+    saved = errno;
+  if (fd >= 0)
+    close (fd);
+  if (saved != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "--output: '%s' written, but the mode %04o and owner %u:%u of the file it "
+                   "replaced cannot be kept: %s",
+                   path, (guint) r->mode, (guint) r->uid, (guint) r->gid, g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 vpa_output_write_file (const char *path, const char *text, GError **error)
 {
   g_autoptr (GError) local = NULL;
+  Replaced r = replaced_of (path);
 
   if (!g_file_set_contents_full (path, text, -1,
                                  G_FILE_SET_CONTENTS_CONSISTENT | G_FILE_SET_CONTENTS_ONLY_EXISTING,
-                                 0644, &local))
+                                 (int) r.mode, &local))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "--output: %s", local->message);
       return FALSE;
     }
-  return TRUE;
+  return !r.existed || restore_replaced (path, &r, error);
 }
 
 /* ------------------------------------------------------------------ */

@@ -139,6 +139,16 @@ vpa_output_table_text (GPtrArray *rows, guint n_cols, const gboolean *shown, gui
   g_autofree guint *width = g_new0 (guint, n_cols);
   GString *out = g_string_new (NULL);
 
+  /* A cell may quote a name the user chose (a domain's, a tag's): its
+   * control characters would break the table and the terminal. */
+  for (guint r = 0; r < rows->len; r++)
+    for (guint c = 0; c < n_cols; c++)
+      {
+        char **cell = &((char **) rows->pdata[r])[c];
+        char *escaped = vpa_message_escape (*cell);
+        g_free (*cell);
+        *cell = escaped;
+      }
   for (guint r = 0; r < rows->len; r++)
     for (guint c = 0; c < n_cols; c++)
       width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) rows->pdata[r])[c], -1));

@@ -198,35 +198,42 @@ vpa_config_lint_text (const char *data, gsize len, const char *path, GPtrArray *
 /* Against the inventory                                               */
 /* ------------------------------------------------------------------ */
 
-static guint
-group_line (GPtrArray *raw, const char *group)
+/* Each group header's line, by group name (the first, when written twice). */
+static GHashTable *
+group_lines (GPtrArray *raw)
 {
+  GHashTable *lines = g_hash_table_new (g_str_hash, g_str_equal);
+
   for (guint i = 0; i < raw->len; i++)
     {
       const RawEntry *e = raw->pdata[i];
-      if (e->key == NULL && strcmp (e->group, group) == 0)
-        return e->line;
+      if (e->key == NULL && !g_hash_table_contains (lines, e->group))
+        g_hash_table_insert (lines, e->group, GUINT_TO_POINTER (e->line));
     }
-  return 0;
+  return lines;
 }
 
 static void
-lint_specs (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
+lint_specs (const VpaConfig *config, const VpaInventory *inv, GHashTable *lines,
             GPtrArray *findings)
 {
+  g_autoptr (GHashTable) used = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  /* Each device's spec once: the specs that take a device. */
+  for (guint i = 0; i < inv->host->devices->len; i++)
+    {
+      const VpaDeviceSpec *spec = vpa_config_match_device (config, inv->host, i);
+      if (spec != NULL)
+        g_hash_table_add (used, (gpointer) spec);
+    }
   for (guint s = 0; s < config->device_specs->len; s++)
     {
       const VpaDeviceSpec *spec = config->device_specs->pdata[s];
       g_autofree char *group = g_strdup_printf ("device-spec %s", spec->name);
-      guint n = 0;
 
-      for (guint i = 0; i < inv->host->devices->len; i++)
-        {
-          if (vpa_config_match_device (config, inv->host, i) == spec)
-            n++;
-        }
-      if (n == 0)
-        add (findings, VPA_LINT_WARNING, config->path, group_line (raw, group),
+      if (!g_hash_table_contains (used, spec))
+        add (findings, VPA_LINT_WARNING, config->path,
+             GPOINTER_TO_UINT (g_hash_table_lookup (lines, group)),
              "[%s] matches no device of the inventory %s (or only devices an earlier spec "
              "took)",
              group, inv->host->source);
@@ -234,7 +241,7 @@ lint_specs (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
 }
 
 static void
-lint_aliases (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
+lint_aliases (const VpaConfig *config, const VpaInventory *inv, GHashTable *lines,
               GPtrArray *findings)
 {
   for (guint a = 0; a < config->aliases->len; a++)
@@ -248,7 +255,8 @@ lint_aliases (const VpaConfig *config, const VpaInventory *inv, GPtrArray *raw,
           found = vpa_inventory_has (inv, i) &&
                   vpa_inventory_spec_match (inv, i, alias->specs->pdata[s]);
       if (!found)
-        add (findings, VPA_LINT_WARNING, config->path, group_line (raw, group),
+        add (findings, VPA_LINT_WARNING, config->path,
+             GPOINTER_TO_UINT (g_hash_table_lookup (lines, group)),
              "[%s] no device of the inventory %s satisfies it (no device spec admits a "
              "matching device): a request for '%s' always fails",
              group, inv->host->source,
@@ -261,9 +269,10 @@ vpa_config_lint_inventory (const VpaConfig *config, const VpaInventory *inv, con
                            gsize len, GPtrArray *findings)
 {
   g_autoptr (GPtrArray) raw = raw_scan (data, len);
+  g_autoptr (GHashTable) lines = group_lines (raw);
 
-  lint_specs (config, inv, raw, findings);
-  lint_aliases (config, inv, raw, findings);
+  lint_specs (config, inv, lines, findings);
+  lint_aliases (config, inv, lines, findings);
   for (guint i = 0; i < raw->len; i++)
     {
       const RawEntry *e = raw->pdata[i];

@@ -168,6 +168,9 @@ config_new (const char *path)
   config->tagsets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_ptr_array_add (config->tagsets, g_ptr_array_new ());
   config->reserved_huge_pages = g_array_new (FALSE, FALSE, sizeof (VpaReservedPages));
+  config->spec_by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  config->alias_by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  config->tagset_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   return config;
 }
 
@@ -184,6 +187,9 @@ vpa_config_free (VpaConfig *config)
     return;
   g_free (config->path);
   g_free (config->inventory_source);
+  g_hash_table_unref (config->spec_by_name);
+  g_hash_table_unref (config->alias_by_name);
+  g_hash_table_unref (config->tagset_by_key);
   /* tagsets borrow the device specs' pairs: drop them first */
   g_ptr_array_unref (config->tagsets);
   g_ptr_array_unref (config->device_specs);
@@ -199,26 +205,14 @@ const VpaAlias *
 vpa_config_alias (const VpaConfig *config, const char *name)
 {
   g_return_val_if_fail (config != NULL && name != NULL, NULL);
-  for (guint i = 0; i < config->aliases->len; i++)
-    {
-      const VpaAlias *alias = g_ptr_array_index (config->aliases, i);
-      if (strcmp (alias->name, name) == 0)
-        return alias;
-    }
-  return NULL;
+  return g_hash_table_lookup (config->alias_by_name, name);
 }
 
 const VpaDeviceSpec *
 vpa_config_device_spec (const VpaConfig *config, const char *name)
 {
   g_return_val_if_fail (config != NULL && name != NULL, NULL);
-  for (guint i = 0; i < config->device_specs->len; i++)
-    {
-      const VpaDeviceSpec *spec = g_ptr_array_index (config->device_specs, i);
-      if (strcmp (spec->name, name) == 0)
-        return spec;
-    }
-  return NULL;
+  return g_hash_table_lookup (config->spec_by_name, name);
 }
 
 /* ------------------------------------------------------------------ */
@@ -440,34 +434,44 @@ pair_cmp (gconstpointer a, gconstpointer b)
   return strcmp (pa->key, pb->key);
 }
 
-static gboolean
-tags_equal (GPtrArray *a, GPtrArray *b)
+/* A tag set's content as one string, each key and value preceded by its
+ * length (a value may hold any character), so equal sets have equal keys. */
+static char *
+tagset_key (GPtrArray *tags)
 {
-  if (a->len != b->len)
-    return FALSE;
-  for (guint i = 0; i < a->len; i++)
+  GString *s = g_string_new (NULL);
+
+  for (guint i = 0; i < tags->len; i++)
     {
-      const VpaSpecPair *pa = g_ptr_array_index (a, i);
-      const VpaSpecPair *pb = g_ptr_array_index (b, i);
-      if (strcmp (pa->key, pb->key) != 0 || g_strcmp0 (pa->value, pb->value) != 0)
-        return FALSE;
+      const VpaSpecPair *pair = g_ptr_array_index (tags, i);
+      g_string_append_printf (s, "%zu:%s", strlen (pair->key), pair->key);
+      if (pair->value == NULL)
+        g_string_append (s, "-;");
+      else
+        g_string_append_printf (s, "%zu:%s;", strlen (pair->value), pair->value);
     }
-  return TRUE;
+  return g_string_free (s, FALSE);
 }
 
 /* Equal tag sets share one id, so pools group on an integer. */
 static guint
 intern_tagset (VpaConfig *config, GPtrArray *tags)
 {
+  g_autofree char *key = tagset_key (tags);
+  gpointer found = g_hash_table_lookup (config->tagset_by_key, key);
   GPtrArray *set;
 
-  for (guint i = 0; i < config->tagsets->len; i++)
-    if (tags_equal (g_ptr_array_index (config->tagsets, i), tags))
-      return i;
+  /* [0], the empty set, is there from the start, not in the table. */
+  if (tags->len == 0)
+    return 0;
+  if (found != NULL)
+    return GPOINTER_TO_UINT (found) - 1;
   set = g_ptr_array_new ();
   for (guint i = 0; i < tags->len; i++)
     g_ptr_array_add (set, g_ptr_array_index (tags, i));
   g_ptr_array_add (config->tagsets, set);
+  g_hash_table_insert (config->tagset_by_key, g_steal_pointer (&key),
+                       GUINT_TO_POINTER (config->tagsets->len));
   return config->tagsets->len - 1;
 }
 
@@ -623,6 +627,7 @@ parse_device_spec (VpaConfig *config, GKeyFile *kf, const char *group, const cha
     }
   g_ptr_array_sort (spec->tags, pair_cmp);
   spec->tagset = intern_tagset (config, spec->tags);
+  g_hash_table_insert (config->spec_by_name, spec->name, spec);
   g_ptr_array_add (config->device_specs, g_steal_pointer (&spec));
   return TRUE;
 }
@@ -728,6 +733,7 @@ parse_alias (VpaConfig *config, GKeyFile *kf, const char *group, const char *nam
       alias->has_policy = has_policy;
       alias->policy = policy;
       g_ptr_array_add (config->aliases, alias);
+      g_hash_table_insert (config->alias_by_name, alias->name, alias);
     }
   else if (!check_alias_agrees (alias, spec, has_policy, policy, &loc, error))
     return FALSE;

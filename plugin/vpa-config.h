@@ -71,6 +71,11 @@ typedef struct {
   guint64 reserved_memory_kib; /* per node */
   GArray *reserved_huge_pages; /* VpaReservedPages */
   gboolean cell_pack;          /* cell-allocation=pack (default spread) */
+  /* private: the lookups by name and by content, so that loading is
+   * linear in the groups (tens of thousands of them cost milliseconds) */
+  GHashTable *spec_by_name;  /* name -> VpaDeviceSpec* (borrowed) */
+  GHashTable *alias_by_name; /* name -> VpaAlias* (borrowed) */
+  GHashTable *tagset_by_key; /* tagset_key () -> index + 1 */
 } VpaConfig;
 
 VpaConfig *vpa_config_new_default (void);

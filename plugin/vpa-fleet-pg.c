@@ -14,31 +14,34 @@
 typedef struct {
   VpaFleetStore parent;
   PGconn *conn;
+  char *conninfo; /* as given, for redacting libpq's messages only */
 } VpaFleetPg;
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PGresult, PQclear)
 
-/* libpq's messages span lines; ours are one line. */
+/* libpq's messages span lines; ours are one line. They may quote the
+ * store URI, or a value of it, with its password: hidden. */
 static char *
-one_line (const char *msg)
+one_line (const char *conninfo, const char *msg)
 {
   g_autofree char *copy = g_strstrip (g_strdup (msg != NULL ? msg : ""));
   g_auto (GStrv) lines = g_strsplit (copy, "\n", -1);
+  g_autofree char *joined = g_strjoinv ("; ", lines);
 
-  return g_strjoinv ("; ", lines);
+  return vpa_fleet_message_redact (joined, conninfo);
 }
 
 static gboolean
 pg_fail (VpaFleetPg *self, const char *what, const PGresult *res, GError **error)
 {
   const char *state = res != NULL ? PQresultErrorField (res, PG_DIAG_SQLSTATE) : NULL;
-  g_autofree char *msg = one_line (res != NULL ? PQresultErrorMessage (res)
-                                               : PQerrorMessage (self->conn));
+  g_autofree char *msg = one_line (self->conninfo, res != NULL ? PQresultErrorMessage (res)
+                                                               : PQerrorMessage (self->conn));
 
   if (msg[0] == '\0')
     {
       g_free (msg);
-      msg = one_line (PQerrorMessage (self->conn));
+      msg = one_line (self->conninfo, PQerrorMessage (self->conn));
     }
   /* Class 23: integrity constraint violation, i.e. bad rows. */
   g_set_error (error, VPA_ERROR,
@@ -93,6 +96,7 @@ pg_close (VpaFleetStore *store)
   VpaFleetPg *self = (VpaFleetPg *) store;
 
   PQfinish (self->conn);
+  g_free (self->conninfo);
   g_free (store->uri);
   g_free (self);
 }
@@ -536,12 +540,13 @@ vpa_fleet_pg_open (const char *conninfo, const char *uri, VpaFleetOpenMode mode,
 
   self->parent.ops = &pg_ops;
   self->parent.uri = g_strdup (uri);
+  self->conninfo = g_strdup (conninfo);
   store = &self->parent;
   /* A URI libpq cannot parse is bad input, not a failed connection. */
   options = PQconninfoParse (conninfo, &parse_error);
   if (options == NULL)
     {
-      g_autofree char *msg = one_line (parse_error);
+      g_autofree char *msg = one_line (conninfo, parse_error);
       PQfreemem (parse_error);
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "--store: '%s': %s", uri, msg);
       return NULL;
@@ -550,7 +555,7 @@ vpa_fleet_pg_open (const char *conninfo, const char *uri, VpaFleetOpenMode mode,
   self->conn = PQconnectdb (conninfo);
   if (PQstatus (self->conn) != CONNECTION_OK)
     {
-      g_autofree char *msg = one_line (PQerrorMessage (self->conn));
+      g_autofree char *msg = one_line (conninfo, PQerrorMessage (self->conn));
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                    "store '%s': cannot connect: %s", uri, msg);
       return NULL;

@@ -653,6 +653,56 @@ vpa_fleet_uri_redact (const char *store)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
+/* The passwords of a store URI as written: user:PASSWORD@ and every
+ * password=... of the query (what vpa_fleet_uri_redact hides). */
+static GPtrArray *
+uri_passwords (const char *store)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  const char *scheme_end = strstr (store, "://");
+  const char *auth, *auth_end, *at, *colon, *pw;
+
+  if (scheme_end == NULL)
+    return out;
+  auth = scheme_end + 3;
+  auth_end = auth + strcspn (auth, "/?");
+  at = memchr (auth, '@', (gsize) (auth_end - auth));
+  colon = at != NULL ? memchr (auth, ':', (gsize) (at - auth)) : NULL;
+  if (colon != NULL && at > colon + 1)
+    g_ptr_array_add (out, g_strndup (colon + 1, (gsize) (at - colon - 1)));
+  for (const char *from = store; (pw = strstr (from, "password=")) != NULL;)
+    {
+      gsize len = strcspn (pw + 9, "&");
+      if (len > 0)
+        g_ptr_array_add (out, g_strndup (pw + 9, len));
+      from = pw + 9 + len;
+    }
+  return out;
+}
+
+char *
+vpa_fleet_message_redact (const char *message, const char *store)
+{
+  g_autoptr (GString) out = g_string_new (message);
+  g_autofree char *uri = vpa_fleet_uri_redact (store);
+  g_autoptr (GPtrArray) passwords = uri_passwords (store);
+
+  g_return_val_if_fail (message != NULL && store != NULL, NULL);
+
+  if (store[0] != '\0')
+    g_string_replace (out, store, uri, 0);
+  for (guint i = 0; i < passwords->len; i++)
+    {
+      const char *raw = passwords->pdata[i];
+      g_autofree char *decoded = g_uri_unescape_string (raw, NULL);
+
+      g_string_replace (out, raw, "***", 0);
+      if (decoded != NULL && decoded[0] != '\0')
+        g_string_replace (out, decoded, "***", 0);
+    }
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
 VpaFleetStore *
 vpa_fleet_store_open (const char *store, VpaFleetOpenMode mode, GError **error)
 {

@@ -217,6 +217,10 @@ GPtrArray *vpa_fleet_store_load_hosts (VpaFleetStore *store, guint flags,
 
 /* The STORE string with a password (user:PASS@ or password=PASS) removed. */
 char *vpa_fleet_uri_redact (const char *store);
+/* message with every trace of STORE's secrets hidden: STORE itself shown
+ * redacted, each password (as written and decoded) as ***. For what a
+ * client library says about STORE (libpq quotes the URI or a value). */
+char *vpa_fleet_message_redact (const char *message, const char *store);
 
 /* Backends (vpa-fleet-sqlite.c, vpa-fleet-pg.c). */
 VpaFleetStore *vpa_fleet_sqlite_open (const char *path, const char *uri,

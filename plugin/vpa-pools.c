@@ -252,6 +252,15 @@ tagset_cmp (GPtrArray *a, GPtrArray *b)
   return a->len < b->len ? -1 : a->len > b->len;
 }
 
+static gint
+tagset_order_cmp (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const VpaConfig *config = data;
+
+  return tagset_cmp (g_ptr_array_index (config->tagsets, *(const guint *) a),
+                     g_ptr_array_index (config->tagsets, *(const guint *) b));
+}
+
 /* Rank of every tag set by content, so the order does not depend on the
  * order of the device specs in the file. */
 static guint *
@@ -263,17 +272,8 @@ tagset_ranks (const VpaConfig *config)
 
   for (guint i = 0; i < n; i++)
     order[i] = i;
-  /* a handful of tag sets: insertion sort */
-  for (guint i = 1; i < n; i++)
-    for (guint j = i; j > 0 &&
-                      tagset_cmp (g_ptr_array_index (config->tagsets, order[j - 1]),
-                                  g_ptr_array_index (config->tagsets, order[j])) > 0;
-         j--)
-      {
-        guint t = order[j];
-        order[j] = order[j - 1];
-        order[j - 1] = t;
-      }
+  /* A file may hold tens of thousands of device specs: n log n. */
+  g_qsort_with_data (order, (gint) n, sizeof (guint), tagset_order_cmp, (gpointer) config);
   for (guint i = 0; i < n; i++)
     rank[order[i]] = i;
   return rank;

@@ -29,11 +29,69 @@ is_vanished (int e)
   return e == ENOENT || e == ENODEV;
 }
 
-/* Reads a small attribute below dfd into buf, trailing blanks stripped;
- * 0 or an errno. */
-static int
-read_attr (int dfd, const char *name, char *buf, gsize len)
+/* One read of a tree. An attribute that is neither a regular file nor a
+ * directory (a FIFO would block the read for ever, a device node read
+ * without end) is never read: the first one is the read's error,
+ * whatever its caller makes of a missing value (sysfs has none). */
+typedef struct {
+  GError *refused;
+} Reader;
+
+static void
+reader_clear (Reader *r)
 {
+  g_clear_error (&r->refused);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Reader, reader_clear)
+
+/* ok, unless an attribute was refused: then that is the error, in place
+ * of what its caller made of it. */
+static gboolean
+reader_done (Reader *r, gboolean ok, GError **error)
+{
+  if (r->refused == NULL)
+    return ok;
+  g_clear_error (error);
+  g_propagate_error (error, g_steal_pointer (&r->refused));
+  return FALSE;
+}
+
+static const char *
+file_kind (mode_t mode)
+{
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "a device node";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* Records the first attribute refused; its path from the directory's
+ * descriptor (what the kernel says it is), else as the caller named it. */
+static void
+reader_refuse (Reader *r, int dfd, const char *name, mode_t mode)
+{
+  g_autofree char *proc = g_strdup_printf ("/proc/self/fd/%d", dfd);
+  g_autofree char *dir = g_file_read_link (proc, NULL);
+  g_autofree char *path = dir != NULL ? g_build_filename (dir, name, NULL) : g_strdup (name);
+
+  if (r->refused != NULL)
+    return;
+  g_set_error (&r->refused, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+               "%s: cannot read: %s, not a regular file (sysfs attributes are regular files)",
+               path, file_kind (mode));
+}
+
+/* Reads a small attribute below dfd into buf, trailing blanks stripped;
+ * 0 or an errno. Opened without blocking and read only when a regular
+ * file (a directory fails its read with EISDIR, as before); anything
+ * else is refused through r and reads as ENXIO. */
+static int
+read_attr (Reader *r, int dfd, const char *name, char *buf, gsize len)
+{
+  struct stat st;
   ssize_t n;
   gsize got = 0;
   char extra = 0;
@@ -41,9 +99,21 @@ read_attr (int dfd, const char *name, char *buf, gsize len)
   int fd;
 
   buf[0] = '\0'; /* never handed back unset, whatever errno says */
-  fd = openat (dfd, name, O_RDONLY | O_CLOEXEC);
+  fd = openat (dfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0)
     return errno;
+  if (fstat (fd, &st) != 0)
+    e = errno;
+  else if (!S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode))
+    {
+      reader_refuse (r, dfd, name, st.st_mode);
+      e = ENXIO;
+    }
+  if (e != 0)
+    {
+      close (fd);
+      return e;
+    }
   /* Until EOF: a value longer than buf is EFBIG, never cut silently. */
   while (e == 0 && got < len)
     {
@@ -120,7 +190,7 @@ set_value_error (GError **error, const DevPath *p, const char *attr, const char 
 /* vendor, device, class: every PCI device has them, so a missing one
  * means the device vanished (*gone). */
 static gboolean
-read_ids (int dfd, const DevPath *p, VpaDevice *dev, gboolean *gone, GError **error)
+read_ids (Reader *r, int dfd, const DevPath *p, VpaDevice *dev, gboolean *gone, GError **error)
 {
   static const char *const attrs[] = { "vendor", "device", "class" };
   static const guint64 max[] = { 0xffff, 0xffff, 0xffffff };
@@ -129,7 +199,7 @@ read_ids (int dfd, const DevPath *p, VpaDevice *dev, gboolean *gone, GError **er
   for (guint i = 0; i < G_N_ELEMENTS (attrs); i++)
     {
       char buf[32];
-      int e = read_attr (dfd, attrs[i], buf, sizeof buf);
+      int e = read_attr (r, dfd, attrs[i], buf, sizeof buf);
 
       if (is_vanished (e))
         {
@@ -148,11 +218,11 @@ read_ids (int dfd, const DevPath *p, VpaDevice *dev, gboolean *gone, GError **er
 }
 
 static gboolean
-read_numa_node (int dfd, const DevPath *p, VpaDevice *dev, GError **error)
+read_numa_node (Reader *r, int dfd, const DevPath *p, VpaDevice *dev, GError **error)
 {
   char buf[32];
   gint64 v;
-  int e = read_attr (dfd, "numa_node", buf, sizeof buf);
+  int e = read_attr (r, dfd, "numa_node", buf, sizeof buf);
 
   if (is_vanished (e))
     return TRUE;
@@ -169,7 +239,7 @@ read_numa_node (int dfd, const DevPath *p, VpaDevice *dev, GError **error)
  * in document order); sriov_totalvfs > 0 gives virt_functions with
  * maxCount, even with no VFs enabled. */
 static gboolean
-read_sriov (int dfd, const DevPath *p, VpaDevice *dev, GError **error)
+read_sriov (Reader *r, int dfd, const DevPath *p, VpaDevice *dev, GError **error)
 {
   char buf[NAME_MAX + 1];
   guint64 v;
@@ -185,7 +255,7 @@ read_sriov (int dfd, const DevPath *p, VpaDevice *dev, GError **error)
   if (!is_vanished (e) && e != EINVAL)
     return set_read_error (error, p, "physfn", e);
 
-  e = read_attr (dfd, "sriov_totalvfs", buf, sizeof buf);
+  e = read_attr (r, dfd, "sriov_totalvfs", buf, sizeof buf);
   if (is_vanished (e))
     return TRUE;
   if (e != 0)
@@ -259,18 +329,18 @@ read_netdev (int dfd, VpaDevice *dev)
  * libvirt's <link validity='sta'> reports them; "Unknown" (VFs) or
  * absent is unknown. */
 static void
-read_link (int dfd, VpaDevice *dev)
+read_link (Reader *r, int dfd, VpaDevice *dev)
 {
   char buf[64];
   guint64 v;
 
-  if (read_attr (dfd, "current_link_speed", buf, sizeof buf) == 0)
+  if (read_attr (r, dfd, "current_link_speed", buf, sizeof buf) == 0)
     {
       guint16 tenths;
       if (vpa_pcie_parse_speed (buf, &tenths))
         dev->link_speed = tenths;
     }
-  if (read_attr (dfd, "current_link_width", buf, sizeof buf) == 0 &&
+  if (read_attr (r, dfd, "current_link_width", buf, sizeof buf) == 0 &&
       g_ascii_string_to_unsigned (buf, 10, 0, G_MAXUINT16, &v, NULL))
     dev->link_width = (guint16) v;
 }
@@ -304,30 +374,30 @@ read_tree (int devs_fd, const DevPath *p, VpaDevice *dev, GError **error)
 
 /* One device; *out stays NULL when it vanished under us. */
 static gboolean
-read_device_at (int dfd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError **error)
+read_device_at (Reader *r, int dfd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError **error)
 {
   g_autoptr (VpaDevice) dev = vpa_device_new ();
   gboolean gone = FALSE;
 
   dev->addr = addr;
-  if (!read_ids (dfd, p, dev, &gone, error))
+  if (!read_ids (r, dfd, p, dev, &gone, error))
     return FALSE;
   if (gone)
     return TRUE;
-  if (!read_numa_node (dfd, p, dev, error) || !read_sriov (dfd, p, dev, error) ||
+  if (!read_numa_node (r, dfd, p, dev, error) || !read_sriov (r, dfd, p, dev, error) ||
       !read_links (dfd, p, dev, error))
     return FALSE;
   read_netdev (dfd, dev);
   /* A VF's link is its PF's (libvirt reports it without speed, width 0):
    * not read, which keeps the thousands of VFs at their cost. */
   if (dev->dev_type != VPA_DEV_TYPE_VF)
-    read_link (dfd, dev);
+    read_link (r, dfd, dev);
   *out = g_steal_pointer (&dev);
   return TRUE;
 }
 
 static gboolean
-read_device (int devs_fd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError **error)
+read_device (Reader *r, int devs_fd, const DevPath *p, VpaAddr addr, VpaDevice **out, GError **error)
 {
   int dfd = openat (devs_fd, p->name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   gboolean ok;
@@ -347,7 +417,7 @@ read_device (int devs_fd, const DevPath *p, VpaAddr addr, VpaDevice **out, GErro
         }
       return set_read_error (error, p, "", e);
     }
-  ok = read_device_at (dfd, p, addr, out, error);
+  ok = read_device_at (r, dfd, p, addr, out, error);
   close (dfd);
   if (ok && *out != NULL && !read_tree (devs_fd, p, *out, error))
     {
@@ -358,7 +428,7 @@ read_device (int devs_fd, const DevPath *p, VpaAddr addr, VpaDevice **out, GErro
 }
 
 static gboolean
-read_devices (VpaHost *host, const char *root, GError **error)
+read_devices (Reader *r, VpaHost *host, const char *root, GError **error)
 {
   g_autofree char *path = g_build_filename (root, PCI_DEVICES, NULL);
   int fd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -383,7 +453,7 @@ read_devices (VpaHost *host, const char *root, GError **error)
 
       if (!vpa_addr_parse (ent->d_name, &addr))
         continue;
-      ok = read_device (dirfd (dir), &p, addr, &dev, error);
+      ok = read_device (r, dirfd (dir), &p, addr, &dev, error);
       if (dev != NULL)
         vpa_host_add_device (host, dev);
     }
@@ -442,7 +512,7 @@ parse_cpulist (const char *s, GArray *cpus)
 /* A CPU's socket, or -1 when offline: libvirt prints offline CPUs without
  * socket_id, and the kernel removes their topology directory. */
 static gint
-cpu_socket (int cpu_fd, guint cpu)
+cpu_socket (Reader *r, int cpu_fd, guint cpu)
 {
   char path[64];
   char buf[32];
@@ -451,10 +521,10 @@ cpu_socket (int cpu_fd, guint cpu)
   if (cpu_fd < 0)
     return -1;
   g_snprintf (path, sizeof path, "cpu%u/online", cpu);
-  if (read_attr (cpu_fd, path, buf, sizeof buf) == 0 && strcmp (buf, "0") == 0)
+  if (read_attr (r, cpu_fd, path, buf, sizeof buf) == 0 && strcmp (buf, "0") == 0)
     return -1;
   g_snprintf (path, sizeof path, "cpu%u/topology/physical_package_id", cpu);
-  if (read_attr (cpu_fd, path, buf, sizeof buf) != 0 ||
+  if (read_attr (r, cpu_fd, path, buf, sizeof buf) != 0 ||
       !g_ascii_string_to_signed (buf, 10, -1, G_MAXINT, &v, NULL))
     return -1;
   return (gint) v;
@@ -496,7 +566,7 @@ package_free (Package *p)
 }
 
 static gint
-cell_socket_from_first (const VpaCell *cell, int cpu_fd, GPtrArray *packages)
+cell_socket_from_first (Reader *r, const VpaCell *cell, int cpu_fd, GPtrArray *packages)
 {
   g_autoptr (GArray) package = g_array_new (FALSE, FALSE, sizeof (guint));
   guint first = g_array_index (cell->cpus, guint, 0);
@@ -513,14 +583,14 @@ cell_socket_from_first (const VpaCell *cell, int cpu_fd, GPtrArray *packages)
         return p->id;
     }
   g_snprintf (path, sizeof path, "cpu%u/topology/physical_package_id", first);
-  if (read_attr (cpu_fd, path, buf, sizeof buf) != 0 ||
+  if (read_attr (r, cpu_fd, path, buf, sizeof buf) != 0 ||
       !g_ascii_string_to_signed (buf, 10, -1, G_MAXINT, &v, NULL))
     return -2;
   g_snprintf (path, sizeof path, "cpu%u/topology/package_cpus_list", first);
-  if (read_attr (cpu_fd, path, buf, sizeof buf) != 0)
+  if (read_attr (r, cpu_fd, path, buf, sizeof buf) != 0)
     {
       g_snprintf (path, sizeof path, "cpu%u/topology/core_siblings_list", first);
-      if (read_attr (cpu_fd, path, buf, sizeof buf) != 0)
+      if (read_attr (r, cpu_fd, path, buf, sizeof buf) != 0)
         return -2;
     }
   if (!parse_cpulist (buf, package) || !cpus_within (cell->cpus, package))
@@ -539,7 +609,7 @@ cell_socket_from_first (const VpaCell *cell, int cpu_fd, GPtrArray *packages)
  * is offline or they differ. online (may be NULL) is cpu/online: with
  * it, one CPU per node is read (cell_socket_from_first), else every CPU. */
 static void
-cell_set_socket (VpaCell *cell, int cpu_fd, const GArray *online, GPtrArray *packages)
+cell_set_socket (Reader *r, VpaCell *cell, int cpu_fd, const GArray *online, GPtrArray *packages)
 {
   g_autofree gint *sockets = NULL;
 
@@ -552,7 +622,7 @@ cell_set_socket (VpaCell *cell, int cpu_fd, const GArray *online, GPtrArray *pac
           cell->socket = VPA_SOCKET_NONE;
           return;
         }
-      if ((socket = cell_socket_from_first (cell, cpu_fd, packages)) >= -1)
+      if ((socket = cell_socket_from_first (r, cell, cpu_fd, packages)) >= -1)
         {
           cell->socket = socket >= 0 ? socket : VPA_SOCKET_NONE;
           return;
@@ -560,18 +630,18 @@ cell_set_socket (VpaCell *cell, int cpu_fd, const GArray *online, GPtrArray *pac
     }
   sockets = g_new (gint, MAX (cell->cpus->len, 1));
   for (guint i = 0; i < cell->cpus->len; i++)
-    sockets[i] = cpu_socket (cpu_fd, g_array_index (cell->cpus, guint, i));
+    sockets[i] = cpu_socket (r, cpu_fd, g_array_index (cell->cpus, guint, i));
   cell->socket = vpa_cell_socket_from_cpu_sockets (sockets, cell->cpus->len);
 }
 
 /* cpu/online, or NULL when it cannot be read. */
 static GArray *
-read_online (int cpu_fd)
+read_online (Reader *r, int cpu_fd)
 {
   g_autoptr (GArray) online = g_array_new (FALSE, FALSE, sizeof (guint));
   char buf[4096];
 
-  if (cpu_fd < 0 || read_attr (cpu_fd, "online", buf, sizeof buf) != 0 ||
+  if (cpu_fd < 0 || read_attr (r, cpu_fd, "online", buf, sizeof buf) != 0 ||
       !parse_cpulist (buf, online))
     return NULL;
   return g_steal_pointer (&online);
@@ -592,7 +662,7 @@ meminfo_total_kib (const char *text)
 /* Each CPU's core and thread siblings (cpuN/topology/core_id,
  * thread_siblings_list); an offline CPU has neither. */
 static void
-cell_set_topo (VpaCell *cell, int cpu_fd)
+cell_set_topo (Reader *r, VpaCell *cell, int cpu_fd)
 {
   cell->topo = g_array_sized_new (FALSE, TRUE, sizeof (VpaCpuTopo), cell->cpus->len);
   for (guint i = 0; i < cell->cpus->len; i++)
@@ -603,14 +673,14 @@ cell_set_topo (VpaCell *cell, int cpu_fd)
       char buf[4096];
       gint64 v;
 
-      t.socket = cpu_socket (cpu_fd, cpu);
+      t.socket = cpu_socket (r, cpu_fd, cpu);
       t.online = t.socket >= 0;
       g_snprintf (path, sizeof path, "cpu%u/topology/core_id", cpu);
-      if (t.online && read_attr (cpu_fd, path, buf, sizeof buf) == 0 &&
+      if (t.online && read_attr (r, cpu_fd, path, buf, sizeof buf) == 0 &&
           g_ascii_string_to_signed (buf, 10, 0, G_MAXINT, &v, NULL))
         t.core = (gint) v;
       g_snprintf (path, sizeof path, "cpu%u/topology/thread_siblings_list", cpu);
-      if (t.online && read_attr (cpu_fd, path, buf, sizeof buf) == 0)
+      if (t.online && read_attr (r, cpu_fd, path, buf, sizeof buf) == 0)
         {
           g_autoptr (GArray) sibs = g_array_new (FALSE, FALSE, sizeof (guint));
           if (parse_cpulist (buf, sibs) && sibs->len > 0)
@@ -642,7 +712,7 @@ pages_cmp (gconstpointer a, gconstpointer b)
  * pages as libvirt counts them: the memory no hugepage holds, in 4 KiB
  * pages. */
 static void
-cell_set_pages (VpaCell *cell, int node_fd)
+cell_set_pages (Reader *r, VpaCell *cell, int node_fd)
 {
   int fd = openat (node_fd, "hugepages", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
@@ -671,12 +741,12 @@ cell_set_pages (VpaCell *cell, int node_fd)
           continue;
       }
       g_snprintf (path, sizeof path, "%s/nr_hugepages", ent->d_name);
-      if (read_attr (dirfd (dir), path, buf, sizeof buf) == 0 &&
+      if (read_attr (r, dirfd (dir), path, buf, sizeof buf) == 0 &&
           g_ascii_string_to_unsigned (buf, 10, 0, G_MAXUINT32, &v, NULL))
         p.total = v;
       g_snprintf (path, sizeof path, "%s/free_hugepages", ent->d_name);
       p.free = p.total;
-      if (read_attr (dirfd (dir), path, buf, sizeof buf) == 0 &&
+      if (read_attr (r, dirfd (dir), path, buf, sizeof buf) == 0 &&
           g_ascii_string_to_unsigned (buf, 10, 0, p.total, &v, NULL))
         p.free = v;
       huge_kib += p.total * p.size_kib;
@@ -692,12 +762,12 @@ cell_set_pages (VpaCell *cell, int node_fd)
 /* nodeN/distance: one value per node, in ascending node order (the
  * node ids are filled in once every cell is known). */
 static void
-cell_set_distances (VpaCell *cell, int dfd, const char *path)
+cell_set_distances (Reader *r, VpaCell *cell, int dfd, const char *path)
 {
   char buf[4096];
   g_auto (GStrv) parts = NULL;
 
-  if (read_attr (dfd, path, buf, sizeof buf) != 0 || buf[0] == '\0')
+  if (read_attr (r, dfd, path, buf, sizeof buf) != 0 || buf[0] == '\0')
     return;
   parts = g_strsplit_set (buf, " \t", -1);
   cell->distances = g_array_new (FALSE, FALSE, sizeof (VpaDistance));
@@ -747,7 +817,7 @@ number_distances (VpaHost *host)
  * and pages too. Without capacity its files are read through nodes_fd
  * ("node3/cpulist"): the node's directory is never opened. */
 static gboolean
-read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
+read_cell (Reader *r, int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
            const GArray *online, gboolean capacity, GPtrArray *packages, VpaCell *cell,
            GError **error)
 {
@@ -764,13 +834,13 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
                    nodes_path, name, g_strerror (errno));
       return FALSE;
     }
-  e = read_attr (nodes_fd, cpulist_path, cpulist, sizeof cpulist);
-  if (e == 0 && capacity && read_attr (fd, "meminfo", meminfo, sizeof meminfo) == 0)
+  e = read_attr (r, nodes_fd, cpulist_path, cpulist, sizeof cpulist);
+  if (e == 0 && capacity && read_attr (r, fd, "meminfo", meminfo, sizeof meminfo) == 0)
     cell->memory_kib = meminfo_value (meminfo, "MemTotal:");
   if (e == 0 && capacity)
-    cell_set_pages (cell, fd);
+    cell_set_pages (r, cell, fd);
   if (e == 0)
-    cell_set_distances (cell, nodes_fd, distance_path);
+    cell_set_distances (r, cell, nodes_fd, distance_path);
   if (fd >= 0)
     close (fd);
   if (e == ENOTDIR && !capacity)
@@ -791,9 +861,9 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
                    "%s/%s/cpulist: '%s' is not a CPU list", nodes_path, name, cpulist);
       return FALSE;
     }
-  cell_set_socket (cell, cpu_fd, online, packages);
+  cell_set_socket (r, cell, cpu_fd, online, packages);
   if (capacity)
-    cell_set_topo (cell, cpu_fd);
+    cell_set_topo (r, cell, cpu_fd);
   return TRUE;
 }
 
@@ -801,7 +871,7 @@ read_cell (int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
  * every CPU and all memory (virCapabilitiesHostNUMAInitFake); do the same
  * from cpu/present and /proc/meminfo. */
 static gboolean
-add_fake_cell (VpaHost *host, const char *root, int cpu_fd, const GArray *online,
+add_fake_cell (Reader *r, VpaHost *host, const char *root, int cpu_fd, const GArray *online,
                gboolean capacity, GError **error)
 {
   VpaCell cell = { 0, VPA_SOCKET_NONE, g_array_new (FALSE, FALSE, sizeof (guint)), 0 };
@@ -809,7 +879,7 @@ add_fake_cell (VpaHost *host, const char *root, int cpu_fd, const GArray *online
   char buf[4096];
   int fd;
 
-  if (cpu_fd >= 0 && read_attr (cpu_fd, "present", buf, sizeof buf) == 0 &&
+  if (cpu_fd >= 0 && read_attr (r, cpu_fd, "present", buf, sizeof buf) == 0 &&
       !parse_cpulist (buf, cell.cpus))
     {
       g_array_unref (cell.cpus);
@@ -818,19 +888,19 @@ add_fake_cell (VpaHost *host, const char *root, int cpu_fd, const GArray *online
       return FALSE;
     }
   fd = open (proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0 && read_attr (fd, "meminfo", buf, sizeof buf) == 0)
+  if (fd >= 0 && read_attr (r, fd, "meminfo", buf, sizeof buf) == 0)
     cell.memory_kib = meminfo_total_kib (buf);
   if (fd >= 0)
     close (fd);
-  cell_set_socket (&cell, cpu_fd, online, NULL);
+  cell_set_socket (r, &cell, cpu_fd, online, NULL);
   if (capacity)
-    cell_set_topo (&cell, cpu_fd);
+    cell_set_topo (r, &cell, cpu_fd);
   vpa_host_add_cell (host, &cell);
   return TRUE;
 }
 
 static gboolean
-read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_path,
+read_cells (Reader *r, VpaHost *host, const char *root, int nodes_fd, const char *nodes_path,
             int cpu_fd, const GArray *online, gboolean capacity, GError **error)
 {
   g_autoptr (GPtrArray) packages = g_ptr_array_new_with_free_func ((GDestroyNotify) package_free);
@@ -855,7 +925,7 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
         continue;
       cell.id = (gint) id;
       cell.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
-      ok = read_cell (dirfd (dir), nodes_path, ent->d_name, cpu_fd, online, capacity, packages,
+      ok = read_cell (r, dirfd (dir), nodes_path, ent->d_name, cpu_fd, online, capacity, packages,
                       &cell, error);
       if (ok)
         vpa_host_add_cell (host, &cell);
@@ -869,7 +939,7 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
   closedir (dir);
   number_distances (host);
   if (ok && host->cells->len == 0)
-    return add_fake_cell (host, root, cpu_fd, online, capacity, error);
+    return add_fake_cell (r, host, root, cpu_fd, online, capacity, error);
   return ok;
 }
 
@@ -879,20 +949,20 @@ read_cells (VpaHost *host, const char *root, int nodes_fd, const char *nodes_pat
  * whole-guest fit, `capacity`, the fleet); without, topo and pages are
  * NULL and memory_kib 0 ("not known"). */
 static gboolean
-read_topology (VpaHost *host, const char *root, gboolean capacity, GError **error)
+read_topology (Reader *r, VpaHost *host, const char *root, gboolean capacity, GError **error)
 {
   g_autofree char *nodes_path = g_build_filename (root, NODE_DIR, NULL);
   g_autofree char *cpu_path = g_build_filename (root, CPU_DIR, NULL);
   int cpu_fd = open (cpu_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   int nodes_fd = open (nodes_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   int nodes_errno = nodes_fd < 0 ? errno : 0;
-  g_autoptr (GArray) online = read_online (cpu_fd);
+  g_autoptr (GArray) online = read_online (r, cpu_fd);
   gboolean ok;
 
   if (nodes_fd >= 0)
-    ok = read_cells (host, root, nodes_fd, nodes_path, cpu_fd, online, capacity, error);
+    ok = read_cells (r, host, root, nodes_fd, nodes_path, cpu_fd, online, capacity, error);
   else if (nodes_errno == ENOENT)
-    ok = add_fake_cell (host, root, cpu_fd, online, capacity, error);
+    ok = add_fake_cell (r, host, root, cpu_fd, online, capacity, error);
   else
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", nodes_path,
@@ -907,7 +977,7 @@ read_topology (VpaHost *host, const char *root, gboolean capacity, GError **erro
 /* Reads the device at addr unless already read, then its parent PF and
  * the bridges above it (the PCIe tree the host is sealed with). */
 static gboolean
-read_one_with_parent (VpaHost *host, int devs_fd, const char *path, GHashTable *seen,
+read_one_with_parent (Reader *r, VpaHost *host, int devs_fd, const char *path, GHashTable *seen,
                       VpaAddr addr, GError **error)
 {
   g_autoptr (GArray) todo = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
@@ -928,7 +998,7 @@ read_one_with_parent (VpaHost *host, int devs_fd, const char *path, GHashTable *
       *key = addr;
       g_hash_table_add (seen, key);
       vpa_addr_format (addr, name);
-      if (!read_device (devs_fd, &p, addr, &dev, error))
+      if (!read_device (r, devs_fd, &p, addr, &dev, error))
         return FALSE;
       if (dev == NULL)
         continue;
@@ -968,6 +1038,8 @@ vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs, G
   g_autofree char *path = NULL;
   g_autoptr (VpaHost) host = NULL;
   g_autoptr (GHashTable) seen = NULL;
+  g_auto (Reader) reader = { NULL };
+  Reader *r = &reader;
   gboolean ok = TRUE;
   int fd;
 
@@ -989,9 +1061,10 @@ vpa_sysfs_load_devices (const char *root, const VpaAddr *addrs, guint n_addrs, G
     }
   seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   for (guint i = 0; ok && i < n_addrs; i++)
-    ok = read_one_with_parent (host, fd, path, seen, addrs[i], error);
+    ok = read_one_with_parent (r, host, fd, path, seen, addrs[i], error);
   close (fd);
-  if (!ok || !read_topology (host, root, FALSE, error) || !vpa_host_seal (host, error))
+  ok = ok && read_topology (r, host, root, FALSE, error);
+  if (!reader_done (r, ok, error) || !vpa_host_seal (host, error))
     return NULL;
   return g_steal_pointer (&host);
 }
@@ -1040,6 +1113,9 @@ vpa_sysfs_load (const char *root, GError **error)
 {
   g_autofree char *source = NULL;
   g_autoptr (VpaHost) host = NULL;
+  g_auto (Reader) reader = { NULL };
+  Reader *r = &reader;
+  gboolean ok;
 
   g_return_val_if_fail (root != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -1048,8 +1124,8 @@ vpa_sysfs_load (const char *root, GError **error)
     return NULL;
   source = g_strconcat ("sysfs:", root, NULL);
   host = vpa_host_new (source);
-  if (!read_devices (host, root, error) || !read_topology (host, root, TRUE, error) ||
-      !vpa_host_seal (host, error))
+  ok = read_devices (r, host, root, error) && read_topology (r, host, root, TRUE, error);
+  if (!reader_done (r, ok, error) || !vpa_host_seal (host, error))
     return NULL;
   return g_steal_pointer (&host);
 }

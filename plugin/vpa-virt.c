@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <libvirt/virterror.h>
 #include <libxml/xmlreader.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -629,10 +630,12 @@ struct _VpaVirtLock {
 
 /* A connection to a privileged daemon (".../system") is one resource
  * for everyone allowed on it: root and the members of libvirt's group
- * must take the same lock, so its file lives in the system's shared lock
- * directory, named by the URI alone. Other connections (a session, the
- * test driver) belong to one user: a directory of their own. */
-#define VPA_VIRT_SHARED_LOCK_DIR "/run/lock"
+ * must take the same lock, named by the URI alone. Its file lives where
+ * only root can create one, libvirt's own run directory, so no other
+ * user can hold it or put something else in its place; root creates it,
+ * the group's members open it read-only. Other connections (a session,
+ * the test driver) belong to one user: a directory of their own. */
+#define VPA_VIRT_SYSTEM_LOCK_DIR "/run/libvirt"
 
 static gboolean
 uri_is_system (const char *canonical_uri)
@@ -642,6 +645,8 @@ uri_is_system (const char *canonical_uri)
   return uri != NULL && g_strcmp0 (g_uri_get_path (uri), "/system") == 0;
 }
 
+/* $XDG_RUNTIME_DIR (the user's, mode 0700), else the user's cache
+ * directory under their home: never a directory others can write. */
 static char *
 private_lock_dir (void)
 {
@@ -649,7 +654,7 @@ private_lock_dir (void)
 
   if (runtime != NULL && g_path_is_absolute (runtime))
     return g_build_filename (runtime, "virt-pci-affinity", NULL);
-  return g_strdup_printf ("%s/virt-pci-affinity-%u", g_get_tmp_dir (), (guint) geteuid ());
+  return g_build_filename (g_get_user_cache_dir (), "virt-pci-affinity", NULL);
 }
 
 char *
@@ -665,62 +670,115 @@ vpa_virt_lock_path (const char *canonical_uri)
   readable = g_strndup (canonical_uri, 48);
   g_strcanon (readable, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "-", '_');
   if (uri_is_system (canonical_uri))
-    return g_strdup_printf (VPA_VIRT_SHARED_LOCK_DIR "/virt-pci-affinity-define-%s-%.16s.lock",
+    return g_strdup_printf (VPA_VIRT_SYSTEM_LOCK_DIR "/virt-pci-affinity-define-%s-%.16s.lock",
                             readable, sum);
   dir = private_lock_dir ();
   return g_strdup_printf ("%s/define-%s-%.16s.lock", dir, readable, sum);
 }
 
-/* The private directory of a user's lock: created 0700, owned by them. */
+static const char *
+lock_file_kind (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return "a directory";
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISLNK (mode))
+    return "a symbolic link";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "a device node";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  return "not a regular file";
+}
+
+/* The lock's directory, created if missing (0755 for root's system
+ * directory, 0700 for a user's): a directory, no link, owned by owner
+ * and writable by nobody else, or whoever can write it could hold the
+ * lock or swap the file under us. */
 static gboolean
-lock_dir_ensure (const char *dir, GError **error)
+lock_dir_ensure (const char *dir, uid_t owner, GError **error)
 {
   struct stat st;
 
-  if (strcmp (dir, VPA_VIRT_SHARED_LOCK_DIR) == 0)
-    return TRUE;
-  if (g_mkdir_with_parents (dir, 0700) < 0)
+  if (g_mkdir_with_parents (dir, owner == 0 ? 0755 : 0700) < 0 && errno != EACCES)
     {
       int saved = errno;
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "cannot create the lock directory '%s': %s", dir, g_strerror (saved));
+                   "cannot create the define lock's directory '%s': %s", dir, g_strerror (saved));
       return FALSE;
     }
-  if (lstat (dir, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != geteuid ())
+  if (lstat (dir, &st) < 0 || !S_ISDIR (st.st_mode) || st.st_uid != owner)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "lock directory '%s' is not a directory owned by uid %u", dir,
-                   (guint) geteuid ());
+                   "the define lock's directory '%s' is not a directory owned by uid %u",
+                   dir, (guint) owner);
+      return FALSE;
+    }
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "the define lock's directory '%s' is writable by others (mode %04o): "
+                   "they could hold or replace the lock",
+                   dir, (guint) (st.st_mode & 07777));
       return FALSE;
     }
   return TRUE;
 }
 
-/* Opens the lock file: read-write (created 0644, so that others can lock
- * it too), else read-only when another user created it (flock needs no
- * write access). Never follows a link; only a regular file. */
 static int
-lock_open (const char *path, GError **error)
-{
-  struct stat st;
-  int fd = open (path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+lock_refuse (int fd, GError **error, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
 
-  if (fd < 0 && (errno == EACCES || errno == EPERM))
-    fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+static int
+lock_refuse (int fd, GError **error, const char *fmt, ...)
+{
+  g_autofree char *message = NULL;
+  va_list ap;
+
+  if (fd >= 0)
+    close (fd);
+  va_start (ap, fmt);
+  message = g_strdup_vprintf (fmt, ap);
+  va_end (ap);
+  g_set_error_literal (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, message);
+  return -1;
+}
+
+/* Opens the lock file: read-write, created 0644 (so that libvirt's
+ * group can lock root's file too), else read-only when the user cannot
+ * write it (flock needs no write access). Never through a link, never
+ * blocking on a FIFO; only a regular file owned by owner. */
+static int
+lock_open (const char *path, uid_t owner, GError **error)
+{
+  const int flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+  struct stat st;
+  int fd = open (path, O_RDWR | O_CREAT | flags, 0644);
+
+  if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS))
+    fd = open (path, O_RDONLY | flags);
   if (fd < 0)
     {
       int saved = errno;
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "cannot open the define lock '%s': %s", path, g_strerror (saved));
-      return -1;
+      if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
+        return lock_refuse (-1, error, "the define lock '%s' is %s, not a regular file", path,
+                            lock_file_kind (st.st_mode));
+      if (saved == ENOENT && owner == 0)
+        return lock_refuse (-1, error,
+                            "the define lock '%s' does not exist, and only root can create it: "
+                            "run one define or attach as root first",
+                            path);
+      return lock_refuse (-1, error, "cannot open the define lock '%s': %s", path,
+                          g_strerror (saved));
     }
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
-    {
-      close (fd);
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "the define lock '%s' is not a regular file", path);
-      return -1;
-    }
+    return lock_refuse (fd, error, "the define lock '%s' is %s, not a regular file", path,
+                        lock_file_kind (st.st_mode));
+  if (st.st_uid != owner)
+    return lock_refuse (fd, error,
+                        "the define lock '%s' is owned by uid %u, not uid %u: its owner could "
+                        "hold it for ever",
+                        path, (guint) st.st_uid, (guint) owner);
   return fd;
 }
 
@@ -800,6 +858,7 @@ vpa_virt_lock_acquire (virConnectPtr conn, const char *uri, guint timeout_ms,
   g_autofree char *path = NULL;
   g_autofree char *dir = NULL;
   VpaVirtLock *lock;
+  uid_t owner;
   int fd;
 
   g_return_val_if_fail (conn != NULL, NULL);
@@ -809,11 +868,12 @@ vpa_virt_lock_acquire (virConnectPtr conn, const char *uri, guint timeout_ms,
   canonical = virt_conn_uri (conn, uri);
   path = vpa_virt_lock_path (canonical);
   dir = g_path_get_dirname (path);
-  if (!lock_dir_ensure (dir, error))
+  owner = uri_is_system (canonical) ? 0 : geteuid ();
+  if (!lock_dir_ensure (dir, owner, error))
     return NULL;
   for (;;)
     {
-      if ((fd = lock_open (path, error)) < 0)
+      if ((fd = lock_open (path, owner, error)) < 0)
         return NULL;
       if (!lock_wait (fd, path, canonical, timeout_ms, error))
         {

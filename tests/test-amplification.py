@@ -9,9 +9,14 @@ vcpupins, one cpuset of millions of entries, 100 000 attributes on one
 element, 50 000 ports and interfaces, ...) at scale 1 and 10, feeds it to
 the hook as libvirt runs it (prepare begin, restore begin) and to the
 CLI's check and place, each under /usr/bin/time -v, and requires every run
-to finish in under 1 s with under 64 MiB of peak RSS, refused (one line on
+to finish in under 1 s of CPU time (and 10 s of wall time: what blocks
+uses none) with under 64 MiB of peak RSS, refused (one line on
 stderr, nothing on stdout) or answered. Prints a TAP line per run with
 its figures. Under a test wrapper (valgrind) it only checks the answers.
+
+Then the same for hostile environments: a sysfs tree with a FIFO where
+an attribute should be (the hook and the CLI must refuse it, not block),
+and a configuration of 20 000 groups (device specs and aliases).
 """
 import os
 import re
@@ -20,7 +25,8 @@ import sys
 import tempfile
 
 NS = 'http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0'
-MAX_SECONDS = 1.0
+MAX_SECONDS = 1.0       # of CPU time (user + system): the work done
+MAX_WALL_SECONDS = 10.0  # of wall time: what blocks uses no CPU time
 MAX_RSS_KIB = 64 * 1024
 HOSTDEV = ("<interface type='hostdev' managed='yes'><source><address type='pci' "
            "domain='0x0000' bus='0x81' slot='0x10' function='0x0'/></source>"
@@ -192,10 +198,47 @@ def state_runs(tmp, data, hook, env, make, name, scale):
     return runs
 
 
+def sysfs_fifo_tree(root):
+    """A PF and one of its VFs, whose vendor attribute is a FIFO."""
+    devs = os.path.join(root, 'sys', 'bus', 'pci', 'devices')
+    attrs = {
+        '0000:81:00.0': {'vendor': '0x8086', 'device': '0x1592', 'class': '0x020000',
+                         'numa_node': '0', 'sriov_totalvfs': '8'},
+        '0000:81:10.0': {'device': '0x1889', 'class': '0x020000', 'numa_node': '0'},
+    }
+    for addr, files in attrs.items():
+        os.makedirs(os.path.join(devs, addr))
+        for name, value in files.items():
+            with open(os.path.join(devs, addr, name), 'w') as f:
+                f.write(value + '\n')
+    os.symlink('../0000:81:00.0', os.path.join(devs, '0000:81:10.0', 'physfn'))
+    os.mkfifo(os.path.join(devs, '0000:81:10.0', 'vendor'))
+    for node, cpus in (('node0', '0-1'), ('node1', '2-3')):
+        path = os.path.join(root, 'sys', 'devices', 'system', 'node', node)
+        os.makedirs(path)
+        with open(os.path.join(path, 'cpulist'), 'w') as f:
+            f.write(cpus + '\n')
+
+
+def many_groups(base, n):
+    """base, then n device specs (each its own physical network, so its own
+    tag set) and n aliases."""
+    parts = [base]
+    for i in range(n // 2):
+        parts.append('[device-spec many%d]\nvendor-id=15b3\nproduct-id=%04x\n'
+                     'physical-network=net%d\n\n' % (i, i % 65536, i))
+    for i in range(n - n // 2):
+        parts.append('[alias many%d]\nvendor-id=15b3\nproduct-id=%04x\n\n' % (i, i % 65536))
+    return ''.join(parts)
+
+
 def measure(argv, stdin_path, env):
     with open(stdin_path, 'rb') as stdin:
-        proc = subprocess.run(['/usr/bin/time', '-v'] + argv, stdin=stdin, env=env,
-                              capture_output=True, timeout=120)
+        try:
+            proc = subprocess.run(['/usr/bin/time', '-v'] + argv, stdin=stdin, env=env,
+                                  capture_output=True, timeout=20)
+        except subprocess.TimeoutExpired:
+            return -1, '', 'did not finish in 20 s\n', 20.0, 20.0, 0
     err = proc.stderr.decode('utf-8', 'replace')
     # /usr/bin/time appends its report to the command's stderr.
     cut = err.rfind('\tCommand being timed:')
@@ -206,8 +249,52 @@ def measure(argv, stdin_path, env):
     seconds = 0.0
     for part in wall.split(':'):
         seconds = seconds * 60 + float(part)
+    cpu = sum(float(re.search(r'%s time \(seconds\): (\S+)' % kind, report).group(1))
+              for kind in ('User', 'System'))
     status = int(re.search(r'Exit status: (\d+)', report).group(1))
-    return status, proc.stdout.decode('utf-8', 'replace'), ours, seconds, rss
+    return status, proc.stdout.decode('utf-8', 'replace'), ours, cpu, seconds, rss
+
+
+def environment_runs(cli, hook, data, tmp, host, conf_text, env):
+    """Runs of a hostile sysfs tree and of a huge configuration: (label,
+    size, argv, stdin, env, the exit statuses allowed)."""
+    runs = []
+    domain_path = os.path.join(tmp, 'environment-domain.xml')
+    with open(domain_path, 'w') as f:
+        f.write(domain(PORT))
+    size = os.path.getsize(domain_path)
+    test_host = 'test://' + host
+
+    root = os.path.join(tmp, 'sysfs-fifo')
+    sysfs_fifo_tree(root)
+    fifo_conf = os.path.join(tmp, 'sysfs-fifo.conf')
+    with open(fifo_conf, 'w') as f:
+        f.write(re.sub(r'(?m)^source=.*$', 'source=sysfs:' + root, conf_text))
+    fifo_env = dict(env, VPA_CONFIG=fifo_conf)
+    for op in ('prepare', 'restore'):
+        runs.append(('hook %s sysfs-fifo' % op, size, [hook, 'guest', op, 'begin', '-'],
+                     domain_path, fifo_env, (1,)))
+    for cmd in ('pools', 'place'):
+        argv = [cli, cmd, '-c', test_host, '--config', fifo_conf, '--inventory', 'sysfs:' + root]
+        runs.append(('%s sysfs-fifo' % cmd, 0, argv + ([domain_path] if cmd == 'place' else []),
+                     '/dev/null', env, (3,)))
+
+    big_conf = os.path.join(tmp, 'many-groups.conf')
+    with open(big_conf, 'w') as f:
+        f.write(many_groups(conf_text, 20000))
+    big_size = os.path.getsize(big_conf)
+    big_env = dict(env, VPA_CONFIG=big_conf)
+    for op in ('prepare', 'restore'):
+        runs.append(('hook %s many-groups' % op, big_size, [hook, 'guest', op, 'begin', '-'],
+                     domain_path, big_env, (0, 1)))
+    for argv in (['pools'], ['place', domain_path], ['check', domain_path],
+                 ['config', 'check']):
+        label = '%s many-groups' % argv[0] if argv[0] != 'config' else 'config check many-groups'
+        runs.append((label, big_size,
+                     [cli] + argv[:1] + argv[1:2] * (argv[0] == 'config') +
+                     ['-c', test_host, '--config', big_conf] + argv[1:] * (argv[0] != 'config'),
+                     '/dev/null', env, (0, 1)))
+    return runs
 
 
 def main():
@@ -246,14 +333,17 @@ def main():
                                  '/dev/null', env))
                     if not ours:
                         runs += state_runs(tmp, data, hook, env, make, name, scale)
+        runs = [r + ((0, 1, 2),) for r in runs]
+        runs += environment_runs(cli, hook, data, tmp, host, text, env)
         print('1..%d' % len(runs))
-        for label, size, argv, stdin_path, run_env in runs:
+        for label, size, argv, stdin_path, run_env, statuses in runs:
             n += 1
-            status, out, err, seconds, rss = measure(argv, stdin_path, run_env)
+            status, out, err, seconds, wall, rss = measure(argv, stdin_path, run_env)
             problems = []
             lines = err.splitlines()
             # check's report is its answer, on stdout even with exit 1.
-            if status != 0 and out != '' and not (label.startswith('check') and status == 1):
+            if status != 0 and out != '' and not (label.startswith(('check', 'config check'))
+                                                  and status == 1):
                 problems.append('stdout not empty on failure')
             if status != 0 and len(lines) != 1:
                 problems.append('%d lines on stderr' % len(lines))
@@ -261,16 +351,18 @@ def main():
                 problems.append('stderr of %d bytes' % len(err.encode()))
             if label.startswith('check') and any(len(line.encode()) > 1024 for line in out.splitlines()):
                 problems.append('a stdout line over 1 KiB')
-            if status not in (0, 1, 2):
+            if status not in statuses:
                 problems.append('exit status %d' % status)
             if not wrapped and seconds >= MAX_SECONDS:
-                problems.append('%.2f s' % seconds)
+                problems.append('%.2f s of CPU' % seconds)
+            if not wrapped and wall >= MAX_WALL_SECONDS or status == -1:
+                problems.append('%.2f s of wall time' % wall)
             if not wrapped and rss >= MAX_RSS_KIB:
                 problems.append('%d KiB RSS' % rss)
             verdict = 'ok' if not problems else 'not ok'
             failures += bool(problems)
-            print('%s %d - %s: %d bytes, exit %d, %.2f s, %d KiB%s' %
-                  (verdict, n, label, size, status, seconds, rss,
+            print('%s %d - %s: %d bytes, exit %d, %.2f s CPU, %.2f s wall, %d KiB%s' %
+                  (verdict, n, label, size, status, seconds, wall, rss,
                    ' (' + '; '.join(problems) + ')' if problems else ''))
             if problems or status != 0:
                 print('# stderr: %s' % (lines[0][:300] if lines else ''))

@@ -1027,6 +1027,16 @@ test_store_uris (void)
                                 "postgresql:///x?host=/nonexistent-dir&connect_timeout=2", NULL };
   g_autofree char *redacted = vpa_fleet_uri_redact ("postgresql://u:secret@db:5432/f?password=x&a=b");
   g_autofree char *redacted2 = vpa_fleet_uri_redact ("postgresql://db/f?password=***&password=y");
+  static const char *const libpq[][3] = {
+    { "postgresql://u:s3cret@[::1/db", "in URI: \"postgresql://u:s3cret@[::1/db\"",
+      "in URI: \"postgresql://u:***@[::1/db\"" },
+    { "postgresql://u@h/db?password=a%zz", "invalid percent-encoded token: \"a%zz\"",
+      "invalid percent-encoded token: \"***\"" },
+    { "postgresql://u:p%40ss@h/db", "password \"p@ss\" or \"p%40ss\"",
+      "password \"***\" or \"***\"" },
+    { "postgresql://h/db?a=1", "no password: \"postgresql://h/db?a=1\"",
+      "no password: \"postgresql://h/db?a=1\"" },
+  };
 
   for (guint i = 0; invalid[i] != NULL; i++)
     {
@@ -1043,6 +1053,13 @@ test_store_uris (void)
   /* the password shown as ***, not dropped; every password= of the query */
   g_assert_cmpstr (redacted, ==, "postgresql://u:***@db:5432/f?password=***&a=b");
   g_assert_cmpstr (redacted2, ==, "postgresql://db/f?password=***&password=***");
+  /* what libpq says about a URI: the URI redacted, each password (as
+   * written and decoded) hidden */
+  for (guint i = 0; i < G_N_ELEMENTS (libpq); i++)
+    {
+      g_autofree char *out = vpa_fleet_message_redact (libpq[i][1], libpq[i][0]);
+      g_assert_cmpstr (out, ==, libpq[i][2]);
+    }
 }
 
 static void

@@ -81,6 +81,30 @@ elif ! diff <(grep -v read_seconds "$work/textfile/vpa.prom") <(grep -v read_sec
   notok "--output wrote other metrics than stdout"
 else ok "--output FILE: written by rename, nothing else left, same metrics"; fi
 
+# --output keeps the mode of the file it replaces (a 0600 file is not
+# made world-readable), and its owner when run as root; a new file is
+# 0644 less the umask, as before.
+umask 022
+echo secret > "$work/textfile/private.prom"
+chmod 0600 "$work/textfile/private.prom"
+echo shared > "$work/textfile/shared.prom"
+chmod 0664 "$work/textfile/shared.prom"
+owner=
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+  chown nobody "$work/textfile/private.prom"
+  owner=$(stat -c %U:%G "$work/textfile/private.prom")
+fi
+for f in private shared new; do
+  run 0 "$cli" pools -c "$H" --config "$C" --format openmetrics --output "$work/textfile/$f.prom"
+done
+modes="$(stat -c %a "$work/textfile/private.prom") $(stat -c %a "$work/textfile/shared.prom") $(stat -c %a "$work/textfile/new.prom")"
+if [ "$modes" != "600 664 644" ]; then notok "--output modes: $modes, not 600 664 644"
+elif [ -n "$owner" ] && [ "$(stat -c %U:%G "$work/textfile/private.prom")" != "$owner" ]; then
+  notok "--output did not keep the owner $owner: $(stat -c %U:%G "$work/textfile/private.prom")"
+elif ! grep -q virt_pci_affinity "$work/textfile/private.prom"; then notok "--output wrote no metrics"
+else ok "--output FILE: keeps the replaced file's mode${owner:+ and owner}; a new one is 0644"; fi
+rm -f "$work/textfile/private.prom" "$work/textfile/shared.prom" "$work/textfile/new.prom"
+
 # fleet pools: the same family with a host label.
 for h in dual-socket no-numa; do
   "$cli" fleet sync --store "$work/fleet.db" -c "test://$data/hosts/$h.xml" \

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "vpa-source.h"
 #include "vpa-sysfs.h"
@@ -319,6 +320,69 @@ test_errors (void)
   rm_rf (root);
 }
 
+/* An attribute that is not a regular file is never read (a FIFO blocked
+ * the read for ever, /dev/zero read without end): the load is refused,
+ * naming the file, wherever the attribute is, even one whose absence
+ * the reader would otherwise shrug off. */
+static void
+assert_refused (const char *root, const char *rel, const char *kind, gboolean devices)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) host = NULL;
+  g_autofree char *msg = g_strdup_printf ("%s/%s: cannot read: %s, not a regular file (sysfs "
+                                          "attributes are regular files)",
+                                          root, rel, kind);
+  VpaAddr addr = VPA_ADDR (0, 0, 2, 0);
+
+  host = devices ? vpa_sysfs_load_devices (root, &addr, 1, &error) : vpa_sysfs_load (root, &error);
+  g_assert_null (host);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_cmpstr (error->message, ==, msg);
+}
+
+static void
+test_special_files (void)
+{
+  static const char *const attrs[] = {
+    "sys/devices/pci0000:00/0000:00:02.0/vendor",
+    "sys/devices/pci0000:00/0000:00:02.0/current_link_speed",
+    "sys/devices/system/node/node0/cpulist",
+    "sys/devices/system/node/node0/meminfo",
+    "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages",
+    "sys/devices/system/cpu/cpu0/topology/core_id",
+  };
+  g_autofree char *tmp = g_dir_make_tmp ("vpa-sysfs-XXXXXX", NULL);
+  g_autofree char *root = g_canonicalize_filename (tmp, NULL);
+
+  put_device (root, "0000:00:02.0", "0x8086\n", "0\n");
+  put (root, "sys/devices/pci0000:00/0000:00:02.0/current_link_speed", "8.0 GT/s PCIe\n");
+  put (root, "sys/devices/system/node/node0/cpulist", "0\n");
+  put (root, "sys/devices/system/node/node0/meminfo", "Node 0 MemTotal: 1024 kB\n");
+  put (root, "sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "0\n");
+  put (root, "sys/devices/system/cpu/cpu0/topology/physical_package_id", "0\n");
+  put (root, "sys/devices/system/cpu/cpu0/topology/core_id", "0\n");
+  for (guint i = 0; i < G_N_ELEMENTS (attrs); i++)
+    {
+      g_autofree char *path = g_build_filename (root, attrs[i], NULL);
+      g_autofree char *saved = NULL;
+
+      g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
+      g_assert_cmpint (g_unlink (path), ==, 0);
+      g_assert_cmpint (mkfifo (path, 0644), ==, 0);
+      assert_refused (root, attrs[i], "a FIFO", FALSE);
+      if (i == 0)
+        assert_refused (root, attrs[i], "a FIFO", TRUE);
+      g_assert_cmpint (g_unlink (path), ==, 0);
+      /* followed: sysfs attributes are no links, a tree may hold some */
+      g_assert_cmpint (symlink ("/dev/zero", path), ==, 0);
+      assert_refused (root, attrs[i], "a device node", FALSE);
+      g_assert_cmpint (g_unlink (path), ==, 0);
+      put (root, attrs[i], saved);
+    }
+  vpa_host_free (load_ok (root));
+  rm_rf (root);
+}
+
 /* The hook reads only the devices it needs: a VF brings its PF and the
  * root port above them, so the partial host seals with its PCIe tree. */
 static void
@@ -353,6 +417,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sysfs/offline-cpu-and-memory-node", test_offline_cpu_and_memory_node);
   g_test_add_func ("/sysfs/socket-from-first-cpu", test_socket_from_first_cpu);
   g_test_add_func ("/sysfs/errors", test_errors);
+  g_test_add_func ("/sysfs/special-files", test_special_files);
   g_test_add_func ("/sysfs/load-devices-bridges", test_load_devices_bridges);
   return g_test_run ();
 }

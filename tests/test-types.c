@@ -122,6 +122,13 @@ test_message_bound (void)
     }
   g_assert_cmpuint (strlen (cut), ==, VPA_MESSAGE_MAX);
   g_assert_true (g_str_has_suffix (cut, "x…"));
+  /* a table cell: escaped alike, never cut */
+  {
+    g_autofree char *cell = vpa_message_escape ("evil\tvm\r\x7f");
+    g_autofree char *whole = vpa_message_escape (huge);
+    g_assert_cmpstr (cell, ==, "evil\\tvm\\x0d\\x7f");
+    g_assert_cmpstr (whole, ==, huge);
+  }
 }
 
 /* The one claims filter: order kept, the excluded domain and, if asked,

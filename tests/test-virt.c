@@ -4,7 +4,9 @@
  * and test:///ABS/PATH.xml snapshots. The concurrency proof needs a real
  * daemon and lives in tests/libvirtd/.
  */
+#include <glib/gstdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <libvirt/virterror.h>
 
@@ -916,15 +918,115 @@ test_lock (void)
   g_assert_true (g_str_has_suffix (p1, ".lock"));
   /* One lock for everyone on a system daemon, whatever the euid: root
    * and a member of libvirt's group must serialise with each other. */
-  g_assert_true (g_str_has_prefix (p1, "/run/lock/virt-pci-affinity-define-qemu____system-"));
-  g_assert_true (g_str_has_prefix (p4, "/run/lock/virt-pci-affinity-define-qemu_ssh___host_system-"));
-  g_assert_false (g_str_has_prefix (p3, "/run/lock/"));
+  g_assert_true (g_str_has_prefix (p1, "/run/libvirt/virt-pci-affinity-define-qemu____system-"));
+  g_assert_true (g_str_has_prefix (p4, "/run/libvirt/virt-pci-affinity-define-qemu_ssh___host_system-"));
+  g_assert_false (g_str_has_prefix (p3, "/run/"));
+  g_assert_true (g_str_has_prefix (p3, g_getenv ("XDG_RUNTIME_DIR")));
+}
+
+/* The lock cannot be pre-empted: whatever stands at its path that is not
+ * a regular file of the lock's owner, or a directory others can write,
+ * is refused at once, naming it (it used to make every define wait its
+ * 30 s, or open what the squatter chose). */
+static void
+assert_lock_refused (virConnectPtr conn, const char *message)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaVirtLock) lock = NULL;
+  gint64 start = g_get_monotonic_time ();
+
+  lock = vpa_virt_lock_acquire (conn, NULL, 5000, &error);
+  g_assert_null (lock);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+  g_assert_cmpstr (error->message, ==, message);
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 1000000);
+}
+
+static void
+test_lock_refused (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autofree char *path = vpa_virt_lock_path ("test:///default");
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *other = g_strconcat (path, ".other", NULL);
+  g_autofree char *msg = NULL;
+  g_autoptr (VpaVirtLock) lock = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (dir, 0700), ==, 0);
+  g_unlink (path);
+
+  g_assert_cmpint (mkfifo (path, 0666), ==, 0);
+  msg = g_strdup_printf ("the define lock '%s' is a FIFO, not a regular file", path);
+  assert_lock_refused (conn, msg);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+
+  g_assert_cmpint (g_mkdir (path, 0755), ==, 0);
+  g_free (msg);
+  msg = g_strdup_printf ("the define lock '%s' is a directory, not a regular file", path);
+  assert_lock_refused (conn, msg);
+  g_assert_cmpint (g_rmdir (path), ==, 0);
+
+  g_assert_true (g_file_set_contents (other, "", 0, NULL));
+  g_assert_cmpint (symlink (other, path), ==, 0);
+  g_free (msg);
+  msg = g_strdup_printf ("the define lock '%s' is a symbolic link, not a regular file", path);
+  assert_lock_refused (conn, msg);
+  g_assert_cmpint (g_unlink (path), ==, 0);
+  g_assert_cmpint (g_unlink (other), ==, 0);
+
+  if (geteuid () == 0)
+    {
+      g_assert_true (g_file_set_contents (path, "", 0, NULL));
+      g_assert_cmpint (chown (path, 65534, 65534), ==, 0);
+      g_free (msg);
+      msg = g_strdup_printf ("the define lock '%s' is owned by uid 65534, not uid 0: its owner "
+                             "could hold it for ever",
+                             path);
+      assert_lock_refused (conn, msg);
+      g_assert_cmpint (g_unlink (path), ==, 0);
+    }
+  else
+    g_test_message ("not root: a lock file of another user is not made");
+
+  g_assert_cmpint (g_chmod (dir, 0777), ==, 0);
+  g_free (msg);
+  msg = g_strdup_printf ("the define lock's directory '%s' is writable by others (mode 0777): "
+                         "they could hold or replace the lock",
+                         dir);
+  assert_lock_refused (conn, msg);
+  g_assert_cmpint (g_chmod (dir, 0700), ==, 0);
+
+  lock = vpa_virt_lock_acquire (conn, NULL, 1000, NULL);
+  g_assert_nonnull (lock);
+}
+
+static void
+rm_tree (const char *path)
+{
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  const char *name;
+
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+        rm_tree (child);
+      else
+        g_unlink (child);
+    }
+  g_rmdir (path);
 }
 
 int
 main (int argc, char **argv)
 {
+  g_autofree char *runtime = g_dir_make_tmp ("vpa-test-virt-XXXXXX", NULL);
+  int status;
+
   g_test_init (&argc, &argv, NULL);
+  /* The locks of test:/// connections go here, not to the user's. */
+  g_assert_nonnull (runtime);
+  g_setenv ("XDG_RUNTIME_DIR", runtime, TRUE);
 
   g_test_add_func ("/virt/open/error", test_open_error);
   g_test_add_func ("/virt/load/fixture", test_load_fixture);
@@ -943,11 +1045,14 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/define/redefine-own", test_define_redefine_own);
   g_test_add_func ("/virt/define/pf-vf", test_define_pf_vf);
   g_test_add_func ("/virt/lock", test_lock);
+  g_test_add_func ("/virt/lock/refused", test_lock_refused);
   g_test_add_func ("/virt/attach/bound-required", test_attach_required);
   g_test_add_func ("/virt/attach/bound-preferred-legacy", test_attach_preferred_legacy);
   g_test_add_func ("/virt/attach/bound-socket", test_attach_socket);
   g_test_add_func ("/virt/attach/bound-two-cells", test_attach_two_cells);
   g_test_add_func ("/virt/attach/unplaced-auto", test_attach_unplaced);
 
-  return g_test_run ();
+  status = g_test_run ();
+  rm_tree (runtime);
+  return status;
 }

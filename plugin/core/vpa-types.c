@@ -495,6 +495,13 @@ vpa_message_bound (const char *message, gsize max)
   return g_string_free (out, FALSE);
 }
 
+char *
+vpa_message_escape (const char *text)
+{
+  g_return_val_if_fail (text != NULL, NULL);
+  return vpa_message_bound (text, G_MAXSIZE);
+}
+
 guint
 vpa_host_distance (const VpaHost *host, gint from, gint to)
 {

@@ -281,6 +281,9 @@ gint vpa_cell_socket_from_cpu_sockets (const gint *sockets, guint n);
  * that it takes at most max bytes, ending in "…" when cut. Every path
  * that prints a message quoting user data goes through it. */
 char *vpa_message_bound (const char *message, gsize max);
+/* text escaped as vpa_message_bound escapes, never cut: for a value shown
+ * whole in a table cell (a domain name with a TAB or CR). */
+char *vpa_message_escape (const char *text);
 
 /* The distance between two nodes from the host's matrix: 10 for a node
  * to itself, G_MAXUINT when unknown. */
