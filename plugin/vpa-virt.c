@@ -144,7 +144,7 @@ static gboolean
 claims_contain (GPtrArray *claims, guint from, VpaAddr addr)
 {
   for (guint i = from; i < claims->len; i++)
-    if (((VpaClaim *) g_ptr_array_index (claims, i))->addr == addr)
+    if (vpa_addr_same (((VpaClaim *) g_ptr_array_index (claims, i))->addr, addr))
       return TRUE;
   return FALSE;
 }
@@ -925,15 +925,15 @@ addrs_conflict (const VpaHost *inventory, VpaAddr a, VpaAddr b)
 {
   gint ia, ib;
 
-  if (a == b)
+  if (vpa_addr_same (a, b))
     return TRUE;
   if (inventory == NULL)
     return FALSE;
   ia = vpa_host_lookup (inventory, a);
   ib = vpa_host_lookup (inventory, b);
-  if (ia >= 0 && vpa_host_device (inventory, ia)->parent_addr == b)
+  if (ia >= 0 && vpa_addr_same (vpa_host_device (inventory, ia)->parent_addr, b))
     return TRUE;
-  return ib >= 0 && vpa_host_device (inventory, ib)->parent_addr == a;
+  return ib >= 0 && vpa_addr_same (vpa_host_device (inventory, ib)->parent_addr, a);
 }
 
 /* The first claim of another domain that conflicts with addrs, or NULL. */

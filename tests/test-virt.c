@@ -561,6 +561,75 @@ test_define_pf_vf (void)
   g_assert_true (domain_exists (conn, "vm-pf"));
 }
 
+/* As the CLI's define does: the request placed on the sample host
+ * against the connection's claims. */
+typedef struct {
+  const char *name;
+  const char *request; /* the <vpa:affinity> children */
+} DefineRequest;
+
+#define DUAL VPA_TEST_DATA "/hosts/dual-socket.xml"
+
+static char *
+place_request (GPtrArray *claims, gpointer user_data, GError **error)
+{
+  DefineRequest *dr = user_data;
+  g_autoptr (GError) local = NULL;
+  VpaHost *host = vpa_source_load (DUAL, &local);
+  g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/dual-socket.conf",
+                                                       &local);
+  g_autofree char *xml = g_strdup_printf (
+    "<domain type='test'><name>%s</name><metadata>"
+    "<vpa:affinity xmlns:vpa='" VPA_XMLNS "'>%s</vpa:affinity></metadata>"
+    "<memory unit='KiB'>1048576</memory><vcpu>2</vcpu><os><type>hvm</type></os>"
+    "<devices/></domain>",
+    dr->name, dr->request);
+
+  g_assert_no_error (local);
+  g_ptr_array_set_size (host->claims, 0);
+  return vpa_pipeline_place (host, claims, config, xml, strlen (xml), dr->name, NULL, error);
+}
+
+/* A domain with a NUMA binding and no device claims no device: a GPU
+ * (a device without a PF) defined next to it is no conflict. */
+static void
+test_define_numa_only_neighbour (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" DUAL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) inventory = vpa_virt_load_host (conn, NULL, &error);
+  g_autoptr (GPtrArray) claims = NULL;
+  DefineRequest numaonly = { "numaonly", "<vpa:numa placement='auto'/>" };
+  DefineRequest gpu = { "gpu1", "<vpa:flavor aliases='GPU:1'/>" };
+  DefineRequest qat = { "qat1", "<vpa:flavor aliases='QuickAssist:1'/>" };
+  gboolean numa_claim = FALSE;
+
+  g_assert_no_error (error);
+  g_assert_true (vpa_virt_define_placed_full (conn, NULL, inventory, place_request, &numaonly,
+                                              NULL, &error));
+  g_assert_no_error (error);
+  claims = vpa_virt_load_claims (conn, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (claims, i);
+      if (strcmp (c->domain, "numaonly") == 0)
+        {
+          g_assert_false (VPA_ADDR_IS_VALID (c->addr));
+          numa_claim = c->numa != NULL;
+        }
+    }
+  g_assert_true (numa_claim);
+  g_assert_true (vpa_virt_define_placed_full (conn, NULL, inventory, place_request, &gpu, NULL,
+                                              &error));
+  g_assert_no_error (error);
+  g_assert_true (vpa_virt_define_placed_full (conn, NULL, inventory, place_request, &qat, NULL,
+                                              &error));
+  g_assert_no_error (error);
+  g_assert_true (domain_exists (conn, "gpu1"));
+  g_assert_true (domain_exists (conn, "qat1"));
+}
+
 /* ------------------------------------------------------------------ */
 /* Attach to a bound guest                                             */
 /* ------------------------------------------------------------------ */
@@ -942,6 +1011,7 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/define/bypass-redefine", test_define_bypass_redefine);
   g_test_add_func ("/virt/define/redefine-own", test_define_redefine_own);
   g_test_add_func ("/virt/define/pf-vf", test_define_pf_vf);
+  g_test_add_func ("/virt/define/numa-only-neighbour", test_define_numa_only_neighbour);
   g_test_add_func ("/virt/lock", test_lock);
   g_test_add_func ("/virt/attach/bound-required", test_attach_required);
   g_test_add_func ("/virt/attach/bound-preferred-legacy", test_attach_preferred_legacy);
