@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The domain rewrite, end to end: parse, place on a fixed small host,
- * rewrite. The output must parse again, and placing it again must give
- * the same bytes (a placement is a fixed point: the hook re-places on
- * migrate and restore, and prints nothing when nothing changes).
+ * The domain rewrite, end to end: parse, place on a fixed small host
+ * with libvirt hostdev networks on its PFs, rewrite. The output must
+ * parse again, and placing it again must give the same bytes (a
+ * placement is a fixed point: the hook re-places on migrate and
+ * restore, and prints nothing when nothing changes).
  */
 #include <string.h>
 
 #include "vpa-fuzz.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
+#include "vpa-netpool.h"
 #include "vpa-pipeline.h"
 
 static const char fuzz_config[] =
@@ -51,6 +53,31 @@ config_get (void)
   return config;
 }
 
+/* As place reads them from the connection: one active network per PF
+ * of the small host (ens1f0 on node 0 is physnet1, ens2f0 on node 1
+ * physnet2), and an inactive one. */
+static GPtrArray *
+nets_get (void)
+{
+  static GPtrArray *nets = NULL;
+  static const char *const defs[][2] = {
+    { "net-a", "ens1f0" },
+    { "net-b", "ens2f0" },
+    { "net-off", "ens1f0" },
+  };
+
+  if (nets == NULL)
+    {
+      nets = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+      for (guint i = 0; i < G_N_ELEMENTS (defs); i++)
+        {
+          char *pf[] = { (char *) defs[i][1], NULL };
+          g_ptr_array_add (nets, vpa_hostdev_net_new (defs[i][0], i < 2, pf));
+        }
+    }
+  return nets;
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -62,8 +89,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   VpaPlaceReport report = { 0 };
 
   vpa_fuzz_init ();
-  out = vpa_pipeline_place (vpa_fuzz_small_host (), claims, config_get (), (const char *) data,
-                            size, "fuzz-domain.xml", &report, &error);
+  out = vpa_pipeline_place_nets (vpa_fuzz_small_host (), claims, config_get (),
+                                 (const char *) data, size, "fuzz-domain.xml", nets_get (),
+                                 &report, &error);
   VPA_FUZZ_CHECK_RESULT (out != NULL, error);
   if (out == NULL)
     {
@@ -84,8 +112,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     fprintf (stderr, "placed document does not parse: %s\n", error->message);
   VPA_FUZZ_CHECK (dom != NULL);
 
-  again = vpa_pipeline_place (vpa_fuzz_small_host (), claims, config_get (), out, strlen (out),
-                              "placed.xml", &report, &error);
+  again = vpa_pipeline_place_nets (vpa_fuzz_small_host (), claims, config_get (), out,
+                                   strlen (out), "placed.xml", nets_get (), &report, &error);
   if (again == NULL)
     fprintf (stderr, "placed document does not place again: %s\n", error->message);
   VPA_FUZZ_CHECK (again != NULL);

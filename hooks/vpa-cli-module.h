@@ -14,15 +14,20 @@
 #include "vpa-cli-fleet.h"
 #include "vpa-source.h"
 #include "vpa-types.h"
+#include "vpa-attach.h"
 
 G_BEGIN_DECLS
 
 /* Bump when a table below changes. */
-#define VPA_CLI_MODULE_VERSION 2
+#define VPA_CLI_MODULE_VERSION 3
 
-/* Returns the placed XML (a whole domain for define, one device for
- * attach) given the connection's current claims (as VpaVirtPlaceFunc). */
+/* Returns the placed domain for define given the connection's current
+ * claims (as VpaVirtPlaceFunc). */
 typedef char *(*VpaCliPlaceFunc) (GPtrArray *claims, gpointer user_data, GError **error);
+/* Returns the device element for attach and fills the port's records
+ * (as VpaVirtAttachFunc). */
+typedef char *(*VpaCliAttachFunc) (GPtrArray *claims, gpointer user_data,
+                                   VpaAttachRecord *record, GError **error);
 
 /* virt-pci-affinity-virt.so: everything that talks to libvirt. */
 #define VPA_CLI_VIRT_MODULE "virt-pci-affinity-virt.so"
@@ -45,7 +50,7 @@ typedef struct {
   /* The same for a hot-plug into domain (vpa_virt_attach); neither live
    * nor persistent: the domain's current state. */
   gboolean (*attach) (const char *uri, const char *inventory_uri, const char *domain,
-                      gboolean live, gboolean persistent, VpaCliPlaceFunc place,
+                      gboolean live, gboolean persistent, VpaCliAttachFunc place,
                       gpointer user_data, VpaAddr *out_addr, GError **error);
   /* VpaHostdevNet* of uri (vpa_virt_load_hostdev_networks). */
   GPtrArray *(*load_networks) (const char *uri, GError **error);

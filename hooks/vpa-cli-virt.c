@@ -72,7 +72,7 @@ virt_define (const char *uri, const char *inventory_uri, VpaCliPlaceFunc place,
 
 static gboolean
 virt_attach (const char *uri, const char *inventory_uri, const char *domain, gboolean live,
-             gboolean persistent, VpaCliPlaceFunc place, gpointer user_data, VpaAddr *out_addr,
+             gboolean persistent, VpaCliAttachFunc place, gpointer user_data, VpaAddr *out_addr,
              GError **error)
 {
   g_autoptr (virConnect) conn = NULL;

@@ -860,7 +860,8 @@ typedef struct {
  * domain's XML is read here too, so that the nodes a concurrent define
  * bound it to are the ones the port is placed against. */
 static char *
-attach_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
+attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
+                 GError **error)
 {
   AttachCtx *ctx = user_data;
   g_autoptr (VpaDomain) dom = NULL;
@@ -877,7 +878,7 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
     return NULL;
   return vpa_pipeline_attach_port (host, claims, ctx->config, dom, ctx->cli->port,
                                    ctx->cli->physnet, ctx->has_policy ? &ctx->policy : NULL,
-                                   &addr, error);
+                                   &addr, record, error);
 }
 
 static gboolean

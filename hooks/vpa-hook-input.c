@@ -32,7 +32,7 @@ int
 vpa_hook_relevant (const char *xml, size_t len)
 {
   static const char *const needles[] = {
-    VPA_XMLNS,
+    VPA_XMLNS_PREFIX, /* another version of it is refused, not passed */
     "<hostdev",
     "type='hostdev'",
     "type=\"hostdev\"",

@@ -295,7 +295,7 @@ hook_check (HookRun *run)
        * our namespace that we cannot read, since it mentions a PCI
        * device (vpa_hook_relevant): whatever libxml2's limits, a device
        * we cannot check never starts. */
-      if (memmem (run->xml, run->len, VPA_XMLNS, strlen (VPA_XMLNS)) != NULL)
+      if (memmem (run->xml, run->len, VPA_XMLNS_PREFIX, strlen (VPA_XMLNS_PREFIX)) != NULL)
         return fail (run, error->message);
       g_prefix_error (&error, "the domain XML mentions a PCI device (<hostdev> or type='hostdev') but cannot be read, so it cannot be checked: ");
       return fail (run, error->message);
@@ -443,7 +443,7 @@ hook_place (HookRun *run)
   /* the guest ABI keeps its PCI controllers across migrate and restore */
   VpaPlaceReport report = { .keep_guest_topology = TRUE };
 
-  if (memmem (run->xml, run->len, VPA_XMLNS, strlen (VPA_XMLNS)) == NULL)
+  if (memmem (run->xml, run->len, VPA_XMLNS_PREFIX, strlen (VPA_XMLNS_PREFIX)) == NULL)
     return 0;
   if (fast_path_allowed ())
     {

@@ -20,9 +20,9 @@
 int vpa_hook_handled (const char *op, const char *subop);
 
 /* TRUE (1) when the document may hold a vpa request or a PCI device: our
- * namespace, a <hostdev>, or an <interface type='hostdev'> (a VF libvirt
- * took from a hostdev network shows as one in the live XML). Decided from
- * the bytes, without parsing. */
+ * namespace (any version of it), a <hostdev>, or an <interface
+ * type='hostdev'> (a VF libvirt took from a hostdev network shows as one
+ * in the live XML). Decided from the bytes, without parsing. */
 int vpa_hook_relevant (const char *xml, size_t len);
 
 /* TRUE (1) when VPA_CONFIG may name the configuration: only the program

@@ -186,7 +186,12 @@ vpa_config_lint_text (const char *data, gsize len, const char *path, GPtrArray *
         }
       if (!g_str_has_prefix (e->group, "device-spec"))
         continue;
-      if ((miss = near_miss (e->key)) != NULL)
+      if ((miss = vpa_config_key_alias (e->key)) != NULL)
+        add (findings, VPA_LINT_ERROR, path, e->line,
+             "[%s] key '%s' is another name for '%s' (did you mean '%s'?): as written it "
+             "is a tag, and the spec matches more devices than meant",
+             e->group, e->key, miss, miss);
+      else if ((miss = near_miss (e->key)) != NULL)
         add (findings, VPA_LINT_ERROR, path, e->line,
              "[%s] key '%s' is close to '%s': as written it is a tag, and the spec matches "
              "more devices than meant",

@@ -529,11 +529,47 @@ static const char *const near_miss_keys[] = {
   "trusted",
 };
 
+/* Other names for the keys above, too far from them for the distance:
+ * what people write for them, in Nova's configuration and elsewhere. */
+static const struct {
+  const char *name;
+  const char *key;
+} key_aliases[] = {
+  { "physnet", "physical-network" },
+  { "phys-net", "physical-network" },
+  { "physical-net", "physical-network" },
+  { "phys-network", "physical-network" },
+  { "vendor", "vendor-id" },
+  { "product", "product-id" },
+  { "device-id", "product-id" },
+  { "addr", "address" },
+  { "pci-address", "address" },
+  { "netdev", "devname" },
+};
+
+const char *
+vpa_config_key_alias (const char *key)
+{
+  g_autofree char *k = g_strdelimit (g_ascii_strdown (key, -1), "_", '-');
+
+  for (guint i = 0; i < G_N_ELEMENTS (key_aliases); i++)
+    if (strcmp (k, key_aliases[i].name) == 0)
+      return key_aliases[i].key;
+  return NULL;
+}
+
 static gboolean
 check_near_miss (const char *tag, const Loc *loc, GError **error)
 {
   g_autofree char *lower = g_ascii_strdown (tag, -1);
   gsize len = strlen (lower);
+  const char *alias = vpa_config_key_alias (tag);
+
+  if (alias != NULL)
+    return loc_error (error, loc,
+                      "unknown key; did you mean '%s'? ('%s' is another name for it, "
+                      "refused rather than taken as a tag)",
+                      alias, loc->key);
 
   /* physical_network, the usual tag, is one of them: no distance to
    * compute; nor where the lengths alone are more than 2 apart. */

@@ -106,6 +106,11 @@ const VpaDeviceSpec *vpa_config_match_device (const VpaConfig *config,
 /* TRUE for a device no spec can make assignable (a bridge). */
 gboolean vpa_config_never_assignable (const VpaDevice *dev);
 
+/* The [device-spec] key a key is a known other name for (physnet=, as
+ * Nova's users say, is physical-network=), or NULL; '-' and '_' alike,
+ * any case. Such a key is refused, never taken as a tag. */
+const char *vpa_config_key_alias (const char *key);
+
 /* The [device-spec NAME] group with this NAME, or NULL. */
 const VpaDeviceSpec *vpa_config_device_spec (const VpaConfig *config, const char *name);
 

@@ -1161,10 +1161,28 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
 
 /* ------------------------------------------------------------------ */
 
+/* The port as place would record it: a VF for an <interface
+ * type='hostdev'> is vnic-type direct. */
+static void
+attach_record (VpaAttachRecord *record, const VpaPortRequest *port, const VpaRequest *r,
+               const VpaDevice *dev)
+{
+  record->device = g_strdup (port->device);
+  record->physnet = g_strdup (port->physnet);
+  record->vnic_type = g_strdup ("direct");
+  record->has_policy = port->has_policy;
+  record->policy = port->policy;
+  record->addr = dev->addr;
+  record->numa_node = dev->numa_node;
+  record->placed_policy = r->policy;
+  record->placed_source = r->policy_source;
+}
+
 char *
 vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                           VpaDomain *dom, const char *alias, const char *physnet,
-                          const VpaPolicy *policy, VpaAddr *out_addr, GError **error)
+                          const VpaPolicy *policy, VpaAddr *out_addr,
+                          VpaAttachRecord *record, GError **error)
 {
   g_autoptr (VpaHost) owned = host;
   g_autoptr (GPtrArray) requests = NULL;
@@ -1243,6 +1261,8 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   *out_addr = dev->addr;
   if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_addr, error))
     return NULL;
+  if (record != NULL)
+    attach_record (record, port, g_ptr_array_index (mine, 0), dev);
   head = g_markup_printf_escaped (
     "<interface type='hostdev' managed='yes'>\n"
     "  <source>\n"

@@ -9,6 +9,7 @@
 
 #include "vpa-inventory.h"
 #include "vpa-domain.h"
+#include "vpa-attach.h"
 
 G_BEGIN_DECLS
 
@@ -52,11 +53,13 @@ char *vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig
  * rules: the domain's existing devices stay held (claims are used as
  * they are), only the new port is placed. dom is bound to host here.
  * Returns the <interface type='hostdev'> element to attach; *out_addr
- * receives the chosen address. */
+ * receives the chosen address, *record (optional; clear it with
+ * vpa_attach_record_clear) the port's request and placement as place
+ * records them. */
 char *vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                                 VpaDomain *dom, const char *alias, const char *physnet,
                                 const VpaPolicy *policy, VpaAddr *out_addr,
-                                GError **error);
+                                VpaAttachRecord *record, GError **error);
 
 typedef enum {
   VPA_CHECK_OK,

@@ -145,7 +145,7 @@ static gboolean
 claims_contain (GPtrArray *claims, guint from, VpaAddr addr)
 {
   for (guint i = from; i < claims->len; i++)
-    if (((VpaClaim *) g_ptr_array_index (claims, i))->addr == addr)
+    if (vpa_addr_same (((VpaClaim *) g_ptr_array_index (claims, i))->addr, addr))
       return TRUE;
   return FALSE;
 }
@@ -989,15 +989,15 @@ addrs_conflict (const VpaHost *inventory, VpaAddr a, VpaAddr b)
 {
   gint ia, ib;
 
-  if (a == b)
+  if (vpa_addr_same (a, b))
     return TRUE;
   if (inventory == NULL)
     return FALSE;
   ia = vpa_host_lookup (inventory, a);
   ib = vpa_host_lookup (inventory, b);
-  if (ia >= 0 && vpa_host_device (inventory, ia)->parent_addr == b)
+  if (ia >= 0 && vpa_addr_same (vpa_host_device (inventory, ia)->parent_addr, b))
     return TRUE;
-  return ib >= 0 && vpa_host_device (inventory, ib)->parent_addr == a;
+  return ib >= 0 && vpa_addr_same (vpa_host_device (inventory, ib)->parent_addr, a);
 }
 
 /* The first claim of another domain that conflicts with addrs, or NULL. */
@@ -1282,9 +1282,125 @@ rollback_attach (virDomainPtr dom, const char *xml, guint flags, GError *error)
   append_message (error, msg);
 }
 
+/* run_place for an attach: the callback also fills the records. */
+typedef struct {
+  VpaVirtAttachFunc place;
+  gpointer user_data;
+  VpaAttachRecord *record;
+} AttachPlace;
+
+static char *
+attach_place (GPtrArray *claims, gpointer user_data, GError **error)
+{
+  AttachPlace *ap = user_data;
+  return ap->place (claims, ap->user_data, ap->record, error);
+}
+
+/* The persistent definition, defined again with the device and its
+ * records; prev receives the one it replaces. */
+static gboolean
+attach_config (virConnectPtr conn, const char *uri, const char *domain, const char *device,
+               const VpaAttachRecord *rec, PrevDef *prev, GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("%s: domain '%s'", uri, domain);
+  g_autofree char *xml = NULL;
+  g_autoptr (virDomain) defined = NULL;
+
+  if (!previous_definition (conn, uri, domain, prev, error))
+    return FALSE;
+  if (!prev->persistent)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "%s: domain '%s' is transient: it has no persistent definition to attach to", uri, domain);
+      return FALSE;
+    }
+  if ((xml = vpa_attach_domain (prev->xml, strlen (prev->xml), what, device, rec, error)) == NULL)
+    return FALSE;
+  if ((defined = virDomainDefineXML (conn, xml)) == NULL)
+    {
+      virt_set_error (error, virt_define_error_code (), "%s: cannot attach to domain '%s'", uri,
+                      domain);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The running domain: the device hot-plugged, its records added to the
+ * live <vpa:affinity> (the device detached again when that fails). */
+static gboolean
+attach_live (virDomainPtr dom, const char *uri, const char *domain, const char *device,
+             const VpaAttachRecord *rec, GError **error)
+{
+  g_autofree char *what = g_strdup_printf ("%s: domain '%s'", uri, domain);
+  g_autofree char *cur = virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                                               VIR_DOMAIN_AFFECT_LIVE);
+  g_autofree char *affinity = NULL;
+
+  if (cur == NULL && virt_last_code () != VIR_ERR_NO_DOMAIN_METADATA)
+    {
+      virt_set_error (error, VPA_ERROR_ENVIRONMENT, "%s: cannot read the metadata of domain '%s'",
+                      uri, domain);
+      return FALSE;
+    }
+  if ((affinity = vpa_attach_affinity (cur, what, rec, error)) == NULL)
+    return FALSE;
+  if (virDomainAttachDeviceFlags (dom, device, VIR_DOMAIN_AFFECT_LIVE) < 0)
+    {
+      virt_set_error (error, virt_define_error_code (), "%s: cannot attach to domain '%s'", uri,
+                      domain);
+      return FALSE;
+    }
+  if (virDomainSetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, affinity, "vpa", VPA_XMLNS,
+                            VIR_DOMAIN_AFFECT_LIVE) < 0)
+    {
+      virt_set_error (error, VPA_ERROR_ENVIRONMENT, "%s: cannot record port '%s' in the metadata of domain '%s'", uri, rec->device, domain);
+      rollback_attach (dom, device, VIR_DOMAIN_AFFECT_LIVE, error != NULL ? *error : NULL);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* VIR_DOMAIN_AFFECT_CURRENT as libvirt reads it: the running domain, or
+ * the persistent definition of one that is not running. */
+static guint
+attach_flags (virDomainPtr dom, guint flags)
+{
+  if ((flags & (VIR_DOMAIN_AFFECT_LIVE | VIR_DOMAIN_AFFECT_CONFIG)) != 0)
+    return flags;
+  return virDomainIsActive (dom) == 1 ? VIR_DOMAIN_AFFECT_LIVE : VIR_DOMAIN_AFFECT_CONFIG;
+}
+
+/* Undoes attach_live and attach_config after a failed verification. */
+static void
+rollback_attached (virConnectPtr conn, virDomainPtr dom, const char *device, guint flags,
+                   const PrevDef *prev, GError *error)
+{
+  if (flags & VIR_DOMAIN_AFFECT_LIVE)
+    rollback_attach (dom, device, VIR_DOMAIN_AFFECT_LIVE, error);
+  if (flags & VIR_DOMAIN_AFFECT_CONFIG)
+    rollback_define (conn, dom, prev, error);
+}
+
+static gboolean
+attach_both (virConnectPtr conn, virDomainPtr dom, const char *uri, const char *domain,
+             const char *device, const VpaAttachRecord *rec, guint flags, PrevDef *prev,
+             GError **error)
+{
+  if ((flags & VIR_DOMAIN_AFFECT_LIVE) && !attach_live (dom, uri, domain, device, rec, error))
+    return FALSE;
+  if ((flags & VIR_DOMAIN_AFFECT_CONFIG) &&
+      !attach_config (conn, uri, domain, device, rec, prev, error))
+    {
+      if (flags & VIR_DOMAIN_AFFECT_LIVE)
+        rollback_attach (dom, device, VIR_DOMAIN_AFFECT_LIVE, error != NULL ? *error : NULL);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint flags,
-                 const VpaHost *inventory, VpaVirtPlaceFunc place, gpointer user_data,
+                 const VpaHost *inventory, VpaVirtAttachFunc place, gpointer user_data,
                  VpaAddr *out_addr, GError **error)
 {
   g_autofree char *canonical = NULL;
@@ -1293,6 +1409,11 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
   g_autoptr (GPtrArray) claims = NULL;
   g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
   g_autofree char *xml = NULL;
+  g_autofree char *prev_xml = NULL;
+  g_auto (VpaAttachRecord) rec = { .numa_node = VPA_NUMA_NONE };
+  AttachPlace ap = { place, user_data, &rec };
+  PrevDef prev = { 0 };
+  gboolean ok;
 
   g_return_val_if_fail (conn != NULL, FALSE);
   g_return_val_if_fail (domain != NULL, FALSE);
@@ -1308,20 +1429,19 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
                       domain);
       return FALSE;
     }
-  if ((xml = run_place (conn, place, user_data, &claims, uri, error)) == NULL)
+  if ((xml = run_place (conn, attach_place, &ap, &claims, uri, error)) == NULL)
     return FALSE;
   if (!placed_device_parse (xml, uri, domain, addrs, error) ||
       !check_unclaimed (claims, uri, domain, addrs, NULL, inventory, "", error))
     return FALSE;
-  if (virDomainAttachDeviceFlags (dom, xml, flags) < 0)
-    {
-      virt_set_error (error, virt_define_error_code (), "%s: cannot attach to domain '%s'",
-                      uri, domain);
-      return FALSE;
-    }
+  flags = attach_flags (dom, flags);
+  ok = attach_both (conn, dom, uri, domain, xml, &rec, flags, &prev, error);
+  prev_xml = prev.xml;
+  if (!ok)
+    return FALSE;
   if (!recheck_unclaimed (conn, uri, domain, addrs, NULL, inventory, &claims, error))
     {
-      rollback_attach (dom, xml, flags, error != NULL ? *error : NULL);
+      rollback_attached (conn, dom, xml, flags, &prev, error != NULL ? *error : NULL);
       return FALSE;
     }
   if (out_addr != NULL)

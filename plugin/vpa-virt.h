@@ -13,6 +13,7 @@
 #include <libvirt/libvirt.h>
 #include "vpa-source.h"
 #include "vpa-types.h"
+#include "vpa-attach.h"
 
 G_BEGIN_DECLS
 
@@ -80,14 +81,23 @@ gboolean vpa_virt_define_placed_full (virConnectPtr conn, const char *uri,
                                       gpointer user_data, char **out_name,
                                       GError **error);
 
+/* Returns the device element to hot-plug given the connection's current
+ * claims, and fills *record with the port's request and placement. */
+typedef char *(*VpaVirtAttachFunc) (GPtrArray *claims, gpointer user_data,
+                                    VpaAttachRecord *record, GError **error);
+
 /* Hot-plug: under the same lock, place returns one <interface> or
- * <hostdev> element, attached with virDomainAttachDeviceFlags (flags:
- * VIR_DOMAIN_AFFECT_LIVE and/or VIR_DOMAIN_AFFECT_CONFIG), then verified
- * as for define (detached again on conflict; inventory as for
+ * <hostdev> element and its records. flags: VIR_DOMAIN_AFFECT_LIVE
+ * and/or VIR_DOMAIN_AFFECT_CONFIG (neither: the domain's current state).
+ * LIVE: attached with virDomainAttachDeviceFlags, the records added to
+ * the live <vpa:affinity> with virDomainSetMetadata. CONFIG: the
+ * persistent definition is defined again with the device and the
+ * records, in one step. Then verified as for define (on conflict
+ * detached again and the previous definition restored; inventory as for
  * vpa_virt_define_placed_full, may be NULL). *out_addr (optional)
  * receives the attached PCI address. */
 gboolean vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain,
-                          guint flags, const VpaHost *inventory, VpaVirtPlaceFunc place,
+                          guint flags, const VpaHost *inventory, VpaVirtAttachFunc place,
                           gpointer user_data, VpaAddr *out_addr, GError **error);
 
 /* VpaHostdevNet* (vpa-netpool.h) of the connection's networks that are

@@ -97,6 +97,11 @@ test_parse (void)
       "type='hostdev'><source><address bus='0x05' slot='0x1' function='0x2'/></source>"
       "</actual></interface></devices></domain></domstatus>",
       TRUE, "e 0000:05:01.2 running" },
+    /* an Intel VMD domain is a 32-bit PCI domain, as libvirt reads it */
+    { "<domstatus><domain><name>v</name><devices><hostdev mode='subsystem' type='pci'>"
+      "<source><address domain='0x10000' bus='0x01' slot='0x00' function='0x0'/></source>"
+      "</hostdev></devices></domain></domstatus>",
+      TRUE, "v 10000:01:00.0 running" },
     { "<network><name>n</name></network>", FALSE, NULL },
     { "<domain><devices/></domain>", FALSE, NULL },
     { "<domain><name>d</name><devices>", FALSE, NULL },
@@ -461,6 +466,14 @@ test_may_name (void)
                                            G_N_ELEMENTS (mine)));
     g_assert_true (vpa_statedirs_may_name (named, strlen (named), mine, G_N_ELEMENTS (mine)));
     g_assert_true (vpa_statedirs_may_name (utf16, 6, mine, G_N_ELEMENTS (mine)));
+  }
+  {
+    const VpaAddr vmd[] = { VPA_ADDR (0x10000, 0x01, 0, 0) };
+    const char *doc = "<domain><name>d</name><devices><hostdev mode='subsystem' type='pci'>"
+                      "<source><address domain='0x10000' bus='0x01' slot='0x00' "
+                      "function='0x0'/></source></hostdev></devices></domain>";
+
+    g_assert_true (vpa_statedirs_may_name (doc, strlen (doc), vmd, G_N_ELEMENTS (vmd)));
   }
 }
 

@@ -32,6 +32,29 @@ test_addr_roundtrip (void)
   g_assert_cmpuint (VPA_ADDR (0, 0x81, 0, 1), <, VPA_ADDR (0, 0x81, 0x10, 0));
 }
 
+/* "No address" is no address: every 32-bit domain is one, none of them
+ * equals it, and it is never printed as one. */
+static void
+test_addr_none (void)
+{
+  VpaAddr top = VPA_ADDR (G_MAXUINT32, 0xff, 0x1f, 7);
+  VpaAddr vmd;
+  char buf[VPA_ADDR_BUFLEN];
+
+  g_assert_true (vpa_addr_parse ("ffffffff:ff:1f.7", &vmd));
+  g_assert_cmpuint (vmd, ==, top);
+  g_assert_true (VPA_ADDR_IS_VALID (top));
+  g_assert_cmpuint (top, !=, VPA_ADDR_NONE);
+  g_assert_false (VPA_ADDR_IS_VALID (VPA_ADDR_NONE));
+  g_assert_cmpstr (vpa_addr_format (top, buf), ==, "ffffffff:ff:1f.7");
+  g_assert_cmpstr (vpa_addr_format (VPA_ADDR_NONE, buf), ==, VPA_ADDR_NONE_TEXT);
+  g_assert_null (strstr (VPA_ADDR_NONE_TEXT, ":"));
+  g_assert_true (vpa_addr_same (top, top));
+  g_assert_false (vpa_addr_same (VPA_ADDR_NONE, VPA_ADDR_NONE));
+  g_assert_false (vpa_addr_same (VPA_ADDR_NONE, top));
+  g_assert_false (vpa_addr_same (top, VPA_ADDR_NONE));
+}
+
 static void
 test_enums (void)
 {
@@ -165,6 +188,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/types/addr", test_addr_roundtrip);
+  g_test_add_func ("/types/addr-none", test_addr_none);
   g_test_add_func ("/types/enums", test_enums);
   g_test_add_func ("/types/host-seal", test_host_seal);
   g_test_add_func ("/types/claims-filter", test_claims_filter);

@@ -563,6 +563,75 @@ test_define_pf_vf (void)
   g_assert_true (domain_exists (conn, "vm-pf"));
 }
 
+/* As the CLI's define does: the request placed on the sample host
+ * against the connection's claims. */
+typedef struct {
+  const char *name;
+  const char *request; /* the <vpa:affinity> children */
+} DefineRequest;
+
+#define DUAL VPA_TEST_DATA "/hosts/dual-socket.xml"
+
+static char *
+place_request (GPtrArray *claims, gpointer user_data, GError **error)
+{
+  DefineRequest *dr = user_data;
+  g_autoptr (GError) local = NULL;
+  VpaHost *host = vpa_source_load (DUAL, &local);
+  g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/dual-socket.conf",
+                                                       &local);
+  g_autofree char *xml = g_strdup_printf (
+    "<domain type='test'><name>%s</name><metadata>"
+    "<vpa:affinity xmlns:vpa='" VPA_XMLNS "'>%s</vpa:affinity></metadata>"
+    "<memory unit='KiB'>1048576</memory><vcpu>2</vcpu><os><type>hvm</type></os>"
+    "<devices/></domain>",
+    dr->name, dr->request);
+
+  g_assert_no_error (local);
+  g_ptr_array_set_size (host->claims, 0);
+  return vpa_pipeline_place (host, claims, config, xml, strlen (xml), dr->name, NULL, error);
+}
+
+/* A domain with a NUMA binding and no device claims no device: a GPU
+ * (a device without a PF) defined next to it is no conflict. */
+static void
+test_define_numa_only_neighbour (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" DUAL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) inventory = vpa_virt_load_host (conn, NULL, &error);
+  g_autoptr (GPtrArray) claims = NULL;
+  DefineRequest numaonly = { "numaonly", "<vpa:numa placement='auto'/>" };
+  DefineRequest gpu = { "gpu1", "<vpa:flavor aliases='GPU:1'/>" };
+  DefineRequest qat = { "qat1", "<vpa:flavor aliases='QuickAssist:1'/>" };
+  gboolean numa_claim = FALSE;
+
+  g_assert_no_error (error);
+  g_assert_true (vpa_virt_define_placed_full (conn, NULL, inventory, place_request, &numaonly,
+                                              NULL, &error));
+  g_assert_no_error (error);
+  claims = vpa_virt_load_claims (conn, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (claims, i);
+      if (strcmp (c->domain, "numaonly") == 0)
+        {
+          g_assert_false (VPA_ADDR_IS_VALID (c->addr));
+          numa_claim = c->numa != NULL;
+        }
+    }
+  g_assert_true (numa_claim);
+  g_assert_true (vpa_virt_define_placed_full (conn, NULL, inventory, place_request, &gpu, NULL,
+                                              &error));
+  g_assert_no_error (error);
+  g_assert_true (vpa_virt_define_placed_full (conn, NULL, inventory, place_request, &qat, NULL,
+                                              &error));
+  g_assert_no_error (error);
+  g_assert_true (domain_exists (conn, "gpu1"));
+  g_assert_true (domain_exists (conn, "qat1"));
+}
+
 /* ------------------------------------------------------------------ */
 /* Attach to a bound guest                                             */
 /* ------------------------------------------------------------------ */
@@ -611,7 +680,7 @@ typedef struct {
 
 /* As the CLI does: the domain's XML and the placement under the lock. */
 static char *
-place_attach (GPtrArray *claims, gpointer user_data, GError **error)
+place_attach (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record, GError **error)
 {
   AttachData *ad = user_data;
   g_autoptr (GError) local = NULL;
@@ -626,19 +695,22 @@ place_attach (GPtrArray *claims, gpointer user_data, GError **error)
   g_assert_no_error (local);
   ad->locked = second == NULL;
   out = vpa_pipeline_attach_port (host, claims, config, parsed, "ua-hot", "physnet1", ad->policy,
-                                  &ad->addr, error);
+                                  &ad->addr, record, error);
   ad->xml = g_strdup (out);
   return out;
 }
 
-/* Attaches a port under policy to domain on conn; the chosen address,
- * or NULL with error (the test driver cannot hot-plug: a placement that
- * got as far as libvirt comes back as the address it chose). */
+/* Attaches a port under policy to domain on conn (its persistent
+ * definition, which is defined again with it); the chosen address, or
+ * NULL with error. The definition is put back as it was afterwards, so
+ * that each attach starts from the same domain. */
 static char *
 attach_bound (virConnectPtr conn, const char *domain, VpaPolicy policy, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autoptr (VpaHost) inventory = vpa_source_load (SNC4, NULL);
+  g_autoptr (virDomain) dom = virDomainLookupByName (conn, domain);
+  g_autofree char *before = virDomainGetXMLDesc (dom, VIR_DOMAIN_XML_INACTIVE);
   AttachData ad = { conn, domain, &policy, NULL, VPA_ADDR_NONE, FALSE };
   VpaAddr addr = VPA_ADDR_NONE;
   g_autofree char *placed = NULL;
@@ -665,7 +737,10 @@ attach_bound (virConnectPtr conn, const char *domain, VpaPolicy policy, GError *
       g_assert_nonnull (strstr (local->message, "cannot attach to domain"));
     }
   if (ok)
-    g_assert_cmpuint (addr, ==, ad.addr);
+    {
+      g_assert_cmpuint (addr, ==, ad.addr);
+      define_raw (conn, before);
+    }
   return g_strdup (vpa_addr_format (ad.addr, buf));
 }
 
@@ -880,6 +955,79 @@ test_attach_unplaced (void)
 /* The lock                                                            */
 /* ------------------------------------------------------------------ */
 
+/* attach --config records the port it was given, as place would have:
+ * the persistent definition holds the interface, <vpa:port> and
+ * <vpa:placed>; check passes on it, and placing it again keeps the VF. */
+static void
+test_attach_records (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) inventory = vpa_source_load (SNC4, NULL);
+  g_autoptr (virDomain) dom = NULL;
+  g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/snc-4.conf", &error);
+  g_autoptr (GPtrArray) claims = NULL;
+  g_autoptr (GPtrArray) results = NULL;
+  g_autoptr (VpaDomain) parsed = NULL;
+  g_autofree char *xml = NULL;
+  g_autofree char *port = NULL;
+  g_autofree char *placed = NULL;
+  g_autofree char *again = NULL;
+  g_autofree char *expect_source = NULL;
+  VpaPolicy policy = VPA_POLICY_REQUIRED;
+  AttachData ad = { conn, "g1", &policy, NULL, VPA_ADDR_NONE, FALSE };
+  VpaPlaceReport report = { 0 };
+  const gint one[] = { 1 };
+  char buf[VPA_ADDR_BUFLEN];
+  gboolean ok = FALSE;
+
+  define_bound (conn, "g1", one, 1, FALSE);
+  dom = virDomainLookupByName (conn, "g1");
+  /* neither --live nor --config: a domain that is not running is its
+   * persistent definition */
+  g_assert_true (vpa_virt_attach (conn, NULL, "g1", 0, inventory, place_attach, &ad, NULL,
+                                  &error));
+  g_assert_no_error (error);
+  g_free (ad.xml);
+  xml = virDomainGetXMLDesc (dom, VIR_DOMAIN_XML_INACTIVE);
+  port = g_strdup ("<vpa:port device=\"ua-hot\" physnet=\"physnet1\" policy=\"required\" vnic-type=\"direct\"/>");
+  placed = g_strdup_printf ("<vpa:placed device=\"ua-hot\" address=\"%s\" numa-node=\"1\" policy=\"required\" source=\"port\"/>",
+                            vpa_addr_format (ad.addr, buf));
+  expect_source = g_strdup_printf ("bus='0x%02x' slot='0x%02x' function='0x%x'",
+                                   VPA_ADDR_BUS (ad.addr), VPA_ADDR_SLOT (ad.addr),
+                                   VPA_ADDR_FUNCTION (ad.addr));
+  g_test_message ("%s", xml);
+  g_assert_nonnull (strstr (xml, port));
+  g_assert_nonnull (strstr (xml, placed));
+  g_assert_nonnull (strstr (xml, "<alias name='ua-hot'/>"));
+  g_assert_nonnull (strstr (xml, expect_source));
+
+  /* check on the result: the port, its device, its policy */
+  claims = vpa_virt_load_claims (conn, &error);
+  g_assert_no_error (error);
+  parsed = vpa_domain_parse (xml, strlen (xml), "g1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (parsed->ports->len, ==, 1);
+  results = vpa_pipeline_check (vpa_source_load (SNC4, NULL), claims, config, parsed, FALSE, &ok,
+                                &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < results->len; i++)
+    g_test_message ("%s", ((VpaCheckResult *) g_ptr_array_index (results, i))->line);
+  g_assert_true (ok);
+  g_assert_cmpstr (((VpaCheckResult *) g_ptr_array_index (results, 0))->device, ==, "ua-hot");
+
+  /* placing again keeps the device and its records (the fixture's
+   * binding is not the one place writes: the guest's cell is placed
+   * again, its port is not) */
+  again = vpa_pipeline_place (vpa_source_load (SNC4, NULL), claims, config, xml, strlen (xml),
+                              "g1", &report, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (again, port));
+  g_assert_nonnull (strstr (again, placed));
+  g_assert_nonnull (strstr (again, expect_source));
+  g_assert_null (strstr (strstr (again, placed) + 1, "<vpa:placed device=\"ua-hot\""));
+}
+
 static void
 test_lock (void)
 {
@@ -1044,6 +1192,7 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/define/bypass-redefine", test_define_bypass_redefine);
   g_test_add_func ("/virt/define/redefine-own", test_define_redefine_own);
   g_test_add_func ("/virt/define/pf-vf", test_define_pf_vf);
+  g_test_add_func ("/virt/define/numa-only-neighbour", test_define_numa_only_neighbour);
   g_test_add_func ("/virt/lock", test_lock);
   g_test_add_func ("/virt/lock/refused", test_lock_refused);
   g_test_add_func ("/virt/attach/bound-required", test_attach_required);
@@ -1051,6 +1200,7 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/attach/bound-socket", test_attach_socket);
   g_test_add_func ("/virt/attach/bound-two-cells", test_attach_two_cells);
   g_test_add_func ("/virt/attach/unplaced-auto", test_attach_unplaced);
+  g_test_add_func ("/virt/attach/records", test_attach_records);
 
   status = g_test_run ();
   rm_tree (runtime);

@@ -106,6 +106,10 @@ test_pci_address_strict (void)
     { "bus='0X81' slot='0X1F' function='7'", "0000:81:1f.7" },
     { "domain='0xffff' bus='255' slot='31' function='0'", "ffff:ff:1f.0" },
     { "domain='0' bus='0' slot='0' function='0'", "0000:00:00.0" },
+    /* an Intel VMD domain: libvirt reads the domain as an unsigned int */
+    { "domain='0x10000' bus='0x01' slot='0' function='0'", "10000:01:00.0" },
+    { "domain='0xffffffff' bus='0xff' slot='0x1f' function='7'", "ffffffff:ff:1f.7" },
+    { "domain='4294967295' bus='0' slot='1' function='0'", "ffffffff:00:01.0" },
   };
   const char *bad[] = {
     "bus='0X'",
@@ -123,7 +127,8 @@ test_pci_address_strict (void)
     "bus='256'",
     "slot='0x20'",
     "function='8'",
-    "domain='0x10000'",
+    "domain='0x100000000'",
+    "domain='4294967296'",
     "domain='-0'",
     "bus='0x 5'",
   };

@@ -31,20 +31,23 @@ vf_free (GPtrArray *claims, const VpaDevice *vf)
   for (guint i = 0; i < claims->len; i++)
     {
       const VpaClaim *c = g_ptr_array_index (claims, i);
-      if (c->addr == vf->addr || c->addr == vf->parent_addr)
+      if (vpa_addr_same (c->addr, vf->addr) || vpa_addr_same (c->addr, vf->parent_addr))
         return FALSE;
     }
   return TRUE;
 }
 
+#define HELPER_ALIAS "ua-helper-vf"
+
 static char *
-interface_xml (VpaAddr a)
+interface_xml (VpaAddr a, const char *alias)
 {
   return g_strdup_printf ("<interface type='hostdev' managed='yes'><source>"
                           "<address type='pci' domain='0x%04x' bus='0x%02x' slot='0x%02x' "
-                          "function='0x%x'/></source></interface>",
+                          "function='0x%x'/></source>%s%s%s</interface>",
                           VPA_ADDR_DOMAIN (a), VPA_ADDR_BUS (a), VPA_ADDR_SLOT (a),
-                          VPA_ADDR_FUNCTION (a));
+                          VPA_ADDR_FUNCTION (a), alias != NULL ? "<alias name='" : "",
+                          alias != NULL ? alias : "", alias != NULL ? "'/>" : "");
 }
 
 static char *
@@ -74,12 +77,31 @@ place_vf (GPtrArray *claims, gpointer user_data, GError **error)
       if (dev->dev_type != VPA_DEV_TYPE_VF || !vf_free (claims, dev))
         continue;
       pl->chosen = dev->addr;
-      iface = interface_xml (dev->addr);
+      iface = interface_xml (dev->addr, pl->device_only ? HELPER_ALIAS : NULL);
       return pl->device_only ? g_steal_pointer (&iface) : domain_xml (pl, iface);
     }
   g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: no free VF for domain '%s'",
                pl->inventory->source, pl->name);
   return NULL;
+}
+
+/* attach: the VF and its records (a port without policy or physnet). */
+static char *
+attach_vf (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record, GError **error)
+{
+  Placement *pl = user_data;
+  char *iface = place_vf (claims, user_data, error);
+  gint i = iface != NULL ? vpa_host_lookup (pl->inventory, pl->chosen) : -1;
+
+  if (iface == NULL)
+    return NULL;
+  record->device = g_strdup (HELPER_ALIAS);
+  record->vnic_type = g_strdup ("direct");
+  record->addr = pl->chosen;
+  record->numa_node = i >= 0 ? vpa_host_device (pl->inventory, i)->numa_node : VPA_NUMA_NONE;
+  record->placed_policy = VPA_POLICY_LEGACY;
+  record->placed_source = VPA_POLICY_SOURCE_DEFAULT;
+  return iface;
 }
 
 static int
@@ -137,7 +159,7 @@ main (int argc, char **argv)
     {
       pl.device_only = TRUE;
       ok = vpa_virt_attach (conn, argv[2], argv[3], VIR_DOMAIN_AFFECT_CONFIG, inventory,
-                            place_vf, &pl, NULL, &error);
+                            attach_vf, &pl, NULL, &error);
     }
   else
     {

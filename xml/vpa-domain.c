@@ -613,6 +613,23 @@ parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
   return TRUE;
 }
 
+/* FALSE with error for an element in a namespace of ours that is not
+ * the one we read: another version of it must not look like a domain
+ * without requests. */
+static gboolean
+check_namespace_version (ParseCtx *ctx, xmlNode *c, const char *where, GError **error)
+{
+  const char *href = c->ns != NULL ? (const char *) c->ns->href : NULL;
+
+  if (href == NULL || strcmp (href, VPA_XMLNS) == 0 || !g_str_has_prefix (href, VPA_XMLNS_PREFIX))
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+               "%s: %s: <%s%s%s> is in namespace '%s', which this version does not read; it reads '" VPA_XMLNS "'",
+               ctx->what, where, c->ns->prefix != NULL ? (const char *) c->ns->prefix : "",
+               c->ns->prefix != NULL ? ":" : "", (const char *) c->name, href);
+  return FALSE;
+}
+
 static gboolean
 parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
 {
@@ -624,6 +641,8 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
 
       if (c->type != XML_ELEMENT_NODE)
         continue;
+      if (!check_namespace_version (ctx, c, "<vpa:affinity>", error))
+        return FALSE;
       if (c->ns == NULL || !xmlStrEqual (c->ns->href, (const xmlChar *) VPA_XMLNS))
         continue; /* other namespaces' extensions are theirs */
       if ((vpa_xml_is (c, "flavor", NULL) && seen_flavor) ||
@@ -683,6 +702,8 @@ parse_metadata (ParseCtx *ctx, xmlNode *domain, GError **error)
     return TRUE;
   for (xmlNode *c = metadata->children; c != NULL; c = c->next)
     {
+      if (c->type == XML_ELEMENT_NODE && !check_namespace_version (ctx, c, "<metadata>", error))
+        return FALSE;
       if (c->type != XML_ELEMENT_NODE || c->ns == NULL ||
           !xmlStrEqual (c->ns->href, (const xmlChar *) VPA_XMLNS))
         continue;

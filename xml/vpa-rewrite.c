@@ -396,21 +396,32 @@ elem_new (const char *name, Elem *parent)
   return e;
 }
 
+/* value as the text of an attribute quoted with quote: a tab, newline
+ * or carriage return as a character reference (raw, a parser would read
+ * each as a space). */
+static void
+append_attr_value (GString *out, char quote, const char *value)
+{
+  for (const char *p = value; *p != '\0'; p++)
+    {
+      if (*p == '&')
+        g_string_append (out, "&amp;");
+      else if (*p == '<')
+        g_string_append (out, "&lt;");
+      else if (*p == quote)
+        g_string_append (out, quote == '"' ? "&quot;" : "&apos;");
+      else if (*p == '\t' || *p == '\n' || *p == '\r')
+        g_string_append_printf (out, "&#%d;", *p);
+      else
+        g_string_append_c (out, *p);
+    }
+}
+
 static void
 elem_attr (Elem *e, char quote, const char *name, const char *value)
 {
   g_string_append_printf (e->attrs, " %s=%c", name, quote);
-  for (const char *p = value; *p != '\0'; p++)
-    {
-      if (*p == '&')
-        g_string_append (e->attrs, "&amp;");
-      else if (*p == '<')
-        g_string_append (e->attrs, "&lt;");
-      else if (*p == quote)
-        g_string_append (e->attrs, quote == '"' ? "&quot;" : "&apos;");
-      else
-        g_string_append_c (e->attrs, *p);
-    }
+  append_attr_value (e->attrs, quote, value);
   g_string_append_c (e->attrs, quote);
 }
 
@@ -651,15 +662,61 @@ network_interface (xmlNode *devices, const char *alias)
   return NULL;
 }
 
-/* Points an <interface type='network'> at the decided network: its
- * <source network> changes, its other attributes stay. */
+static gsize
+skip_blanks (Rewrite *rw, gsize i, gsize stop)
+{
+  while (i < stop && g_ascii_isspace (rw->buf[i]))
+    i++;
+  return i;
+}
+
+/* The value of the attribute called name (no prefix) in node's start
+ * tag, as the bytes between its quotes: [*start, *end), *quote its
+ * quote. FALSE when the tag has no such attribute. The document is
+ * well-formed: every attribute is NAME blanks = blanks QUOTED. */
+static gboolean
+attr_value_span (Rewrite *rw, xmlNode *node, const char *name, gsize *start, gsize *end,
+                 char *quote)
+{
+  const Span *span = span_of (node);
+  gsize stop = span->start_end - 1, i = span->start + 1 + span->name_len;
+  gsize n = strlen (name);
+
+  while ((i = skip_blanks (rw, i, stop)) < stop)
+    {
+      gsize name_start = i, name_end;
+
+      while (i < stop && rw->buf[i] != '=' && rw->buf[i] != '/' && !g_ascii_isspace (rw->buf[i]))
+        i++;
+      name_end = i;
+      i = skip_blanks (rw, i, stop);
+      if (i >= stop || rw->buf[i] != '=')
+        return FALSE; /* the '/' of an empty element */
+      i = skip_blanks (rw, i + 1, stop);
+      if (i >= stop || (rw->buf[i] != '"' && rw->buf[i] != '\''))
+        return FALSE;
+      *quote = rw->buf[i];
+      *start = ++i;
+      while (i < stop && rw->buf[i] != *quote)
+        i++;
+      *end = i++;
+      if (name_end - name_start == n && memcmp (rw->buf + name_start, name, n) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Points an <interface type='network'> at the decided network: the
+ * value of its <source network> changes, every other byte of the
+ * element stays (prefixed attributes, character references, quotes). */
 static gboolean
 fill_network (Rewrite *rw, xmlNode *devices, const VpaDecision *d, GError **error)
 {
   xmlNode *node = network_interface (devices, d->device);
   xmlNode *source = node != NULL ? vpa_xml_child (node, "source", NULL) : NULL;
   g_autofree char *cur = source != NULL ? vpa_xml_prop (source, "network") : NULL;
-  g_autoptr (Elem) src = NULL;
+  g_autoptr (GString) text = g_string_new (NULL);
+  gsize start, end;
   char quote;
 
   if (source == NULL)
@@ -670,15 +727,18 @@ fill_network (Rewrite *rw, xmlNode *devices, const VpaDecision *d, GError **erro
     }
   if (g_strcmp0 (cur, d->network) == 0)
     return TRUE;
-  quote = quote_of (rw, source, '\'');
-  src = elem_new ("source", NULL);
-  for (xmlAttr *a = source->properties; a != NULL; a = a->next)
+  if (attr_value_span (rw, source, "network", &start, &end, &quote))
+    append_attr_value (text, quote, d->network);
+  else
     {
-      g_autofree char *v = vpa_xml_prop (source, (const char *) a->name);
-      elem_attr (src, quote, (const char *) a->name,
-                 strcmp ((const char *) a->name, "network") == 0 ? d->network : v);
+      /* no network attribute: one after the element's name */
+      start = end = span_of (source)->start + 1 + span_of (source)->name_len;
+      quote = quote_of (rw, source, '\'');
+      g_string_append_printf (text, " network=%c", quote);
+      append_attr_value (text, quote, d->network);
+      g_string_append_c (text, quote);
     }
-  replace_element (rw, source, src, "");
+  edit_add (rw, start, end, g_string_free (g_steal_pointer (&text), FALSE));
   return TRUE;
 }
 

@@ -61,14 +61,15 @@ char *vpa_xml_name (xmlNode *node);
 /* TRUE if node is an element called name (and in namespace ns if given). */
 gboolean vpa_xml_is (xmlNode *node, const char *name, const char *ns);
 
-/* The largest PCI domain a device <address> may name (libvirt's
- * virPCIDeviceAddressIsValid). */
-#define VPA_XML_PCI_DOMAIN_MAX 0xffff
+/* The largest PCI domain a device <address> may name: libvirt reads it
+ * as an unsigned int and checks no bound (Intel VMD domains start at
+ * 0x10000). */
+#define VPA_XML_PCI_DOMAIN_MAX G_MAXUINT32
 
 /* The one parser of a PCI <address domain= bus= slot= function=>, modelled
  * on libvirt's virPCIDeviceAddressParseXML: each field "0x" (or "0X") and
  * hex digits, or decimal digits without a leading zero; the whole value,
- * no blanks, no sign; domain <= 0xffff (absent: 0), bus <= 0xff, slot <=
+ * no blanks, no sign; domain <= 0xffffffff (absent: 0), bus <= 0xff, slot <=
  * 0x1f, function <= 7. FALSE with VPA_ERROR_INVALID "WHAT: CONTEXT<address
  * FIELD='VALUE'>: not a PCI address field" otherwise (context names the
  * element holding it, e.g. "<hostdev alias='ua-x'> <source>"). */

@@ -7,6 +7,9 @@
 
 /* The namespace of our domain metadata (<vpa:affinity>, <vpa:placed>). */
 #define VPA_XMLNS "http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0"
+/* Every namespace of ours starts so; one that is not VPA_XMLNS (another
+ * version) is refused, never skipped as someone else's. */
+#define VPA_XMLNS_PREFIX "http://virt-pci-affinity.org/xmlns/"
 
 /* The largest XML document read from stdin, a file or a state directory:
  * 16 MiB, far above any domain libvirt formats. */

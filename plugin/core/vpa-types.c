@@ -70,9 +70,24 @@ vpa_addr_parse (const char *str, VpaAddr *out)
 const char *
 vpa_addr_format (VpaAddr addr, char buf[VPA_ADDR_BUFLEN])
 {
+  if (!VPA_ADDR_IS_VALID (addr))
+    {
+      g_strlcpy (buf, VPA_ADDR_NONE_TEXT, VPA_ADDR_BUFLEN);
+      return buf;
+    }
   g_snprintf (buf, VPA_ADDR_BUFLEN, "%04x:%02x:%02x.%x", VPA_ADDR_DOMAIN (addr),
               VPA_ADDR_BUS (addr), VPA_ADDR_SLOT (addr), VPA_ADDR_FUNCTION (addr));
   return buf;
+}
+
+G_STATIC_ASSERT (sizeof VPA_ADDR_NONE_TEXT <= VPA_ADDR_BUFLEN);
+G_STATIC_ASSERT (VPA_ADDR (G_MAXUINT32, 0xff, 0x1f, 7) == VPA_ADDR_MAX);
+G_STATIC_ASSERT (!VPA_ADDR_IS_VALID (VPA_ADDR_NONE));
+
+gboolean
+vpa_addr_same (VpaAddr a, VpaAddr b)
+{
+  return VPA_ADDR_IS_VALID (a) && a == b;
 }
 
 char *

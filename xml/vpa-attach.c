@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "vpa-attach.h"
+
+#include <string.h>
+#include <libxml/tree.h>
+
+#include "vpa-constants.h"
+#include "vpa-xml.h"
+
+void
+vpa_attach_record_clear (VpaAttachRecord *rec)
+{
+  g_return_if_fail (rec != NULL);
+  g_clear_pointer (&rec->device, g_free);
+  g_clear_pointer (&rec->physnet, g_free);
+  g_clear_pointer (&rec->vnic_type, g_free);
+}
+
+static void
+set_prop (xmlNode *node, const char *name, const char *value)
+{
+  xmlNewProp (node, (const xmlChar *) name, (const xmlChar *) value);
+}
+
+/* <vpa:port device physnet policy vnic-type/> and <vpa:placed device
+ * address numa-node policy source/>, in place's order of attributes. */
+static void
+add_records (xmlNode *affinity, const VpaAttachRecord *rec)
+{
+  xmlNode *port = xmlNewChild (affinity, affinity->ns, (const xmlChar *) "port", NULL);
+  xmlNode *placed = xmlNewChild (affinity, affinity->ns, (const xmlChar *) "placed", NULL);
+  g_autofree char *node = g_strdup_printf ("%d", rec->numa_node);
+  char addr[VPA_ADDR_BUFLEN];
+
+  set_prop (port, "device", rec->device);
+  if (rec->physnet != NULL)
+    set_prop (port, "physnet", rec->physnet);
+  if (rec->has_policy)
+    set_prop (port, "policy", vpa_policy_to_string (rec->policy));
+  if (rec->vnic_type != NULL)
+    set_prop (port, "vnic-type", rec->vnic_type);
+  set_prop (placed, "device", rec->device);
+  set_prop (placed, "address", vpa_addr_format (rec->addr, addr));
+  set_prop (placed, "numa-node", node);
+  set_prop (placed, "policy", vpa_policy_to_string (rec->placed_policy));
+  set_prop (placed, "source", vpa_policy_source_to_string (rec->placed_source));
+}
+
+static xmlNode *
+new_affinity (xmlNode *parent)
+{
+  xmlNode *affinity = xmlNewChild (parent, NULL, (const xmlChar *) "affinity", NULL);
+  xmlNs *ns = xmlNewNs (affinity, (const xmlChar *) VPA_XMLNS, (const xmlChar *) "vpa");
+
+  xmlSetNs (affinity, ns);
+  return affinity;
+}
+
+static xmlNode *
+child_or_new (xmlNode *parent, const char *name)
+{
+  xmlNode *c = vpa_xml_child (parent, name, NULL);
+  return c != NULL ? c : xmlNewChild (parent, NULL, (const xmlChar *) name, NULL);
+}
+
+static char *
+dump_node (xmlDoc *doc, xmlNode *node)
+{
+  g_autoptr (GString) out = g_string_new (NULL);
+  xmlBuffer *buf = xmlBufferCreate ();
+
+  xmlNodeDump (buf, doc, node, 0, 0);
+  g_string_append_len (out, (const char *) xmlBufferContent (buf), xmlBufferLength (buf));
+  xmlBufferFree (buf);
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+char *
+vpa_attach_domain (const char *xml, gsize len, const char *what, const char *device_xml,
+                   const VpaAttachRecord *rec, GError **error)
+{
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, what, error);
+  g_autoptr (xmlDoc) dev = NULL;
+  xmlNode *root, *metadata, *affinity;
+
+  g_return_val_if_fail (device_xml != NULL && rec != NULL, NULL);
+  if (doc == NULL)
+    return NULL;
+  if ((dev = vpa_xml_parse_memory (device_xml, strlen (device_xml), what, error)) == NULL)
+    return NULL;
+  root = xmlDocGetRootElement (doc);
+  xmlAddChild (child_or_new (root, "devices"),
+               xmlDocCopyNode (xmlDocGetRootElement (dev), doc, 1));
+  metadata = child_or_new (root, "metadata");
+  affinity = vpa_xml_child (metadata, "affinity", VPA_XMLNS);
+  add_records (affinity != NULL ? affinity : new_affinity (metadata), rec);
+  return dump_node (doc, root);
+}
+
+char *
+vpa_attach_affinity (const char *affinity_xml, const char *what, const VpaAttachRecord *rec,
+                     GError **error)
+{
+  g_autoptr (xmlDoc) doc = NULL;
+  xmlNode *affinity;
+
+  g_return_val_if_fail (rec != NULL, NULL);
+  if (affinity_xml == NULL)
+    {
+      doc = xmlNewDoc ((const xmlChar *) "1.0");
+      xmlDocSetRootElement (doc, xmlNewNode (NULL, (const xmlChar *) "metadata"));
+      affinity = new_affinity (xmlDocGetRootElement (doc));
+    }
+  else
+    {
+      doc = vpa_xml_parse_memory (affinity_xml, strlen (affinity_xml), what, error);
+      if (doc == NULL)
+        return NULL;
+      affinity = xmlDocGetRootElement (doc);
+      if (!vpa_xml_is (affinity, "affinity", VPA_XMLNS))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: its metadata in " VPA_XMLNS " is no <vpa:affinity>", what);
+          return NULL;
+        }
+    }
+  add_records (affinity, rec);
+  return dump_node (doc, affinity);
+}
