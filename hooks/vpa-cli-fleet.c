@@ -22,11 +22,18 @@
 #include "vpa-source.h"
 
 static VpaFleetClaimsLoader claims_loader;
+static VpaFleetWatcher watcher;
 
 void
 vpa_cli_fleet_set_claims_loader (VpaFleetClaimsLoader loader)
 {
   claims_loader = loader;
+}
+
+void
+vpa_cli_fleet_set_watcher (VpaFleetWatcher w)
+{
+  watcher = w;
 }
 
 typedef struct {
@@ -35,6 +42,7 @@ typedef struct {
   char *host;
   char *output;
   gint64 max_age; /* filter --max-age; G_MININT64: not given */
+  gboolean watch; /* sync --watch */
 } FleetCli;
 
 static void
@@ -90,7 +98,7 @@ load_claims (const FleetCli *cli, const char *source, VpaHost *host, GError **er
 }
 
 static gboolean
-cmd_sync (FleetCli *cli, GError **error)
+sync_once (FleetCli *cli, GError **error)
 {
   g_autoptr (VpaConfig) config = NULL;
   g_autoptr (VpaHost) host = NULL;
@@ -101,12 +109,6 @@ cmd_sync (FleetCli *cli, GError **error)
   g_autofree char *out = NULL;
   const char *source;
 
-  if (!require (cli->store, "--store", error))
-    return FALSE;
-  if (cli->host == NULL && (cli->host = vpa_cli_fleet_default_host (error)) == NULL)
-    return FALSE;
-  if (!vpa_fleet_host_name_valid (cli->host, error))
-    return FALSE;
   source = vpa_cli_inventory_uri (&cli->common);
   if ((config = vpa_cli_load_config (&cli->common, error)) == NULL ||
       (host = vpa_source_load (source, error)) == NULL ||
@@ -123,8 +125,51 @@ cmd_sync (FleetCli *cli, GError **error)
              "virt-pci-affinity: fleet: warning: host '%s': synced with no device (no device of"
              " the inventory '%s' matches a [device-spec] of the configuration)\n",
              cli->host, source);
+  /* The watcher stays quiet but for warnings: a line per event would
+   * flood the journal. */
+  if (cli->watch)
+    return TRUE;
   out = g_strdup_printf ("%s: %u devices\n", cli->host, data->devices->len);
   return vpa_cli_write_stdout (out, error);
+}
+
+static gboolean
+watch_sync (gpointer data, GError **error)
+{
+  return sync_once (data, error);
+}
+
+static gboolean
+watch_touch (gpointer data, GError **error)
+{
+  FleetCli *cli = data;
+  g_autoptr (VpaFleetStore) store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_CREATE,
+                                                          error);
+
+  return store != NULL && vpa_fleet_store_touch_host (store, cli->host, error);
+}
+
+static gboolean
+cmd_sync (FleetCli *cli, GError **error)
+{
+  VpaVirtWatchOps ops = { watch_sync, watch_touch, cli };
+
+  if (!require (cli->store, "--store", error))
+    return FALSE;
+  if (cli->host == NULL && (cli->host = vpa_cli_fleet_default_host (error)) == NULL)
+    return FALSE;
+  if (!vpa_fleet_host_name_valid (cli->host, error))
+    return FALSE;
+  if (!cli->watch)
+    return sync_once (cli, error);
+  if (watcher == NULL)
+    {
+      g_set_error_literal (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                           "sync --watch: this program has no libvirt watcher");
+      return FALSE;
+    }
+  /* Events come from the connection whose domains hold the devices. */
+  return watcher (vpa_cli_connect_uri (&cli->common), &ops, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -497,7 +542,7 @@ typedef struct {
 } FleetCommand;
 
 static const FleetCommand commands[] = {
-  { "sync", "--store STORE [--host NAME]", "replace one host's device rows in the store", cmd_sync },
+  { "sync", "--store STORE [--host NAME] [--watch]", "replace one host's device rows in the store", cmd_sync },
   { "pools", "--store STORE", "pools of every host (or --host) by SQL GROUP BY", cmd_pools },
   { "filter", "--store STORE DOMAIN.xml", "the hosts whose pools can take the domain", cmd_filter },
   { "hosts", "--store STORE", "every host: devices, free, last sync, age, traits", cmd_hosts },
@@ -536,6 +581,8 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
       "libvirt URI of the domains (claims)", "URI" },
     { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.common.inventory,
       "where devices and topology come from (default: the --connect URI)", "SOURCE" },
+    { "watch", 0, 0, G_OPTION_ARG_NONE, &cli.watch,
+      "sync: stay connected and sync on every libvirt event until SIGTERM", NULL },
     { "max-age", 0, 0, G_OPTION_ARG_INT64, &cli.max_age,
       "filter: fail hosts whose rows are older than SECONDS", "SECONDS" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
@@ -551,7 +598,7 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
   if ((!sync && (cli.common.connect != NULL || cli.common.inventory != NULL)) ||
       (!sync && !filter && cli.common.config_path != NULL) || (filter && cli.host != NULL) ||
       (!formatted && cli.common.format != NULL) || (!filter && cli.common.args != NULL) ||
-      (cmd->run == cmd_hosts && cli.host != NULL) || (!filter && cli.max_age != G_MININT64) ||
+      (cmd->run == cmd_hosts && cli.host != NULL) || (!filter && cli.max_age != G_MININT64) || (!sync && cli.watch) ||
       (cli.output != NULL && cmd->run != cmd_pools))
     {
       g_set_error (&error, VPA_ERROR, VPA_ERROR_INVALID,
