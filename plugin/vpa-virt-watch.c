@@ -26,7 +26,7 @@ struct _VpaVirtWatch {
   VpaVirtWatchOps ops;
   VpaVirtWatchTimes times;
   virConnectPtr conn;
-  int callbacks[4]; /* libvirt callback ids, -1 when none */
+  int callbacks[5]; /* libvirt callback ids, -1 when none */
   guint settle_id;
   guint heartbeat_id;
   guint reconnect_id;
@@ -149,6 +149,12 @@ on_nodedev_lifecycle (virConnectPtr conn, virNodeDevicePtr dev, int event, int d
   on_event (opaque);
 }
 
+static void
+on_nodedev_update (virConnectPtr conn, virNodeDevicePtr dev, void *opaque)
+{
+  on_event (opaque);
+}
+
 static void watch_disconnect (VpaVirtWatch *w);
 static gboolean on_reconnect (gpointer data);
 
@@ -193,6 +199,8 @@ watch_disconnect (VpaVirtWatch *w)
     virConnectDomainEventDeregisterAny (w->conn, w->callbacks[2]);
   if (w->callbacks[3] >= 0)
     virConnectNodeDeviceEventDeregisterAny (w->conn, w->callbacks[3]);
+  if (w->callbacks[4] >= 0)
+    virConnectNodeDeviceEventDeregisterAny (w->conn, w->callbacks[4]);
   for (guint i = 0; i < G_N_ELEMENTS (w->callbacks); i++)
     w->callbacks[i] = -1;
   virConnectUnregisterCloseCallback (w->conn, on_close);
@@ -216,6 +224,10 @@ watch_subscribe (VpaVirtWatch *w)
   w->callbacks[3] = virConnectNodeDeviceEventRegisterAny (
     w->conn, NULL, VIR_NODE_DEVICE_EVENT_ID_LIFECYCLE,
     VIR_NODE_DEVICE_EVENT_CALLBACK (on_nodedev_lifecycle), w, NULL);
+  /* A PF whose VF count changed is updated as its VFs come and go. */
+  w->callbacks[4] = virConnectNodeDeviceEventRegisterAny (
+    w->conn, NULL, VIR_NODE_DEVICE_EVENT_ID_UPDATE, VIR_NODE_DEVICE_EVENT_CALLBACK (on_nodedev_update),
+    w, NULL);
   return w->callbacks[0] >= 0 && w->callbacks[1] >= 0 && w->callbacks[2] >= 0;
 }
 

@@ -180,12 +180,78 @@ test_watch (FleetFixture *fx, gconstpointer data)
   g_assert_cmpint (t.rc, ==, 0);
 }
 
+/* The watcher's own logic, on counting callbacks: a burst of events is
+ * one sync, and the heartbeat refreshes without syncing. */
+static gboolean
+count_sync (gpointer data, GError **error)
+{
+  ((guint *) data)[0]++;
+  return TRUE;
+}
+
+static gboolean
+count_touch (gpointer data, GError **error)
+{
+  ((guint *) data)[1]++;
+  return TRUE;
+}
+
+static void
+iterate_for (gint64 usec)
+{
+  gint64 end = g_get_monotonic_time () + usec;
+
+  while (g_get_monotonic_time () < end)
+    {
+      if (!g_main_context_iteration (NULL, FALSE))
+        g_usleep (5 * 1000);
+    }
+}
+
+static void
+test_coalesce (void)
+{
+  guint counts[2] = { 0, 0 };
+  VpaVirtWatchOps ops = { count_sync, count_touch, counts };
+  VpaVirtWatchTimes times = { 300, 1, 100, 1000 };
+  g_autoptr (VpaVirtWatch) w = vpa_virt_watch_new (WATCH_URI, &ops, &times);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (virConnect) conn = NULL;
+  g_autofree char *xml = domain_xml ("0000:81:00.1");
+  VpaVirtWatchStats stats;
+
+  g_assert_true (vpa_virt_watch_start (w, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (counts[0], ==, 1); /* the full sync at start */
+  conn = virConnectOpen (WATCH_URI);
+  g_assert_nonnull (conn);
+
+  /* define, undefine, define, undefine within the settle time: one sync. */
+  for (guint i = 0; i < 2; i++)
+    {
+      virDomainPtr dom = virDomainDefineXML (conn, xml);
+      g_assert_nonnull (dom);
+      g_assert_cmpint (virDomainUndefine (dom), ==, 0);
+      virDomainFree (dom);
+    }
+  iterate_for (G_USEC_PER_SEC * 2 + G_USEC_PER_SEC / 2);
+  vpa_virt_watch_get_stats (w, &stats);
+  g_assert_cmpuint (stats.events, ==, 4);
+  g_assert_cmpuint (counts[0], ==, 2);
+  g_assert_cmpuint (stats.syncs, ==, 2);
+  /* 2.5 s at one heartbeat a second. */
+  g_assert_cmpuint (counts[1], >=, 2);
+  g_assert_cmpuint (stats.touches, ==, counts[1]);
+  g_assert_cmpuint (stats.failures, ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
   int rc;
 
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/fleet-watch/coalesce", test_coalesce);
   fleet_fixture_add ("fleet-watch", "define-undefine", test_watch);
   fleet_pg_start ();
   rc = g_test_run ();
