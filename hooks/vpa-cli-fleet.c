@@ -121,10 +121,14 @@ sync_once (FleetCli *cli, GError **error)
       !vpa_fleet_store_sync_host (store, data, error))
     return FALSE;
   if (data->devices->len == 0)
-    fprintf (stderr,
-             "virt-pci-affinity: fleet: warning: host '%s': synced with no device (no device of"
-             " the inventory '%s' matches a [device-spec] of the configuration)\n",
-             cli->host, source);
+    {
+      g_autofree char *line = g_strdup_printf (
+        "virt-pci-affinity: fleet: warning: host '%s': synced with no device (no device of"
+        " the inventory '%s' matches a [device-spec] of the configuration)",
+        cli->host, source);
+      g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
+      fprintf (stderr, "%s\n", bounded);
+    }
   /* The watcher stays quiet but for warnings: a line per event would
    * flood the journal. */
   if (cli->watch)
