@@ -19,19 +19,19 @@ state=${VPA_LIBVIRTD_STATE:-/run/vpa-test-libvirtd}
 store=$work/fleet.db
 host=watch-test
 dom=$prefix-holder
-n=0
 
 sql() { sqlite3 -cmd '.timeout 5000' "$store" "$1"; }
 now_ms() { date +%s%3N; }
 
-# Waits (at most 10 s) until SQL prints WANT; prints the wait in ms.
+# Waits (at most LIMIT ms, default 10 s) until SQL prints WANT; prints
+# the wait in ms.
 wait_for() {
-  local query=$1 want=$2 start got
+  local query=$1 want=$2 limit=${3:-10000} start got
   start=$(now_ms)
   while :; do
     got=$(sql "$query" 2>/dev/null || true)
     [ "$got" = "$want" ] && break
-    [ $(($(now_ms) - start)) -lt 10000 ] || fail "waited 10 s for '$want' from '$query', last '$got'"
+    [ $(($(now_ms) - start)) -lt "$limit" ] || fail "waited $limit ms for '$want' from '$query', last '$got'"
     sleep 0.02
   done
   echo $(($(now_ms) - start))
@@ -79,7 +79,8 @@ if [ -s "$state/libvirtd.pid" ] && kill -0 "$(cat "$state/libvirtd.pid")" 2>/dev
   for _ in $(seq 100); do virsh -c "$uri" version >/dev/null 2>&1 || break; sleep 0.1; done
   sql "UPDATE devices SET held_by = 'spoiled' WHERE address = '$addr'"
   LIBVIRT_LOG_OUTPUTS="3:file:$state/libvirtd.log" libvirtd -d -p "$state/libvirtd.pid"
-  wait_for "$held" - >/dev/null
+  # Reconnect attempts back off 0.5, 1, 2, 4, 8 s: within 30 s.
+  wait_for "$held" - 30000 >/dev/null
   virsh -c "$uri" define "$work/holder.xml" >/dev/null || fail "define $dom after the restart"
   wait_for "$held" "$dom" >/dev/null
   virsh -c "$uri" undefine "$dom" >/dev/null
