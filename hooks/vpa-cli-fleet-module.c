@@ -13,6 +13,7 @@ vpa_cli_fleet_module (void)
     .version = VPA_CLI_MODULE_VERSION,
     .run = vpa_cli_fleet,
     .set_claims_loader = vpa_cli_fleet_set_claims_loader,
+    .set_watcher = vpa_cli_fleet_set_watcher,
   };
 
   return &module;

@@ -10,9 +10,11 @@
 #include <string.h>
 
 #include "vpa-cli-common.h"
+#include "vpa-cli-fleet-hosts.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-fleet.h"
+#include "vpa-fleet-hosts.h"
 #include "vpa-inventory.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
@@ -20,6 +22,7 @@
 #include "vpa-source.h"
 
 static VpaFleetClaimsLoader claims_loader;
+static VpaFleetWatcher watcher;
 
 void
 vpa_cli_fleet_set_claims_loader (VpaFleetClaimsLoader loader)
@@ -27,11 +30,19 @@ vpa_cli_fleet_set_claims_loader (VpaFleetClaimsLoader loader)
   claims_loader = loader;
 }
 
+void
+vpa_cli_fleet_set_watcher (VpaFleetWatcher w)
+{
+  watcher = w;
+}
+
 typedef struct {
   VpaCliCommon common;
   char *store;
   char *host;
   char *output;
+  gint64 max_age; /* filter --max-age; G_MININT64: not given */
+  gboolean watch; /* sync --watch */
 } FleetCli;
 
 static void
@@ -87,7 +98,7 @@ load_claims (const FleetCli *cli, const char *source, VpaHost *host, GError **er
 }
 
 static gboolean
-cmd_sync (FleetCli *cli, GError **error)
+sync_once (FleetCli *cli, GError **error)
 {
   g_autoptr (VpaConfig) config = NULL;
   g_autoptr (VpaHost) host = NULL;
@@ -98,9 +109,6 @@ cmd_sync (FleetCli *cli, GError **error)
   g_autofree char *out = NULL;
   const char *source;
 
-  if (!require (cli->store, "--store", error) || !require (cli->host, "--host", error) ||
-      !vpa_fleet_host_name_valid (cli->host, error))
-    return FALSE;
   source = vpa_cli_inventory_uri (&cli->common);
   if ((config = vpa_cli_load_config (&cli->common, error)) == NULL ||
       (host = vpa_source_load (source, error)) == NULL ||
@@ -112,8 +120,60 @@ cmd_sync (FleetCli *cli, GError **error)
   if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_CREATE, error)) == NULL ||
       !vpa_fleet_store_sync_host (store, data, error))
     return FALSE;
+  if (data->devices->len == 0)
+    {
+      g_autofree char *line = g_strdup_printf (
+        "virt-pci-affinity: fleet: warning: host '%s': synced with no device (no device of"
+        " the inventory '%s' matches a [device-spec] of the configuration)",
+        cli->host, source);
+      g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
+      fprintf (stderr, "%s\n", bounded);
+    }
+  /* The watcher stays quiet but for warnings: a line per event would
+   * flood the journal. */
+  if (cli->watch)
+    return TRUE;
   out = g_strdup_printf ("%s: %u devices\n", cli->host, data->devices->len);
   return vpa_cli_write_stdout (out, error);
+}
+
+static gboolean
+watch_sync (gpointer data, GError **error)
+{
+  return sync_once (data, error);
+}
+
+static gboolean
+watch_touch (gpointer data, GError **error)
+{
+  FleetCli *cli = data;
+  g_autoptr (VpaFleetStore) store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_CREATE,
+                                                          error);
+
+  return store != NULL && vpa_fleet_store_touch_host (store, cli->host, error);
+}
+
+static gboolean
+cmd_sync (FleetCli *cli, GError **error)
+{
+  VpaVirtWatchOps ops = { watch_sync, watch_touch, cli };
+
+  if (!require (cli->store, "--store", error))
+    return FALSE;
+  if (cli->host == NULL && (cli->host = vpa_cli_fleet_default_host (error)) == NULL)
+    return FALSE;
+  if (!vpa_fleet_host_name_valid (cli->host, error))
+    return FALSE;
+  if (!cli->watch)
+    return sync_once (cli, error);
+  if (watcher == NULL)
+    {
+      g_set_error_literal (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                           "sync --watch: this program has no libvirt watcher");
+      return FALSE;
+    }
+  /* Events come from the connection whose domains hold the devices. */
+  return watcher (vpa_cli_connect_uri (&cli->common), &ops, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -419,6 +479,7 @@ cmd_filter (FleetCli *cli, GError **error)
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (GPtrArray) hosts = NULL;
   g_autoptr (GPtrArray) verdicts = NULL;
+  g_autoptr (GPtrArray) stale = NULL;
   g_autofree char *buf = NULL;
   g_autofree char *out = NULL;
   VpaFleetQuery query = { 0 };
@@ -432,6 +493,12 @@ cmd_filter (FleetCli *cli, GError **error)
     {
       g_set_error_literal (error, VPA_ERROR, VPA_ERROR_INVALID,
                            "filter takes one DOMAIN.xml (or - for stdin)");
+      return FALSE;
+    }
+  if (cli->max_age != G_MININT64 && cli->max_age < 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "--max-age '%" G_GINT64_FORMAT "': expected seconds, 0 or more", cli->max_age);
       return FALSE;
     }
   if ((config = vpa_cli_load_config (&cli->common, error)) == NULL ||
@@ -448,23 +515,40 @@ cmd_filter (FleetCli *cli, GError **error)
       (hosts = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS | (dom->numa_auto ? VPA_FLEET_LOAD_CAPACITY : 0),
                                            error)) == NULL)
     return FALSE;
-  verdicts = vpa_fleet_filter (hosts, &query);
-  if (verdicts->len == 0 || !((VpaFleetVerdict *) g_ptr_array_index (verdicts, 0))->passes)
+  if (cli->max_age != G_MININT64)
     {
-      /* Nothing on stdout on a non-zero exit: the reasons go to stderr. */
-      g_autoptr (GString) why = g_string_new (NULL);
-      for (guint i = 0; i < verdicts->len; i++)
-        {
-          const VpaFleetVerdict *v = g_ptr_array_index (verdicts, i);
-          g_string_append_printf (why, "%s%s: %s", i > 0 ? "; " : "", v->host, v->reason);
-        }
-      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: no host passes%s%s",
-                   cli->common.args[0], verdicts->len > 0 ? ": " : " (the store has no hosts)",
-                   why->str);
-      return FALSE;
+      g_autoptr (GDateTime) now = g_date_time_new_now_utc ();
+      stale = vpa_fleet_hosts_take_stale (hosts, cli->max_age, now);
     }
+  verdicts = vpa_fleet_filter (hosts, &query);
+  if (stale != NULL)
+    vpa_fleet_verdicts_merge (verdicts, stale);
+  /* Nothing on stdout on a non-zero exit: the reasons go to stderr. */
+  if (verdicts->len == 0 || !((VpaFleetVerdict *) g_ptr_array_index (verdicts, 0))->passes)
+    return vpa_cli_fleet_filter_failed (cli->common.args[0], verdicts, error);
   out = json ? verdicts_json (verdicts) : verdicts_text (verdicts);
   return vpa_cli_write_stdout (out, error);
+}
+
+/* ------------------------------------------------------------------ */
+/* hosts, remove                                                       */
+/* ------------------------------------------------------------------ */
+
+static gboolean
+cmd_hosts (FleetCli *cli, GError **error)
+{
+  gboolean json;
+
+  return require (cli->store, "--store", error) &&
+         vpa_cli_format_is_json (&cli->common, &json, error) &&
+         vpa_cli_fleet_hosts (cli->store, json, error);
+}
+
+static gboolean
+cmd_remove (FleetCli *cli, GError **error)
+{
+  return require (cli->store, "--store", error) && require (cli->host, "--host", error) &&
+         vpa_cli_fleet_remove (cli->store, cli->host, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -477,9 +561,11 @@ typedef struct {
 } FleetCommand;
 
 static const FleetCommand commands[] = {
-  { "sync", "--store STORE --host NAME", "replace one host's device rows in the store", cmd_sync },
+  { "sync", "--store STORE [--host NAME] [--watch]", "replace one host's device rows in the store", cmd_sync },
   { "pools", "--store STORE", "pools of every host (or --host) by SQL GROUP BY", cmd_pools },
   { "filter", "--store STORE DOMAIN.xml", "the hosts whose pools can take the domain", cmd_filter },
+  { "hosts", "--store STORE", "every host: devices, free, last sync, age, traits", cmd_hosts },
+  { "remove", "--store STORE --host NAME", "delete a host and all its rows", cmd_remove },
 };
 
 static void
@@ -494,12 +580,13 @@ usage (FILE *f)
 static int
 run_command (const FleetCommand *cmd, int argc, char **argv)
 {
-  g_auto (FleetCli) cli = { 0 };
+  g_auto (FleetCli) cli = { .max_age = G_MININT64 };
   g_autoptr (GOptionContext) ctx = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *param = g_strdup_printf ("%s %s", cmd->name, cmd->args);
   g_autofree char *prog = g_strdup_printf ("virt-pci-affinity fleet %s", cmd->name);
   gboolean sync = cmd->run == cmd_sync, filter = cmd->run == cmd_filter;
+  gboolean formatted = cmd->run == cmd_pools || filter || cmd->run == cmd_hosts;
   GOptionEntry entries[] = {
     { "store", 0, 0, G_OPTION_ARG_STRING, &cli.store, "the fleet store", "STORE" },
     { "host", 0, 0, G_OPTION_ARG_STRING, &cli.host, "the host's name in the store", "NAME" },
@@ -513,6 +600,10 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
       "libvirt URI of the domains (claims)", "URI" },
     { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.common.inventory,
       "where devices and topology come from (default: the --connect URI)", "SOURCE" },
+    { "watch", 0, 0, G_OPTION_ARG_NONE, &cli.watch,
+      "sync: stay connected and sync on every libvirt event until SIGTERM", NULL },
+    { "max-age", 0, 0, G_OPTION_ARG_INT64, &cli.max_age,
+      "filter: fail hosts whose rows are older than SECONDS", "SECONDS" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
     { NULL }
   };
@@ -525,7 +616,8 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
     return fail (error);
   if ((!sync && (cli.common.connect != NULL || cli.common.inventory != NULL)) ||
       (!sync && !filter && cli.common.config_path != NULL) || (filter && cli.host != NULL) ||
-      (sync && cli.common.format != NULL) || (!filter && cli.common.args != NULL) ||
+      (!formatted && cli.common.format != NULL) || (!filter && cli.common.args != NULL) ||
+      (cmd->run == cmd_hosts && cli.host != NULL) || (!filter && cli.max_age != G_MININT64) || (!sync && cli.watch) ||
       (cli.output != NULL && cmd->run != cmd_pools))
     {
       g_set_error (&error, VPA_ERROR, VPA_ERROR_INVALID,

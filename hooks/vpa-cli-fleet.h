@@ -6,6 +6,8 @@
 
 #include <glib.h>
 
+#include "vpa-virt-watch.h"
+
 G_BEGIN_DECLS
 
 /* argv[0] is "fleet", argv[1] the subcommand. Prints results on stdout
@@ -20,5 +22,11 @@ int vpa_cli_fleet (int argc, char **argv);
  * VpaClaim*. */
 typedef GPtrArray *(*VpaFleetClaimsLoader) (const char *uri, GError **error);
 void vpa_cli_fleet_set_claims_loader (VpaFleetClaimsLoader loader);
+
+/* What runs `fleet sync --watch` on uri (libvpa-virt's
+ * vpa_virt_watch_run, registered by the CLI like the claims loader):
+ * returns TRUE when a signal ends it. Without one, --watch is exit 3. */
+typedef gboolean (*VpaFleetWatcher) (const char *uri, const VpaVirtWatchOps *ops, GError **error);
+void vpa_cli_fleet_set_watcher (VpaFleetWatcher watcher);
 
 G_END_DECLS

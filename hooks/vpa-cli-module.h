@@ -54,6 +54,8 @@ typedef struct {
                       gpointer user_data, VpaAddr *out_addr, GError **error);
   /* VpaHostdevNet* of uri (vpa_virt_load_hostdev_networks). */
   GPtrArray *(*load_networks) (const char *uri, GError **error);
+  /* `fleet sync --watch` (vpa_virt_watch_run). */
+  VpaFleetWatcher watch;
 } VpaCliVirtModule;
 
 const VpaCliVirtModule *vpa_cli_virt_module (void);
@@ -67,6 +69,7 @@ typedef struct {
   /* vpa_cli_fleet and vpa_cli_fleet_set_claims_loader. */
   int (*run) (int argc, char **argv);
   void (*set_claims_loader) (VpaFleetClaimsLoader loader);
+  void (*set_watcher) (VpaFleetWatcher watcher);
 } VpaCliFleetModule;
 
 const VpaCliFleetModule *vpa_cli_fleet_module (void);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vpa-cli-module.h"
+#include "vpa-virt-watch.h"
 #include "vpa-virt.h"
 
 static gboolean
@@ -111,6 +112,7 @@ vpa_cli_virt_module (void)
     .probe = virt_probe,
     .load_host = virt_load_host,
     .load_claims = virt_load_claims,
+    .watch = vpa_virt_watch_run,
     .domain_xml = virt_domain_xml,
     .define = virt_define,
     .attach = virt_attach,

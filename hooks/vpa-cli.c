@@ -1075,6 +1075,15 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   return 0;
 }
 
+/* fleet sync --watch: the libvirt module's watcher, loaded only then. */
+static gboolean
+watch_via_module (const char *uri, const VpaVirtWatchOps *ops, GError **error)
+{
+  const VpaCliVirtModule *virt = virt_module (error);
+
+  return virt != NULL && virt->watch (uri, ops, error);
+}
+
 /* The fleet commands live in their module with sqlite3 and libpq; a
  * live --connect's claims come from the libvirt one. */
 static int
@@ -1087,6 +1096,7 @@ run_fleet (int argc, char **argv)
   if (fleet == NULL)
     return fail (error);
   fleet->set_claims_loader (claims_from_uri);
+  fleet->set_watcher (watch_via_module);
   return fleet->run (argc, argv);
 }
 

@@ -514,6 +514,29 @@ pg_load_hosts (VpaFleetStore *store, guint flags, GError **error)
   return g_steal_pointer (&hosts);
 }
 
+static gboolean
+pg_statement (VpaFleetStore *store, const char *sql, const char *const *params,
+              guint n_params, VpaFleetRowFunc row, gpointer data, gint64 *changes,
+              GError **error)
+{
+  VpaFleetPg *self = (VpaFleetPg *) store;
+  g_autoptr (PGresult) res = pg_query (self, sql, n_params, params, sql, error);
+
+  if (res == NULL)
+    return FALSE;
+  for (int r = 0; row != NULL && r < PQntuples (res); r++)
+    {
+      const char *v[16];
+      int n = MIN (PQnfields (res), (int) G_N_ELEMENTS (v));
+
+      row_texts (res, r, v, n);
+      row (v, n, data);
+    }
+  if (changes != NULL)
+    *changes = g_ascii_strtoll (PQcmdTuples (res), NULL, 10);
+  return TRUE;
+}
+
 static const VpaFleetStoreOps pg_ops = {
   .name = "postgresql",
   .close = pg_close,
@@ -522,6 +545,7 @@ static const VpaFleetStoreOps pg_ops = {
   .sync_host = pg_sync_host,
   .query_pools = pg_query_pools,
   .load_hosts = pg_load_hosts,
+  .statement = pg_statement,
 };
 
 static void

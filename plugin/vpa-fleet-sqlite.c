@@ -555,6 +555,42 @@ sqlite_load_hosts (VpaFleetStore *store, guint flags, GError **error)
   return g_steal_pointer (&hosts);
 }
 
+/* Parameters are named $1..$n in the SQL; SQLite numbers named
+ * parameters by first appearance, so look each one up by name. */
+static gboolean
+sqlite_statement (VpaFleetStore *store, const char *sql, const char *const *params,
+                  guint n_params, VpaFleetRowFunc row, gpointer data, gint64 *changes,
+                  GError **error)
+{
+  VpaFleetSqlite *self = (VpaFleetSqlite *) store;
+  g_autoptr (sqlite3_stmt) stmt = sql_prepare (self, sql, error);
+  int rc;
+
+  if (stmt == NULL)
+    return FALSE;
+  for (guint i = 0; i < n_params; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("$%u", i + 1);
+      int index = sqlite3_bind_parameter_index (stmt, name);
+      if (index > 0)
+        bind_text_or_null (stmt, index, params[i]);
+    }
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      const char *v[16];
+      int n = MIN (sqlite3_column_count (stmt), (int) G_N_ELEMENTS (v));
+
+      row_texts (stmt, v, n);
+      if (row != NULL)
+        row (v, n, data);
+    }
+  if (rc != SQLITE_DONE)
+    return sql_fail (self, sql, error);
+  if (changes != NULL)
+    *changes = sqlite3_changes (self->db);
+  return TRUE;
+}
+
 static const VpaFleetStoreOps sqlite_ops = {
   .name = "sqlite",
   .close = sqlite_close,
@@ -563,6 +599,7 @@ static const VpaFleetStoreOps sqlite_ops = {
   .sync_host = sqlite_sync_host,
   .query_pools = sqlite_query_pools,
   .load_hosts = sqlite_load_hosts,
+  .statement = sqlite_statement,
 };
 
 VpaFleetStore *

@@ -165,6 +165,8 @@ gboolean vpa_fleet_host_has_trait (const VpaFleetHost *host, const char *trait);
 /* ------------------------------------------------------------------ */
 
 typedef struct _VpaFleetStore VpaFleetStore;
+/* One result row of VpaFleetStoreOps.statement, n columns. */
+typedef void (*VpaFleetRowFunc) (const char *const *values, guint n, gpointer data);
 
 typedef struct {
   const char *name;
@@ -185,6 +187,12 @@ typedef struct {
    * free devices, all hosts' pools loaded by one query. */
   GPtrArray *(*load_hosts) (VpaFleetStore *store, guint flags /* VpaFleetLoadFlags */,
                             GError **error);
+  /* One statement with text parameters $1..$n (vpa-fleet-hosts.c): each
+   * row's columns as text (NULL for NULL) to row, or with row NULL the
+   * number of rows changed into *changes. */
+  gboolean (*statement) (VpaFleetStore *store, const char *sql, const char *const *params,
+                         guint n_params, VpaFleetRowFunc row, gpointer data,
+                         gint64 *changes, GError **error);
 } VpaFleetStoreOps;
 
 struct _VpaFleetStore {

@@ -73,7 +73,7 @@ S=$data/hosts/dual-socket.xml
 C=$data/hosts/dual-socket.conf
 contains "commands" "pools devices place check define attach snapshot traits config fleet --help --version" ""
 expect "a command's prefix" "pools place" "p"
-expect "fleet's commands" "sync pools filter" fleet ""
+expect "fleet's commands" "sync pools filter hosts remove" fleet ""
 expect "config's command" "check" config ""
 contains "pools' options" "--format --group-by --output --connect --inventory --config -c -o" pools "-"
 expect "pools --format" "text json openmetrics" pools --format ""

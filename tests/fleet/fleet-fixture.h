@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A fresh fleet store per test on SQLite and on a private PostgreSQL
+ * (tests/fleet/pg-start), and `fleet ARGS` run through tests/fleet/fleet-cli,
+ * for the fleet tests kept outside tests/test-fleet.c.
+ */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef enum { FLEET_BACKEND_SQLITE,
+               FLEET_BACKEND_PG } FleetBackend;
+
+typedef struct {
+  FleetBackend backend;
+  char *uri;
+  char *tmpdir;
+} FleetFixture;
+
+/* Adds /PREFIX/sqlite/NAME and /PREFIX/pg/NAME. */
+void fleet_fixture_add (const char *prefix, const char *name,
+                        void (*fn) (FleetFixture *, gconstpointer));
+/* TRUE (and the test skipped) when the backend is not available. */
+gboolean fleet_fixture_skip (FleetFixture *fx);
+/* Runs SQL on the store behind the library's back; returns what it
+ * printed (one row a line, columns separated by '|'), stripped. */
+char *fleet_fixture_sql (FleetFixture *fx, const char *sql);
+/* The same when the output does not matter. */
+void fleet_fixture_exec (FleetFixture *fx, const char *sql);
+
+/* Starts and stops the private PostgreSQL around g_test_run (). */
+void fleet_pg_start (void);
+void fleet_pg_stop (void);
+
+/* Runs fleet-cli ARGS... (NULL-terminated); returns the exit status. */
+gint fleet_fixture_cli (const char *cli, char **out, char **err, ...) G_GNUC_NULL_TERMINATED;
+
+G_END_DECLS
