@@ -19,7 +19,7 @@
 G_BEGIN_DECLS
 
 /* Bump when a table below changes. */
-#define VPA_CLI_MODULE_VERSION 3
+#define VPA_CLI_MODULE_VERSION 4
 
 /* Returns the placed domain for define given the connection's current
  * claims (as VpaVirtPlaceFunc). */
