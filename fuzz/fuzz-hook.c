@@ -44,12 +44,14 @@ hook_setup (void)
       state = g_build_filename (dir, "state", NULL);
       conf = g_build_filename (dir, "hook.conf", NULL);
       g_mkdir (state, 0700);
+      /* verdicts counted in the temporary directory, logged nowhere */
       text = g_strdup_printf ("[inventory]\nsource=%s/hosts/dual-socket.xml\n[claims]\n"
-                              "state-dirs=%s\n%s",
-                              VPA_FUZZ_DATA, state, specs);
+                              "state-dirs=%s\n[hook]\nstate-dir=%s/verdicts\n%s",
+                              VPA_FUZZ_DATA, state, dir, specs);
       if (!g_file_set_contents (conf, text, -1, &error))
         g_error ("fuzz-hook: %s", error->message);
       g_setenv ("VPA_CONFIG", conf, TRUE);
+      g_setenv ("VPA_SYSLOG_SOCKET", state, TRUE);
       g_once_init_leave (&once, 1);
     }
 }
