@@ -14,6 +14,7 @@
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
+#include "vpa-output-verdicts.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
 #include "vpa-config-lint.h"
@@ -368,9 +369,11 @@ emit (const VpaCli *cli, const char *out, GError **error)
 
 /* The pools and host gauges as OpenMetrics (docs/operations.md). */
 static char *
-pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds)
+pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds,
+                   const VpaConfig *config)
 {
   g_autoptr (VpaMetrics) m = vpa_metrics_new (FALSE);
+  g_autoptr (GError) verdicts_error = NULL;
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
 
   vpa_metrics_add_pools (m, inv, pools);
@@ -384,6 +387,10 @@ pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds
   vpa_metrics_set_gauge (m, NULL, "devices_unassignable",
                          "PCI devices of the host that no device spec admits.",
                          vpa_inventory_count_unassignable (inv));
+  /* the hook's verdicts on this host (docs/operations.md) */
+  if (!vpa_output_verdicts_add (m, config->hook_state_dir, &verdicts_error))
+    g_printerr ("virt-pci-affinity: warning: hook verdicts not shown: %s\n",
+                verdicts_error->message);
   return vpa_metrics_to_string (m);
 }
 
@@ -425,7 +432,7 @@ cmd_pools (VpaCli *cli, GError **error)
   netrows = vpa_netpool_rows (inv, nets);
   if (strcmp (format, "openmetrics") == 0)
     out = pools_openmetrics (inv, netrows,
-                             (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
+                             (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC, w.config);
   else if (strcmp (format, "json") == 0)
     {
       pools = vpa_pools_generate (inv, keys);
