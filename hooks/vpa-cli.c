@@ -14,6 +14,7 @@
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
+#include "vpa-cli-status.h"
 #include "vpa-output-verdicts.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
@@ -39,6 +40,7 @@ typedef struct {
   gboolean persistent;
   char *output;
   char *alias;
+  char *root; /* status --root */
 } VpaCli;
 
 static void
@@ -50,6 +52,7 @@ vpa_cli_clear (VpaCli *cli)
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
+  g_free (cli->root);
   g_free (cli->output);
   g_free (cli->alias);
 }
@@ -555,6 +558,38 @@ cmd_config (VpaCli *cli, GError **error)
   return FALSE;
 }
 
+/* Whether the hook guards this host, and what to do when it does not
+ * (vpa-cli-status.c): exit 1 with one stdout line per thing to fix. */
+static gboolean
+cmd_status (VpaCli *cli, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (VpaHost) host = vpa_source_load (inventory_uri (cli), &local);
+  const char *root = cli->root != NULL ? cli->root : "";
+  const char *env = g_getenv ("VPA_CONFIG");
+  g_autofree char *path = g_strconcat (root, VPA_CONFIG_DEFAULT_PATH, NULL);
+  VpaCliStatus st = { root, path, inventory_uri (cli), host, NULL };
+  guint fixes;
+
+  if (cli->common.args != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "status: unexpected argument '%s'",
+                   cli->common.args[0]);
+      return FALSE;
+    }
+  if (cli->common.config_path != NULL)
+    st.config_path = cli->common.config_path;
+  else if (env != NULL && *env != '\0')
+    st.config_path = env;
+  st.host_error = local != NULL ? local->message : NULL;
+  fixes = vpa_cli_status_run (&st);
+  if (fixes == 0)
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "status: %u thing%s to fix, each on stdout",
+               fixes, fixes == 1 ? "" : "s");
+  return FALSE;
+}
+
 /* The PCIe distance matrix between devices, as nvidia-smi topo -m. */
 static gboolean
 cmd_topology (VpaCli *cli, GError **error)
@@ -934,6 +969,7 @@ enum {
   OPT_ATTACH = 1 << 4,   /* --port, --physnet, --policy, --live, --config (virsh's) */
   OPT_ALIAS = 1 << 5,    /* --alias NAME */
   OPT_DEVICES = 1 << 6,  /* --devices SEL */
+  OPT_STATUS = 1 << 7,   /* --root DIR */
 };
 
 typedef struct {
@@ -964,6 +1000,8 @@ static const VpaCommand commands[] = {
   { "topology", "", "PCIe distances between devices, as nvidia-smi topo -m", cmd_topology,
     OPT_FORMAT | OPT_DEVICES },
   { "nodes", "", "per NUMA node: CPUs, memory and pages still free", cmd_nodes, OPT_FORMAT },
+  { "status", "", "is the hook installed, run by libvirtd, configured? (exit 1: what to fix)",
+    cmd_status, OPT_STATUS },
 };
 
 static void
@@ -1017,6 +1055,11 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
       "write to FILE atomically (temporary file, rename) instead of stdout", "FILE" },
     { NULL }
   };
+  GOptionEntry status[] = {
+    { "root", 0, 0, G_OPTION_ARG_FILENAME, &cli.root,
+      "look at the system under DIR (its etc, run and proc) instead of /", "DIR" },
+    { NULL }
+  };
   GOptionEntry alias[] = {
     { "alias", 0, 0, G_OPTION_ARG_STRING, &cli.alias,
       "only the devices a PCI alias of the configuration matches", "NAME" },
@@ -1062,6 +1105,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, attach, NULL);
   if (cmd->options & OPT_DEVICES)
     g_option_context_add_main_entries (ctx, topology, NULL);
+  if (cmd->options & OPT_STATUS)
+    g_option_context_add_main_entries (ctx, status, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
   if (cli.common.args != NULL && cmd->args[0] == '\0')
