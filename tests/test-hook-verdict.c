@@ -25,7 +25,7 @@ typedef struct {
 } Fixture;
 
 static void
-fixture_setup (Fixture *f, const char *hook_group)
+fixture_setup (Fixture *f, const char *config, const char *hook_group)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *tmpl = NULL, *base = NULL, *text = NULL, *sock_path = NULL;
@@ -35,7 +35,7 @@ fixture_setup (Fixture *f, const char *hook_group)
 
   f->dir = g_dir_make_tmp ("vpa-verdict-XXXXXX", &error);
   g_assert_no_error (error);
-  tmpl = g_build_filename (VPA_TEST_DATA, "hook", "configs", "two-node.conf", NULL);
+  tmpl = g_build_filename (VPA_TEST_DATA, "hook", "configs", config, NULL);
   g_file_get_contents (tmpl, &base, NULL, &error);
   g_assert_no_error (error);
   parts = g_strsplit (base, "@DATA@", -1);
@@ -296,13 +296,38 @@ test_audits_rule (void)
 static void
 setup_enforce (Fixture *f, gconstpointer data)
 {
-  fixture_setup (f, "");
+  fixture_setup (f, "two-node.conf", "");
 }
 
 static void
 setup_audit (Fixture *f, gconstpointer data)
 {
-  fixture_setup (f, "mode=audit\n");
+  fixture_setup (f, "two-node.conf", "mode=audit\n");
+}
+
+static void
+setup_audit_destination (Fixture *f, gconstpointer data)
+{
+  fixture_setup (f, "destination.conf", "mode=audit\n");
+}
+
+/* A re-placement that fails in audit mode: exit 0 with nothing on
+ * stdout, so that libvirt migrates with its own XML; counted as a
+ * would-refuse of the placement. */
+static void
+test_audit_migrate (Fixture *f, gconstpointer data)
+{
+  g_autofree char *err = NULL, *log = NULL;
+  g_autoptr (VpaVerdictCounts) c = NULL;
+
+  g_assert_cmpint (run_hook (f, "migrate", "placed-two-node.xml", NULL, NULL, &err), ==, 0);
+  g_assert_true (g_str_has_prefix (err, "virt-pci-affinity: domain 'guest': audit: would refuse: "
+                                        "alias 'QuickAssist' (policy required from flavor)"));
+  log = read_log (f);
+  g_assert_nonnull (strstr (log, "]: domain 'guest': migrate: would-refuse (placement): alias"));
+  c = load_counts (f, NULL);
+  g_assert_cmpuint (
+    c->count[VPA_VERDICT_OP_MIGRATE][VPA_VERDICT_WOULD_REFUSE][VPA_VERDICT_REASON_PLACEMENT], ==, 1);
 }
 
 int
@@ -319,6 +344,8 @@ main (int argc, char **argv)
               fixture_teardown);
   g_test_add ("/verdict/pass-writes-nothing", Fixture, NULL, setup_audit,
               test_pass_writes_nothing, fixture_teardown);
+  g_test_add ("/verdict/audit-migrate", Fixture, NULL, setup_audit_destination,
+              test_audit_migrate, fixture_teardown);
   g_test_add_func ("/verdict/counts-bounded", test_counts_bounded);
   g_test_add_func ("/verdict/counts-parse-errors", test_counts_parse_errors);
   g_test_add_func ("/verdict/audits-rule", test_audits_rule);
