@@ -24,7 +24,7 @@
 typedef struct {
   const VpaCliStatus *st;
   guint fixes;
-  gint64 hook_mtime; /* the hook link's, 0 when missing */
+  gint64 hook_time; /* when the hook link was made, 0 when missing */
 } Status;
 
 static void say_ok (Status *s, const char *area, const char *fmt, ...) G_GNUC_PRINTF (3, 4);
@@ -85,7 +85,9 @@ check_hook (Status *s)
                HOOK_LINK);
       return;
     }
-  s->hook_mtime = lst.st_mtime;
+  /* Its change time: dpkg gives an extracted link the package's mtime,
+   * but the inode changes when it is made, whatever the mtime says. */
+  s->hook_time = MAX (lst.st_mtime, lst.st_ctime);
   target = S_ISLNK (lst.st_mode) ? g_file_read_link (path, NULL) : NULL;
   if (stat (path, &st) < 0 || !S_ISREG (st.st_mode) || (st.st_mode & 0111) == 0 ||
       access (path, X_OK) < 0)
@@ -162,13 +164,15 @@ check_daemon (Status *s)
       return;
     }
   started = format_time (start);
-  if (s->hook_mtime == 0)
+  if (s->hook_time == 0)
     {
       say_ok (s, "daemon", "%s (pid %" G_GINT64_FORMAT ") started %s", name, pid, started);
       return;
     }
-  installed = format_time (s->hook_mtime);
-  if (start < s->hook_mtime)
+  installed = format_time (s->hook_time);
+  /* a second of slack: both times are whole seconds, and start.sh-like
+   * scripts make the link and start the daemon within one */
+  if (start + 1 < s->hook_time)
     say_fix (s, "daemon",
              "%s (pid %" G_GINT64_FORMAT ") started %s, before the hook was installed (%s), "
              "so it does not run it: restart libvirtd (systemctl restart %s)",

@@ -25,14 +25,16 @@ boot=$((now - 86400))
 hz=$(getconf CLK_TCK)
 pid=4242
 
-# host HOOK_AGE DAEMON_AGE: the hook link installed HOOK_AGE seconds
-# ago, libvirtd started DAEMON_AGE seconds ago ("-" for none of either)
+# host HOOK DAEMON_AGE: the hook link made now (HOOK "-": none), libvirtd
+# started DAEMON_AGE seconds ago (negative: after the link; "-": none).
+# status takes the link's change time, which touch cannot set back, so
+# the daemon's start moves instead.
 host() {
   rm -rf "$root"
   mkdir -p "$root$qemu_d" "$root/run" "$root/proc/$pid"
   if [ "$1" != - ]; then
     ln -s "$hook" "$root$qemu_d/virt-pci-affinity"
-    touch -h -d "@$((now - $1))" "$root$qemu_d/virt-pci-affinity"
+    touch -h -d "@$((now - 86400))" "$root$qemu_d/virt-pci-affinity"  # as dpkg sets it
   fi
   if [ "$2" != - ]; then
     echo "$pid" > "$root/run/libvirtd.pid"
@@ -63,7 +65,7 @@ expect() {
   ok "$desc"
 }
 
-host 3600 60
+host 1 -60
 expect 0 "healthy" "^ok   hook: $qemu_d/virt-pci-affinity -> $hook, where libvirtd reads qemu hooks$" \
   "^ok   daemon: libvirtd (pid $pid) started .*, after the hook .*: it runs it$" \
   "^ok   config: $work/c.conf parses" \
@@ -71,37 +73,37 @@ expect 0 "healthy" "^ok   hook: $qemu_d/virt-pci-affinity -> $hook, where libvir
   "^ok   mode: enforce$" "^ok   verdicts: none yet"
 [ ! -s "$work/err" ] && ok "healthy: nothing on stderr" || notok "healthy: stderr not empty"
 
-host - 60
+host - -60
 expect 1 "hook missing" "^FIX  hook: $qemu_d/virt-pci-affinity is missing, .*: install the package again"
 grep -q '^virt-pci-affinity: status: 1 thing to fix, each on stdout$' "$work/err" &&
   ok "one summary line on stderr" || notok "one summary line on stderr"
 
-host 60 3600
+host 1 3600
 expect 1 "daemon older than the hook" \
   "^FIX  daemon: libvirtd (pid $pid) started .*, before the hook was installed .*: restart libvirtd (systemctl restart libvirtd)$"
 
-host 3600 -
+host 1 -
 expect 0 "no daemon running" "^ok   daemon: no libvirtd or virtqemud runs"
 
-host 3600 60
+host 1 -60
 rm "$hook.notthere" 2> /dev/null || true
 ln -sfn "$hook.notthere" "$root$qemu_d/virt-pci-affinity"
 expect 1 "a dangling hook link" "^FIX  hook: .* is not a program libvirtd can run"
 
-host 3600 60
+host 1 -60
 sed -i 's|^\[hook\]|[hook]\nmode=warn|' "$work/c.conf"
 expect 1 "config error" "^FIX  config: $work/c.conf: \[hook\] mode='warn': expected enforce or audit: fix it"
 
-host 3600 60
+host 1 -60
 rm "$work/c.conf"
 expect 1 "config missing" "^FIX  config: $work/c.conf does not exist"
 
-host 3600 60
+host 1 -60
 sed -i "s|^source=.*|source=$data/hosts/gpu-server.xml|" "$work/c.conf"
 expect 1 "inventory disagreement" \
   "^FIX  inventory: the hook's source $data/hosts/gpu-server.xml sees .* PCI devices, $H sees 41 (first: .*): point \[inventory\] source at this host"
 
-host 3600 60
+host 1 -60
 sed -i 's|^\[hook\]|[hook]\nmode=audit|' "$work/c.conf"
 mkdir -p "$work/state"
 printf '# virt-pci-affinity hook verdicts 1\ncount start would-refuse policy 2\nrecent 1764633600 start would-refuse policy vm1\n' > "$work/state/verdicts"
