@@ -172,6 +172,18 @@ parse_labels (char **w, VpaVerdictOp *op, VpaVerdict *v, VpaVerdictReason *r)
          vpa_verdict_reason_from_string (w[2], r);
 }
 
+/* A field g_strescape wrote: never ending in a lone backslash, which
+ * g_strcompress would warn about. */
+static gboolean
+escaped_ok (const char *w)
+{
+  gsize n = strlen (w), k = 0;
+
+  while (k < n && w[n - 1 - k] == '\\')
+    k++;
+  return k % 2 == 0 && n <= 4 * DOMAIN_MAX;
+}
+
 static gboolean
 parse_line (VpaVerdictCounts *c, const char *line, const char *path, guint no, GError **error)
 {
@@ -191,7 +203,7 @@ parse_line (VpaVerdictCounts *c, const char *line, const char *path, guint no, G
     }
   if (n == 6 && strcmp (w[0], "recent") == 0 && parse_labels (w + 2, &op, &v, &r) &&
       g_ascii_string_to_signed (w[1], 10, 0, G_MAXINT64, &when, NULL) &&
-      c->recent->len < VPA_VERDICT_RECENT && strlen (w[5]) <= 4 * DOMAIN_MAX)
+      c->recent->len < VPA_VERDICT_RECENT && escaped_ok (w[5]))
     {
       VpaVerdictRecent *rec = g_new0 (VpaVerdictRecent, 1);
 

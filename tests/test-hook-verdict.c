@@ -269,6 +269,7 @@ test_counts_parse_errors (void)
     "# virt-pci-affinity hook verdicts 1\ncount prepare refused policy -1\n",
     "# virt-pci-affinity hook verdicts 1\nrecent x prepare refused policy vm\n",
     "# virt-pci-affinity hook verdicts 1\ntotal 3\n",
+    "# virt-pci-affinity hook verdicts 1\nrecent 1 start refused policy vm\\\n",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
@@ -280,6 +281,47 @@ test_counts_parse_errors (void)
       g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
       g_assert_true (g_str_has_prefix (error->message, "f"));
     }
+}
+
+/* Mutations of a good file: the error contract always holds, and a file
+ * that parses formats back to something that parses to the same text. */
+static void
+test_counts_parse_mutations (void)
+{
+  static const char good[] = "# virt-pci-affinity hook verdicts 1\n"
+                             "count prepare refused policy 3\n"
+                             "count migrate would-refuse placement 18446744073709551615\n"
+                             "recent 1764633600 start would-refuse policy vm\\n1\n";
+  const char alphabet[] = " \n\\x9#-0123456789abcdefghijklmnopqrstuvwxyz";
+  GRand *rand = g_rand_new_with_seed (24);
+
+  for (guint i = 0; i < 2000; i++)
+    {
+      g_autofree char *buf = g_strdup (good);
+      gsize len = strlen (buf);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VpaVerdictCounts) c = NULL;
+
+      for (guint m = g_rand_int_range (rand, 1, 4); m > 0; m--)
+        buf[g_rand_int_range (rand, 0, (gint32) len)] =
+          alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
+      c = vpa_verdict_counts_parse (buf, len, "m", &error);
+      g_assert_true ((c == NULL) == (error != NULL));
+      if (c != NULL)
+        {
+          g_autofree char *text = vpa_verdict_counts_format (c);
+          g_autoptr (VpaVerdictCounts) again =
+            vpa_verdict_counts_parse (text, strlen (text), "m", &error);
+          g_autofree char *text2 = NULL;
+
+          g_assert_no_error (error);
+          text2 = vpa_verdict_counts_format (again);
+          g_assert_cmpstr (text, ==, text2);
+        }
+      else
+        g_assert_true (g_str_has_prefix (error->message, "m"));
+    }
+  g_rand_free (rand);
 }
 
 static void
@@ -348,6 +390,7 @@ main (int argc, char **argv)
               test_audit_migrate, fixture_teardown);
   g_test_add_func ("/verdict/counts-bounded", test_counts_bounded);
   g_test_add_func ("/verdict/counts-parse-errors", test_counts_parse_errors);
+  g_test_add_func ("/verdict/counts-parse-mutations", test_counts_parse_mutations);
   g_test_add_func ("/verdict/audits-rule", test_audits_rule);
   return g_test_run ();
 }
