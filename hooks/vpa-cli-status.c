@@ -116,7 +116,7 @@ process_start (const Status *s, gint64 pid)
 
   if (!g_file_get_contents (stat_path, &text, NULL, NULL) ||
       !g_file_get_contents (boot_path, &boot, NULL, NULL) || hz <= 0 ||
-      (paren = strrchr (text, ')')) == NULL || (btime = strstr (boot, "\nbtime ")) == NULL)
+      (paren = strrchr (text, ')')) == NULL || paren[1] != ' ' || (btime = strstr (boot, "\nbtime ")) == NULL)
     return -1;
   /* after "pid (comm)": state is field 3, starttime field 22 */
   fields = g_strsplit (paren + 2, " ", 22);
