@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 #ifdef VPA_HAVE_JOURNAL
 #define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
@@ -32,9 +33,13 @@ audits (const VpaHookVerdict *v)
 }
 
 #ifdef VPA_HAVE_JOURNAL
+/* sd_journal_send drops the line and reports success when journald's
+ * socket does not exist: without it, syslog(3) has the line. */
 static gboolean
 journal_send (const VpaVerdictEvent *ev, const char *msg)
 {
+  if (access ("/run/systemd/journal/socket", W_OK) != 0)
+    return FALSE;
   return sd_journal_send ("MESSAGE=%s", msg, "PRIORITY=%d", LOG_WARNING,
                           "SYSLOG_IDENTIFIER=virt-pci-affinity", "VPA_DOMAIN=%s", ev->domain,
                           "VPA_OP=%s", vpa_verdict_op_to_string (ev->op), "VPA_VERDICT=%s",
