@@ -26,7 +26,10 @@ static const char *const ops[][2] = {
 };
 
 /* VPA_CONFIG: the sample host's config with the snapshot as inventory,
- * and an empty claims directory. Written once per process. */
+ * and an empty claims directory; the same in audit mode for a first byte
+ * with its high bit set. Written once per process. */
+static char *conf_enforce, *conf_audit;
+
 static void
 hook_setup (void)
 {
@@ -36,20 +39,26 @@ hook_setup (void)
     {
       g_autoptr (GError) error = NULL;
       g_autofree char *dir = g_dir_make_tmp ("vpa-fuzz-hook-XXXXXX", &error);
-      g_autofree char *state = NULL, *conf = NULL, *specs = NULL, *text = NULL;
+      g_autofree char *state = NULL, *specs = NULL, *text = NULL, *audit = NULL;
       g_autofree char *spec_path = g_build_filename (VPA_FUZZ_DATA, "hosts", "dual-socket.conf", NULL);
 
       if (dir == NULL || !g_file_get_contents (spec_path, &specs, NULL, &error))
         g_error ("fuzz-hook: %s", error->message);
       state = g_build_filename (dir, "state", NULL);
-      conf = g_build_filename (dir, "hook.conf", NULL);
+      conf_enforce = g_build_filename (dir, "hook.conf", NULL);
+      conf_audit = g_build_filename (dir, "hook-audit.conf", NULL);
       g_mkdir (state, 0700);
+      /* verdicts counted in the temporary directory, logged nowhere */
       text = g_strdup_printf ("[inventory]\nsource=%s/hosts/dual-socket.xml\n[claims]\n"
-                              "state-dirs=%s\n%s",
-                              VPA_FUZZ_DATA, state, specs);
-      if (!g_file_set_contents (conf, text, -1, &error))
+                              "state-dirs=%s\n[hook]\nstate-dir=%s/verdicts\n%s",
+                              VPA_FUZZ_DATA, state, dir, specs);
+      audit = g_strdup_printf ("[inventory]\nsource=%s/hosts/dual-socket.xml\n[claims]\n"
+                               "state-dirs=%s\n[hook]\nmode=audit\nstate-dir=%s/verdicts\n%s",
+                               VPA_FUZZ_DATA, state, dir, specs);
+      if (!g_file_set_contents (conf_enforce, text, -1, &error) ||
+          !g_file_set_contents (conf_audit, audit, -1, &error))
         g_error ("fuzz-hook: %s", error->message);
-      g_setenv ("VPA_CONFIG", conf, TRUE);
+      g_setenv ("VPA_SYSLOG_SOCKET", state, TRUE);
       g_once_init_leave (&once, 1);
     }
 }
@@ -72,6 +81,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   argv[2] = (char *) ops[data[0] % G_N_ELEMENTS (ops)][0];
   argv[3] = (char *) ops[data[0] % G_N_ELEMENTS (ops)][1];
   xml = vpa_fuzz_strndup (data + 1, size - 1);
+  g_setenv ("VPA_CONFIG", (data[0] & 0x80) != 0 ? conf_audit : conf_enforce, TRUE);
 
   /* The hook writes the rewritten document to fd 1 itself: a memfd. */
   fflush (stdout);

@@ -14,6 +14,8 @@
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
+#include "vpa-cli-status.h"
+#include "vpa-output-verdicts.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
 #include "vpa-config-lint.h"
@@ -38,6 +40,7 @@ typedef struct {
   gboolean persistent;
   char *output;
   char *alias;
+  char *root; /* status --root */
 } VpaCli;
 
 static void
@@ -49,6 +52,7 @@ vpa_cli_clear (VpaCli *cli)
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
+  g_free (cli->root);
   g_free (cli->output);
   g_free (cli->alias);
 }
@@ -371,9 +375,11 @@ emit (const VpaCli *cli, const char *out, GError **error)
 
 /* The pools and host gauges as OpenMetrics (docs/operations.md). */
 static char *
-pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds)
+pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds,
+                   const VpaConfig *config)
 {
   g_autoptr (VpaMetrics) m = vpa_metrics_new (FALSE);
+  g_autoptr (GError) verdicts_error = NULL;
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
 
   vpa_metrics_add_pools (m, inv, pools);
@@ -387,6 +393,10 @@ pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds
   vpa_metrics_set_gauge (m, NULL, "devices_unassignable",
                          "PCI devices of the host that no device spec admits.",
                          vpa_inventory_count_unassignable (inv));
+  /* the hook's verdicts on this host (docs/operations.md) */
+  if (!vpa_output_verdicts_add (m, config->hook_state_dir, &verdicts_error))
+    g_printerr ("virt-pci-affinity: warning: hook verdicts not shown: %s\n",
+                verdicts_error->message);
   return vpa_metrics_to_string (m);
 }
 
@@ -428,7 +438,7 @@ cmd_pools (VpaCli *cli, GError **error)
   netrows = vpa_netpool_rows (inv, nets);
   if (strcmp (format, "openmetrics") == 0)
     out = pools_openmetrics (inv, netrows,
-                             (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC);
+                             (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC, w.config);
   else if (strcmp (format, "json") == 0)
     {
       pools = vpa_pools_generate (inv, keys);
@@ -548,6 +558,38 @@ cmd_config (VpaCli *cli, GError **error)
   g_set_error (error, VPA_ERROR,
                worst == VPA_LINT_ERROR ? VPA_ERROR_INVALID : VPA_ERROR_UNSATISFIABLE,
                "config check: %s: %u finding(s) on stdout", path, findings->len);
+  return FALSE;
+}
+
+/* Whether the hook guards this host, and what to do when it does not
+ * (vpa-cli-status.c): exit 1 with one stdout line per thing to fix. */
+static gboolean
+cmd_status (VpaCli *cli, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  g_autoptr (VpaHost) host = vpa_source_load (inventory_uri (cli), &local);
+  const char *root = cli->root != NULL ? cli->root : "";
+  const char *env = g_getenv ("VPA_CONFIG");
+  g_autofree char *path = g_strconcat (root, VPA_CONFIG_DEFAULT_PATH, NULL);
+  VpaCliStatus st = { root, path, inventory_uri (cli), host, NULL };
+  guint fixes;
+
+  if (cli->common.args != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "status: unexpected argument '%s'",
+                   cli->common.args[0]);
+      return FALSE;
+    }
+  if (cli->common.config_path != NULL)
+    st.config_path = cli->common.config_path;
+  else if (env != NULL && *env != '\0')
+    st.config_path = env;
+  st.host_error = local != NULL ? local->message : NULL;
+  fixes = vpa_cli_status_run (&st);
+  if (fixes == 0)
+    return TRUE;
+  g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "status: %u thing%s to fix, each on stdout",
+               fixes, fixes == 1 ? "" : "s");
   return FALSE;
 }
 
@@ -934,6 +976,7 @@ enum {
   OPT_ATTACH = 1 << 4,   /* --port, --physnet, --policy, --live, --config (virsh's) */
   OPT_ALIAS = 1 << 5,    /* --alias NAME */
   OPT_DEVICES = 1 << 6,  /* --devices SEL */
+  OPT_STATUS = 1 << 7,   /* --root DIR */
 };
 
 typedef struct {
@@ -964,6 +1007,8 @@ static const VpaCommand commands[] = {
   { "topology", "", "PCIe distances between devices, as nvidia-smi topo -m", cmd_topology,
     OPT_FORMAT | OPT_DEVICES },
   { "nodes", "", "per NUMA node: CPUs, memory and pages still free", cmd_nodes, OPT_FORMAT },
+  { "status", "", "is the hook installed, run by libvirtd, configured? (exit 1: what to fix)",
+    cmd_status, OPT_STATUS },
 };
 
 static void
@@ -1017,6 +1062,11 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
       "write to FILE atomically (temporary file, rename) instead of stdout", "FILE" },
     { NULL }
   };
+  GOptionEntry status[] = {
+    { "root", 0, 0, G_OPTION_ARG_FILENAME, &cli.root,
+      "look at the system under DIR (its etc, run and proc) instead of /", "DIR" },
+    { NULL }
+  };
   GOptionEntry alias[] = {
     { "alias", 0, 0, G_OPTION_ARG_STRING, &cli.alias,
       "only the devices a PCI alias of the configuration matches", "NAME" },
@@ -1062,6 +1112,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, attach, NULL);
   if (cmd->options & OPT_DEVICES)
     g_option_context_add_main_entries (ctx, topology, NULL);
+  if (cmd->options & OPT_STATUS)
+    g_option_context_add_main_entries (ctx, status, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
   if (cli.common.args != NULL && cmd->args[0] == '\0')

@@ -17,6 +17,7 @@
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-hook-claims.h"
+#include "vpa-hook-verdict.h"
 #include "vpa-pcie.h"
 #include "vpa-pipeline.h"
 #include "vpa-source.h"
@@ -48,16 +49,25 @@ hook_run_clear (HookRun *run)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HookRun, hook_run_clear)
 
-/* libvirt shows the hook's stderr in its error ("Hook script execution
- * failed: ..."): one line, naming us and the domain. */
-static int
-fail (const HookRun *run, const char *message)
-{
-  g_autofree char *line = g_strdup_printf ("%s: domain '%s': %s", PROG, run->guest, message);
-  g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
+G_STATIC_ASSERT ((int) HOOK_OP_RESTORE == (int) VPA_VERDICT_OP_RESTORE);
 
-  fprintf (stderr, "%s\n", bounded);
-  return 1;
+/* libvirt shows the hook's stderr in its error ("Hook script execution
+ * failed: ..."): one line, naming us and the domain. In audit mode a
+ * failure that may be audited lets the operation go on; every one is
+ * logged and counted (vpa-hook-verdict.h). */
+static int
+refuse (const HookRun *run, VpaVerdictReason reason, gboolean auditable, const char *message)
+{
+  VpaHookVerdict v = { run->guest, (VpaVerdictOp) run->op, run->xml, run->len, run->config,
+                       reason, auditable };
+
+  return vpa_hook_verdict (&v, message);
+}
+
+static int
+fail (const HookRun *run, VpaVerdictReason reason, const char *message)
+{
+  return refuse (run, reason, TRUE, message);
 }
 
 /* The installed file, else the defaults; VPA_CONFIG only for the
@@ -256,9 +266,10 @@ warn_notes (const HookRun *run, GPtrArray *results)
     }
 }
 
-/* Joins every failed check into the one line libvirt shows. */
+/* Joins every failed check into the one line libvirt shows; *reason is
+ * the first one's. */
 static char *
-check_failures (GPtrArray *results)
+check_failures (GPtrArray *results, VpaVerdictReason *reason)
 {
   g_autoptr (GString) s = g_string_new (NULL);
 
@@ -267,6 +278,8 @@ check_failures (GPtrArray *results)
       const VpaCheckResult *res = g_ptr_array_index (results, i);
       if (res->status == VPA_CHECK_OK)
         continue;
+      if (s->len == 0)
+        *reason = vpa_verdict_reason_from_check (res->status);
       if (s->len > 0)
         g_string_append (s, "; ");
       g_string_append (s, res->line);
@@ -286,6 +299,7 @@ hook_check (HookRun *run)
   g_autoptr (GPtrArray) results = NULL;
   g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *failures = NULL;
+  VpaVerdictReason reason = VPA_VERDICT_REASON_INPUT;
   gboolean ok = FALSE;
 
   dom = vpa_domain_parse (run->xml, run->len, "stdin", &error);
@@ -296,27 +310,27 @@ hook_check (HookRun *run)
        * device (vpa_hook_relevant): whatever libxml2's limits, a device
        * we cannot check never starts. */
       if (memmem (run->xml, run->len, VPA_XMLNS_PREFIX, strlen (VPA_XMLNS_PREFIX)) != NULL)
-        return fail (run, error->message);
+        return fail (run, VPA_VERDICT_REASON_INPUT, error->message);
       g_prefix_error (&error, "the domain XML mentions a PCI device (<hostdev> or type='hostdev') but cannot be read, so it cannot be checked: ");
-      return fail (run, error->message);
+      return fail (run, VPA_VERDICT_REASON_INPUT, error->message);
     }
   if (!dom->has_affinity && dom->hostdevs->len == 0)
     return 0;
 
   if (!load_host (run, dom, &host, &claims, skipped, &error))
-    return fail (run, error->message);
+    return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
   results = vpa_pipeline_check (g_steal_pointer (&host), claims, run->config, dom,
                                 TRUE, &ok, &error);
   if (results == NULL)
-    return fail (run, error->message);
+    return fail (run, VPA_VERDICT_REASON_INPUT, error->message);
   if (ok)
     {
       warn_skipped (run, skipped);
       warn_notes (run, results);
       return 0;
     }
-  failures = check_failures (results);
-  return fail (run, failures);
+  failures = check_failures (results, &reason);
+  return fail (run, reason, failures);
 }
 
 static gboolean
@@ -456,16 +470,16 @@ hook_place (HookRun *run)
       g_ptr_array_set_size (skipped, 0);
     }
   if (!load_host (run, NULL, &host, &claims, skipped, &error))
-    return fail (run, error->message);
+    return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
   out = vpa_pipeline_place (g_steal_pointer (&host), claims, run->config, run->xml,
                             run->len, "stdin", &report, &error);
   if (out == NULL)
-    return fail (run, error->message);
+    return fail (run, VPA_VERDICT_REASON_PLACEMENT, error->message);
   if (report.changed && !write_all (STDOUT_FILENO, out, strlen (out)))
     {
       g_autofree char *msg = g_strdup_printf ("cannot write the rewritten domain XML: %s",
                                               g_strerror (errno));
-      return fail (run, msg);
+      return refuse (run, VPA_VERDICT_REASON_PLACEMENT, FALSE, msg); /* stdout is half written */
     }
   warn_skipped (run, skipped);
   return 0;
@@ -495,7 +509,7 @@ hook_dispatch (HookRun *run)
   g_autoptr (GError) error = NULL;
 
   if ((run->config = load_config (&error)) == NULL)
-    return fail (run, error->message); /* NOLINT(clang-analyzer-core.NullDereference): load_config sets error when it returns NULL */
+    return fail (run, VPA_VERDICT_REASON_CONFIG, error->message); /* NOLINT(clang-analyzer-core.NullDereference): load_config sets error when it returns NULL */
 
   switch (run->op)
     {

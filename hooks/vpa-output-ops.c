@@ -35,6 +35,7 @@ struct _VpaMetrics {
   gboolean with_host;
   GHashTable *pools; /* labels -> PoolSeries* */
   GPtrArray *gauges; /* Gauge*, in the order first set */
+  GString *families; /* whole families added as text, before # EOF */
 };
 
 static void
@@ -62,6 +63,7 @@ vpa_metrics_new (gboolean with_host)
   m->pools = g_hash_table_new_full (g_str_hash, g_str_equal, NULL,
                                     (GDestroyNotify) pool_series_free);
   m->gauges = g_ptr_array_new_with_free_func ((GDestroyNotify) gauge_free);
+  m->families = g_string_new (NULL);
   return m;
 }
 
@@ -72,6 +74,7 @@ vpa_metrics_free (VpaMetrics *m)
     return;
   g_hash_table_unref (m->pools);
   g_ptr_array_unref (m->gauges);
+  g_string_free (m->families, TRUE);
   g_free (m);
 }
 
@@ -178,6 +181,12 @@ vpa_metrics_set_gauge (VpaMetrics *m, const char *host, const char *name, const 
   gauge_set (gauge_get (m, name, help), host_labels (m, host), value);
 }
 
+void
+vpa_metrics_add_family (VpaMetrics *m, const char *text)
+{
+  g_string_append (m->families, text);
+}
+
 static gint
 str_cmp (gconstpointer a, gconstpointer b)
 {
@@ -234,6 +243,7 @@ vpa_metrics_to_string (VpaMetrics *m)
       for (guint k = 0; k < n; k++)
         append_value (out, g->name, gk[k], *(double *) g_hash_table_lookup (g->values, gk[k]));
     }
+  g_string_append_len (out, m->families->str, (gssize) m->families->len);
   g_string_append (out, "# EOF\n");
   return g_string_free (out, FALSE);
 }

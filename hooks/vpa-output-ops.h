@@ -40,6 +40,9 @@ void vpa_metrics_add_pool (VpaMetrics *m, const char *host, const char *vendor_i
 void vpa_metrics_set_gauge (VpaMetrics *m, const char *host, const char *name, const char *help,
                             double value);
 
+/* A whole family (# HELP, # TYPE, its samples), written before # EOF. */
+void vpa_metrics_add_family (VpaMetrics *m, const char *text);
+
 /* The text exposition: # HELP / # TYPE per family, series sorted by
  * labels, a closing "# EOF". */
 char *vpa_metrics_to_string (VpaMetrics *m);

@@ -165,6 +165,7 @@ config_new (const char *path)
   config->device_specs = g_ptr_array_new_with_free_func ((GDestroyNotify) device_spec_free);
   config->aliases = g_ptr_array_new_with_free_func ((GDestroyNotify) alias_free);
   config->state_dirs = g_strdupv ((char **) dirs);
+  config->hook_state_dir = g_strdup (VPA_CONFIG_STATE_DIR_DEFAULT);
   config->tagsets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_ptr_array_add (config->tagsets, g_ptr_array_new ());
   config->reserved_huge_pages = g_array_new (FALSE, FALSE, sizeof (VpaReservedPages));
@@ -195,6 +196,7 @@ vpa_config_free (VpaConfig *config)
   g_ptr_array_unref (config->device_specs);
   g_ptr_array_unref (config->aliases);
   g_strfreev (config->state_dirs);
+  g_free (config->hook_state_dir);
   g_clear_pointer (&config->cpu_dedicated_set, g_array_unref);
   g_clear_pointer (&config->cpu_shared_set, g_array_unref);
   g_array_unref (config->reserved_huge_pages);
@@ -1032,6 +1034,8 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
     return parse_inventory (config, kf, group, error);
   if (strcmp (group, "claims") == 0)
     return parse_claims (config, kf, group, error);
+  if (strcmp (group, "hook") == 0)
+    return vpa_config_parse_hook (config, kf, group, error);
   if (g_str_has_prefix (group, "device-spec ") || strcmp (group, "device-spec") == 0)
     {
       name = g_strstrip (g_strdup (group + strlen ("device-spec")));
@@ -1048,7 +1052,7 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
       return parse_alias (config, kf, group, name, error);
     }
   return loc_error (error, &loc,
-                    "unknown group (expected inventory, device-spec NAME, alias NAME, claims or host)");
+                    "unknown group (expected inventory, device-spec NAME, alias NAME, claims, host or hook)");
 }
 
 /* GKeyFile merges a group written twice into one, silently (the second

@@ -71,6 +71,8 @@ typedef struct {
   guint64 reserved_memory_kib; /* per node */
   GArray *reserved_huge_pages; /* VpaReservedPages */
   gboolean cell_pack;          /* cell-allocation=pack (default spread) */
+  gboolean hook_audit;         /* [hook] mode=audit (default enforce) */
+  char *hook_state_dir;        /* [hook] state-dir: the verdict counters */
   /* private: the lookups by name and by content, so that loading is
    * linear in the groups (tens of thousands of them cost milliseconds) */
   GHashTable *spec_by_name;  /* name -> VpaDeviceSpec* (borrowed) */
@@ -78,7 +80,13 @@ typedef struct {
   GHashTable *tagset_by_key; /* tagset_key () -> index + 1 */
 } VpaConfig;
 
+/* Where the hook keeps its verdict counters unless [hook] state-dir says. */
+#define VPA_CONFIG_STATE_DIR_DEFAULT VPA_LOCALSTATEDIR "/lib/virt-pci-affinity"
+
 VpaConfig *vpa_config_new_default (void);
+/* [hook]: mode, state-dir (vpa-config-hook.c). */
+gboolean vpa_config_parse_hook (VpaConfig *config, GKeyFile *kf, const char *group,
+                                GError **error);
 void vpa_config_free (VpaConfig *config);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaConfig, vpa_config_free)
 

@@ -10,8 +10,8 @@
 # installed comes from meson's own install log, not from a list kept here.
 set -euo pipefail
 
-build=${1:?usage: test-install-hook.sh BUILDDIR QEMU_D LIBDIR CONFDIR MANDIR HOOKDIR}
-qemu_d=$2 libdir=$3 confdir=$4 mandir=$5 hookdir=${6:?}
+build=${1:?usage: test-install-hook.sh BUILDDIR QEMU_D LIBDIR CONFDIR MANDIR HOOKDIR STATEDIR}
+qemu_d=$2 libdir=$3 confdir=$4 mandir=$5 hookdir=${6:?} statedir=${7:?}
 dest=$(mktemp -d)
 log=$build/meson-logs/install-log.txt
 # The install log is what `ninja uninstall` removes: an operator's real
@@ -19,7 +19,15 @@ log=$build/meson-logs/install-log.txt
 saved=$dest.install-log
 [ -e "$log" ] && cp -p "$log" "$saved"
 restore_log() { if [ -e "$saved" ]; then mv -f "$saved" "$log"; else rm -f "$log"; fi; }
-trap 'restore_log; rm -rf "$dest"' EXIT
+# The installed hook counts its refusal below in the real [hook]
+# state-dir, as an installed copy must: the first directory of it that
+# did not exist is removed again, so the host is left as it was.
+made=
+for d in "$statedir" "$(dirname "$statedir")" "$(dirname "$(dirname "$statedir")")"; do
+  [ -e "$d" ] || made=$d
+done
+forget_state() { if [ -n "$made" ]; then rm -rf "$made"; fi; }
+trap 'restore_log; forget_state; rm -rf "$dest"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 meson install -C "$build" --no-rebuild --quiet --destdir "$dest" >/dev/null

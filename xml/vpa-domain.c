@@ -726,6 +726,8 @@ parse_metadata (ParseCtx *ctx, xmlNode *domain, GError **error)
     return TRUE;
   ctx->dom->has_affinity = TRUE;
   ctx->strict = TRUE;
+  if (!vpa_domain_mode_parse_attr (affinity, ctx->what, &ctx->dom->mode, error))
+    return FALSE;
   return parse_affinity (ctx, affinity, error);
 }
 

@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include "vpa-domain-mode.h"
 #include <libxml/tree.h>
 #include "vpa-constants.h"
 #include "vpa-types.h"
@@ -110,6 +111,7 @@ typedef struct {
   char *name;
   char *uuid;
   gboolean has_affinity; /* <vpa:affinity> present */
+  VpaDomainMode mode;    /* its mode attribute (docs/hook.md, "Audit mode") */
   gboolean has_flavor_policy;
   VpaPolicy flavor_policy;
   gboolean has_image_policy;
