@@ -96,6 +96,8 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
                               g->required ? "required" : "preferred",
                               vpa_locality_to_string (g->reached), g->where,
                               g->why != NULL ? ": " : "", g->why != NULL ? g->why : "");
+      if (g->rows != NULL)
+        g_string_append_printf (out, "  topology rows: %s\n", g->rows);
     }
 }
 
