@@ -1608,3 +1608,124 @@ vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
     }
   return g_steal_pointer (&out);
 }
+
+/* ------------------------------------------------------------------ */
+/* Guest NUMA distances                                                */
+/* ------------------------------------------------------------------ */
+
+static gint
+distances_row (const VpaCellDistances *d, guint id)
+{
+  for (guint i = 0; i < d->n; i++)
+    if (d->ids[i] == id)
+      return (gint) i;
+  return -1;
+}
+
+static Elem *
+distances_elem (Rewrite *rw, const VpaCellDistances *d, guint row)
+{
+  Elem *e = elem_new ("distances", NULL);
+
+  for (guint j = 0; j < d->n; j++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", d->ids[j]);
+      g_autofree char *value = g_strdup_printf ("%u", d->values[row * d->n + j]);
+      Elem *s = elem_new ("sibling", e);
+      elem_attr (s, rw->dev_quote, "id", id);
+      elem_attr (s, rw->dev_quote, "value", value);
+    }
+  return e;
+}
+
+/* The cell's <distances> becomes e, kept byte for byte when it is. */
+static void
+rewrite_cell_distances (Rewrite *rw, xmlNode *cell, Elem *e)
+{
+  xmlNode *old = vpa_xml_child (cell, "distances", NULL);
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_autofree char *indent = NULL;
+  const Span *sp;
+
+  if (old == NULL)
+    {
+      insert_child (rw, cell, AT_START, NULL, e);
+      return;
+    }
+  indent = own_indent (rw, old);
+  sp = span_of (old);
+  elem_render (rw, e, indent, text);
+  if (text->len != sp->end - sp->start || memcmp (text->str, rw->buf + sp->start, text->len) != 0)
+    replace_element (rw, old, e, indent);
+}
+
+static gboolean
+rewrite_distances (Rewrite *rw, xmlNode *numa, const VpaCellDistances *d, GError **error)
+{
+  guint position = 0;
+
+  for (xmlNode *c = numa->children; c != NULL; c = c->next)
+    {
+      g_autofree char *id = NULL;
+      g_autoptr (Elem) e = NULL;
+      guint64 v = position;
+      gint row;
+
+      if (!vpa_xml_is (c, "cell", NULL))
+        continue;
+      id = vpa_xml_prop (c, "id");
+      if (id != NULL && !g_ascii_string_to_unsigned (id, 10, 0, G_MAXUINT, &v, NULL))
+        v = G_MAXUINT;
+      position++;
+      if ((row = distances_row (d, (guint) v)) < 0)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <cpu><numa><cell id='%s'>: no distances for this cell", rw->what, id != NULL ? id : "");
+          return FALSE;
+        }
+      e = distances_elem (rw, d, (guint) row);
+      rewrite_cell_distances (rw, c, e);
+    }
+  return TRUE;
+}
+
+char *
+vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
+                              const VpaCellDistances *distances, gsize *out_len, GError **error)
+{
+  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+  Rewrite rw = { buf, len, what, spans, edits };
+  xmlNode *root, *domain, *cpu, *numa;
+  gboolean ok;
+
+  g_return_val_if_fail (distances != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  g_array_set_clear_func (edits, edit_clear);
+  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+      !check_encoding (doc, what, error) || !map_document (&rw, doc, error))
+    return NULL;
+  root = xmlDocGetRootElement (doc);
+  domain = vpa_xml_is (root, "domstatus", NULL) ? vpa_xml_child (root, "domain", NULL) : root;
+  cpu = domain != NULL ? vpa_xml_child (domain, "cpu", NULL) : NULL;
+  numa = cpu != NULL ? vpa_xml_child (cpu, "numa", NULL) : NULL;
+  if (numa == NULL)
+    {
+      *out_len = len;
+      return g_strndup (buf, len);
+    }
+  learn_layout (&rw, root);
+  ok = rewrite_distances (&rw, numa, distances, error);
+  if (ok)
+    out = edits_apply (&rw, out_len, error);
+  g_free (rw.step);
+  if (out == NULL)
+    return NULL;
+  check = vpa_domain_parse (out, *out_len, what, error);
+  if (check == NULL)
+    return NULL;
+  return g_steal_pointer (&out);
+}

@@ -86,6 +86,20 @@ typedef struct {
 char *vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
                                const VpaNumaBinding *binding, gsize *out_len, GError **error);
 
+/* The distances between guest NUMA cells (docs/guest-numa.md). */
+typedef struct {
+  guint n;
+  const guint *ids;    /* guest cell ids */
+  const guint *values; /* n * n: values[i * n + j] from cell ids[i] to ids[j] */
+} VpaCellDistances;
+
+/* Writes one <distances> of <sibling id value/> into every <cell> of
+ * <cpu><numa> in buf, replacing any it has (kept byte for byte when it
+ * is the same). A cell distances does not name is VPA_ERROR_INVALID. */
+char *vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
+                                    const VpaCellDistances *distances, gsize *out_len,
+                                    GError **error);
+
 /* "0-3,8" */
 char *vpa_format_cpuset (const GArray *set);
 
