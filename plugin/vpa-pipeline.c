@@ -10,6 +10,7 @@
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
 #include "vpa-pipeline-distances.h"
+#include "vpa-pipeline-hole64.h"
 #include "vpa-pipeline-topology.h"
 
 static void
@@ -612,6 +613,9 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
     return NULL;
   out = vpa_domain_rewrite_numa (mid, mid_len, what, &res->binding, &out_len, error);
   if (out != NULL)
+    out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
+                                       report, error);
+  if (out != NULL)
     out = vpa_pipeline_rewrite_distances (dom, inv->host, cells, out, &out_len, what, report,
                                           error);
   if (out != NULL && report != NULL)
@@ -750,6 +754,9 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
   cells = vpa_pipeline_guest_cells (dom);
   out = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &out_len,
                                      error);
+  if (out != NULL)
+    out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
+                                       report, error);
   if (out != NULL)
     out = vpa_pipeline_rewrite_distances (dom, inv->host, cells, out, &out_len, what, report,
                                           error);

@@ -100,6 +100,14 @@ char *vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what
                                     const VpaCellDistances *distances, gsize *out_len,
                                     GError **error);
 
+/* Makes the 64-bit PCI hole of the root controller (<controller
+ * type='pci' model=MODEL>, pcie-root or pci-root; added at index 0 when
+ * the document has none) at least kib: <pcihole64 unit='KiB'>kib</...>
+ * unless it already holds as much (never lowered). */
+char *vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what,
+                                    const char *model, guint64 kib, gsize *out_len,
+                                    GError **error);
+
 /* "0-3,8" */
 char *vpa_format_cpuset (const GArray *set);
 

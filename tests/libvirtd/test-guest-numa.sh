@@ -127,6 +127,12 @@ for out in "$VPA_TEST_DATA"/guest-numa/*.out.xml; do
     grep -q "\"driver\":\"pxb\(-pcie\)\?\",\"bus_nr\":[0-9]*,\"id\":\"ua-vpa-pxb-$c\",\"numa_node\":$c," "$work/case.argv" ||
       fail "$(basename "$out"): no expander ua-vpa-pxb-$c with numa_node=$c: $(tr ' ' '\n' < "$work/case.argv" | grep pxb)"
   done
+  # <pcihole64> (KiB) becomes the host bridge's pci-hole64-size=NK.
+  hole=$(xmllint --xpath "string(//controller[@index='0']/pcihole64[not(@unit) or @unit='KiB'])" "$out" 2>/dev/null || true)
+  if [ -n "$hole" ]; then
+    grep -q "pci-hole64-size=${hole}K" "$work/case.argv" ||
+      fail "$(basename "$out"): no pci-hole64-size=${hole}K in: $(tr ' ' '\n' < "$work/case.argv" | grep -i hole)"
+  fi
   echo "ok $t domxml-to-native accepts $(basename "$out")"
   t=$((t + 1))
 done
