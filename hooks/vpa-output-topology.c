@@ -39,6 +39,17 @@ link_text (const VpaDevice *dev)
                           dev->link_width);
 }
 
+/* "free/total" VFs in the inventory, "-" when it has none there. */
+static char *
+vfs_text (const VpaInventory *inv, guint i)
+{
+  guint free_vfs, total;
+
+  if (!vpa_topology_vfs (inv, i, &free_vfs, &total))
+    return g_strdup ("-");
+  return g_strdup_printf ("%u/%u", free_vfs, total);
+}
+
 static char *
 dash (char *s)
 {
@@ -66,7 +77,7 @@ vpa_output_topology_text (const VpaInventory *inv, const VpaTopology *topo)
   g_autofree char *matrix = NULL, *list = NULL;
   char **header = g_new0 (char *, n + 4);
   static const char *const titles[] = { "DEVICE", "ADDRESS", "ID", "TYPE", "HOST-BRIDGE",
-                                        "ROOT-PORT", "SWITCH", "LINK", "NETDEV", NULL };
+                                        "ROOT-PORT", "SWITCH", "LINK", "NETDEV", "FREE-VFS", NULL };
 
   header[0] = g_strdup ("");
   for (guint c = 0; c < n; c++)
@@ -80,7 +91,7 @@ vpa_output_topology_text (const VpaInventory *inv, const VpaTopology *topo)
       guint i = g_array_index (topo->devices, guint, r);
       const VpaDevice *dev = vpa_host_device (host, i);
       char **row = g_new0 (char *, n + 4);
-      char **d = g_new0 (char *, 10);
+      char **d = g_new0 (char *, 11);
       char *root, *port, *sw;
 
       row[0] = g_strdup (topo->labels->pdata[r]);
@@ -100,10 +111,11 @@ vpa_output_topology_text (const VpaInventory *inv, const VpaTopology *topo)
       d[6] = dash (sw);
       d[7] = link_text (dev);
       d[8] = g_strdup (dev->netdev != NULL ? dev->netdev : "-");
+      d[9] = vfs_text (inv, i);
       g_ptr_array_add (devs, d);
     }
   matrix = vpa_output_table_text (rows, n + 3, NULL, n + 3);
-  list = vpa_output_table_text (devs, 9, NULL, 9);
+  list = vpa_output_table_text (devs, 10, NULL, 10);
   return g_strconcat (matrix, "\n", list, legend, NULL);
 }
 
@@ -118,9 +130,12 @@ add_string_or_null (JsonBuilder *b, const char *key, const char *value)
 }
 
 static void
-add_device (JsonBuilder *b, const VpaHost *host, const VpaTopology *topo, guint r)
+add_device (JsonBuilder *b, const VpaInventory *inv, const VpaTopology *topo, guint r)
 {
+  const VpaHost *host = inv->host;
   guint i = g_array_index (topo->devices, guint, r);
+  gboolean vfs;
+  guint free_vfs, total;
   const VpaDevice *dev = vpa_host_device (host, i);
   g_autofree char *root = NULL, *port = NULL, *sw = NULL, *cpus = NULL, *addr = NULL;
   char speed[16];
@@ -143,6 +158,9 @@ add_device (JsonBuilder *b, const VpaHost *host, const VpaTopology *topo, guint 
                       dev->link_speed != 0 ? vpa_pcie_format_speed (dev->link_speed, speed) : NULL);
   vpa_output_json_add_int_or_null (b, "link_width", dev->link_width != 0 ? dev->link_width : -1);
   add_string_or_null (b, "netdev", dev->netdev);
+  vfs = vpa_topology_vfs (inv, i, &free_vfs, &total);
+  vpa_output_json_add_int_or_null (b, "vfs_free", vfs ? (gint) free_vfs : -1);
+  vpa_output_json_add_int_or_null (b, "vfs_total", vfs ? (gint) total : -1);
   json_builder_end_object (b);
 }
 
@@ -157,7 +175,7 @@ vpa_output_topology_json (const VpaInventory *inv, const VpaTopology *topo)
   json_builder_set_member_name (b, "devices");
   json_builder_begin_array (b);
   for (guint r = 0; r < n; r++)
-    add_device (b, inv->host, topo, r);
+    add_device (b, inv, topo, r);
   json_builder_end_array (b);
   json_builder_set_member_name (b, "matrix");
   json_builder_begin_array (b);

@@ -10,6 +10,8 @@
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
+#include "vpa-pipeline-distances.h"
+#include "vpa-pipeline-hole64.h"
 #include "vpa-pipeline-topology.h"
 
 static void
@@ -97,6 +99,8 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
                               g->required ? "required" : "preferred",
                               vpa_locality_to_string (g->reached), g->where,
                               g->why != NULL ? ": " : "", g->why != NULL ? g->why : "");
+      if (g->rows != NULL)
+        g_string_append_printf (out, "  topology rows: %s\n", g->rows);
     }
 }
 
@@ -566,6 +570,10 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
   g_autoptr (VpaNumaResult) res = NULL;
   g_autoptr (GPtrArray) decisions = NULL;
   g_autofree char *mid = NULL;
+  g_autofree guint *ids = NULL;
+  g_autofree gint *nodes = NULL;
+  g_autoptr (GPtrArray) owner = NULL;
+  g_autoptr (GArray) cells = NULL;
   GString *explain = report != NULL ? report->explain : NULL;
   VpaGuestNodes guest;
   gsize mid_len = 0, out_len = 0;
@@ -590,26 +598,27 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
       keep_network_decisions (dom, decisions);
       order_decisions (dom, decisions);
     }
-  {
-    /* The devices, and their guest PCI layout (<vpa:guest-numa>) on the
-     * cells' chosen nodes. */
-    g_autofree guint *ids = g_new (guint, MAX (res->fit->bindings->len, 1));
-    g_autofree gint *nodes = g_new (gint, MAX (res->fit->bindings->len, 1));
-    g_autoptr (GPtrArray) owner = NULL;
-    g_autoptr (GArray) cells = NULL;
-
-    for (guint i = 0; i < res->fit->bindings->len; i++)
-      {
-        ids[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).cell;
-        nodes[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).node;
-      }
-    cells = vpa_pipeline_guest_cells_of (ids, nodes, res->fit->bindings->len, &owner);
-    mid = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &mid_len,
-                                       error);
-  }
+  /* The devices, and their guest PCI layout (<vpa:guest-numa>) on the
+   * cells' chosen nodes. */
+  ids = g_new (guint, MAX (res->fit->bindings->len, 1));
+  nodes = g_new (gint, MAX (res->fit->bindings->len, 1));
+  for (guint i = 0; i < res->fit->bindings->len; i++)
+    {
+      ids[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).cell;
+      nodes[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).node;
+    }
+  cells = vpa_pipeline_guest_cells_of (ids, nodes, res->fit->bindings->len, &owner);
+  mid = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &mid_len,
+                                     error);
   if (mid == NULL)
     return NULL;
   out = vpa_domain_rewrite_numa (mid, mid_len, what, &res->binding, &out_len, error);
+  if (out != NULL)
+    out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
+                                       report, error);
+  if (out != NULL)
+    out = vpa_pipeline_rewrite_distances (dom, inv->host, cells, out, &out_len, what, report,
+                                          error);
   if (out != NULL && report != NULL)
     report->changed = out_len != len || memcmp (out, buf, len) != 0;
   return out;
@@ -746,6 +755,12 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
   cells = vpa_pipeline_guest_cells (dom);
   out = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &out_len,
                                      error);
+  if (out != NULL)
+    out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
+                                       report, error);
+  if (out != NULL)
+    out = vpa_pipeline_rewrite_distances (dom, inv->host, cells, out, &out_len, what, report,
+                                          error);
   if (out != NULL && report != NULL)
     report->changed = out_len != len || memcmp (out, buf, len) != 0;
   return out;

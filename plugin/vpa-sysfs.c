@@ -6,6 +6,7 @@
  * point it at a fake tree.
  */
 #include "vpa-sysfs.h"
+#include "vpa-bars.h"
 #include "vpa-source.h"
 #include "vpa-pcie.h"
 
@@ -345,6 +346,23 @@ read_link (Reader *r, int dfd, VpaDevice *dev)
     dev->link_width = (guint16) v;
 }
 
+/* resource: the 64-bit memory BARs (vpa-bars.h); absent leaves them
+ * unknown, as libvirt's nodedev XML has them. */
+static gboolean
+read_bars (Reader *r, int dfd, const DevPath *p, VpaDevice *dev, GError **error)
+{
+  char buf[2048]; /* 17 lines of 57 bytes at most (PCI_NUM_RESOURCES) */
+  g_autofree char *bad = NULL;
+  int e = read_attr (r, dfd, "resource", buf, sizeof buf);
+
+  if (e != 0)
+    return is_vanished (e) ? TRUE : set_read_error (error, p, "resource", e);
+  if (!vpa_bars_parse_resource (buf, &dev->bar64_bytes, &bad))
+    return set_value_error (error, p, "resource", bad, "a BAR line '0xSTART 0xEND 0xFLAGS'");
+  dev->bars_known = TRUE;
+  return TRUE;
+}
+
 /* Where the device sits in the PCIe tree: the target of its
  * ROOT/sys/bus/pci/devices/NAME link, "../../../devices/pci0000:5d/
  * 0000:5d:02.0/0000:5e:00.0". An entry that is not a link (a flat test
@@ -385,7 +403,7 @@ read_device_at (Reader *r, int dfd, const DevPath *p, VpaAddr addr, VpaDevice **
   if (gone)
     return TRUE;
   if (!read_numa_node (r, dfd, p, dev, error) || !read_sriov (r, dfd, p, dev, error) ||
-      !read_links (dfd, p, dev, error))
+      !read_links (dfd, p, dev, error) || !read_bars (r, dfd, p, dev, error))
     return FALSE;
   read_netdev (dfd, dev);
   /* A VF's link is its PF's (libvirt reports it without speed, width 0):

@@ -27,6 +27,63 @@ matches_alias (const VpaInventory *inv, guint i, const VpaAlias *alias)
   return FALSE;
 }
 
+gboolean
+vpa_topology_vfs (const VpaInventory *inv, guint i, guint *free_vfs, guint *total)
+{
+  const VpaDevice *dev = vpa_host_device (inv->host, i);
+
+  *free_vfs = *total = 0;
+  for (guint k = 0; dev->vf_indices != NULL && k < dev->vf_indices->len; k++)
+    {
+      guint vf = g_array_index (dev->vf_indices, guint, k);
+      if (!vpa_inventory_has (inv, vf))
+        continue;
+      (*total)++;
+      if (inv->state[vf] == VPA_DEV_STATE_FREE)
+        (*free_vfs)++;
+    }
+  return *total > 0;
+}
+
+/* A PF whose VFs are in the inventory: a NIC row whether or not the PF
+ * itself is assignable. */
+static gboolean
+is_vf_parent (const VpaInventory *inv, guint i)
+{
+  guint free_vfs, total;
+
+  return vpa_topology_vfs (inv, i, &free_vfs, &total);
+}
+
+/* Rows the view can have: inventory devices and PFs of inventory VFs. */
+static gboolean
+is_row (const VpaInventory *inv, guint i)
+{
+  return vpa_inventory_has (inv, i) || is_vf_parent (inv, i);
+}
+
+/* A physical network selects the devices but VFs tagged with it and the
+ * PFs of VFs tagged with it. */
+static gboolean
+on_physnet (const VpaInventory *inv, guint i, const char *physnet)
+{
+  const VpaDevice *dev = vpa_host_device (inv->host, i);
+
+  if (dev->dev_type == VPA_DEV_TYPE_VF)
+    return FALSE;
+  if (vpa_inventory_has (inv, i) &&
+      g_strcmp0 (vpa_inventory_prop (inv, i, "physical_network"), physnet) == 0)
+    return TRUE;
+  for (guint k = 0; dev->vf_indices != NULL && k < dev->vf_indices->len; k++)
+    {
+      guint vf = g_array_index (dev->vf_indices, guint, k);
+      if (vpa_inventory_has (inv, vf) &&
+          g_strcmp0 (vpa_inventory_prop (inv, vf, "physical_network"), physnet) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 /* Marks the devices one selector selects; their number. */
 static guint
 select_one (const VpaInventory *inv, const char *sel, gboolean *chosen)
@@ -41,15 +98,14 @@ select_one (const VpaInventory *inv, const char *sel, gboolean *chosen)
       gboolean take;
       char buf[VPA_ADDR_BUFLEN];
 
-      if (!vpa_inventory_has (inv, i))
+      if (!is_row (inv, i))
         continue;
       if (alias != NULL)
-        take = matches_alias (inv, i, alias);
+        take = vpa_inventory_has (inv, i) && matches_alias (inv, i, alias);
       else if (glob)
         take = fnmatch (sel, vpa_addr_format (dev->addr, buf), 0) == 0;
       else
-        take = dev->dev_type != VPA_DEV_TYPE_VF &&
-               g_strcmp0 (vpa_inventory_prop (inv, i, "physical_network"), sel) == 0;
+        take = on_physnet (inv, i, sel);
       if (take)
         {
           chosen[i] = TRUE;
@@ -59,15 +115,19 @@ select_one (const VpaInventory *inv, const char *sel, gboolean *chosen)
   return n;
 }
 
-/* GPU0 for the first device of alias GPU, NIC0 for a network device. */
+/* GPU0 for the first device of alias GPU, NIC0 for a network device or
+ * a PF of inventory VFs. */
 static char *
 label_of (const VpaInventory *inv, guint i, GHashTable *counters)
 {
   const VpaDevice *dev = vpa_host_device (inv->host, i);
-  const char *prefix = (dev->class_code >> 16) == 0x02 ? "NIC" : "DEV";
+  const char *prefix =
+    (dev->class_code >> 16) == 0x02 || is_vf_parent (inv, i) ? "NIC" : "DEV";
   guint n;
 
-  for (guint a = 0; inv->config != NULL && a < inv->config->aliases->len; a++)
+  for (guint a = 0; vpa_inventory_has (inv, i) && inv->config != NULL &&
+                    a < inv->config->aliases->len;
+       a++)
     {
       const VpaAlias *alias = g_ptr_array_index (inv->config->aliases, a);
       if (matches_alias (inv, i, alias))
@@ -79,6 +139,33 @@ label_of (const VpaInventory *inv, guint i, GHashTable *counters)
   n = GPOINTER_TO_UINT (g_hash_table_lookup (counters, prefix));
   g_hash_table_insert (counters, (gpointer) prefix, GUINT_TO_POINTER (n + 1));
   return g_strdup_printf ("%s%u", prefix, n);
+}
+
+static void
+choose_default (const VpaInventory *inv, gboolean *chosen)
+{
+  for (guint i = 0; i < inv->host->devices->len; i++)
+    chosen[i] = is_row (inv, i) && vpa_host_device (inv->host, i)->dev_type != VPA_DEV_TYPE_VF;
+}
+
+GPtrArray *
+vpa_topology_labels (const VpaInventory *inv)
+{
+  guint n = inv->host->devices->len;
+  g_autofree gboolean *chosen = g_new0 (gboolean, MAX (n, 1));
+  g_autoptr (GHashTable) counters = g_hash_table_new (g_str_hash, g_str_equal);
+  GPtrArray *labels = g_ptr_array_new_full (n, g_free);
+
+  choose_default (inv, chosen);
+  for (guint i = 0; i < n; i++)
+    g_ptr_array_add (labels, chosen[i] ? label_of (inv, i, counters) : NULL);
+  for (guint i = 0; i < n; i++)
+    {
+      gint pf = vpa_host_device (inv->host, i)->parent_index;
+      if (labels->pdata[i] == NULL && pf >= 0 && labels->pdata[pf] != NULL)
+        labels->pdata[i] = g_strdup (labels->pdata[pf]);
+    }
+  return labels;
 }
 
 VpaTopology *
@@ -95,9 +182,7 @@ vpa_topology_new (const VpaInventory *inv, const char *selectors, GError **error
   topo->devices = g_array_new (FALSE, FALSE, sizeof (guint));
   topo->labels = g_ptr_array_new_with_free_func (g_free);
   if (selectors == NULL)
-    for (guint i = 0; i < inv->host->devices->len; i++)
-      chosen[i] = vpa_inventory_has (inv, i) &&
-                  vpa_host_device (inv->host, i)->dev_type != VPA_DEV_TYPE_VF;
+    choose_default (inv, chosen);
   else
     {
       g_auto (GStrv) items = g_strsplit (selectors, ",", -1);

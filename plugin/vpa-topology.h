@@ -19,11 +19,13 @@ typedef struct {
 void vpa_topology_free (VpaTopology *topo);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaTopology, vpa_topology_free)
 
-/* selectors: NULL for every inventory device but VFs, else a comma
- * separated list, each an alias of the configuration (the devices its
- * specs match), an address glob (contains ':'; VFs too) or a physical
- * network (the devices but VFs tagged with it). VPA_ERROR_INVALID naming
- * a selector that selects nothing. */
+/* selectors: NULL for every inventory device but VFs and every PF whose
+ * VFs are in the inventory (a NIC row, also when the PF itself is not
+ * assignable), else a comma separated list, each an alias of the
+ * configuration (the devices its specs match), an address glob (contains
+ * ':'; VFs too) or a physical network (the devices but VFs tagged with
+ * it, and the PFs of VFs tagged with it). VPA_ERROR_INVALID naming a
+ * selector that selects nothing. */
 VpaTopology *vpa_topology_new (const VpaInventory *inv, const char *selectors, GError **error);
 
 static inline VpaPcieDistance
@@ -31,6 +33,15 @@ vpa_topology_at (const VpaTopology *topo, guint row, guint col)
 {
   return (VpaPcieDistance) topo->matrix[(gsize) row * topo->devices->len + col];
 }
+
+/* The label of every host device in the view without selectors, by
+ * host index (a VF has its PF's: the NIC row it sits in), NULL for
+ * those outside it: host->devices->len char*. */
+GPtrArray *vpa_topology_labels (const VpaInventory *inv);
+
+/* Device i's VFs in the inventory: how many (*total) and how many are
+ * free; FALSE (both 0) when it has none there. */
+gboolean vpa_topology_vfs (const VpaInventory *inv, guint i, guint *free_vfs, guint *total);
 
 /* The CPUs of a NUMA node as a cpulist ("0-23,48-71"), "-" when none. */
 char *vpa_topology_node_cpus (const VpaHost *host, gint node);

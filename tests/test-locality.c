@@ -209,6 +209,11 @@ test_sample_levels (void)
                             "locality group 'g0': level switch, policy preferred: root-complex, "
                             "host bridge pci0000:15: no switch has enough free devices their NUMA "
                             "policies allow for all its members\n"));
+  /* The explain names each member's row of `topology`: the VF's is its
+   * PF's NIC row. */
+  g_assert_true (g_regex_match_simple ("\n  topology rows: GPU[01] 0000:1[8a]:00\\.0, NIC[23] "
+                                       "0000:20:[0-9a-f]{2}\\.[0-7] \\(a VF of 0000:20:00\\.[01]\\)\n",
+                                       b.report.explain->str, 0, 0));
 
   place_sample (&c, node);
   g_assert_no_error (c.error);

@@ -14,10 +14,12 @@
 #include "vpa-test-util.h"
 
 static VpaInventory *
-sample (VpaConfig **config)
+sample_host (const char *name, VpaConfig **config)
 {
-  g_autofree char *snap = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.xml", NULL);
-  g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.conf", NULL);
+  g_autofree char *snap_name = g_strconcat (name, ".xml", NULL);
+  g_autofree char *conf_name = g_strconcat (name, ".conf", NULL);
+  g_autofree char *snap = g_build_filename (VPA_TEST_DATA, "hosts", snap_name, NULL);
+  g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", conf_name, NULL);
   g_autoptr (GError) error = NULL;
   VpaHost *host;
   VpaInventory *inv;
@@ -29,6 +31,12 @@ sample (VpaConfig **config)
   inv = vpa_inventory_new (host, *config, NULL, &error);
   g_assert_no_error (error);
   return inv;
+}
+
+static VpaInventory *
+sample (VpaConfig **config)
+{
+  return sample_host ("gpu-server", config);
 }
 
 /* The eight GPUs and one NIC per place that matters: cx7-0 (sw0, next
@@ -142,10 +150,92 @@ test_bad_selector (void)
                    "(expected an alias, a physical network or an address glob)");
 }
 
+/* Every sample host with its own configuration, text and JSON: a NIC row
+ * for every PF whose VFs the configuration admits. */
+static void
+test_sample_host (gconstpointer data)
+{
+  const char *name = data;
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = sample_host (name, &config);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaTopology) topo = vpa_topology_new (inv, NULL, &error);
+  g_autofree char *text_name = g_strconcat (name, "-host.txt", NULL);
+  g_autofree char *json_name = g_strconcat (name, "-host.json", NULL);
+  g_autofree char *text_path = g_build_filename (VPA_TEST_DATA, "topology", text_name, NULL);
+  g_autofree char *json_path = g_build_filename (VPA_TEST_DATA, "topology", json_name, NULL);
+  g_autofree char *text = NULL, *json = NULL;
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < inv->host->devices->len; i++)
+    {
+      const VpaDevice *dev = vpa_host_device (inv->host, i);
+      guint free_vfs, total;
+      gboolean row = FALSE;
+
+      for (guint r = 0; r < topo->devices->len; r++)
+        row = row || g_array_index (topo->devices, guint, r) == i;
+      if (vpa_topology_vfs (inv, i, &free_vfs, &total))
+        g_assert_true (row);
+      else
+        g_assert_true (row == (vpa_inventory_has (inv, i) && dev->dev_type != VPA_DEV_TYPE_VF));
+    }
+  text = vpa_output_topology_text (inv, topo);
+  vpa_test_assert_golden (text_path, text);
+  json = vpa_output_topology_json (inv, topo);
+  vpa_test_assert_golden (json_path, json);
+}
+
+/* snc-4 admits the E810 VFs and not their PFs: the PFs are the NIC rows,
+ * with their free VFs, and a physical network selects them. */
+static void
+test_vf_parents (void)
+{
+  g_autoptr (VpaConfig) config = NULL;
+  g_autoptr (VpaInventory) inv = sample_host ("snc-4", &config);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaTopology) all = vpa_topology_new (inv, NULL, &error);
+  g_autoptr (VpaTopology) net = NULL;
+  guint nics = 0;
+
+  g_assert_no_error (error);
+  for (guint r = 0; r < all->devices->len; r++)
+    {
+      guint i = g_array_index (all->devices, guint, r);
+      const VpaDevice *dev = vpa_host_device (inv->host, i);
+      guint free_vfs, total;
+
+      if (dev->dev_type != VPA_DEV_TYPE_PF)
+        continue;
+      g_assert_false (vpa_inventory_has (inv, i));
+      g_assert_true (vpa_topology_vfs (inv, i, &free_vfs, &total));
+      g_assert_cmpuint (free_vfs, <=, total);
+      g_assert_true (g_str_has_prefix (all->labels->pdata[r], "NIC"));
+      g_assert_nonnull (dev->netdev);
+      nics++;
+    }
+  g_assert_cmpuint (nics, >, 0);
+  net = vpa_topology_new (inv, "physnet1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (net->devices->len, >, 0);
+  for (guint r = 0; r < net->devices->len; r++)
+    g_assert_cmpint (vpa_host_device (inv->host, g_array_index (net->devices, guint, r))->dev_type,
+                     ==, VPA_DEV_TYPE_PF);
+}
+
 int
 main (int argc, char **argv)
 {
+  /* gpu-server's is /topology/golden */
+  static const char *const hosts[] = { "dual-socket", "no-numa", "pinned", "snc-4", "socketless" };
+
   g_test_init (&argc, &argv, NULL);
+  for (guint h = 0; h < G_N_ELEMENTS (hosts); h++)
+    {
+      g_autofree char *path = g_strconcat ("/topology/host/", hosts[h], NULL);
+      g_test_add_data_func (path, hosts[h], test_sample_host);
+    }
+  g_test_add_func ("/topology/vf-parents", test_vf_parents);
   g_test_add_func ("/topology/hand-checked", test_hand_checked);
   g_test_add_func ("/topology/golden", test_golden);
   g_test_add_func ("/topology/bad-selector", test_bad_selector);

@@ -549,18 +549,27 @@ parse_guest_numa (ParseCtx *ctx, xmlNode *node, GError **error)
 static gboolean
 parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
 {
-  static const char *const known[] = { "placement", "cpu-policy", "cpu-thread-policy", NULL };
+  static const char *const known[] = { "placement", "cpu-policy", "cpu-thread-policy",
+                                       "distances", NULL };
   g_autofree char *placement = vpa_xml_prop (node, "placement");
   g_autofree char *cpu = vpa_xml_prop (node, "cpu-policy");
   g_autofree char *thread = vpa_xml_prop (node, "cpu-thread-policy");
+  g_autofree char *distances = vpa_xml_prop (node, "distances");
 
   if (!check_attributes (ctx, node, known, error))
     return FALSE;
-  if (ctx->dom->numa_auto)
+  if (ctx->dom->has_numa)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vpa:affinity>: more than one <vpa:numa>", ctx->what);
       return FALSE;
     }
+  ctx->dom->has_numa = TRUE;
+  if (distances != NULL && strcmp (distances, "host") != 0 && strcmp (distances, "keep") != 0)
+    return placed_fail (ctx, node, "distances", distances, "host or keep", error);
+  ctx->dom->keep_distances = g_strcmp0 (distances, "keep") == 0;
+  /* <vpa:numa distances='...'/> alone: a guest bound by hand. */
+  if (placement == NULL && distances != NULL && cpu == NULL && thread == NULL)
+    return TRUE;
   if (placement == NULL || strcmp (placement, "auto") != 0)
     return placed_fail (ctx, node, "placement", placement, "auto", error);
   if (cpu != NULL && !vpa_cpu_policy_from_string (cpu, &ctx->dom->cpu_policy))

@@ -139,6 +139,11 @@ typedef struct {
   gboolean guest_numa;    /* <vpa:guest-numa devices='expander-bus'> */
   guint guest_numa_spare; /* its spare-ports (default 1) */
   VpaGuestBus *bus;       /* the guest's PCI layout; NULL without vpa:affinity */
+
+  /* <vpa:numa distances='keep'> (has_numa: a <vpa:numa>): the guest's
+   * own <distances> stay; default host: the host's are written. */
+  gboolean has_numa;
+  gboolean keep_distances;
 } VpaDomain;
 
 /* The group of this name, or NULL. */

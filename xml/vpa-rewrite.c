@@ -1668,3 +1668,267 @@ vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
     }
   return g_steal_pointer (&out);
 }
+
+/* ------------------------------------------------------------------ */
+/* Guest NUMA distances                                                */
+/* ------------------------------------------------------------------ */
+
+static gint
+distances_row (const VpaCellDistances *d, guint id)
+{
+  for (guint i = 0; i < d->n; i++)
+    if (d->ids[i] == id)
+      return (gint) i;
+  return -1;
+}
+
+static Elem *
+distances_elem (Rewrite *rw, const VpaCellDistances *d, guint row)
+{
+  Elem *e = elem_new ("distances", NULL);
+
+  for (guint j = 0; j < d->n; j++)
+    {
+      g_autofree char *id = g_strdup_printf ("%u", d->ids[j]);
+      g_autofree char *value = g_strdup_printf ("%u", d->values[row * d->n + j]);
+      Elem *s = elem_new ("sibling", e);
+      elem_attr (s, rw->dev_quote, "id", id);
+      elem_attr (s, rw->dev_quote, "value", value);
+    }
+  return e;
+}
+
+/* The cell's <distances> becomes e, kept byte for byte when it is. */
+static void
+rewrite_cell_distances (Rewrite *rw, xmlNode *cell, Elem *e)
+{
+  xmlNode *old = vpa_xml_child (cell, "distances", NULL);
+  g_autoptr (GString) text = g_string_new (NULL);
+  g_autofree char *indent = NULL;
+  const Span *sp;
+
+  if (old == NULL)
+    {
+      insert_child (rw, cell, AT_START, NULL, e);
+      return;
+    }
+  indent = own_indent (rw, old);
+  sp = span_of (old);
+  elem_render (rw, e, indent, text);
+  if (text->len != sp->end - sp->start || memcmp (text->str, rw->buf + sp->start, text->len) != 0)
+    replace_element (rw, old, e, indent);
+}
+
+static gboolean
+rewrite_distances (Rewrite *rw, xmlNode *numa, const VpaCellDistances *d, GError **error)
+{
+  guint position = 0;
+
+  for (xmlNode *c = numa->children; c != NULL; c = c->next)
+    {
+      g_autofree char *id = NULL;
+      g_autoptr (Elem) e = NULL;
+      guint64 v = position;
+      gint row;
+
+      if (!vpa_xml_is (c, "cell", NULL))
+        continue;
+      id = vpa_xml_prop (c, "id");
+      if (id != NULL && !g_ascii_string_to_unsigned (id, 10, 0, G_MAXUINT, &v, NULL))
+        v = G_MAXUINT;
+      position++;
+      if ((row = distances_row (d, (guint) v)) < 0)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <cpu><numa><cell id='%s'>: no distances for this cell", rw->what, id != NULL ? id : "");
+          return FALSE;
+        }
+      e = distances_elem (rw, d, (guint) row);
+      rewrite_cell_distances (rw, c, e);
+    }
+  return TRUE;
+}
+
+char *
+vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
+                              const VpaCellDistances *distances, gsize *out_len, GError **error)
+{
+  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+  Rewrite rw = { buf, len, what, spans, edits };
+  xmlNode *root, *domain, *cpu, *numa;
+  gboolean ok;
+
+  g_return_val_if_fail (distances != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  g_array_set_clear_func (edits, edit_clear);
+  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+      !check_encoding (doc, what, error) || !map_document (&rw, doc, error))
+    return NULL;
+  root = xmlDocGetRootElement (doc);
+  domain = vpa_xml_is (root, "domstatus", NULL) ? vpa_xml_child (root, "domain", NULL) : root;
+  cpu = domain != NULL ? vpa_xml_child (domain, "cpu", NULL) : NULL;
+  numa = cpu != NULL ? vpa_xml_child (cpu, "numa", NULL) : NULL;
+  if (numa == NULL)
+    {
+      *out_len = len;
+      return g_strndup (buf, len);
+    }
+  learn_layout (&rw, root);
+  ok = rewrite_distances (&rw, numa, distances, error);
+  if (ok)
+    out = edits_apply (&rw, out_len, error);
+  g_free (rw.step);
+  if (out == NULL)
+    return NULL;
+  check = vpa_domain_parse (out, *out_len, what, error);
+  if (check == NULL)
+    return NULL;
+  return g_steal_pointer (&out);
+}
+
+/* ------------------------------------------------------------------ */
+/* The 64-bit PCI hole                                                 */
+/* ------------------------------------------------------------------ */
+
+/* <pcihole64 unit='U'>N</pcihole64> in KiB (libvirt's units; default
+ * KiB; G_MAXUINT64 when it overflows), or FALSE when it is not a size. */
+static gboolean
+hole64_kib (xmlNode *hole, guint64 *kib)
+{
+  static const struct {
+    const char *unit;
+    guint64 bytes;
+  } units[] = { { "b", 1 },
+                { "bytes", 1 },
+                { "KB", 1000 },
+                { "k", 1024 },
+                { "KiB", 1024 },
+                { "MB", 1000000 },
+                { "M", 1 << 20 },
+                { "MiB", 1 << 20 },
+                { "GB", 1000000000 },
+                { "G", 1 << 30 },
+                { "GiB", 1 << 30 },
+                { "TB", G_GUINT64_CONSTANT (1000000000000) },
+                { "T", G_GUINT64_CONSTANT (1) << 40 },
+                { "TiB", G_GUINT64_CONSTANT (1) << 40 } };
+  g_autofree char *unit = vpa_xml_prop (hole, "unit");
+  g_autofree char *text = (char *) xmlNodeGetContent (hole);
+  guint64 v;
+
+  if (text == NULL ||
+      !g_ascii_string_to_unsigned (g_strstrip (text), 10, 0, G_MAXUINT64, &v, NULL))
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (g_strcmp0 (unit != NULL ? unit : "KiB", units[i].unit) == 0)
+      {
+        *kib = v > G_MAXUINT64 / units[i].bytes ? G_MAXUINT64 : v * units[i].bytes / 1024;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static xmlNode *
+root_controller (xmlNode *devices, const char *model)
+{
+  for (xmlNode *c = devices->children; c != NULL; c = c->next)
+    {
+      g_autofree char *type = NULL, *m = NULL;
+
+      if (!vpa_xml_is (c, "controller", NULL))
+        continue;
+      type = vpa_xml_prop (c, "type");
+      m = vpa_xml_prop (c, "model");
+      if (g_strcmp0 (type, "pci") == 0 && g_strcmp0 (m, model) == 0)
+        return c;
+    }
+  return NULL;
+}
+
+static Elem *
+hole64_elem (Rewrite *rw, guint64 kib)
+{
+  Elem *e = elem_new ("pcihole64", NULL);
+  elem_attr (e, rw->dev_quote, "unit", "KiB");
+  e->text = g_strdup_printf ("%" G_GUINT64_FORMAT, kib);
+  return e;
+}
+
+static void
+rewrite_hole64 (Rewrite *rw, xmlNode *devices, const char *model, guint64 kib)
+{
+  xmlNode *root = root_controller (devices, model);
+  xmlNode *hole = root != NULL ? vpa_xml_child (root, "pcihole64", NULL) : NULL;
+  guint64 have = 0;
+  Elem *e;
+
+  if (hole != NULL && hole64_kib (hole, &have) && have >= kib)
+    return;
+  e = hole64_elem (rw, kib);
+  if (hole != NULL)
+    {
+      g_autofree char *indent = own_indent (rw, hole);
+      replace_element (rw, hole, e, indent);
+      elem_free (e);
+    }
+  else if (root != NULL)
+    {
+      insert_child (rw, root, AT_START, NULL, e);
+      elem_free (e);
+    }
+  else
+    {
+      Elem *c = elem_new ("controller", NULL);
+      xmlNode *last = NULL;
+
+      elem_attr (c, rw->dev_quote, "type", "pci");
+      elem_attr (c, rw->dev_quote, "index", "0");
+      elem_attr (c, rw->dev_quote, "model", model);
+      g_ptr_array_add (c->children, e);
+      for (xmlNode *n = devices->children; n != NULL; n = n->next)
+        if (vpa_xml_is (n, "controller", NULL))
+          last = n;
+      insert_child (rw, devices, last != NULL ? AFTER : AT_END, last, c);
+      elem_free (c);
+    }
+}
+
+char *
+vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what, const char *model,
+                              guint64 kib, gsize *out_len, GError **error)
+{
+  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
+  g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+  Rewrite rw = { buf, len, what, spans, edits };
+  xmlNode *root, *domain, *devices;
+
+  g_return_val_if_fail (model != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  g_array_set_clear_func (edits, edit_clear);
+  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+      !check_encoding (doc, what, error) || !map_document (&rw, doc, error))
+    return NULL;
+  root = xmlDocGetRootElement (doc);
+  domain = vpa_xml_is (root, "domstatus", NULL) ? vpa_xml_child (root, "domain", NULL) : root;
+  devices = domain != NULL ? vpa_xml_child (domain, "devices", NULL) : NULL;
+  if (devices == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: no <devices> to size <pcihole64> in", what);
+      return NULL;
+    }
+  learn_layout (&rw, root);
+  rewrite_hole64 (&rw, devices, model, kib);
+  out = edits_apply (&rw, out_len, error);
+  g_free (rw.step);
+  if (out == NULL || (check = vpa_domain_parse (out, *out_len, what, error)) == NULL)
+    return NULL;
+  return g_steal_pointer (&out);
+}

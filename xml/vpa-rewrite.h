@@ -86,6 +86,28 @@ typedef struct {
 char *vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
                                const VpaNumaBinding *binding, gsize *out_len, GError **error);
 
+/* The distances between guest NUMA cells (docs/guest-numa.md). */
+typedef struct {
+  guint n;
+  const guint *ids;    /* guest cell ids */
+  const guint *values; /* n * n: values[i * n + j] from cell ids[i] to ids[j] */
+} VpaCellDistances;
+
+/* Writes one <distances> of <sibling id value/> into every <cell> of
+ * <cpu><numa> in buf, replacing any it has (kept byte for byte when it
+ * is the same). A cell distances does not name is VPA_ERROR_INVALID. */
+char *vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
+                                    const VpaCellDistances *distances, gsize *out_len,
+                                    GError **error);
+
+/* Makes the 64-bit PCI hole of the root controller (<controller
+ * type='pci' model=MODEL>, pcie-root or pci-root; added at index 0 when
+ * the document has none) at least kib: <pcihole64 unit='KiB'>kib</...>
+ * unless it already holds as much (never lowered). */
+char *vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what,
+                                    const char *model, guint64 kib, gsize *out_len,
+                                    GError **error);
+
 /* "0-3,8" */
 char *vpa_format_cpuset (const GArray *set);
 

@@ -584,6 +584,9 @@ write_device (FILE *out, const VpaHost *host, guint i)
   if (dev->numa_node != VPA_NUMA_NONE)
     fprintf (out, "      <numa node='%d'/>\n", dev->numa_node);
   write_pci_express (out, dev);
+  if (dev->bars_known)
+    fprintf (out, "      <vpa:bars xmlns:vpa='%s' mem64-bytes='%" G_GUINT64_FORMAT "'/>\n",
+             VPA_XMLNS, dev->bar64_bytes);
   fprintf (out, "    </capability>\n  </device>\n");
   if (dev->netdev != NULL)
     write_net_device (out, dev, name);

@@ -154,6 +154,12 @@ typedef struct {
   guint16 link_speed;  /* negotiated PCIe link speed in tenths of GT/s (160 is
                         * 16 GT/s); 0 when unknown */
   guint16 link_width;  /* negotiated link width in lanes; 0 when unknown */
+
+  /* Its 64-bit memory BARs (vpa-bars.h): sysfs `resource` and snapshots
+   * know them, libvirt's nodedev XML does not (bars_known FALSE). */
+  gboolean bars_known;
+  guint64 bar64_bytes;
+
   /* Filled by vpa_host_seal(): */
   gint parent_index;      /* index of the parent PF in host->devices, or -1 */
   GArray *vf_indices;     /* PF: guint indices of its VFs, ascending; or NULL */

@@ -13,7 +13,11 @@ an emulated PCIe device of a model of its own (told apart by vendor and
 device id). The guest (Debian's kernel, a busybox initramfs built here)
 prints every /sys/bus/pci/devices/*/numa_node on its serial console and
 powers off; each device must read the <node> of the expander its root
-port sits on.
+port sits on. The GPU's stand-in is an ivshmem-plain whose 64-bit BAR2
+is the sample GPU's 128 GiB (a sparse memory backend file), QEMU's host
+bridge gets the placed <pcihole64> as its pci-hole64-size, and the
+guest must enumerate the BAR with its 128 GiB assigned behind the
+expander.
 
 Usage: test-guest-boot.py CLI DATA-DIR WORK-DIR
 Skips only when QEMU has no TCG accelerator.
@@ -45,9 +49,17 @@ INIT = """#!/bin/busybox sh
 for d in /sys/bus/pci/devices/*; do
   echo "VPA-PCI ${d##*/} $(/bin/busybox cat $d/vendor) $(/bin/busybox cat $d/device) $(/bin/busybox cat $d/numa_node)"
 done
+for d in /sys/bus/pci/devices/*; do
+  [ "$(/bin/busybox cat $d/device)" = "0x1110" ] && echo "VPA-BAR ${d##*/} $(/bin/busybox sed -n 3p $d/resource)"
+done
 echo VPA-DONE
 /bin/busybox poweroff -f
 """
+
+# The sample GPU's 64-bit BAR (data/hosts/dual-socket.json), stood in
+# for by ivshmem-plain, whose BAR2 is its memory backend's size.
+GPU_MODEL = ("ivshmem-plain", "0x1af4", ("0x1110",))
+GPU_BAR = 128 << 30
 
 tests = 0
 
@@ -112,13 +124,18 @@ def kernel():
     return found[-1]
 
 
-def qemu_args(dom, initrd, kern):
+def qemu_args(dom, initrd, kern, work):
     """The guest of the placed XML: machine, cells, controllers, devices."""
     machine = dom.find("os/type").get("machine")
     root = "pcie.0" if machine.startswith(("q35", "pc-q35")) else "pci.0"
     args = [QEMU, "-machine", machine + ",accel=tcg", "-nographic", "-no-reboot",
             "-net", "none", "-kernel", kern, "-initrd", initrd,
             "-append", "console=ttyS0 panic=-1 quiet"]
+    hole = dom.find("devices/controller[@index='0']/pcihole64")
+    if hole is not None:
+        assert hole.get("unit", "KiB") == "KiB", "pcihole64 in %s" % hole.get("unit")
+        args += ["-global", "%s.pci-hole64-size=%sK"
+                 % ("q35-pcihost" if root == "pcie.0" else "i440FX-pcihost", hole.text)]
     cells = dom.findall("cpu/numa/cell")
     ncpu = int(dom.find("vcpu").text)
     args += ["-smp", str(ncpu), "-m", "%dM" % (128 * len(cells))]
@@ -159,10 +176,35 @@ def qemu_args(dom, initrd, kern):
             continue
         bus = num(addr.get("bus"))
         model, vendor, device = MODELS[i % len(MODELS)]
-        args += ["-device", "%s,bus=pci.%d,addr=0x%x" % (model, bus, num(addr.get("slot")))]
+        where = "bus=pci.%d,addr=0x%x" % (bus, num(addr.get("slot")))
+        if d.find("alias").get("name").startswith("ua-vpa-GPU"):
+            # The GPU's stand-in has its 128 GiB 64-bit BAR: ivshmem-plain
+            # on a sparse file (BAR2 is the file's size).
+            model, vendor, device = GPU_MODEL
+            shm = os.path.join(work, "gpu-bar.shm")
+            with open(shm, "wb") as f:
+                f.truncate(GPU_BAR)
+            args += ["-object", "memory-backend-file,id=gpubar,mem-path=%s,size=%d,share=on"
+                     % (shm, GPU_BAR), "-device", "ivshmem-plain,memdev=gpubar," + where]
+        else:
+            args += ["-device", "%s,%s" % (model, where)]
         node = nodes.get(parents.get(bus), nodes.get(bus, -1))
         expect.append((d.find("alias").get("name"), model, vendor, device, node))
     return args, expect
+
+
+def check_gpu_bar(case, dom, console):
+    """The placed XML sizes the 64-bit hole for the GPU's BAR, and the
+    guest enumerates the stand-in with its 128 GiB BAR assigned."""
+    hole = dom.find("devices/controller[@index='0']/pcihole64")
+    kib = int(hole.text) if hole is not None else 0
+    ok(kib * 1024 >= GPU_BAR, "%s: <pcihole64> holds the GPU's 128 GiB BAR (%d KiB)" % (case, kib))
+    bars = re.findall(r"VPA-BAR (\S+) (0x[0-9a-f]+) (0x[0-9a-f]+) (0x[0-9a-f]+)", console)
+    size = [int(b[2], 16) - int(b[1], 16) + 1 if int(b[1], 16) else 0 for b in bars]
+    for b in bars:
+        print("# guest: %s BAR2 %s-%s flags %s" % b)
+    ok(size == [GPU_BAR], "%s: the guest maps the GPU stand-in's 64-bit BAR behind its "
+       "expander (sizes %s)" % (case, size))
 
 
 def main():
@@ -192,7 +234,8 @@ def boot(cli, data, case, initrd):
     golden = open(os.path.join(data, "guest-numa", case + ".out.xml")).read()
     ok(placed.stdout == golden, "%s: place gives the golden layout (%s.out.xml)" % (case, case))
     dom = ET.fromstring(placed.stdout)
-    args, expect = qemu_args(dom, initrd, kernel())
+    work = os.path.dirname(initrd)
+    args, expect = qemu_args(dom, initrd, kernel(), work)
     ok(sorted({e[4] for e in expect}) == [0, 1], "%s: devices on both guest cells: %s"
        % (case, ", ".join("%s->%d" % (e[0], e[4]) for e in expect)))
     print("# " + " ".join(args))
@@ -213,6 +256,10 @@ def boot(cli, data, case, initrd):
         got = [int(s[3]) for s in seen if s[1] == vendor and s[2] in device]
         ok(got == [node], "%s: %s (as %s %s) reads numa_node %d in the guest (got %s)"
            % (case, alias, model, vendor, node, got))
+    check_gpu_bar(case, dom, console)
+    shm = os.path.join(work, "gpu-bar.shm")
+    if os.path.exists(shm):
+        os.unlink(shm)
     if run.returncode != 0:
         print("# qemu exit status %d; stderr: %s"
               % (run.returncode, run.stderr.decode(errors="replace")[-500:]))

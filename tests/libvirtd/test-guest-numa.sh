@@ -8,7 +8,8 @@
 # port. libvirt 9.0 cannot format a PCI hostdev whose host device is not
 # bound to vfio-pci, so for the argv (only) each hostdev is stood in for
 # by an emulated NIC at the same guest address; this host's single NUMA
-# node is why <numatune> is left out there too.
+# node is why <numatune> is left out there too. Then every golden of
+# data/guest-distances is defined and keeps its <distances>.
 # Needs root and a running libvirtd (tests/libvirtd/start.sh); exits 77
 # (skip) otherwise.
 set -euo pipefail
@@ -126,7 +127,32 @@ for out in "$VPA_TEST_DATA"/guest-numa/*.out.xml; do
     grep -q "\"driver\":\"pxb\(-pcie\)\?\",\"bus_nr\":[0-9]*,\"id\":\"ua-vpa-pxb-$c\",\"numa_node\":$c," "$work/case.argv" ||
       fail "$(basename "$out"): no expander ua-vpa-pxb-$c with numa_node=$c: $(tr ' ' '\n' < "$work/case.argv" | grep pxb)"
   done
+  # <pcihole64> (KiB) becomes the host bridge's pci-hole64-size=NK.
+  hole=$(xmllint --xpath "string(//controller[@index='0']/pcihole64[not(@unit) or @unit='KiB'])" "$out" 2>/dev/null || true)
+  if [ -n "$hole" ]; then
+    grep -q "pci-hole64-size=${hole}K" "$work/case.argv" ||
+      fail "$(basename "$out"): no pci-hole64-size=${hole}K in: $(tr ' ' '\n' < "$work/case.argv" | grep -i hole)"
+  fi
   echo "ok $t domxml-to-native accepts $(basename "$out")"
+  t=$((t + 1))
+done
+
+# 6. The guest distances (data/guest-distances): the daemon defines each
+# golden and keeps every cell's sibling values.
+for out in "$VPA_TEST_DATA"/guest-distances/*.out.xml; do
+  dname=$prefix-$(basename "$out" .out.xml)
+  sed "s|<name>[^<]*</name>|<name>$dname</name>|" "$out" > "$work/dist.xml"
+  virsh -c "$uri" define "$work/dist.xml" > /dev/null 2> "$work/dist.err" ||
+    fail "define of $(basename "$out") failed: $(cat "$work/dist.err")"
+  virsh -c "$uri" dumpxml --inactive "$dname" > "$work/dist-defined.xml"
+  # libvirt fills the other cells of a partial matrix (the kept one)
+  # symmetrically: there, cell 0's row is what must stay.
+  cells=cell; case $dname in *-keep) cells="cell[@id='0']" ;; esac
+  sib() { xmllint --xpath "//cpu/numa/$cells/distances/sibling/@value" "$1" 2>/dev/null | tr -s ' \n' ' '; }
+  [ "$(sib "$work/dist.xml")" = "$(sib "$work/dist-defined.xml")" ] ||
+    fail "$(basename "$out"): the defined distances are '$(sib "$work/dist-defined.xml")', not '$(sib "$work/dist.xml")'"
+  virsh -c "$uri" undefine "$dname" > /dev/null
+  echo "ok $t the daemon defines $(basename "$out") and keeps its distances"
   t=$((t + 1))
 done
 echo "1..$((t - 1))"
