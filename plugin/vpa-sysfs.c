@@ -6,6 +6,7 @@
  * point it at a fake tree.
  */
 #include "vpa-sysfs.h"
+#include "vpa-file.h"
 #include "vpa-bars.h"
 #include "vpa-source.h"
 #include "vpa-pcie.h"
@@ -57,18 +58,6 @@ reader_done (Reader *r, gboolean ok, GError **error)
   return FALSE;
 }
 
-static const char *
-file_kind (mode_t mode)
-{
-  if (S_ISFIFO (mode))
-    return "a FIFO";
-  if (S_ISCHR (mode) || S_ISBLK (mode))
-    return "a device node";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  return "not a regular file";
-}
-
 /* Records the first attribute refused; its path from the directory's
  * descriptor (what the kernel says it is), else as the caller named it. */
 static void
@@ -82,7 +71,7 @@ reader_refuse (Reader *r, int dfd, const char *name, mode_t mode)
     return;
   g_set_error (&r->refused, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                "%s: cannot read: %s, not a regular file (sysfs attributes are regular files)",
-               path, file_kind (mode));
+               path, vpa_file_kind (mode));
 }
 
 /* Reads a small attribute below dfd into buf, trailing blanks stripped;

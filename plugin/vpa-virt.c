@@ -5,6 +5,7 @@
  * per-connection lock with a verify step (docs/libvirt.md).
  */
 #include "vpa-virt.h"
+#include "vpa-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -676,22 +677,6 @@ vpa_virt_lock_path (const char *canonical_uri)
   return g_strdup_printf ("%s/define-%s-%.16s.lock", dir, readable, sum);
 }
 
-static const char *
-lock_file_kind (mode_t mode)
-{
-  if (S_ISDIR (mode))
-    return "a directory";
-  if (S_ISFIFO (mode))
-    return "a FIFO";
-  if (S_ISLNK (mode))
-    return "a symbolic link";
-  if (S_ISCHR (mode) || S_ISBLK (mode))
-    return "a device node";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  return "not a regular file";
-}
-
 /* The lock's directory, created if missing (0755 for root's system
  * directory, 0700 for a user's): a directory, no link, owned by owner
  * and writable by nobody else, or whoever can write it could hold the
@@ -762,7 +747,7 @@ lock_open (const char *path, uid_t owner, GError **error)
       int saved = errno;
       if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
         return lock_refuse (-1, error, "the define lock '%s' is %s, not a regular file", path,
-                            lock_file_kind (st.st_mode));
+                            vpa_file_kind (st.st_mode));
       if (saved == ENOENT && owner == 0)
         return lock_refuse (-1, error,
                             "the define lock '%s' does not exist, and only root can create it: "
@@ -773,7 +758,7 @@ lock_open (const char *path, uid_t owner, GError **error)
     }
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
     return lock_refuse (fd, error, "the define lock '%s' is %s, not a regular file", path,
-                        lock_file_kind (st.st_mode));
+                        vpa_file_kind (st.st_mode));
   if (st.st_uid != owner)
     return lock_refuse (fd, error,
                         "the define lock '%s' is owned by uid %u, not uid %u: its owner could "

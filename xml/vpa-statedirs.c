@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "vpa-xml.h"
+#include "vpa-file.h"
 
 gboolean
 vpa_statedirs_parse (const char *buf, gsize len, const char *what,
@@ -132,22 +133,6 @@ skip_line (const char *path, const char *why)
   return g_strdup_printf ("[claims] state-dirs: skipped '%s': %s", path, why);
 }
 
-static const char *
-file_kind (mode_t mode)
-{
-  if (S_ISDIR (mode))
-    return "a directory";
-  if (S_ISFIFO (mode))
-    return "a FIFO";
-  if (S_ISLNK (mode))
-    return "a symbolic link";
-  if (S_ISCHR (mode) || S_ISBLK (mode))
-    return "a device node";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  return "not a regular file";
-}
-
 /* A dangling link is a file that vanished, as when the daemon removes
  * it while we read (stat() reads nothing and never blocks); any other
  * link or special file is told. */
@@ -158,7 +143,7 @@ skip_entry (Entry *e, unsigned char type)
   struct stat st;
 
   if (type != DT_LNK)
-    e->skipped = skip_line (path, file_kind (DTTOIF (type)));
+    e->skipped = skip_line (path, vpa_file_kind (DTTOIF (type)));
   else if (fstatat (e->dfd, e->name, &st, 0) == 0 || errno != ENOENT)
     e->skipped = skip_line (path, "a symbolic link (libvirt writes none)");
 }
@@ -192,7 +177,7 @@ skip_special (Entry *e, int fd, int *err)
     return FALSE;
   {
     g_autofree char *path = g_build_filename (e->dir, e->name, NULL);
-    e->skipped = skip_line (path, file_kind (st.st_mode));
+    e->skipped = skip_line (path, vpa_file_kind (st.st_mode));
   }
   return TRUE;
 }
