@@ -1291,22 +1291,20 @@ vpa_domain_rewrite (const char *buf, gsize len, const char *what, GPtrArray *dec
   return vpa_domain_rewrite_topology (buf, len, what, decisions, NULL, out_len, error);
 }
 
-char *
-vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrArray *decisions,
-                             const VpaGuestTopology *topo, gsize *out_len, GError **error)
+/* Parses and rewrites buf; its tree and the maps into it are freed on
+ * return, before the caller parses the output to verify it, so that
+ * one libxml2 tree is alive at a time (see docs/reliability.md). */
+static char *
+rewrite_placement (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+                   const VpaGuestTopology *topo, gsize *out_len, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (VpaDomain) dom = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
-  g_autofree char *out = NULL;
   g_autoptr (GHashTable) removed = g_hash_table_new (NULL, NULL);
   Rewrite rw = { buf, len, what, spans, edits };
-
-  g_return_val_if_fail (what != NULL, NULL);
-  g_return_val_if_fail (decisions != NULL, NULL);
-  g_return_val_if_fail (out_len != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  char *out;
 
   rw.topo = topo;
   rw.removed = removed;
@@ -1318,6 +1316,21 @@ vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrA
     return NULL;
   out = rewrite_tree (&rw, doc, dom, decisions, out_len, error);
   g_free (rw.step);
+  return out;
+}
+
+char *
+vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+                             const VpaGuestTopology *topo, gsize *out_len, GError **error)
+{
+  g_autofree char *out = NULL;
+
+  g_return_val_if_fail (what != NULL, NULL);
+  g_return_val_if_fail (decisions != NULL, NULL);
+  g_return_val_if_fail (out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  out = rewrite_placement (buf, len, what, decisions, topo, out_len, error);
   if (out == NULL || !verify_output (out, *out_len, what, decisions, error))
     return NULL;
   return g_steal_pointer (&out);
@@ -1617,21 +1630,18 @@ rewrite_placed_cells (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity,
   insert_children (rw, affinity, AT_END, NULL, elems);
 }
 
-char *
-vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
-                         const VpaNumaBinding *binding, gsize *out_len, GError **error)
+/* As rewrite_placement: the tree is freed before the output is parsed. */
+static char *
+rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBinding *binding,
+                 gsize *out_len, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (VpaDomain) dom = NULL;
-  g_autoptr (VpaDomain) check = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
-  g_autofree char *out = NULL;
   Rewrite rw = { buf, len, what, spans, edits };
   xmlNode *root, *domain, *affinity, *anchor;
-
-  g_return_val_if_fail (binding != NULL && binding->cells != NULL && out_len != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  char *out;
 
   g_array_set_clear_func (edits, edit_clear);
   if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
@@ -1658,6 +1668,20 @@ vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
   rewrite_placed_cells (&rw, dom, affinity, binding);
   out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
+  return out;
+}
+
+char *
+vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
+                         const VpaNumaBinding *binding, gsize *out_len, GError **error)
+{
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+
+  g_return_val_if_fail (binding != NULL && binding->cells != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  out = rewrite_binding (buf, len, what, binding, out_len, error);
   if (out == NULL)
     return NULL;
   check = vpa_domain_parse (out, *out_len, what, NULL);
