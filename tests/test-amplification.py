@@ -28,6 +28,8 @@ NS = 'http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0'
 MAX_SECONDS = 1.0       # of CPU time (user + system): the work done
 MAX_WALL_SECONDS = 10.0  # of wall time: what blocks uses no CPU time
 MAX_RSS_KIB = 64 * 1024
+MAX_ELEMENTS = 32768        # the pre-scan's bounds (xml/vpa-xml.h)
+MAX_ATTRIBUTES = 131072
 HOSTDEV = ("<interface type='hostdev' managed='yes'><source><address type='pci' "
            "domain='0x0000' bus='0x81' slot='0x10' function='0x0'/></source>"
            "<alias name='ua-data0'/></interface>")
@@ -118,12 +120,41 @@ def bus_text(meta, scale):
     return domain(meta, extra='<description>%s</description>' % (' bus=x' * (60000 * scale)))
 
 
+def markup(text):
+    """The elements and attributes of text as the pre-scan counts them."""
+    return (len(re.findall(r'<[A-Za-z_]', text)),
+            len(re.findall(r'[\s\'"][A-Za-z_][\w:.-]*\s*=\s*[\'"]', text)))
+
+
+def at_bound(make, one):
+    """The most copies of one that make(copies) may hold within the
+    pre-scan's bounds: the largest such document it accepts."""
+    elements, attributes = markup(make(''))
+    per_elements, per_attributes = markup(one)
+    return min((MAX_ELEMENTS - elements) // per_elements,
+               (MAX_ATTRIBUTES - attributes) // per_attributes)
+
+
+GUEST_ADDRESS = ("<address type='pci' domain='0x0000' bus='0x81' slot='0x10' function='0x0'/>")
+
+
 def sibling_addresses(meta, scale):
-    # Sibling guest <address>es equal to the device's: each walked back over all.
-    # (20 000 made place's three libxml2 trees of input and output 68 MiB.)
-    n = 1500 * scale
-    addr = ("<address type='pci' domain='0x0000' bus='0x81' slot='0x10' function='0x0'/>")
-    return domain(meta, devices=HOSTDEV + "<controller type='usb'>%s</controller>" % (addr * n))
+    # Sibling guest <address>es equal to the device's: each walked back over
+    # all. As many as a document may hold (its 131 072 attributes), then ten
+    # times more; at the bound, three libxml2 trees of it were 88 MiB.
+    def make(addrs):
+        return domain(meta, devices=HOSTDEV + "<controller type='usb'>%s</controller>" % addrs)
+    return make(GUEST_ADDRESS * (at_bound(make, GUEST_ADDRESS) * scale))
+
+
+def controller_addresses(meta, scale):
+    # Controllers each with a guest <address>: as many as a document may hold
+    # (its 32 768 elements), then ten times more.
+    one = "<controller type='usb'>%s</controller>" % GUEST_ADDRESS
+
+    def make(controllers):
+        return domain(meta, devices=HOSTDEV + controllers)
+    return make(one * (at_bound(make, one) * scale))
 
 
 def memory_cells(meta, scale):
@@ -162,6 +193,7 @@ INPUTS = [
     ('aliases', aliases),
     ('bus-text', bus_text),
     ('sibling-addresses', sibling_addresses),
+    ('controller-addresses', controller_addresses),
     ('memory-cells', memory_cells),
     ('emulatorpin-vcpus', emulatorpin_vcpus),
     ('many-disks', many_disks),
