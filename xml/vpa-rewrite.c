@@ -76,6 +76,13 @@ typedef struct {
   guint seq;
 } Edit;
 
+/* The elements and attributes a rewrite inserts: an upper bound of how
+ * far its output may pass the bounds its input was within. */
+typedef struct {
+  guint elements;
+  guint attributes;
+} Growth;
+
 typedef struct {
   const char *buf;
   gsize len;
@@ -88,6 +95,7 @@ typedef struct {
   char vpa_quote;               /* quote of attributes in <vpa:affinity> */
   const VpaGuestTopology *topo; /* NULL: the guest's PCI layout is not ours to write */
   GHashTable *removed;          /* xmlNode* removed by an edit */
+  Growth added;                 /* markup the edits insert */
 } Rewrite;
 
 static gboolean
@@ -274,9 +282,14 @@ edits_apply (Rewrite *rw, gsize *out_len, GError **error)
                        rw->what, e->start);
           return NULL;
         }
+      guint elements, attributes;
+
       g_string_append_len (out, rw->buf + pos, (gssize) (e->start - pos));
       g_string_append (out, e->text);
       pos = e->end;
+      vpa_xml_count_markup (e->text, strlen (e->text), &elements, &attributes);
+      rw->added.elements = MIN ((guint64) rw->added.elements + elements, G_MAXUINT);
+      rw->added.attributes = MIN ((guint64) rw->added.attributes + attributes, G_MAXUINT);
     }
   g_string_append_len (out, rw->buf + pos, (gssize) (rw->len - pos));
   *out_len = out->len;
@@ -1232,13 +1245,27 @@ map_document (Rewrite *rw, xmlDoc *doc, GError **error)
   return TRUE;
 }
 
+/* Our own output, parsed within the input's bounds grown by what the
+ * edits added (a domain at the bounds stays placeable). */
+static VpaDomain *
+parse_output (const char *out, gsize out_len, const char *what, const Growth *added,
+              GError **error)
+{
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory_grown (out, out_len, what, added->elements,
+                                                       added->attributes, error);
+
+  if (doc == NULL)
+    return NULL;
+  return vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error);
+}
+
 /* Our own output must parse and record exactly the decisions. */
 static gboolean
-verify_output (const char *out, gsize out_len, const char *what, GPtrArray *decisions,
-               GError **error)
+verify_output (const char *out, gsize out_len, const char *what, const Growth *added,
+               GPtrArray *decisions, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (out, out_len, what, &local);
+  g_autoptr (VpaDomain) dom = parse_output (out, out_len, what, added, &local);
 
   if (dom != NULL && placed_matches (dom, decisions))
     return TRUE;
@@ -1296,7 +1323,8 @@ vpa_domain_rewrite (const char *buf, gsize len, const char *what, GPtrArray *dec
  * one libxml2 tree is alive at a time (see docs/reliability.md). */
 static char *
 rewrite_placement (const char *buf, gsize len, const char *what, GPtrArray *decisions,
-                   const VpaGuestTopology *topo, gsize *out_len, GError **error)
+                   const VpaGuestTopology *topo, gsize *out_len, Growth *added,
+                   GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (VpaDomain) dom = NULL;
@@ -1316,6 +1344,7 @@ rewrite_placement (const char *buf, gsize len, const char *what, GPtrArray *deci
     return NULL;
   out = rewrite_tree (&rw, doc, dom, decisions, out_len, error);
   g_free (rw.step);
+  *added = rw.added;
   return out;
 }
 
@@ -1324,14 +1353,15 @@ vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrA
                              const VpaGuestTopology *topo, gsize *out_len, GError **error)
 {
   g_autofree char *out = NULL;
+  Growth added = { 0, 0 };
 
   g_return_val_if_fail (what != NULL, NULL);
   g_return_val_if_fail (decisions != NULL, NULL);
   g_return_val_if_fail (out_len != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  out = rewrite_placement (buf, len, what, decisions, topo, out_len, error);
-  if (out == NULL || !verify_output (out, *out_len, what, decisions, error))
+  out = rewrite_placement (buf, len, what, decisions, topo, out_len, &added, error);
+  if (out == NULL || !verify_output (out, *out_len, what, &added, decisions, error))
     return NULL;
   return g_steal_pointer (&out);
 }
@@ -1633,7 +1663,7 @@ rewrite_placed_cells (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity,
 /* As rewrite_placement: the tree is freed before the output is parsed. */
 static char *
 rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBinding *binding,
-                 gsize *out_len, GError **error)
+                 gsize *out_len, Growth *added, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (VpaDomain) dom = NULL;
@@ -1668,6 +1698,7 @@ rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBind
   rewrite_placed_cells (&rw, dom, affinity, binding);
   out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
+  *added = rw.added;
   return out;
 }
 
@@ -1677,14 +1708,15 @@ vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
 {
   g_autoptr (VpaDomain) check = NULL;
   g_autofree char *out = NULL;
+  Growth added = { 0, 0 };
 
   g_return_val_if_fail (binding != NULL && binding->cells != NULL && out_len != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  out = rewrite_binding (buf, len, what, binding, out_len, error);
+  out = rewrite_binding (buf, len, what, binding, out_len, &added, error);
   if (out == NULL)
     return NULL;
-  check = vpa_domain_parse (out, *out_len, what, NULL);
+  check = parse_output (out, *out_len, what, &added, NULL);
   if (check == NULL || !placed_cells_match (check, binding))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: internal error: the rewritten document does not hold the binding", what);

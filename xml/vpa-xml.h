@@ -44,6 +44,16 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
  * "WHAT:LINE: message". */
 xmlDoc *vpa_xml_parse_memory (const char *buf, gsize len, const char *what,
                               GError **error);
+/* As vpa_xml_parse_memory, with the document's bounds raised by what a
+ * rewrite of ours added to a document that was within them (counted by
+ * vpa_xml_count_markup), so that our own output of a domain at the
+ * bounds can be parsed back. */
+xmlDoc *vpa_xml_parse_memory_grown (const char *buf, gsize len, const char *what,
+                                    guint extra_elements, guint extra_attributes,
+                                    GError **error);
+/* The start tags and attributes of a fragment as the pre-scan counts
+ * them (G_MAXUINT both for an element over VPA_XML_MAX_ATTRIBUTES). */
+void vpa_xml_count_markup (const char *buf, gsize len, guint *elements, guint *attributes);
 
 /* Small accessors shared by every parser. Element names are compared
  * without namespace unless ns is given. */
