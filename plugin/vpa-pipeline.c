@@ -612,7 +612,8 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
                                      error);
   if (mid == NULL)
     return NULL;
-  out = vpa_domain_rewrite_numa (mid, mid_len, what, &res->binding, &out_len, error);
+  out = vpa_pipeline_rewrite_binding (buf, len, mid, mid_len, what, &res->binding, &out_len,
+                                      error);
   if (out != NULL)
     out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
                                        report, error);

@@ -157,6 +157,14 @@ def controller_addresses(meta, scale):
     return make(one * (at_bound(make, one) * scale))
 
 
+def numa_sibling_addresses(meta, scale):
+    # The same placed whole (placement='auto'): the binding is written into
+    # the placement's output, which is past the bounds.
+    if meta is not None:
+        meta += "<vpa:numa placement='auto'/>"
+    return sibling_addresses(meta, scale)
+
+
 def memory_cells(meta, scale):
     # Memory-only cells with as many pages and memnodes: cells x entries.
     n = 800 * scale
@@ -184,7 +192,7 @@ def many_disks(meta, scale):
 # The inputs at the document's bounds: at scale 1 each run must answer
 # (exit 0), placing the domain whose output passes the bounds by what the
 # placement adds.
-AT_BOUND = ('sibling-addresses', 'controller-addresses')
+AT_BOUND = ('sibling-addresses', 'controller-addresses', 'numa-sibling-addresses')
 
 INPUTS = [
     ('memory-nodeset', memory_nodeset),
@@ -199,6 +207,7 @@ INPUTS = [
     ('bus-text', bus_text),
     ('sibling-addresses', sibling_addresses),
     ('controller-addresses', controller_addresses),
+    ('numa-sibling-addresses', numa_sibling_addresses),
     ('memory-cells', memory_cells),
     ('emulatorpin-vcpus', emulatorpin_vcpus),
     ('many-disks', many_disks),

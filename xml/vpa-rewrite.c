@@ -1660,7 +1660,9 @@ rewrite_placed_cells (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity,
   insert_children (rw, affinity, AT_END, NULL, elems);
 }
 
-/* As rewrite_placement: the tree is freed before the output is parsed. */
+/* As rewrite_placement: the tree is freed before the output is parsed.
+ * *added: in, how far buf may pass the bounds; out, how far the output
+ * may. */
 static char *
 rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBinding *binding,
                  gsize *out_len, Growth *added, GError **error)
@@ -1674,7 +1676,8 @@ rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBind
   char *out;
 
   g_array_set_clear_func (edits, edit_clear);
-  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory_grown (buf, len, what, added->elements, added->attributes,
+                                         error)) == NULL ||
       !check_encoding (doc, what, error) ||
       (dom = vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error)) == NULL)
     return NULL;
@@ -1698,7 +1701,8 @@ rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBind
   rewrite_placed_cells (&rw, dom, affinity, binding);
   out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
-  *added = rw.added;
+  added->elements = MIN ((guint64) added->elements + rw.added.elements, G_MAXUINT);
+  added->attributes = MIN ((guint64) added->attributes + rw.added.attributes, G_MAXUINT);
   return out;
 }
 
@@ -1706,9 +1710,17 @@ char *
 vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
                          const VpaNumaBinding *binding, gsize *out_len, GError **error)
 {
+  return vpa_domain_rewrite_numa_grown (buf, len, what, binding, 0, 0, out_len, error);
+}
+
+char *
+vpa_domain_rewrite_numa_grown (const char *buf, gsize len, const char *what,
+                               const VpaNumaBinding *binding, guint extra_elements,
+                               guint extra_attributes, gsize *out_len, GError **error)
+{
   g_autoptr (VpaDomain) check = NULL;
   g_autofree char *out = NULL;
-  Growth added = { 0, 0 };
+  Growth added = { extra_elements, extra_attributes };
 
   g_return_val_if_fail (binding != NULL && binding->cells != NULL && out_len != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);

@@ -85,6 +85,12 @@ typedef struct {
  * changes; the same binding on its own output returns the same bytes. */
 char *vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
                                const VpaNumaBinding *binding, gsize *out_len, GError **error);
+/* The same on our own rewrite of a document: buf may pass the document's
+ * bounds by the elements and attributes the earlier rewrite added
+ * (vpa_xml_parse_memory_grown). */
+char *vpa_domain_rewrite_numa_grown (const char *buf, gsize len, const char *what,
+                                     const VpaNumaBinding *binding, guint extra_elements,
+                                     guint extra_attributes, gsize *out_len, GError **error);
 
 /* The distances between guest NUMA cells (docs/guest-numa.md). */
 typedef struct {
