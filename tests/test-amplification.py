@@ -11,8 +11,9 @@ the hook as libvirt runs it (prepare begin, restore begin) and to the
 CLI's check and place, each under /usr/bin/time -v, and requires every run
 to finish in under 1 s of CPU time (and 10 s of wall time: what blocks
 uses none) with under 64 MiB of peak RSS, refused (one line on
-stderr, nothing on stdout) or answered. Prints a TAP line per run with
-its figures. Under a test wrapper (valgrind) it only checks the answers.
+stderr, nothing on stdout) or answered; the largest documents the
+pre-scan accepts (AT_BOUND) must be answered at scale 1. Prints a TAP
+line per run with its figures. Under a test wrapper (valgrind) it only checks the answers.
 
 Then the same for hostile environments: a sysfs tree with a FIFO where
 an attribute should be (the hook and the CLI must refuse it, not block),
