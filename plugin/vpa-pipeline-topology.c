@@ -87,15 +87,11 @@ vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid, gsize
                               const char *what, const VpaNumaBinding *binding, gsize *out_len,
                               GError **error)
 {
-  guint elements, attributes, mid_elements, mid_attributes;
+  VpaXmlGrowth grown;
 
-  vpa_xml_count_markup (buf, len, &elements, &attributes);
-  vpa_xml_count_markup (mid, mid_len, &mid_elements, &mid_attributes);
-  return vpa_domain_rewrite_numa_grown (mid, mid_len, what, binding,
-                                        mid_elements > elements ? mid_elements - elements : 0,
-                                        mid_attributes > attributes ? mid_attributes - attributes
-                                                                    : 0,
-                                        out_len, error);
+  vpa_xml_growth (buf, len, mid, mid_len, &grown);
+  return vpa_domain_rewrite_numa_grown (mid, mid_len, what, binding, grown.elements,
+                                        grown.attributes, out_len, error);
 }
 
 /* With <vpa:guest-numa> on q35, a hot-plugged device goes into a free

@@ -302,6 +302,26 @@ def measure(argv, stdin_path, env):
     return status, proc.stdout.decode('utf-8', 'replace'), ours, cpu, seconds, rss
 
 
+def distances_runs(cli, data, tmp, env):
+    """A guest of four cells with guest-numa on snc-4, sibling addresses to
+    the bounds: place writes the devices, the 64-bit hole and the cells'
+    distances into its own output, past the bounds: place must answer."""
+    with open(os.path.join(data, 'guest-distances', 'snc-4-four-cells-by-hand.xml')) as f:
+        text = f.read()
+
+    def make(addrs):
+        return text.replace('</devices>', "<controller type='usb'>%s</controller></devices>"
+                            % addrs, 1)
+    path = os.path.join(tmp, 'distances-at-bound.xml')
+    with open(path, 'w') as f:
+        f.write(make(GUEST_ADDRESS * at_bound(make, GUEST_ADDRESS)))
+    host = [os.path.join(data, 'hosts', 'snc-4.' + ext) for ext in ('xml', 'conf')]
+    # check judges the document before its placement: exit 1, its report
+    return [('%s distances-at-bound' % cmd, os.path.getsize(path),
+             [cli, cmd, '-c', 'test://' + host[0], '--config', host[1], path], '/dev/null', env,
+             statuses) for cmd, statuses in (('place', (0,)), ('check', (0, 1)))]
+
+
 def environment_runs(cli, hook, data, tmp, host, conf_text, env):
     """Runs of a hostile sysfs tree and of a huge configuration: (label,
     size, argv, stdin, env, the exit statuses allowed)."""
@@ -384,6 +404,7 @@ def main():
                     if not ours:
                         runs += [r + ((0, 1, 2),) for r in
                                  state_runs(tmp, data, hook, env, make, name, scale)]
+        runs += distances_runs(cli, data, tmp, env)
         runs += environment_runs(cli, hook, data, tmp, host, text, env)
         print('1..%d' % len(runs))
         for label, size, argv, stdin_path, run_env, statuses in runs:

@@ -78,10 +78,7 @@ typedef struct {
 
 /* The elements and attributes a rewrite inserts: an upper bound of how
  * far its output may pass the bounds its input was within. */
-typedef struct {
-  guint elements;
-  guint attributes;
-} Growth;
+typedef VpaXmlGrowth Growth;
 
 typedef struct {
   const char *buf;
@@ -1245,6 +1242,13 @@ map_document (Rewrite *rw, xmlDoc *doc, GError **error)
   return TRUE;
 }
 
+static void
+grow (Growth *total, const Growth *more)
+{
+  total->elements = MIN ((guint64) total->elements + more->elements, G_MAXUINT);
+  total->attributes = MIN ((guint64) total->attributes + more->attributes, G_MAXUINT);
+}
+
 /* Our own output, parsed within the input's bounds grown by what the
  * edits added (a domain at the bounds stays placeable). */
 static VpaDomain *
@@ -1701,8 +1705,7 @@ rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBind
   rewrite_placed_cells (&rw, dom, affinity, binding);
   out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
-  added->elements = MIN ((guint64) added->elements + rw.added.elements, G_MAXUINT);
-  added->attributes = MIN ((guint64) added->attributes + rw.added.attributes, G_MAXUINT);
+  grow (added, &rw.added);
   return out;
 }
 
@@ -1816,24 +1819,25 @@ rewrite_distances (Rewrite *rw, xmlNode *numa, const VpaCellDistances *d, GError
   return TRUE;
 }
 
-char *
-vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
-                              const VpaCellDistances *distances, gsize *out_len, GError **error)
+/* As rewrite_binding: the tree is freed before the output is parsed;
+ * *added: in, how far buf may pass the bounds; out, how far the output
+ * may. */
+static char *
+rewrite_distances_of (const char *buf, gsize len, const char *what,
+                      const VpaCellDistances *distances, gsize *out_len, Growth *added,
+                      GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
-  g_autoptr (VpaDomain) check = NULL;
-  g_autofree char *out = NULL;
+  char *out = NULL;
   Rewrite rw = { buf, len, what, spans, edits };
   xmlNode *root, *domain, *cpu, *numa;
   gboolean ok;
 
-  g_return_val_if_fail (distances != NULL && out_len != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
   g_array_set_clear_func (edits, edit_clear);
-  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory_grown (buf, len, what, added->elements, added->attributes,
+                                         error)) == NULL ||
       !check_encoding (doc, what, error) || !map_document (&rw, doc, error))
     return NULL;
   root = xmlDocGetRootElement (doc);
@@ -1850,10 +1854,33 @@ vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
   if (ok)
     out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
-  if (out == NULL)
-    return NULL;
-  check = vpa_domain_parse (out, *out_len, what, error);
-  if (check == NULL)
+  grow (added, &rw.added);
+  return out;
+}
+
+char *
+vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
+                              const VpaCellDistances *distances, gsize *out_len, GError **error)
+{
+  return vpa_domain_rewrite_distances_grown (buf, len, what, distances, NULL, out_len, error);
+}
+
+char *
+vpa_domain_rewrite_distances_grown (const char *buf, gsize len, const char *what,
+                                    const VpaCellDistances *distances, const VpaXmlGrowth *grown,
+                                    gsize *out_len, GError **error)
+{
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+  Growth added = { 0, 0 };
+
+  g_return_val_if_fail (distances != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (grown != NULL)
+    added = *grown;
+  out = rewrite_distances_of (buf, len, what, distances, out_len, &added, error);
+  if (out == NULL || (check = parse_output (out, *out_len, what, &added, error)) == NULL)
     return NULL;
   return g_steal_pointer (&out);
 }
@@ -1965,23 +1992,21 @@ rewrite_hole64 (Rewrite *rw, xmlNode *devices, const char *model, guint64 kib)
     }
 }
 
-char *
-vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what, const char *model,
-                              guint64 kib, gsize *out_len, GError **error)
+/* As rewrite_distances_of. */
+static char *
+rewrite_pcihole64_of (const char *buf, gsize len, const char *what, const char *model,
+                      guint64 kib, gsize *out_len, Growth *added, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
-  g_autoptr (VpaDomain) check = NULL;
-  g_autofree char *out = NULL;
+  char *out;
   Rewrite rw = { buf, len, what, spans, edits };
   xmlNode *root, *domain, *devices;
 
-  g_return_val_if_fail (model != NULL && out_len != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
   g_array_set_clear_func (edits, edit_clear);
-  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory_grown (buf, len, what, added->elements, added->attributes,
+                                         error)) == NULL ||
       !check_encoding (doc, what, error) || !map_document (&rw, doc, error))
     return NULL;
   root = xmlDocGetRootElement (doc);
@@ -1996,7 +2021,33 @@ vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what, cons
   rewrite_hole64 (&rw, devices, model, kib);
   out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
-  if (out == NULL || (check = vpa_domain_parse (out, *out_len, what, error)) == NULL)
+  grow (added, &rw.added);
+  return out;
+}
+
+char *
+vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what, const char *model,
+                              guint64 kib, gsize *out_len, GError **error)
+{
+  return vpa_domain_rewrite_pcihole64_grown (buf, len, what, model, kib, NULL, out_len, error);
+}
+
+char *
+vpa_domain_rewrite_pcihole64_grown (const char *buf, gsize len, const char *what,
+                                    const char *model, guint64 kib, const VpaXmlGrowth *grown,
+                                    gsize *out_len, GError **error)
+{
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+  Growth added = { 0, 0 };
+
+  g_return_val_if_fail (model != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (grown != NULL)
+    added = *grown;
+  out = rewrite_pcihole64_of (buf, len, what, model, kib, out_len, &added, error);
+  if (out == NULL || (check = parse_output (out, *out_len, what, &added, error)) == NULL)
     return NULL;
   return g_steal_pointer (&out);
 }

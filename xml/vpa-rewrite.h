@@ -10,6 +10,7 @@
 
 #include "vpa-types.h"
 #include "vpa-guest-topology.h"
+#include "vpa-xml.h"
 
 G_BEGIN_DECLS
 
@@ -105,6 +106,12 @@ typedef struct {
 char *vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
                                     const VpaCellDistances *distances, gsize *out_len,
                                     GError **error);
+/* The same on our own rewrite of a document, which may pass the bounds
+ * by grown (see vpa_domain_rewrite_numa_grown). */
+char *vpa_domain_rewrite_distances_grown (const char *buf, gsize len, const char *what,
+                                          const VpaCellDistances *distances,
+                                          const VpaXmlGrowth *grown, gsize *out_len,
+                                          GError **error);
 
 /* Makes the 64-bit PCI hole of the root controller (<controller
  * type='pci' model=MODEL>, pcie-root or pci-root; added at index 0 when
@@ -113,6 +120,12 @@ char *vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what
 char *vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what,
                                     const char *model, guint64 kib, gsize *out_len,
                                     GError **error);
+/* The same on our own rewrite of a document, which may pass the bounds
+ * by grown. */
+char *vpa_domain_rewrite_pcihole64_grown (const char *buf, gsize len, const char *what,
+                                          const char *model, guint64 kib,
+                                          const VpaXmlGrowth *grown, gsize *out_len,
+                                          GError **error);
 
 /* "0-3,8" */
 char *vpa_format_cpuset (const GArray *set);

@@ -175,6 +175,18 @@ vpa_xml_count_markup (const char *buf, gsize len, guint *elements, guint *attrib
     *elements = *attributes = G_MAXUINT;
 }
 
+void
+vpa_xml_growth (const char *before, gsize before_len, const char *after, gsize after_len,
+                VpaXmlGrowth *growth)
+{
+  guint elements, attributes, after_elements, after_attributes;
+
+  vpa_xml_count_markup (before, before_len, &elements, &attributes);
+  vpa_xml_count_markup (after, after_len, &after_elements, &after_attributes);
+  growth->elements = after_elements > elements ? after_elements - elements : 0;
+  growth->attributes = after_attributes > attributes ? after_attributes - attributes : 0;
+}
+
 xmlDoc *
 vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **error)
 {

@@ -55,6 +55,18 @@ xmlDoc *vpa_xml_parse_memory_grown (const char *buf, gsize len, const char *what
  * them (G_MAXUINT both for an element over VPA_XML_MAX_ATTRIBUTES). */
 void vpa_xml_count_markup (const char *buf, gsize len, guint *elements, guint *attributes);
 
+/* How far a document of ours may pass the bounds: the elements and
+ * attributes our rewrites added to one that was within them. */
+typedef struct {
+  guint elements;
+  guint attributes;
+} VpaXmlGrowth;
+
+/* What after (our rewrite of before) added to before, counted as the
+ * pre-scan counts (0 where it has fewer). */
+void vpa_xml_growth (const char *before, gsize before_len, const char *after, gsize after_len,
+                     VpaXmlGrowth *growth);
+
 /* Small accessors shared by every parser. Element names are compared
  * without namespace unless ns is given. */
 /* The attribute's value (free with g_free), or NULL. */
