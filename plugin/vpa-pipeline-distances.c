@@ -71,7 +71,8 @@ vpa_pipeline_cell_distances (const VpaHost *host, const GArray *cells, guint **i
 char *
 vpa_pipeline_rewrite_distances (const VpaDomain *dom, const VpaHost *host, const GArray *cells,
                                 char *buf, gsize *len, const char *what,
-                                const VpaPlaceReport *report, GError **error)
+                                const VpaPlaceReport *report, const VpaXmlGrowth *grown,
+                                GError **error)
 {
   g_autofree char *in = buf;
   g_autofree guint *ids = NULL;
@@ -91,5 +92,5 @@ vpa_pipeline_rewrite_distances (const VpaDomain *dom, const VpaHost *host, const
   d.n = cells->len;
   d.ids = ids;
   d.values = values;
-  return vpa_domain_rewrite_distances (in, *len, what, &d, len, error);
+  return vpa_domain_rewrite_distances_grown (in, *len, what, &d, grown, len, error);
 }

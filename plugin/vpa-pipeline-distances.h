@@ -9,6 +9,7 @@
 
 #include "vpa-domain.h"
 #include "vpa-pipeline.h"
+#include "vpa-xml.h"
 
 G_BEGIN_DECLS
 
@@ -24,10 +25,11 @@ gboolean vpa_pipeline_cell_distances (const VpaHost *host, const GArray *cells, 
  * <cpu><numa> cells, or buf itself when none are to be written:
  * <vpa:numa distances='keep'>, and report->keep_guest_topology (the
  * view of a running guest does not change under it). explain (may be
- * NULL) says why none are written when the guest has two cells or more. */
+ * NULL) says why none are written when the guest has two cells or more.
+ * buf, our rewrite, may pass the document's bounds by grown. */
 char *vpa_pipeline_rewrite_distances (const VpaDomain *dom, const VpaHost *host,
                                       const GArray *cells, char *buf, gsize *len,
                                       const char *what, const VpaPlaceReport *report,
-                                      GError **error);
+                                      const VpaXmlGrowth *grown, GError **error);
 
 G_END_DECLS

@@ -38,7 +38,8 @@ vpa_pipeline_expander_bars (const VpaHost *host, GPtrArray *decisions, const GAr
 char *
 vpa_pipeline_rewrite_hole64 (const VpaDomain *dom, const VpaHost *host, GPtrArray *decisions,
                              const GArray *cells, char *buf, gsize *len, const char *what,
-                             const VpaPlaceReport *report, GError **error)
+                             const VpaPlaceReport *report, const VpaXmlGrowth *grown,
+                             GError **error)
 {
   g_autofree char *in = buf;
   GString *explain = report != NULL ? report->explain : NULL;
@@ -68,6 +69,6 @@ vpa_pipeline_rewrite_hole64 (const VpaDomain *dom, const VpaHost *host, GPtrArra
                             "%" G_GUINT64_FORMAT " bytes: <pcihole64> at least %" G_GUINT64_FORMAT
                             " KiB on the %s\n",
                             n, bytes, window >> 10, q35 ? "pcie-root" : "pci-root");
-  return vpa_domain_rewrite_pcihole64 (in, *len, what, q35 ? "pcie-root" : "pci-root",
-                                       window >> 10, len, error);
+  return vpa_domain_rewrite_pcihole64_grown (in, *len, what, q35 ? "pcie-root" : "pci-root",
+                                             window >> 10, grown, len, error);
 }

@@ -3,6 +3,8 @@
 
 #include <string.h>
 
+#include "vpa-xml.h"
+
 /* Each guest cell with the host nodes that back it. Today these are the
  * domain's own binding; whole-guest placement hands its chosen nodes in
  * the same shape. The nodes are borrowed from dom. */
@@ -78,6 +80,18 @@ vpa_pipeline_rewrite_placed (const VpaDomain *dom, const char *buf, gsize len, c
   if (topo != NULL && report != NULL && report->explain != NULL)
     vpa_guest_topology_explain (topo, report->explain);
   return vpa_domain_rewrite_topology (buf, len, what, decisions, topo, out_len, error);
+}
+
+char *
+vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid, gsize mid_len,
+                              const char *what, const VpaNumaBinding *binding, gsize *out_len,
+                              GError **error)
+{
+  VpaXmlGrowth grown;
+
+  vpa_xml_growth (buf, len, mid, mid_len, &grown);
+  return vpa_domain_rewrite_numa_grown (mid, mid_len, what, binding, grown.elements,
+                                        grown.attributes, out_len, error);
 }
 
 /* With <vpa:guest-numa> on q35, a hot-plugged device goes into a free

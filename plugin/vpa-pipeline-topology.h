@@ -37,6 +37,13 @@ char *vpa_pipeline_rewrite_placed (const VpaDomain *dom, const char *buf, gsize 
                                    const char *what, GPtrArray *decisions, const GArray *cells,
                                    VpaPlaceReport *report, gsize *out_len, GError **error);
 
+/* vpa_domain_rewrite_numa() of binding into mid, the rewrite of buf by
+ * vpa_pipeline_rewrite_placed(): mid may pass the document's bounds buf
+ * was within by what that rewrite added. */
+char *vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid, gsize mid_len,
+                                    const char *what, const VpaNumaBinding *binding,
+                                    gsize *out_len, GError **error);
+
 /* For attach: *out is the guest <address> line putting dev into a free
  * spare root port of its cell's expander, or NULL (no guest-numa, an
  * i440fx guest, a node backing no cell). No free spare: VPA_ERROR_UNSATISFIABLE

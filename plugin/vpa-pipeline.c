@@ -10,6 +10,7 @@
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
+#include "vpa-xml.h"
 #include "vpa-pipeline-distances.h"
 #include "vpa-pipeline-hole64.h"
 #include "vpa-pipeline-topology.h"
@@ -560,6 +561,15 @@ merge_assignments (GPtrArray *requests, const Sticky *st, const VpaPlacement *pl
   return out;
 }
 
+/* out, our rewrite of buf, may pass the bounds buf was within by what
+ * the rewrites added: *grown. */
+static const VpaXmlGrowth *
+grown_since (const char *buf, gsize len, const char *out, gsize out_len, VpaXmlGrowth *grown)
+{
+  vpa_xml_growth (buf, len, out, out_len, grown);
+  return grown;
+}
+
 /* <vpa:numa placement="auto">: the fit chooses the nodes, then the
  * devices and the binding are written. */
 static char *
@@ -576,6 +586,7 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
   g_autoptr (GArray) cells = NULL;
   GString *explain = report != NULL ? report->explain : NULL;
   VpaGuestNodes guest;
+  VpaXmlGrowth grown;
   gsize mid_len = 0, out_len = 0;
   char *out;
 
@@ -612,13 +623,15 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
                                      error);
   if (mid == NULL)
     return NULL;
-  out = vpa_domain_rewrite_numa (mid, mid_len, what, &res->binding, &out_len, error);
+  out = vpa_pipeline_rewrite_binding (buf, len, mid, mid_len, what, &res->binding, &out_len,
+                                      error);
   if (out != NULL)
     out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
-                                       report, error);
+                                       report, grown_since (buf, len, out, out_len, &grown),
+                                       error);
   if (out != NULL)
     out = vpa_pipeline_rewrite_distances (dom, inv->host, cells, out, &out_len, what, report,
-                                          error);
+                                          grown_since (buf, len, out, out_len, &grown), error);
   if (out != NULL && report != NULL)
     report->changed = out_len != len || memcmp (out, buf, len) != 0;
   return out;
@@ -680,6 +693,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
   g_autoptr (GArray) cells = NULL;
   VpaGuestNodes guest;
   Sticky st = { NULL, NULL, NULL };
+  VpaXmlGrowth grown;
   gboolean explain;
   gsize out_len = 0;
   char *out;
@@ -757,10 +771,11 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
                                      error);
   if (out != NULL)
     out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
-                                       report, error);
+                                       report, grown_since (buf, len, out, out_len, &grown),
+                                       error);
   if (out != NULL)
     out = vpa_pipeline_rewrite_distances (dom, inv->host, cells, out, &out_len, what, report,
-                                          error);
+                                          grown_since (buf, len, out, out_len, &grown), error);
   if (out != NULL && report != NULL)
     report->changed = out_len != len || memcmp (out, buf, len) != 0;
   return out;

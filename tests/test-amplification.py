@@ -11,8 +11,9 @@ the hook as libvirt runs it (prepare begin, restore begin) and to the
 CLI's check and place, each under /usr/bin/time -v, and requires every run
 to finish in under 1 s of CPU time (and 10 s of wall time: what blocks
 uses none) with under 64 MiB of peak RSS, refused (one line on
-stderr, nothing on stdout) or answered. Prints a TAP line per run with
-its figures. Under a test wrapper (valgrind) it only checks the answers.
+stderr, nothing on stdout) or answered; the largest documents the
+pre-scan accepts (AT_BOUND) must be answered at scale 1. Prints a TAP
+line per run with its figures. Under a test wrapper (valgrind) it only checks the answers.
 
 Then the same for hostile environments: a sysfs tree with a FIFO where
 an attribute should be (the hook and the CLI must refuse it, not block),
@@ -28,6 +29,8 @@ NS = 'http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0'
 MAX_SECONDS = 1.0       # of CPU time (user + system): the work done
 MAX_WALL_SECONDS = 10.0  # of wall time: what blocks uses no CPU time
 MAX_RSS_KIB = 64 * 1024
+MAX_ELEMENTS = 32768        # the pre-scan's bounds (xml/vpa-xml.h)
+MAX_ATTRIBUTES = 131072
 HOSTDEV = ("<interface type='hostdev' managed='yes'><source><address type='pci' "
            "domain='0x0000' bus='0x81' slot='0x10' function='0x0'/></source>"
            "<alias name='ua-data0'/></interface>")
@@ -118,12 +121,49 @@ def bus_text(meta, scale):
     return domain(meta, extra='<description>%s</description>' % (' bus=x' * (60000 * scale)))
 
 
+def markup(text):
+    """The elements and attributes of text as the pre-scan counts them."""
+    return (len(re.findall(r'<[A-Za-z_]', text)),
+            len(re.findall(r'[\s\'"][A-Za-z_][\w:.-]*\s*=\s*[\'"]', text)))
+
+
+def at_bound(make, one):
+    """The most copies of one that make(copies) may hold within the
+    pre-scan's bounds: the largest such document it accepts."""
+    elements, attributes = markup(make(''))
+    per_elements, per_attributes = markup(one)
+    return min((MAX_ELEMENTS - elements) // per_elements,
+               (MAX_ATTRIBUTES - attributes) // per_attributes)
+
+
+GUEST_ADDRESS = ("<address type='pci' domain='0x0000' bus='0x81' slot='0x10' function='0x0'/>")
+
+
 def sibling_addresses(meta, scale):
-    # Sibling guest <address>es equal to the device's: each walked back over all.
-    # (20 000 made place's three libxml2 trees of input and output 68 MiB.)
-    n = 1500 * scale
-    addr = ("<address type='pci' domain='0x0000' bus='0x81' slot='0x10' function='0x0'/>")
-    return domain(meta, devices=HOSTDEV + "<controller type='usb'>%s</controller>" % (addr * n))
+    # Sibling guest <address>es equal to the device's: each walked back over
+    # all. As many as a document may hold (its 131 072 attributes), then ten
+    # times more; at the bound, three libxml2 trees of it were 88 MiB.
+    def make(addrs):
+        return domain(meta, devices=HOSTDEV + "<controller type='usb'>%s</controller>" % addrs)
+    return make(GUEST_ADDRESS * (at_bound(make, GUEST_ADDRESS) * scale))
+
+
+def controller_addresses(meta, scale):
+    # Controllers each with a guest <address>: as many as a document may hold
+    # (its 32 768 elements), then ten times more.
+    one = "<controller type='usb'>%s</controller>" % GUEST_ADDRESS
+
+    def make(controllers):
+        return domain(meta, devices=HOSTDEV + controllers)
+    return make(one * (at_bound(make, one) * scale))
+
+
+def numa_sibling_addresses(meta, scale):
+    # The same placed whole (placement='auto'): the binding is written into
+    # the placement's output, which is past the bounds.
+    if meta is not None:
+        meta += "<vpa:numa placement='auto'/>"
+    return sibling_addresses(meta, scale)
 
 
 def memory_cells(meta, scale):
@@ -150,6 +190,11 @@ def many_disks(meta, scale):
     return domain(meta, devices=HOSTDEV + ''.join(disk % (i, i) for i in range(1000 * scale)))
 
 
+# The inputs at the document's bounds: at scale 1 each run must answer
+# (exit 0), placing the domain whose output passes the bounds by what the
+# placement adds.
+AT_BOUND = ('sibling-addresses', 'controller-addresses', 'numa-sibling-addresses')
+
 INPUTS = [
     ('memory-nodeset', memory_nodeset),
     ('memnodes', memnodes),
@@ -162,6 +207,8 @@ INPUTS = [
     ('aliases', aliases),
     ('bus-text', bus_text),
     ('sibling-addresses', sibling_addresses),
+    ('controller-addresses', controller_addresses),
+    ('numa-sibling-addresses', numa_sibling_addresses),
     ('memory-cells', memory_cells),
     ('emulatorpin-vcpus', emulatorpin_vcpus),
     ('many-disks', many_disks),
@@ -255,6 +302,26 @@ def measure(argv, stdin_path, env):
     return status, proc.stdout.decode('utf-8', 'replace'), ours, cpu, seconds, rss
 
 
+def distances_runs(cli, data, tmp, env):
+    """A guest of four cells with guest-numa on snc-4, sibling addresses to
+    the bounds: place writes the devices, the 64-bit hole and the cells'
+    distances into its own output, past the bounds: place must answer."""
+    with open(os.path.join(data, 'guest-distances', 'snc-4-four-cells-by-hand.xml')) as f:
+        text = f.read()
+
+    def make(addrs):
+        return text.replace('</devices>', "<controller type='usb'>%s</controller></devices>"
+                            % addrs, 1)
+    path = os.path.join(tmp, 'distances-at-bound.xml')
+    with open(path, 'w') as f:
+        f.write(make(GUEST_ADDRESS * at_bound(make, GUEST_ADDRESS)))
+    host = [os.path.join(data, 'hosts', 'snc-4.' + ext) for ext in ('xml', 'conf')]
+    # check judges the document before its placement: exit 1, its report
+    return [('%s distances-at-bound' % cmd, os.path.getsize(path),
+             [cli, cmd, '-c', 'test://' + host[0], '--config', host[1], path], '/dev/null', env,
+             statuses) for cmd, statuses in (('place', (0,)), ('check', (0, 1)))]
+
+
 def environment_runs(cli, hook, data, tmp, host, conf_text, env):
     """Runs of a hostile sysfs tree and of a huge configuration: (label,
     size, argv, stdin, env, the exit statuses allowed)."""
@@ -317,6 +384,7 @@ def main():
         for name, make in INPUTS:
             for ours in (True, False):
                 for scale in (1, 10):
+                    first = len(runs)
                     label = '%s%s x%d' % (name, '' if ours else ' (no metadata)', scale)
                     path = os.path.join(tmp, '%s-%d-%d.xml' % (name, ours, scale))
                     with open(path, 'w') as f:
@@ -331,9 +399,12 @@ def main():
                     runs.append(('place %s' % label, size,
                                  [cli, 'place', '-c', 'test://' + host, '--config', conf, path],
                                  '/dev/null', env))
+                    statuses = (0,) if name in AT_BOUND and scale == 1 else (0, 1, 2)
+                    runs[first:] = [r + (statuses,) for r in runs[first:]]
                     if not ours:
-                        runs += state_runs(tmp, data, hook, env, make, name, scale)
-        runs = [r + ((0, 1, 2),) for r in runs]
+                        runs += [r + ((0, 1, 2),) for r in
+                                 state_runs(tmp, data, hook, env, make, name, scale)]
+        runs += distances_runs(cli, data, tmp, env)
         runs += environment_runs(cli, hook, data, tmp, host, text, env)
         print('1..%d' % len(runs))
         for label, size, argv, stdin_path, run_env, statuses in runs:

@@ -13,6 +13,7 @@
 #include "vpa-domain.h"
 #include "vpa-rewrite.h"
 #include "vpa-test-util.h"
+#include "vpa-xml.h"
 
 /* One decision a line: "port DEVICE ADDRESS NODE POLICY SOURCE" or
  * "alias NAME INDEX ADDRESS NODE POLICY SOURCE"; '#' starts a comment. */
@@ -331,6 +332,44 @@ test_mutations (void)
   g_assert_cmpuint (failed, >, 0);
 }
 
+/* A domain at the document's bounds (VPA_XML_MAX_ELEMENTS and
+ * VPA_XML_MAX_ATTRIBUTES_TOTAL exactly) is placed: its output passes the
+ * bounds by what the placement adds and is still verified. */
+static void
+test_at_bounds (void)
+{
+  g_autoptr (GPtrArray) decisions = make_decisions ("port ua-p 0000:81:10.2 1 required port\n");
+  g_autoptr (GString) doc = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL;
+  gsize out_len = 0;
+  /* 8 elements and 7 attributes (xmlns:vpa counts) */
+  guint pad = VPA_XML_MAX_ELEMENTS - 8, attrs = VPA_XML_MAX_ATTRIBUTES_TOTAL - 7;
+
+  g_string_append (doc, "<domain type='kvm'><name>t</name><metadata><vpa:affinity "
+                        "xmlns:vpa='" VPA_XMLNS "'><vpa:port device='ua-p' physnet='net1'/>"
+                        "</vpa:affinity></metadata><devices><interface type='hostdev' "
+                        "managed='yes'><alias name='ua-p'/></interface>\n");
+  for (guint i = 0; i < pad; i++)
+    {
+      guint n = i + 1 < pad ? 4 : attrs - 4 * (pad - 1);
+
+      g_string_append (doc, "<x");
+      for (guint a = 0; a < n; a++)
+        g_string_append_printf (doc, " a%u='1'", a);
+      g_string_append (doc, "/>\n");
+    }
+  g_string_append (doc, "</devices></domain>\n");
+  g_assert_true (vpa_xml_prescan (doc->str, doc->len, "t.xml", &error));
+  g_assert_no_error (error);
+
+  out = vpa_domain_rewrite (doc->str, doc->len, "t.xml", decisions, &out_len, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (out, "<vpa:placed device='ua-p' address='0000:81:10.2'"));
+  g_assert_false (vpa_xml_prescan (out, out_len, "out.xml", &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -339,6 +378,7 @@ main (int argc, char **argv)
   g_test_add_func ("/rewrite/replace-converges", test_replace_converges);
   g_test_add_func ("/rewrite/nothing-to-do", test_nothing_to_do);
   g_test_add_func ("/rewrite/mutations", test_mutations);
+  g_test_add_func ("/rewrite/at-bounds", test_at_bounds);
   /* A case a NAME.decisions: "*.xml" would take the NAME.out.xml outputs too. */
   vpa_test_add_fixture_cases (VPA_TEST_DATA "/domain/rewrite", "*.decisions",
                               "/rewrite/fixture", test_rewrite_fixture);

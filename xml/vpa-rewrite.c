@@ -76,6 +76,10 @@ typedef struct {
   guint seq;
 } Edit;
 
+/* The elements and attributes a rewrite inserts: an upper bound of how
+ * far its output may pass the bounds its input was within. */
+typedef VpaXmlGrowth Growth;
+
 typedef struct {
   const char *buf;
   gsize len;
@@ -88,6 +92,7 @@ typedef struct {
   char vpa_quote;               /* quote of attributes in <vpa:affinity> */
   const VpaGuestTopology *topo; /* NULL: the guest's PCI layout is not ours to write */
   GHashTable *removed;          /* xmlNode* removed by an edit */
+  Growth added;                 /* markup the edits insert */
 } Rewrite;
 
 static gboolean
@@ -274,9 +279,14 @@ edits_apply (Rewrite *rw, gsize *out_len, GError **error)
                        rw->what, e->start);
           return NULL;
         }
+      guint elements, attributes;
+
       g_string_append_len (out, rw->buf + pos, (gssize) (e->start - pos));
       g_string_append (out, e->text);
       pos = e->end;
+      vpa_xml_count_markup (e->text, strlen (e->text), &elements, &attributes);
+      rw->added.elements = MIN ((guint64) rw->added.elements + elements, G_MAXUINT);
+      rw->added.attributes = MIN ((guint64) rw->added.attributes + attributes, G_MAXUINT);
     }
   g_string_append_len (out, rw->buf + pos, (gssize) (rw->len - pos));
   *out_len = out->len;
@@ -1232,13 +1242,34 @@ map_document (Rewrite *rw, xmlDoc *doc, GError **error)
   return TRUE;
 }
 
+static void
+grow (Growth *total, const Growth *more)
+{
+  total->elements = MIN ((guint64) total->elements + more->elements, G_MAXUINT);
+  total->attributes = MIN ((guint64) total->attributes + more->attributes, G_MAXUINT);
+}
+
+/* Our own output, parsed within the input's bounds grown by what the
+ * edits added (a domain at the bounds stays placeable). */
+static VpaDomain *
+parse_output (const char *out, gsize out_len, const char *what, const Growth *added,
+              GError **error)
+{
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory_grown (out, out_len, what, added->elements,
+                                                       added->attributes, error);
+
+  if (doc == NULL)
+    return NULL;
+  return vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error);
+}
+
 /* Our own output must parse and record exactly the decisions. */
 static gboolean
-verify_output (const char *out, gsize out_len, const char *what, GPtrArray *decisions,
-               GError **error)
+verify_output (const char *out, gsize out_len, const char *what, const Growth *added,
+               GPtrArray *decisions, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (out, out_len, what, &local);
+  g_autoptr (VpaDomain) dom = parse_output (out, out_len, what, added, &local);
 
   if (dom != NULL && placed_matches (dom, decisions))
     return TRUE;
@@ -1291,22 +1322,21 @@ vpa_domain_rewrite (const char *buf, gsize len, const char *what, GPtrArray *dec
   return vpa_domain_rewrite_topology (buf, len, what, decisions, NULL, out_len, error);
 }
 
-char *
-vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrArray *decisions,
-                             const VpaGuestTopology *topo, gsize *out_len, GError **error)
+/* Parses and rewrites buf; its tree and the maps into it are freed on
+ * return, before the caller parses the output to verify it, so that
+ * one libxml2 tree is alive at a time (see docs/reliability.md). */
+static char *
+rewrite_placement (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+                   const VpaGuestTopology *topo, gsize *out_len, Growth *added,
+                   GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (VpaDomain) dom = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
-  g_autofree char *out = NULL;
   g_autoptr (GHashTable) removed = g_hash_table_new (NULL, NULL);
   Rewrite rw = { buf, len, what, spans, edits };
-
-  g_return_val_if_fail (what != NULL, NULL);
-  g_return_val_if_fail (decisions != NULL, NULL);
-  g_return_val_if_fail (out_len != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  char *out;
 
   rw.topo = topo;
   rw.removed = removed;
@@ -1318,7 +1348,24 @@ vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrA
     return NULL;
   out = rewrite_tree (&rw, doc, dom, decisions, out_len, error);
   g_free (rw.step);
-  if (out == NULL || !verify_output (out, *out_len, what, decisions, error))
+  *added = rw.added;
+  return out;
+}
+
+char *
+vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+                             const VpaGuestTopology *topo, gsize *out_len, GError **error)
+{
+  g_autofree char *out = NULL;
+  Growth added = { 0, 0 };
+
+  g_return_val_if_fail (what != NULL, NULL);
+  g_return_val_if_fail (decisions != NULL, NULL);
+  g_return_val_if_fail (out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  out = rewrite_placement (buf, len, what, decisions, topo, out_len, &added, error);
+  if (out == NULL || !verify_output (out, *out_len, what, &added, decisions, error))
     return NULL;
   return g_steal_pointer (&out);
 }
@@ -1617,24 +1664,24 @@ rewrite_placed_cells (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity,
   insert_children (rw, affinity, AT_END, NULL, elems);
 }
 
-char *
-vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
-                         const VpaNumaBinding *binding, gsize *out_len, GError **error)
+/* As rewrite_placement: the tree is freed before the output is parsed.
+ * *added: in, how far buf may pass the bounds; out, how far the output
+ * may. */
+static char *
+rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBinding *binding,
+                 gsize *out_len, Growth *added, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (VpaDomain) dom = NULL;
-  g_autoptr (VpaDomain) check = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
-  g_autofree char *out = NULL;
   Rewrite rw = { buf, len, what, spans, edits };
   xmlNode *root, *domain, *affinity, *anchor;
-
-  g_return_val_if_fail (binding != NULL && binding->cells != NULL && out_len != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  char *out;
 
   g_array_set_clear_func (edits, edit_clear);
-  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory_grown (buf, len, what, added->elements, added->attributes,
+                                         error)) == NULL ||
       !check_encoding (doc, what, error) ||
       (dom = vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error)) == NULL)
     return NULL;
@@ -1658,9 +1705,33 @@ vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
   rewrite_placed_cells (&rw, dom, affinity, binding);
   out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
+  grow (added, &rw.added);
+  return out;
+}
+
+char *
+vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
+                         const VpaNumaBinding *binding, gsize *out_len, GError **error)
+{
+  return vpa_domain_rewrite_numa_grown (buf, len, what, binding, 0, 0, out_len, error);
+}
+
+char *
+vpa_domain_rewrite_numa_grown (const char *buf, gsize len, const char *what,
+                               const VpaNumaBinding *binding, guint extra_elements,
+                               guint extra_attributes, gsize *out_len, GError **error)
+{
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+  Growth added = { extra_elements, extra_attributes };
+
+  g_return_val_if_fail (binding != NULL && binding->cells != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  out = rewrite_binding (buf, len, what, binding, out_len, &added, error);
   if (out == NULL)
     return NULL;
-  check = vpa_domain_parse (out, *out_len, what, NULL);
+  check = parse_output (out, *out_len, what, &added, NULL);
   if (check == NULL || !placed_cells_match (check, binding))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: internal error: the rewritten document does not hold the binding", what);
@@ -1748,24 +1819,25 @@ rewrite_distances (Rewrite *rw, xmlNode *numa, const VpaCellDistances *d, GError
   return TRUE;
 }
 
-char *
-vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
-                              const VpaCellDistances *distances, gsize *out_len, GError **error)
+/* As rewrite_binding: the tree is freed before the output is parsed;
+ * *added: in, how far buf may pass the bounds; out, how far the output
+ * may. */
+static char *
+rewrite_distances_of (const char *buf, gsize len, const char *what,
+                      const VpaCellDistances *distances, gsize *out_len, Growth *added,
+                      GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
-  g_autoptr (VpaDomain) check = NULL;
-  g_autofree char *out = NULL;
+  char *out = NULL;
   Rewrite rw = { buf, len, what, spans, edits };
   xmlNode *root, *domain, *cpu, *numa;
   gboolean ok;
 
-  g_return_val_if_fail (distances != NULL && out_len != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
   g_array_set_clear_func (edits, edit_clear);
-  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory_grown (buf, len, what, added->elements, added->attributes,
+                                         error)) == NULL ||
       !check_encoding (doc, what, error) || !map_document (&rw, doc, error))
     return NULL;
   root = xmlDocGetRootElement (doc);
@@ -1782,10 +1854,33 @@ vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
   if (ok)
     out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
-  if (out == NULL)
-    return NULL;
-  check = vpa_domain_parse (out, *out_len, what, error);
-  if (check == NULL)
+  grow (added, &rw.added);
+  return out;
+}
+
+char *
+vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
+                              const VpaCellDistances *distances, gsize *out_len, GError **error)
+{
+  return vpa_domain_rewrite_distances_grown (buf, len, what, distances, NULL, out_len, error);
+}
+
+char *
+vpa_domain_rewrite_distances_grown (const char *buf, gsize len, const char *what,
+                                    const VpaCellDistances *distances, const VpaXmlGrowth *grown,
+                                    gsize *out_len, GError **error)
+{
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+  Growth added = { 0, 0 };
+
+  g_return_val_if_fail (distances != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (grown != NULL)
+    added = *grown;
+  out = rewrite_distances_of (buf, len, what, distances, out_len, &added, error);
+  if (out == NULL || (check = parse_output (out, *out_len, what, &added, error)) == NULL)
     return NULL;
   return g_steal_pointer (&out);
 }
@@ -1897,23 +1992,21 @@ rewrite_hole64 (Rewrite *rw, xmlNode *devices, const char *model, guint64 kib)
     }
 }
 
-char *
-vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what, const char *model,
-                              guint64 kib, gsize *out_len, GError **error)
+/* As rewrite_distances_of. */
+static char *
+rewrite_pcihole64_of (const char *buf, gsize len, const char *what, const char *model,
+                      guint64 kib, gsize *out_len, Growth *added, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (Span));
   g_autoptr (GArray) edits = g_array_new (FALSE, FALSE, sizeof (Edit));
-  g_autoptr (VpaDomain) check = NULL;
-  g_autofree char *out = NULL;
+  char *out;
   Rewrite rw = { buf, len, what, spans, edits };
   xmlNode *root, *domain, *devices;
 
-  g_return_val_if_fail (model != NULL && out_len != NULL, NULL);
-  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
-
   g_array_set_clear_func (edits, edit_clear);
-  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory_grown (buf, len, what, added->elements, added->attributes,
+                                         error)) == NULL ||
       !check_encoding (doc, what, error) || !map_document (&rw, doc, error))
     return NULL;
   root = xmlDocGetRootElement (doc);
@@ -1928,7 +2021,33 @@ vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what, cons
   rewrite_hole64 (&rw, devices, model, kib);
   out = edits_apply (&rw, out_len, error);
   g_free (rw.step);
-  if (out == NULL || (check = vpa_domain_parse (out, *out_len, what, error)) == NULL)
+  grow (added, &rw.added);
+  return out;
+}
+
+char *
+vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what, const char *model,
+                              guint64 kib, gsize *out_len, GError **error)
+{
+  return vpa_domain_rewrite_pcihole64_grown (buf, len, what, model, kib, NULL, out_len, error);
+}
+
+char *
+vpa_domain_rewrite_pcihole64_grown (const char *buf, gsize len, const char *what,
+                                    const char *model, guint64 kib, const VpaXmlGrowth *grown,
+                                    gsize *out_len, GError **error)
+{
+  g_autoptr (VpaDomain) check = NULL;
+  g_autofree char *out = NULL;
+  Growth added = { 0, 0 };
+
+  g_return_val_if_fail (model != NULL && out_len != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (grown != NULL)
+    added = *grown;
+  out = rewrite_pcihole64_of (buf, len, what, model, kib, out_len, &added, error);
+  if (out == NULL || (check = parse_output (out, *out_len, what, &added, error)) == NULL)
     return NULL;
   return g_steal_pointer (&out);
 }

@@ -10,6 +10,7 @@
 
 #include "vpa-types.h"
 #include "vpa-guest-topology.h"
+#include "vpa-xml.h"
 
 G_BEGIN_DECLS
 
@@ -85,6 +86,12 @@ typedef struct {
  * changes; the same binding on its own output returns the same bytes. */
 char *vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
                                const VpaNumaBinding *binding, gsize *out_len, GError **error);
+/* The same on our own rewrite of a document: buf may pass the document's
+ * bounds by the elements and attributes the earlier rewrite added
+ * (vpa_xml_parse_memory_grown). */
+char *vpa_domain_rewrite_numa_grown (const char *buf, gsize len, const char *what,
+                                     const VpaNumaBinding *binding, guint extra_elements,
+                                     guint extra_attributes, gsize *out_len, GError **error);
 
 /* The distances between guest NUMA cells (docs/guest-numa.md). */
 typedef struct {
@@ -99,6 +106,12 @@ typedef struct {
 char *vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
                                     const VpaCellDistances *distances, gsize *out_len,
                                     GError **error);
+/* The same on our own rewrite of a document, which may pass the bounds
+ * by grown (see vpa_domain_rewrite_numa_grown). */
+char *vpa_domain_rewrite_distances_grown (const char *buf, gsize len, const char *what,
+                                          const VpaCellDistances *distances,
+                                          const VpaXmlGrowth *grown, gsize *out_len,
+                                          GError **error);
 
 /* Makes the 64-bit PCI hole of the root controller (<controller
  * type='pci' model=MODEL>, pcie-root or pci-root; added at index 0 when
@@ -107,6 +120,12 @@ char *vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what
 char *vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what,
                                     const char *model, guint64 kib, gsize *out_len,
                                     GError **error);
+/* The same on our own rewrite of a document, which may pass the bounds
+ * by grown. */
+char *vpa_domain_rewrite_pcihole64_grown (const char *buf, gsize len, const char *what,
+                                          const char *model, guint64 kib,
+                                          const VpaXmlGrowth *grown, gsize *out_len,
+                                          GError **error);
 
 /* "0-3,8" */
 char *vpa_format_cpuset (const GArray *set);

@@ -107,8 +107,12 @@ prescan_fail (GError **error, const char *what, const char *buf, const char *at,
   return FALSE;
 }
 
-gboolean
-vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
+/* Counts the document's start tags and attributes into *elements and
+ * *attributes, failing past max_elements and max_attributes. */
+static gboolean
+prescan_within (const char *buf, gsize len, const char *what, guint max_elements,
+                guint max_attributes, guint *elements_out, guint *attributes_out,
+                GError **error)
 {
   const char *p = buf, *stop = buf + len;
   guint elements = 0, attributes = 0;
@@ -133,25 +137,68 @@ vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
       else
         {
           p = scan_start_tag (p, stop, &n);
-          if (++elements > VPA_XML_MAX_ELEMENTS)
-            return prescan_fail (error, what, buf, tag, "elements", VPA_XML_MAX_ELEMENTS);
+          if (++elements > max_elements)
+            return prescan_fail (error, what, buf, tag, "elements", max_elements);
           if (n > VPA_XML_MAX_ATTRIBUTES)
             return too_many_attributes (error, what, buf, tag, n);
           attributes += n;
-          if (attributes > VPA_XML_MAX_ATTRIBUTES_TOTAL)
-            return prescan_fail (error, what, buf, tag, "attributes",
-                                 VPA_XML_MAX_ATTRIBUTES_TOTAL);
+          if (attributes > max_attributes)
+            return prescan_fail (error, what, buf, tag, "attributes", max_attributes);
         }
       if (p >= stop)
         break;
     }
+  *elements_out = elements;
+  *attributes_out = attributes;
   return TRUE;
+}
+
+gboolean
+vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
+{
+  guint elements, attributes;
+
+  return prescan_within (buf, len, what, VPA_XML_MAX_ELEMENTS, VPA_XML_MAX_ATTRIBUTES_TOTAL,
+                         &elements, &attributes, error);
+}
+
+void
+vpa_xml_count_markup (const char *buf, gsize len, guint *elements, guint *attributes)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_return_if_fail (elements != NULL && attributes != NULL);
+  *elements = *attributes = 0;
+  /* only an element over VPA_XML_MAX_ATTRIBUTES stops the count */
+  if (!prescan_within (buf, len, "fragment", G_MAXUINT, G_MAXUINT, elements, attributes,
+                       &error))
+    *elements = *attributes = G_MAXUINT;
+}
+
+void
+vpa_xml_growth (const char *before, gsize before_len, const char *after, gsize after_len,
+                VpaXmlGrowth *growth)
+{
+  guint elements, attributes, after_elements, after_attributes;
+
+  vpa_xml_count_markup (before, before_len, &elements, &attributes);
+  vpa_xml_count_markup (after, after_len, &after_elements, &after_attributes);
+  growth->elements = after_elements > elements ? after_elements - elements : 0;
+  growth->attributes = after_attributes > attributes ? after_attributes - attributes : 0;
 }
 
 xmlDoc *
 vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **error)
 {
+  return vpa_xml_parse_memory_grown (buf, len, what, 0, 0, error);
+}
+
+xmlDoc *
+vpa_xml_parse_memory_grown (const char *buf, gsize len, const char *what, guint extra_elements,
+                            guint extra_attributes, GError **error)
+{
   g_autoptr (xmlDoc) doc = NULL;
+  guint elements, attributes;
   xmlParserCtxtPtr ctxt;
   const xmlError *err;
   const char *nul;
@@ -181,7 +228,9 @@ vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **err
                    (gsize) (nul - buf));
       return NULL;
     }
-  if (!vpa_xml_prescan (buf, len, what, error))
+  if (!prescan_within (buf, len, what, VPA_XML_MAX_ELEMENTS + MIN (extra_elements, G_MAXUINT / 2),
+                       VPA_XML_MAX_ATTRIBUTES_TOTAL + MIN (extra_attributes, G_MAXUINT / 2),
+                       &elements, &attributes, error))
     return NULL;
   ctxt = xmlNewParserCtxt ();
   if (ctxt == NULL)

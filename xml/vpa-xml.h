@@ -44,6 +44,28 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
  * "WHAT:LINE: message". */
 xmlDoc *vpa_xml_parse_memory (const char *buf, gsize len, const char *what,
                               GError **error);
+/* As vpa_xml_parse_memory, with the document's bounds raised by what a
+ * rewrite of ours added to a document that was within them (counted by
+ * vpa_xml_count_markup), so that our own output of a domain at the
+ * bounds can be parsed back. */
+xmlDoc *vpa_xml_parse_memory_grown (const char *buf, gsize len, const char *what,
+                                    guint extra_elements, guint extra_attributes,
+                                    GError **error);
+/* The start tags and attributes of a fragment as the pre-scan counts
+ * them (G_MAXUINT both for an element over VPA_XML_MAX_ATTRIBUTES). */
+void vpa_xml_count_markup (const char *buf, gsize len, guint *elements, guint *attributes);
+
+/* How far a document of ours may pass the bounds: the elements and
+ * attributes our rewrites added to one that was within them. */
+typedef struct {
+  guint elements;
+  guint attributes;
+} VpaXmlGrowth;
+
+/* What after (our rewrite of before) added to before, counted as the
+ * pre-scan counts (0 where it has fewer). */
+void vpa_xml_growth (const char *before, gsize before_len, const char *after, gsize after_len,
+                     VpaXmlGrowth *growth);
 
 /* Small accessors shared by every parser. Element names are compared
  * without namespace unless ns is given. */
