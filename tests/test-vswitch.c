@@ -7,6 +7,9 @@
 
 #include "vpa-capacity.h"
 #include "vpa-config.h"
+#include "vpa-domain.h"
+#include "vpa-pipeline.h"
+#include "vpa-source.h"
 #include "vpa-test-util.h"
 
 static VpaConfig *
@@ -109,11 +112,63 @@ test_config_absent_node (void)
   g_assert_nonnull (cap);
 }
 
+/* The <interface> elements of buf, in order, as written. */
+static GPtrArray *
+interfaces_of (const char *buf)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+
+  for (const char *p = strstr (buf, "<interface "); p != NULL; p = strstr (p + 1, "<interface "))
+    {
+      const char *end = strstr (p, "</interface>");
+      g_assert_nonnull (end);
+      g_ptr_array_add (out, g_strndup (p, (gsize) (end - p)));
+    }
+  return out;
+}
+
+/* A vSwitch port is read, never rewritten: placing the domain leaves its
+ * vhostuser, bridge, network and ethernet interfaces byte-identical
+ * (only the SR-IOV port's <interface type='hostdev'> gets a VF). */
+static void
+test_ports_untouched (void)
+{
+  g_autofree char *path = g_build_filename (VPA_TEST_DATA, "domain", "parse", "vswitch.xml", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/dual-socket.xml", &error);
+  g_autoptr (VpaConfig) config =
+    vpa_config_load_file (VPA_TEST_DATA "/hosts/dual-socket.conf", &error);
+  g_autoptr (GPtrArray) claims = NULL;
+  g_autoptr (GPtrArray) before = NULL;
+  g_autoptr (GPtrArray) after = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *buf = NULL;
+  gsize len = 0;
+
+  g_assert_no_error (error);
+  buf = vpa_test_read_fixture (path, &len);
+  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  out = vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, "vswitch.xml",
+                            NULL, &error);
+  g_assert_no_error (error);
+  before = interfaces_of (buf);
+  after = interfaces_of (out);
+  g_assert_cmpuint (before->len, ==, 6);
+  g_assert_cmpuint (after->len, ==, before->len);
+  for (guint i = 0; i < before->len; i++)
+    {
+      if (g_str_has_prefix (before->pdata[i], "<interface type='hostdev'"))
+        continue;
+      g_assert_cmpstr (after->pdata[i], ==, before->pdata[i]);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/vswitch/config-groups", test_config_groups);
   g_test_add_func ("/vswitch/config-absent-node", test_config_absent_node);
+  g_test_add_func ("/vswitch/ports-untouched", test_ports_untouched);
   return g_test_run ();
 }

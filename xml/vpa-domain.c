@@ -7,6 +7,7 @@
  * manage because of content it does not understand.
  */
 #include "vpa-domain.h"
+#include "vpa-domain-vswitch.h"
 #include "vpa-domain-locality.h"
 #include "vpa-xml.h"
 
@@ -95,6 +96,7 @@ domain_new (const char *what)
   dom->source = g_strdup (what);
   dom->alias_requests = g_ptr_array_new_with_free_func ((GDestroyNotify) alias_request_free);
   dom->ports = g_ptr_array_new_with_free_func ((GDestroyNotify) port_request_free);
+  dom->vswitch_ports = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_vswitch_port_free);
   dom->guest_nodes = g_array_new (FALSE, FALSE, sizeof (gint));
   dom->hostdevs = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_hostdev_free);
   dom->placed = g_ptr_array_new_with_free_func ((GDestroyNotify) placed_record_free);
@@ -118,6 +120,7 @@ vpa_domain_free (VpaDomain *dom)
   g_free (dom->source);
   g_ptr_array_unref (dom->alias_requests);
   g_ptr_array_unref (dom->ports);
+  g_ptr_array_unref (dom->vswitch_ports);
   g_array_unref (dom->guest_nodes);
   g_ptr_array_unref (dom->hostdevs);
   g_ptr_array_unref (dom->placed);
@@ -342,7 +345,7 @@ parse_port_attrs (ParseCtx *ctx, xmlNode *node, VpaPortRequest *port, GError **e
   if (vnic != NULL && strcmp (vnic, "direct") != 0 && strcmp (vnic, "direct-physical") != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: %s vnic-type='%s': unknown vnic type (expected direct or direct-physical)",
+                   "%s: %s vnic-type='%s': unknown vnic type (expected direct, direct-physical or normal)",
                    ctx->what, label, vnic);
       return FALSE;
     }
@@ -380,8 +383,11 @@ parse_port (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "device", "physnet", "vnic-type", "trusted",
                                        "pf-group", "policy", "locality-group", NULL };
+  g_autofree char *vnic = vpa_xml_prop (node, "vnic-type");
   VpaPortRequest *port;
 
+  if (g_strcmp0 (vnic, "normal") == 0)
+    return vpa_domain_parse_vswitch_port (ctx->dom, node, ctx->what, ctx->port_devices, error);
   if (!check_attributes (ctx, node, known, error))
     return FALSE;
   port = g_new0 (VpaPortRequest, 1);
@@ -1466,7 +1472,8 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   ctx.dom = dom;
   parse_identity (dom, node);
   if (!parse_metadata (&ctx, node, error) || !parse_hostdevs (&ctx, node, error) ||
-      !check_ports (&ctx, error) || !parse_cells (&ctx, node, error) ||
+      !check_ports (&ctx, error) ||
+      !vpa_domain_check_vswitch_ports (dom, node, what, error) || !parse_cells (&ctx, node, error) ||
       !parse_numatune (&ctx, node, error) || !parse_pins (&ctx, node, error) ||
       !parse_resources (&ctx, node, error) || !parse_implicit_cell (&ctx, node, error) ||
       !parse_guest_bus (&ctx, node, error))

@@ -40,6 +40,21 @@ typedef struct {
                          * VF libvirt picks (docs/domain-xml.md); else NULL */
 } VpaPortRequest;
 
+/* <vpa:port device='ua-vhu0' vnic-type='normal' physnet='physnet1'|
+ * tunneled='yes' policy='...'/>: a port a NUMA-aware vSwitch serves
+ * (docs/vswitch.md). Its <interface> is read, never rewritten. */
+typedef struct {
+  char *device;  /* user alias of its <interface> */
+  char *physnet; /* NULL when tunneled */
+  gboolean tunneled;
+  gboolean has_policy;
+  VpaPolicy policy;
+  char *iface_type; /* the <interface type>: vhostuser, bridge, network,
+                     * ethernet (set once the document is checked) */
+} VpaVswitchPort;
+
+void vpa_vswitch_port_free (VpaVswitchPort *port);
+
 /* <vpa:device alias='GPU' name='ua-gpu0' locality-group='g0'/>: one
  * device of a PCI alias as a request of its own. */
 typedef struct {
@@ -116,6 +131,7 @@ typedef struct {
   VpaPolicy image_policy;
   GPtrArray *alias_requests;  /* VpaAliasRequest*, flavor order */
   GPtrArray *ports;           /* VpaPortRequest*, document order */
+  GPtrArray *vswitch_ports;   /* VpaVswitchPort*, document order */
   gboolean numa_guest;        /* has <cpu><numa> */
   GArray *guest_nodes;        /* gint host nodes, sorted, unique; empty if unbound */
   GPtrArray *hostdevs;        /* VpaDomainHostdev* */
