@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-pipeline-numa.h"
+#include "vpa-pipeline-vswitch.h"
 
 #include <string.h>
 
@@ -197,6 +198,7 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
   g_autoptr (GPtrArray) vcpus = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr (GArray) cells = NULL;
   g_autofree gint *fixed = NULL;
+  g_autoptr (GPtrArray) net_rules = NULL;
   VpaFitGuest guest = { 0 };
 
   g_return_val_if_fail (dom != NULL && dom->numa_auto, NULL);
@@ -211,6 +213,8 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
   guest.thread_policy = dom->thread_policy;
   guest.page_kib = dom->page_kib;
   guest.cell_pack = config->cell_pack;
+  net_rules = vpa_pipeline_net_rules (dom, config);
+  guest.net_rules = net_rules->len > 0 ? net_rules : NULL;
   fixed = recorded_nodes (dom, cells);
   if (fixed != NULL)
     {
