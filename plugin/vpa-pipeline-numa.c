@@ -131,10 +131,14 @@ make_binding (const VpaDomain *dom, VpaNumaResult *res, GPtrArray *vcpus)
   for (guint c = 0; c < res->fit->bindings->len; c++)
     {
       const VpaCellBinding *cb = &g_array_index (res->fit->bindings, VpaCellBinding, c);
-      VpaPlacedCell pc = { cb->cell, cb->node, g_array_copy (cb->cpus), cb->memory_kib };
+      VpaPlacedCell pc = { cb->cell, cb->node, g_array_copy (cb->cpus), cb->memory_kib, NULL };
+
+      /* isolate's kept siblings are recorded, never given to the
+       * emulator threads: they are the noise isolate keeps away */
+      if (cb->reserved != NULL && cb->reserved->len > 0)
+        pc.reserved = g_array_copy (cb->reserved);
       g_array_append_val (b->cells, pc);
       add_unique (b->emulator, cb->cpus);
-      add_unique (b->emulator, cb->reserved);
     }
 }
 

@@ -81,6 +81,7 @@ void
 vpa_placed_cell_clear (VpaPlacedCell *pc)
 {
   g_clear_pointer (&pc->cpus, g_array_unref);
+  g_clear_pointer (&pc->reserved, g_array_unref);
 }
 
 static void
@@ -577,10 +578,31 @@ parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
   return TRUE;
 }
 
+/* "4,6,7": host CPU ids separated by ','; NULL when it is not. */
+static GArray *
+parse_cpu_list (const char *s)
+{
+  g_auto (GStrv) parts = g_strsplit (s, ",", -1);
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint64 v;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      guint cpu;
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 0, VPA_CPUSET_MAX, &v, NULL))
+        return NULL;
+      cpu = (guint) v;
+      g_array_append_val (out, cpu);
+    }
+  return g_steal_pointer (&out);
+}
+
 static gboolean
 parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
 {
-  static const char *const known[] = { "cell", "host-node", "cpus", "memory-kib", NULL };
+  static const char *const known[] = { "cell", "host-node", "cpus", "memory-kib",
+                                       "reserved-cpus", NULL };
+  g_autofree char *reserved = vpa_xml_prop (node, "reserved-cpus");
   g_autofree char *cell = vpa_xml_prop (node, "cell");
   g_autofree char *host_node = vpa_xml_prop (node, "host-node");
   g_autofree char *cpus = vpa_xml_prop (node, "cpus");
@@ -600,21 +622,14 @@ parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
     return placed_fail (ctx, node, "memory-kib", mem, "a size in KiB", error);
   if (cpus == NULL)
     return placed_fail (ctx, node, "cpus", NULL, NULL, error);
-  {
-    g_auto (GStrv) parts = g_strsplit (cpus, ",", -1);
-    pc.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
-    for (guint i = 0; parts[i] != NULL; i++)
-      {
-        guint cpu;
-        if (!g_ascii_string_to_unsigned (parts[i], 10, 0, VPA_CPUSET_MAX, &v, NULL))
-          {
-            g_array_unref (pc.cpus);
-            return placed_fail (ctx, node, "cpus", cpus, "host CPU ids separated by ','", error);
-          }
-        cpu = (guint) v;
-        g_array_append_val (pc.cpus, cpu);
-      }
-  }
+  if ((pc.cpus = parse_cpu_list (cpus)) == NULL)
+    return placed_fail (ctx, node, "cpus", cpus, "host CPU ids separated by ','", error);
+  if (reserved != NULL && (pc.reserved = parse_cpu_list (reserved)) == NULL)
+    {
+      g_array_unref (pc.cpus);
+      return placed_fail (ctx, node, "reserved-cpus", reserved, "host CPU ids separated by ','",
+                          error);
+    }
   g_array_append_val (ctx->dom->placed_cells, pc);
   return TRUE;
 }

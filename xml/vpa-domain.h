@@ -105,6 +105,8 @@ typedef struct {
   GArray *cpus; /* guint: dedicated: the host CPU of each vCPU in
                  * the cell's vCPU order; shared: the node's set */
   guint64 memory_kib;
+  GArray *reserved; /* guint: reserved-cpus, the thread siblings isolate
+                     * keeps idle (never in <emulatorpin>); NULL: none */
 } VpaPlacedCell;
 
 void vpa_placed_cell_clear (VpaPlacedCell *pc);
