@@ -103,6 +103,13 @@ keep_recorded_cpus (const VpaDomain *dom, const VpaCapacity *cap, VpaFit *fit)
     }
 }
 
+static gint
+uint_cmp (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
 static void
 add_unique (GArray *set, const GArray *from)
 {
@@ -115,6 +122,27 @@ add_unique (GArray *set, const GArray *from)
       if (!seen)
         g_array_append_val (set, v);
     }
+}
+
+/* emulator-threads="share": the host's shared CPUs (cpu-shared-set,
+ * less what other domains hold dedicated), as Nova's
+ * hw:emulator_threads_policy=share with [compute] cpu_shared_set. */
+static gboolean
+shared_emulator (const VpaDomain *dom, const VpaCapacity *cap, GArray *emulator, GError **error)
+{
+  g_array_set_size (emulator, 0);
+  for (guint i = 0; i < cap->nodes->len; i++)
+    add_unique (emulator, ((const VpaNodeCap *) g_ptr_array_index (cap->nodes, i))->shared);
+  if (emulator->len > 0)
+    {
+      g_array_sort (emulator, (GCompareFunc) uint_cmp);
+      return TRUE;
+    }
+  g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+               "%s: <vpa:numa emulator-threads='share'>: the host has no shared CPU for the "
+               "emulator threads (cpu-shared-set is empty or every shared CPU is held)",
+               dom->source);
+  return FALSE;
 }
 
 static void
@@ -243,5 +271,7 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
     keep_recorded_cpus (dom, cap, res->fit);
   res->nodes = res->fit->nodes;
   make_binding (dom, res, vcpus);
+  if (dom->emulator_share && !shared_emulator (dom, cap, res->binding.emulator, error))
+    return NULL;
   return g_steal_pointer (&res);
 }

@@ -85,6 +85,23 @@ test_claims_record_wins (void)
   g_assert_cmpstr (got, ==, "5 6 7 13");
 }
 
+/* emulator-threads="share": <emulatorpin> is the host's shared set, no
+ * reservation: the domain claims its vCPUs' CPUs only. */
+static void
+test_claims_share (void)
+{
+  g_autofree char *pins = g_strdup_printf (PINS, "0,4,8,12");
+  g_autofree char *body = g_strconcat ("<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+                                       "<vpa:numa placement='auto' cpu-policy='dedicated' "
+                                       "emulator-threads='share'/>"
+                                       "<vpa:placed-cell cell='0' host-node='1' cpus='5,6,7' "
+                                       "memory-kib='1048576'/></vpa:affinity></metadata>",
+                                       pins, NULL);
+  g_autofree char *got = dedicated_of (body);
+
+  g_assert_cmpstr (got, ==, "5 6 7");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -92,5 +109,6 @@ main (int argc, char **argv)
   g_test_add_func ("/emulator/claims-record", test_claims_record);
   g_test_add_func ("/emulator/claims-old-form", test_claims_old_form);
   g_test_add_func ("/emulator/claims-record-wins", test_claims_record_wins);
+  g_test_add_func ("/emulator/claims-share", test_claims_share);
   return g_test_run ();
 }

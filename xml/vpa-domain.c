@@ -556,7 +556,9 @@ parse_guest_numa (ParseCtx *ctx, xmlNode *node, GError **error)
 static gboolean
 parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
 {
-  static const char *const known[] = { "placement", "cpu-policy", "cpu-thread-policy", NULL };
+  static const char *const known[] = { "placement", "cpu-policy", "cpu-thread-policy",
+                                       "emulator-threads", NULL };
+  g_autofree char *emulator = vpa_xml_prop (node, "emulator-threads");
   g_autofree char *placement = vpa_xml_prop (node, "placement");
   g_autofree char *cpu = vpa_xml_prop (node, "cpu-policy");
   g_autofree char *thread = vpa_xml_prop (node, "cpu-thread-policy");
@@ -574,6 +576,11 @@ parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
     return placed_fail (ctx, node, "cpu-policy", cpu, "shared or dedicated", error);
   if (thread != NULL && !vpa_thread_policy_from_string (thread, &ctx->dom->thread_policy))
     return placed_fail (ctx, node, "cpu-thread-policy", thread, "prefer, isolate or require", error);
+  /* isolate (one more dedicated CPU for the emulator) is not built: it
+   * is refused rather than read as the default */
+  if (emulator != NULL && strcmp (emulator, "share") != 0)
+    return placed_fail (ctx, node, "emulator-threads", emulator, "share", error);
+  ctx->dom->emulator_share = emulator != NULL;
   ctx->dom->numa_auto = TRUE;
   return TRUE;
 }

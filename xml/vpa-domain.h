@@ -147,6 +147,8 @@ typedef struct {
   gboolean numa_auto;
   VpaCpuPolicy cpu_policy;
   VpaThreadPolicy thread_policy;
+  /* emulator-threads="share": <emulatorpin> is the host's shared CPUs */
+  gboolean emulator_share;
   guint n_vcpus;          /* <vcpu>, default 1 */
   guint64 memory_kib;     /* <memory> */
   guint64 page_kib;       /* <memoryBacking><hugepages>: page size, 0 none */

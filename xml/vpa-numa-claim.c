@@ -196,13 +196,18 @@ read_pins (xmlNode *domain, Pins *p, const char *what, GError **error)
 }
 
 /* The CPUs our <vpa:placed-cell reserved-cpus> record (isolate's kept
- * siblings) into set; FALSE when no cell records any. */
+ * siblings) into set; FALSE when no cell records any and <vpa:numa>
+ * has no emulator-threads policy (then <emulatorpin> may be the old
+ * form of the record). */
 static gboolean
 recorded_reserved (xmlNode *domain, VpaBits *set)
 {
   xmlNode *md = vpa_xml_child (domain, "metadata", NULL);
   xmlNode *aff = md != NULL ? vpa_xml_child (md, "affinity", VPA_XMLNS) : NULL;
-  gboolean found = FALSE;
+  xmlNode *numa = aff != NULL ? vpa_xml_child (aff, "numa", VPA_XMLNS) : NULL;
+  g_autofree char *emulator = numa != NULL ? vpa_xml_prop (numa, "emulator-threads") : NULL;
+  /* with an emulator-threads policy <emulatorpin> is no reservation */
+  gboolean found = emulator != NULL;
 
   for (xmlNode *c = aff != NULL ? aff->children : NULL; c != NULL; c = c->next)
     {
