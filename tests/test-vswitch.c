@@ -228,6 +228,61 @@ test_place_follows_physnet (void)
     }
 }
 
+/* --explain ends with one line per rule: its nodes and whether the
+ * chosen ones meet it; when the rules alone rule out every set, it says
+ * so, and the error names the ports. */
+static void
+test_explain (void)
+{
+  static const char *const configs[] = {
+    "[physnet physnet9]\nnuma-nodes=1\n",
+    "[physnet physnet9]\nnuma-nodes=0\n[tunnel]\nnuma-nodes=1\n",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (configs); i++)
+    {
+      g_autofree char *path = g_build_filename (VPA_TEST_DATA, "vswitch",
+                                                i == 0 ? "vhu.xml" : "vhu-both.xml", NULL);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/dual-socket.xml", &error);
+      g_autoptr (GString) explain = g_string_new (NULL);
+      g_autoptr (GPtrArray) claims = NULL;
+      g_autoptr (VpaConfig) config = NULL;
+      g_autofree char *base = NULL;
+      g_autofree char *text = NULL;
+      g_autofree char *buf = NULL;
+      g_autofree char *out = NULL;
+      VpaPlaceReport report = { FALSE, explain };
+      gsize len = 0;
+
+      base = vpa_test_read_fixture (VPA_TEST_DATA "/hosts/dual-socket.conf", &len);
+      text = g_strconcat (base, "\n", configs[i], NULL);
+      config = vpa_test_config_load (text);
+      buf = vpa_test_read_fixture (path, &len);
+      claims = vpa_claims_filter (host->claims, NULL, FALSE);
+      out = vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, "vhu.xml",
+                                &report, &error);
+      if (i == 0)
+        {
+          g_assert_no_error (error);
+          g_assert_nonnull (strstr (explain->str,
+                                    "port ua-vhu0: physnet physnet9 is served from host node 1 "
+                                    "(policy legacy): the guest needs a cell on host node 1: "
+                                    "met\n"));
+          continue;
+        }
+      g_assert_null (out);
+      g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
+      g_assert_nonnull (strstr (error->message, "port ua-vhu0: physnet physnet9 is served from "
+                                                "host node 0 (policy legacy); port ua-vhu1: the "
+                                                "tunnel is served from host node 1"));
+      g_assert_nonnull (strstr (explain->str, "port ua-vhu1: the tunnel is served from host node "
+                                              "1 (policy legacy): the guest needs a cell on host "
+                                              "node 1; rules out every set of nodes without "
+                                              "one\n"));
+    }
+}
+
 /* ------------------------------------------------------------------ */
 /* The rule in the fit against a brute force                           */
 /* ------------------------------------------------------------------ */
@@ -499,5 +554,6 @@ main (int argc, char **argv)
   g_test_add_func ("/vswitch/ports-untouched", test_ports_untouched);
   g_test_add_func ("/vswitch/fit-brute-force", test_fit_brute_force);
   g_test_add_func ("/vswitch/place-follows-physnet", test_place_follows_physnet);
+  g_test_add_func ("/vswitch/explain", test_explain);
   return g_test_run ();
 }
