@@ -12,6 +12,7 @@
 #include "vpa-policy.h"
 #include "vpa-pipeline.h"
 #include "vpa-source.h"
+#include "vpa-traits.h"
 #include "vpa-test-util.h"
 
 static VpaConfig *
@@ -545,6 +546,36 @@ test_fit_brute_force (void)
   g_assert_cmpuint (fails, >, 50);
 }
 
+/* COMPUTE_NET_NUMA_AFFINITY also for a NUMA-aware vSwitch: a host
+ * without VFs has it once a [physnet] or [tunnel] group has nodes. */
+static void
+test_traits (void)
+{
+  static const struct {
+    const char *config;
+    gboolean has;
+  } cases[] = {
+    { "", FALSE },
+    { "[physnet physnet1]\nnuma-nodes=\n", FALSE },
+    { "[physnet physnet1]\nnuma-nodes=0\n", TRUE },
+    { "[tunnel]\nnuma-nodes=1\n", TRUE },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (VpaConfig) config = vpa_test_config_load (cases[i].config);
+      g_autoptr (VpaInventory) inv = vpa_inventory_new (host_new (2), config, NULL, &error);
+      g_auto (GStrv) traits = NULL;
+
+      g_assert_no_error (error);
+      traits = vpa_traits_compute (inv);
+      g_assert_cmpint (g_strv_contains ((const char *const *) traits,
+                                        "COMPUTE_NET_NUMA_AFFINITY"),
+                       ==, cases[i].has);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -555,5 +586,6 @@ main (int argc, char **argv)
   g_test_add_func ("/vswitch/fit-brute-force", test_fit_brute_force);
   g_test_add_func ("/vswitch/place-follows-physnet", test_place_follows_physnet);
   g_test_add_func ("/vswitch/explain", test_explain);
+  g_test_add_func ("/vswitch/traits", test_traits);
   return g_test_run ();
 }
