@@ -16,6 +16,7 @@
 
 #include "vpa-fit.h"
 #include "vpa-pipeline-numa.h"
+#include "vpa-pipeline-vswitch.h"
 #include "vpa-requests.h"
 #include "vpa-snapshot.h"
 
@@ -60,6 +61,7 @@ run (int argc, char **argv, GError **error)
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (GPtrArray) keep = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr (GArray) cells = NULL;
+  g_autoptr (GPtrArray) net_rules = NULL;
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (VpaFit) fit = NULL;
   g_autofree char *xml = NULL;
@@ -85,6 +87,9 @@ run (int argc, char **argv, GError **error)
   guest.thread_policy = dom->thread_policy;
   guest.page_kib = dom->page_kib;
   guest.cell_pack = config->cell_pack;
+  /* the domain's vSwitch ports, as the pipeline builds their rules */
+  net_rules = vpa_pipeline_net_rules (dom, config);
+  guest.net_rules = net_rules->len > 0 ? net_rules : NULL;
 
   /* One untimed warm-up, then at least min_iterations and at most the
    * time budget (whichever is more). */

@@ -233,7 +233,8 @@ vpa_capacity_new (const VpaHost *host, const VpaConfig *config, GPtrArray *claim
 
   if (!check_cpuset (host, config, "cpu-dedicated-set", config->cpu_dedicated_set, error) ||
       !check_cpuset (host, config, "cpu-shared-set", config->cpu_shared_set, error) ||
-      !check_reserved_pages (host, config, error))
+      !check_reserved_pages (host, config, error) ||
+      !vpa_config_check_vswitch_nodes (config, host, error))
     return NULL;
   pinned = pinned_cpus (claims, exclude, seen);
   counted = counted_claims (claims, exclude);

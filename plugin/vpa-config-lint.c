@@ -269,6 +269,25 @@ lint_aliases (const VpaConfig *config, const VpaInventory *inv, GHashTable *line
     }
 }
 
+/* [physnet]/[tunnel] numa-nodes naming a node the host lacks: every
+ * whole-guest fit refuses the configuration (exit 2). */
+static void
+lint_vswitch (const VpaConfig *config, const VpaInventory *inv, GHashTable *lines,
+              GPtrArray *findings)
+{
+  for (guint i = 0; i < config->vswitch->len; i++)
+    {
+      const VpaVswitchAffinity *aff = config->vswitch->pdata[i];
+      gint64 node = vpa_vswitch_affinity_missing_node (aff, inv->host);
+
+      if (node >= 0)
+        add (findings, VPA_LINT_ERROR, config->path,
+             GPOINTER_TO_UINT (g_hash_table_lookup (lines, aff->group)),
+             "[%s] numa-nodes: node %" G_GINT64_FORMAT " is not on host %s", aff->group, node,
+             inv->host->source);
+    }
+}
+
 void
 vpa_config_lint_inventory (const VpaConfig *config, const VpaInventory *inv, const char *data,
                            gsize len, GPtrArray *findings)
@@ -278,6 +297,7 @@ vpa_config_lint_inventory (const VpaConfig *config, const VpaInventory *inv, con
 
   lint_specs (config, inv, lines, findings);
   lint_aliases (config, inv, lines, findings);
+  lint_vswitch (config, inv, lines, findings);
   for (guint i = 0; i < raw->len; i++)
     {
       const RawEntry *e = raw->pdata[i];

@@ -169,6 +169,7 @@ config_new (const char *path)
   config->tagsets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_ptr_array_add (config->tagsets, g_ptr_array_new ());
   config->reserved_huge_pages = g_array_new (FALSE, FALSE, sizeof (VpaReservedPages));
+  config->vswitch = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_vswitch_affinity_free);
   config->spec_by_name = g_hash_table_new (g_str_hash, g_str_equal);
   config->alias_by_name = g_hash_table_new (g_str_hash, g_str_equal);
   config->tagset_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -200,6 +201,7 @@ vpa_config_free (VpaConfig *config)
   g_clear_pointer (&config->cpu_dedicated_set, g_array_unref);
   g_clear_pointer (&config->cpu_shared_set, g_array_unref);
   g_array_unref (config->reserved_huge_pages);
+  g_ptr_array_unref (config->vswitch);
   g_free (config);
 }
 
@@ -1045,6 +1047,9 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
         return loc_error (error, &loc, "device spec '%s' defined twice", name);
       return parse_device_spec (config, kf, group, name, error);
     }
+  if (g_str_has_prefix (group, "physnet ") || strcmp (group, "physnet") == 0 ||
+      g_str_has_prefix (group, "tunnel ") || strcmp (group, "tunnel") == 0)
+    return vpa_config_parse_vswitch (config, kf, group, error);
   if (g_str_has_prefix (group, "alias ") || strcmp (group, "alias") == 0)
     {
       if (!parse_alias_group_name (&loc, group + strlen ("alias"), &name, error))
@@ -1052,7 +1057,8 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
       return parse_alias (config, kf, group, name, error);
     }
   return loc_error (error, &loc,
-                    "unknown group (expected inventory, device-spec NAME, alias NAME, claims, host or hook)");
+                    "unknown group (expected inventory, device-spec NAME, alias NAME, claims, host, "
+                    "hook, physnet NAME or tunnel)");
 }
 
 /* GKeyFile merges a group written twice into one, silently (the second

@@ -58,6 +58,18 @@ typedef struct {
   guint64 count;
 } VpaReservedPages;
 
+/* [physnet NAME] and [tunnel]: the host NUMA nodes a NUMA-aware vSwitch
+ * serves the network from (Nova's [neutron_physnet_NAME] numa_nodes and
+ * [neutron_tunnel] numa_nodes; docs/vswitch.md). */
+typedef struct {
+  char *physnet; /* NAME; NULL for [tunnel] */
+  char *group;   /* the group as written, for messages */
+  GArray *nodes; /* guint, ascending; empty: no affinity (Nova's default) */
+} VpaVswitchAffinity;
+
+void vpa_vswitch_affinity_free (VpaVswitchAffinity *aff);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaVswitchAffinity, vpa_vswitch_affinity_free)
+
 typedef struct {
   char *path;              /* for messages; "(built-in defaults)" if none */
   char *inventory_source;  /* [inventory] source, default "sysfs:/" */
@@ -73,6 +85,7 @@ typedef struct {
   gboolean cell_pack;          /* cell-allocation=pack (default spread) */
   gboolean hook_audit;         /* [hook] mode=audit (default enforce) */
   char *hook_state_dir;        /* [hook] state-dir: the verdict counters */
+  GPtrArray *vswitch;          /* VpaVswitchAffinity*, in file order */
   /* private: the lookups by name and by content, so that loading is
    * linear in the groups (tens of thousands of them cost milliseconds) */
   GHashTable *spec_by_name;  /* name -> VpaDeviceSpec* (borrowed) */
@@ -121,6 +134,21 @@ const char *vpa_config_key_alias (const char *key);
 
 /* The [device-spec NAME] group with this NAME, or NULL. */
 const VpaDeviceSpec *vpa_config_device_spec (const VpaConfig *config, const char *name);
+
+/* [physnet NAME] or [tunnel] (vpa-config-vswitch.c): parses the group
+ * into config; errors name the file, group, key and value. */
+gboolean vpa_config_parse_vswitch (VpaConfig *config, GKeyFile *kf, const char *group,
+                                   GError **error);
+/* The affinity of physnet NAME (exact name), or of the tunnel when physnet
+ * is NULL; NULL when the configuration has no such group. */
+const VpaVswitchAffinity *vpa_config_vswitch (const VpaConfig *config, const char *physnet);
+/* The first node of aff the host lacks, or -1. */
+gint64 vpa_vswitch_affinity_missing_node (const VpaVswitchAffinity *aff, const VpaHost *host);
+/* Every node of every [physnet]/[tunnel] group is a node of host: else
+ * VPA_ERROR_INVALID naming the file, the group, the node and the host's
+ * nodes. */
+gboolean vpa_config_check_vswitch_nodes (const VpaConfig *config, const VpaHost *host,
+                                         GError **error);
 
 /* Nova's pci_device_prop_match for one value pair: case-insensitive for
  * strings, NULL matches only NULL. */

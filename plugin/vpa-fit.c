@@ -14,11 +14,15 @@
  * device requests (1) makes the walk greedy: no backtracking.
  */
 #include "vpa-fit.h"
+#include "vpa-fit-net.h"
 
 #include <string.h>
 
 #define MAX_NODES 64
 #define MAX_RUNS 4096 /* device placements: bounds the hook on untrusted XML */
+/* walk states with network rules, whose sets of nodes a matching alone
+ * cannot decide (docs/vswitch.md, "Cost") */
+#define MAX_NET_STATES 16384
 
 void
 vpa_cell_binding_clear (VpaCellBinding *b)
@@ -239,6 +243,9 @@ typedef struct {
   guint run_limit; /* device placements this walk may run */
   guint64 must;    /* nodes every leaf must hold (the first walk), or 0 */
   gboolean done;
+  VpaNetMasks *net;   /* the guest's network rules, or NULL */
+  guint64 net_weight; /* cost = device tiers * net_weight + preferred misses */
+  guint n_net_states; /* walk states visited with network rules */
 } Search;
 
 /* Kuhn's augmenting paths: can cells from..n-1 each take a distinct
@@ -297,6 +304,12 @@ augment_node (const Search *s, guint k, guint from, guint64 *seen, gint *owner)
   return FALSE;
 }
 
+static guint64
+full_mask_of (guint h)
+{
+  return h >= 64 ? G_MAXUINT64 : (G_GUINT64_CONSTANT (1) << h) - 1;
+}
+
 /* Can cells from..n-1 take distinct nodes of avail such that every node
  * of must is taken? A matching saturating the cells and one covering
  * must together give one doing both (Mendelsohn-Dulmage), so each is
@@ -317,6 +330,52 @@ can_cover (const Search *s, guint from, guint64 avail, guint64 must)
         return FALSE;
     }
   return can_complete (s, from, avail);
+}
+
+/* Can cells from..n-1 take distinct free nodes so that, with used, every
+ * hard network rule has a node? The rules of one node are nodes the
+ * cells must cover together (with the first walk's must); each rule of
+ * several nodes needs one of them on top, tried node by node for the
+ * first NET_MULTI_CHECKS such rules. Exact at the leaves, where the walk
+ * checks every rule again: a pruning that never cuts a fit. */
+#define NET_MULTI_CHECKS 8
+
+static gboolean
+net_can_meet (const Search *s, guint from, guint64 used)
+{
+  guint64 avail = ~used & full_mask_of (s->h);
+  guint64 must = s->must & ~used;
+  guint64 reach = 0;
+  guint multi = 0;
+
+  for (guint c = from; c < s->n; c++)
+    reach |= s->feasible[c] & avail;
+  for (guint i = 0; i < s->net->n; i++)
+    {
+      if (s->net->soft[i] || (s->net->mask[i] & used) != 0)
+        continue;
+      if ((s->net->mask[i] & reach) == 0)
+        return FALSE;
+      if (__builtin_popcountll (s->net->mask[i]) == 1)
+        must |= s->net->mask[i];
+    }
+  if (must != 0 && !can_cover (s, from, avail, must))
+    return FALSE;
+  for (guint i = 0; i < s->net->n && multi < NET_MULTI_CHECKS; i++)
+    {
+      guint64 open = s->net->mask[i] & reach & ~must;
+      gboolean ok = FALSE;
+
+      if (s->net->soft[i] || (s->net->mask[i] & (used | must)) != 0)
+        continue;
+      multi++;
+      for (guint k = 0; k < s->h && !ok; k++)
+        if (open & (G_GUINT64_CONSTANT (1) << k))
+          ok = can_cover (s, from, avail, must | (G_GUINT64_CONSTANT (1) << k));
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 static GArray *
@@ -374,6 +433,25 @@ device_cost (Search *s, guint64 mask, VpaPlacement **out, GError **error)
   }
 }
 
+/* Device tiers, then preferred network rules missed, as one number; -1
+ * when the devices do not fit. Both only fall as the nodes grow, so the
+ * cost of a superset bounds the cost of every leaf below it. */
+static gint64
+mask_cost (Search *s, guint64 mask)
+{
+  gint64 dc = device_cost (s, mask, NULL, NULL);
+
+  if (dc < 0 || s->net == NULL)
+    return dc;
+  return dc * (gint64) s->net_weight + vpa_net_masks_soft_misses (s->net, mask);
+}
+
+static gboolean
+has_cost (const Search *s)
+{
+  return (s->requests != NULL && s->requests->len > 0) || (s->net != NULL && s->net->n_soft > 0);
+}
+
 /* Nodes some cell from..n-1 could still take. */
 static guint64
 reachable (const Search *s, guint from, guint64 used)
@@ -393,9 +471,15 @@ walk (Search *s, guint depth, guint64 used)
     return;
   if (s->n_runs >= s->run_limit)
     return;
+  if (s->net != NULL && ++s->n_net_states > MAX_NET_STATES)
+    return;
   if (depth == s->n)
     {
-      gint64 cost = device_cost (s, used, NULL, NULL);
+      gint64 cost;
+
+      if (!vpa_net_masks_hard_met (s->net, used))
+        return;
+      cost = mask_cost (s, used);
       if (cost >= 0 && (s->best_cost < 0 || cost < s->best_cost))
         {
           s->best_cost = cost;
@@ -413,9 +497,9 @@ walk (Search *s, guint depth, guint64 used)
       return;
     }
   g_hash_table_add (s->visited, key);
-  if (depth > 0 && s->requests != NULL && s->requests->len > 0)
+  if (depth > 0 && has_cost (s))
     {
-      gint64 bound = device_cost (s, used | reachable (s, depth, used), NULL, NULL);
+      gint64 bound = mask_cost (s, used | reachable (s, depth, used));
       if (bound < 0 || (s->best_cost >= 0 && bound >= s->best_cost))
         return;
     }
@@ -429,6 +513,8 @@ walk (Search *s, guint depth, guint64 used)
       if (!can_complete (s, depth + 1, ~(used | bit)))
         continue;
       if (s->must != 0 && !can_cover (s, depth + 1, ~(used | bit), s->must & ~(used | bit)))
+        continue;
+      if (s->net != NULL && !net_can_meet (s, depth + 1, used | bit))
         continue;
       s->choice[depth] = k;
       walk (s, depth + 1, used | bit);
@@ -630,6 +716,48 @@ search_clear (Search *s)
   g_clear_pointer (&s->costs, g_hash_table_unref);
   g_clear_pointer (&s->placer, vpa_placer_free);
   g_clear_pointer (&s->root, vpa_placement_free);
+  g_clear_pointer (&s->net, vpa_net_masks_free);
+}
+
+static guint64
+chosen_mask (const Search *s)
+{
+  guint64 mask = 0;
+
+  for (guint c = 0; c < s->n; c++)
+    mask |= G_GUINT64_CONSTANT (1) << s->best[c];
+  return mask;
+}
+
+/* The first hard network rule no guest cell can meet on its own, or all
+ * of them when only their combination cannot be met. */
+static char *
+net_failure_message (const Search *s)
+{
+  GString *msg = g_string_new (NULL);
+  g_autoptr (GString) all = g_string_new (NULL);
+
+  for (guint i = 0; i < s->net->n; i++)
+    {
+      g_autofree char *what = NULL;
+      gboolean ok = FALSE;
+
+      if (s->net->soft[i])
+        continue;
+      what = vpa_net_rule_describe (s->net->rule[i]);
+      g_string_append_printf (all, "%s%s", all->len > 0 ? "; " : "", what);
+      for (guint k = 0; k < s->h && !ok; k++)
+        if (s->net->mask[i] & (G_GUINT64_CONSTANT (1) << k))
+          ok = can_cover (s, 0, full_mask_of (s->h), G_GUINT64_CONSTANT (1) << k);
+      if (!ok && msg->len == 0)
+        g_string_append_printf (msg, "%s, and no guest cell can take %s", what,
+                                s->net->rule[i]->policy == VPA_POLICY_SOCKET
+                                  ? "a host node on its socket"
+                                  : "one of them");
+    }
+  if (msg->len == 0)
+    g_string_append_printf (msg, "the guest cells cannot take host nodes serving all of their ports' networks together: %s", all->str);
+  return g_string_free (msg, FALSE);
 }
 
 static guint64
@@ -657,7 +785,8 @@ fit_result (Search *s, GError **error)
   if (s->requests != NULL && s->requests->len > 0 &&
       device_cost (s, mask, &fit->placement, error) < 0)
     return NULL;
-  fit->tier_total = (guint) MAX (s->best_cost, 0);
+  fit->tier_total = (guint) (MAX (s->best_cost, 0) / (gint64) s->net_weight);
+  fit->net_misses = (guint) (MAX (s->best_cost, 0) % (gint64) s->net_weight);
   fit->n_runs = s->n_runs;
   return g_steal_pointer (&fit);
 }
@@ -691,6 +820,8 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
   s.best_cost = -1;
   s.visited = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   s.costs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  s.net = vpa_net_masks_new (cap, guest->net_rules);
+  s.net_weight = s.net != NULL ? s.net->n_soft + 1 : 1;
   nova_order (&s);
   for (guint c = 0; c < s.n; c++)
     for (guint k = 0; k < s.h; k++)
@@ -710,6 +841,18 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
       search_clear (&s);
       return NULL;
     }
+  if (s.net != NULL && !net_can_meet (&s, 0, 0))
+    {
+      g_autofree char *msg = net_failure_message (&s);
+      if (explain != NULL)
+        {
+          explain_cells (&s, explain, NULL);
+          vpa_net_masks_explain (s.net, cap, 0, explain);
+        }
+      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s", msg);
+      search_clear (&s);
+      return NULL;
+    }
   if (has_req)
     {
       g_autoptr (GError) local = NULL;
@@ -724,18 +867,23 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
           return NULL;
         }
     }
+  if (s.net != NULL)
+    s.lower = s.lower * (gint64) s.net_weight +
+              vpa_net_masks_soft_misses (s.net, reachable (&s, 0, 0));
   search_all (&s);
   if (s.best_cost < 0)
     {
       if (explain != NULL)
         explain_cells (&s, explain, NULL);
-      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "no set of %u host nodes holds the guest cells and meets the device requests together%s", s.n, s.n_runs >= MAX_RUNS ? " (search bound reached)" : "");
+      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "no set of %u host nodes holds the guest cells and meets the device requests together%s%s", s.n, s.net != NULL ? " with the ports' networks" : "", s.n_runs >= MAX_RUNS || s.n_net_states > MAX_NET_STATES ? " (search bound reached)" : "");
       search_clear (&s);
       return NULL;
     }
   if (explain != NULL)
     explain_cells (&s, explain, s.best);
   fit = fit_result (&s, error);
+  if (explain != NULL && fit != NULL && s.net != NULL)
+    vpa_net_masks_explain (s.net, cap, chosen_mask (&s), explain);
   search_clear (&s);
   return fit;
 }

@@ -19,13 +19,32 @@ typedef struct {
   guint64 memory_kib;
 } VpaFitCell;
 
+/* One network the guest has a port on whose host nodes have NUMA
+ * affinity ([physnet NAME]/[tunnel] numa-nodes): Nova's
+ * network_metadata, with the port's policy deciding how hard it is
+ * (docs/vswitch.md). */
+typedef struct {
+  char *port;       /* the port's user alias, for messages */
+  char *physnet;    /* NULL: the tunnel */
+  VpaPolicy policy; /* effective: required/legacy hard, socket hard at the
+                     * socket's level, preferred a tie-breaker */
+  GArray *nodes;    /* gint: the host nodes with affinity (not empty) */
+} VpaNetRule;
+
+VpaNetRule *vpa_net_rule_new (const char *port, const char *physnet, VpaPolicy policy,
+                              const GArray *nodes);
+void vpa_net_rule_free (VpaNetRule *rule);
+/* "port P: physnet N is served from host nodes 0,2 (policy required)" */
+char *vpa_net_rule_describe (const VpaNetRule *rule);
+
 typedef struct {
   GArray *cells; /* VpaFitCell, guest order */
   VpaCpuPolicy cpu_policy;
   VpaThreadPolicy thread_policy;
-  guint64 page_kib;   /* hugepage size backing the guest, 0: none */
-  gboolean cell_pack; /* [host] cell-allocation=pack */
-  const gint *fixed;  /* per cell: the only host node allowed, or -1; NULL: none */
+  guint64 page_kib;     /* hugepage size backing the guest, 0: none */
+  gboolean cell_pack;   /* [host] cell-allocation=pack */
+  const gint *fixed;    /* per cell: the only host node allowed, or -1; NULL: none */
+  GPtrArray *net_rules; /* VpaNetRule*, or NULL: none */
 } VpaFitGuest;
 
 typedef struct {
@@ -43,6 +62,7 @@ typedef struct {
   GArray *nodes;           /* gint: the chosen host nodes, ascending */
   VpaPlacement *placement; /* the devices (NULL without requests) */
   guint tier_total;        /* sum of the devices' tiers */
+  guint net_misses;        /* preferred network rules no chosen node meets */
   guint n_runs;            /* device placements tried (for the benchmark) */
 } VpaFit;
 

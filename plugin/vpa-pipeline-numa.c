@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-pipeline-numa.h"
+#include "vpa-pipeline-vswitch.h"
 
 #include <string.h>
 
@@ -102,6 +103,13 @@ keep_recorded_cpus (const VpaDomain *dom, const VpaCapacity *cap, VpaFit *fit)
     }
 }
 
+static gint
+uint_cmp (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
 static void
 add_unique (GArray *set, const GArray *from)
 {
@@ -114,6 +122,27 @@ add_unique (GArray *set, const GArray *from)
       if (!seen)
         g_array_append_val (set, v);
     }
+}
+
+/* emulator-threads="share": the host's shared CPUs (cpu-shared-set,
+ * less what other domains hold dedicated), as Nova's
+ * hw:emulator_threads_policy=share with [compute] cpu_shared_set. */
+static gboolean
+shared_emulator (const VpaDomain *dom, const VpaCapacity *cap, GArray *emulator, GError **error)
+{
+  g_array_set_size (emulator, 0);
+  for (guint i = 0; i < cap->nodes->len; i++)
+    add_unique (emulator, ((const VpaNodeCap *) g_ptr_array_index (cap->nodes, i))->shared);
+  if (emulator->len > 0)
+    {
+      g_array_sort (emulator, (GCompareFunc) uint_cmp);
+      return TRUE;
+    }
+  g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+               "%s: <vpa:numa emulator-threads='share'>: the host has no shared CPU for the "
+               "emulator threads (cpu-shared-set is empty or every shared CPU is held)",
+               dom->source);
+  return FALSE;
 }
 
 static void
@@ -130,10 +159,14 @@ make_binding (const VpaDomain *dom, VpaNumaResult *res, GPtrArray *vcpus)
   for (guint c = 0; c < res->fit->bindings->len; c++)
     {
       const VpaCellBinding *cb = &g_array_index (res->fit->bindings, VpaCellBinding, c);
-      VpaPlacedCell pc = { cb->cell, cb->node, g_array_copy (cb->cpus), cb->memory_kib };
+      VpaPlacedCell pc = { cb->cell, cb->node, g_array_copy (cb->cpus), cb->memory_kib, NULL };
+
+      /* isolate's kept siblings are recorded, never given to the
+       * emulator threads: they are the noise isolate keeps away */
+      if (cb->reserved != NULL && cb->reserved->len > 0)
+        pc.reserved = g_array_copy (cb->reserved);
       g_array_append_val (b->cells, pc);
       add_unique (b->emulator, cb->cpus);
-      add_unique (b->emulator, cb->reserved);
     }
 }
 
@@ -197,6 +230,7 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
   g_autoptr (GPtrArray) vcpus = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autoptr (GArray) cells = NULL;
   g_autofree gint *fixed = NULL;
+  g_autoptr (GPtrArray) net_rules = NULL;
   VpaFitGuest guest = { 0 };
 
   g_return_val_if_fail (dom != NULL && dom->numa_auto, NULL);
@@ -211,6 +245,8 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
   guest.thread_policy = dom->thread_policy;
   guest.page_kib = dom->page_kib;
   guest.cell_pack = config->cell_pack;
+  net_rules = vpa_pipeline_net_rules (dom, config);
+  guest.net_rules = net_rules->len > 0 ? net_rules : NULL;
   fixed = recorded_nodes (dom, cells);
   if (fixed != NULL)
     {
@@ -235,5 +271,7 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
     keep_recorded_cpus (dom, cap, res->fit);
   res->nodes = res->fit->nodes;
   make_binding (dom, res, vcpus);
+  if (dom->emulator_share && !shared_emulator (dom, cap, res->binding.emulator, error))
+    return NULL;
   return g_steal_pointer (&res);
 }

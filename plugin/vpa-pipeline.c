@@ -7,6 +7,7 @@
 #include "vpa-place.h"
 #include "vpa-pipeline-numa.h"
 #include "vpa-pipeline-locality.h"
+#include "vpa-pipeline-vswitch.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
@@ -1186,6 +1187,8 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
     }
   vpa_pipeline_check_locality (inv, dom, requests, results, ok);
   check_cells (inv->host, claims, dom, running_only, results, ok);
+  if (!vpa_pipeline_check_vswitch (inv->host, config, dom, results, ok, error))
+    return NULL;
   return g_steal_pointer (&results);
 }
 

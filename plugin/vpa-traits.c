@@ -19,6 +19,17 @@ has_vfs (const VpaInventory *inv)
   return FALSE;
 }
 
+/* A [physnet]/[tunnel] group with nodes: a NUMA-aware vSwitch
+ * (docs/vswitch.md). */
+static gboolean
+has_vswitch_affinity (const VpaConfig *config)
+{
+  for (guint i = 0; config != NULL && i < config->vswitch->len; i++)
+    if (((const VpaVswitchAffinity *) config->vswitch->pdata[i])->nodes->len > 0)
+      return TRUE;
+  return FALSE;
+}
+
 static gint
 str_ptr_cmp (gconstpointer a, gconstpointer b)
 {
@@ -32,7 +43,7 @@ vpa_traits_compute (const VpaInventory *inv)
 
   g_return_val_if_fail (inv != NULL, NULL);
 
-  if (has_vfs (inv))
+  if (has_vfs (inv) || has_vswitch_affinity (inv->config))
     g_ptr_array_add (traits, g_strdup (VPA_TRAIT_NET_NUMA_AFFINITY));
   if (vpa_host_sockets_known (inv->host))
     g_ptr_array_add (traits, g_strdup (VPA_TRAIT_SOCKET_PCI_NUMA_AFFINITY));

@@ -194,6 +194,86 @@ guest_from_json (JsonObject *g, GArray *cells, GPtrArray *keep, Guest *out,
   return TRUE;
 }
 
+/* The host nodes of hcs whose "physnets" hold physnet (NULL: "tunneled"). */
+static GArray *
+affinity_nodes (JsonArray *hcs, const char *physnet)
+{
+  GArray *nodes = g_array_new (FALSE, FALSE, sizeof (gint));
+
+  for (guint i = 0; i < json_array_get_length (hcs); i++)
+    {
+      JsonObject *c = json_array_get_object_element (hcs, i);
+      gboolean has = FALSE;
+      gint id = (gint) json_object_get_int_member (c, "id");
+
+      if (physnet == NULL)
+        has = json_object_has_member (c, "tunneled") &&
+              json_object_get_boolean_member (c, "tunneled");
+      else if (json_object_has_member (c, "physnets"))
+        {
+          JsonArray *p = json_object_get_array_member (c, "physnets");
+          for (guint k = 0; k < json_array_get_length (p) && !has; k++)
+            has = g_strcmp0 (json_array_get_string_element (p, k), physnet) == 0;
+        }
+      if (has)
+        g_array_append_val (nodes, id);
+    }
+  return nodes;
+}
+
+static void
+add_rule (GPtrArray *rules, JsonArray *hcs, const char *port, const char *physnet,
+          VpaPolicy policy)
+{
+  g_autoptr (GArray) nodes = affinity_nodes (hcs, physnet);
+
+  if (nodes->len > 0)
+    g_ptr_array_add (rules, vpa_net_rule_new (port, physnet, policy, nodes));
+}
+
+/* The guest's network rules as vpa_pipeline_net_rules builds them
+ * (docs/vswitch.md): every vSwitch port of "vswitch_ports" and every
+ * SR-IOV port with a physnet, with the effective policy. */
+static GPtrArray *
+net_rules_from_json (JsonObject *obj, const Scenario *sc)
+{
+  GPtrArray *rules = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_net_rule_free);
+  JsonArray *hcs = json_object_get_array_member (obj, "host_cells");
+  JsonArray *ports;
+  VpaPolicy fallback = VPA_POLICY_LEGACY;
+
+  if (!json_object_has_member (obj, "vswitch_ports"))
+    return rules;
+  for (const char *const *k = (const char *const[]){ "image_policy", "flavor_policy", NULL };
+       *k != NULL; k++)
+    if (json_object_has_member (obj, *k) &&
+        !JSON_NODE_HOLDS_NULL (json_object_get_member (obj, *k)))
+      vpa_policy_from_string (json_object_get_string_member (obj, *k), &fallback);
+  ports = json_object_get_array_member (obj, "vswitch_ports");
+  for (guint i = 0; i < json_array_get_length (ports); i++)
+    {
+      JsonObject *p = json_array_get_object_element (ports, i);
+      VpaPolicy policy = fallback;
+      gboolean tunneled = json_object_has_member (p, "tunneled") &&
+                          json_object_get_boolean_member (p, "tunneled");
+
+      if (json_object_has_member (p, "policy"))
+        vpa_policy_from_string (json_object_get_string_member (p, "policy"), &policy);
+      add_rule (rules, hcs, json_object_get_string_member (p, "device"),
+                tunneled ? NULL : json_object_get_string_member (p, "physnet"), policy);
+    }
+  for (guint i = 0; i < sc->requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (sc->requests, i);
+      const char *physnet = r->specs->len > 0 ? vpa_spec_get (r->specs->pdata[0],
+                                                              "physical_network", NULL)
+                                              : NULL;
+      if (r->kind == VPA_REQUEST_PORT && physnet != NULL)
+        add_rule (rules, hcs, r->device, physnet, r->policy);
+    }
+  return rules;
+}
+
 static void
 add_uints (JsonBuilder *b, const GArray *a)
 {
@@ -231,6 +311,11 @@ add_fit (JsonBuilder *b, const Scenario *sc, const Guest *guest, const VpaFit *f
   json_builder_end_array (b);
   json_builder_set_member_name (b, "tier_cost");
   json_builder_add_int_value (b, fit->tier_total);
+  if (guest->fit.net_rules != NULL)
+    {
+      json_builder_set_member_name (b, "net_misses");
+      json_builder_add_int_value (b, fit->net_misses);
+    }
   json_builder_set_member_name (b, "devices");
   json_builder_begin_array (b);
   for (guint r = 0; fit->placement != NULL && r < fit->placement->assignments->len; r++)
@@ -259,6 +344,7 @@ run_scenario (JsonBuilder *b, JsonObject *obj, GError **error)
   g_autoptr (VpaFit) fit = NULL;
   g_autoptr (GError) fit_error = NULL;
   g_autofree char *why = NULL;
+  g_autoptr (GPtrArray) rules = NULL;
   JsonObject *limits, *g;
   JsonArray *hcs;
   VpaCapacity cap;
@@ -292,6 +378,8 @@ run_scenario (JsonBuilder *b, JsonObject *obj, GError **error)
     g_ptr_array_add (nodes, node_from_json (json_array_get_object_element (hcs, i), limits,
                                             json_object_get_string_member (g, "cpu_policy")));
   cap.nodes = nodes;
+  rules = net_rules_from_json (obj, sc);
+  guest.fit.net_rules = rules->len > 0 ? rules : NULL;
   fit = vpa_fit (&cap, sc->inv, sc->requests, &guest.fit, NULL, &fit_error);
   if (fit != NULL)
     add_fit (b, sc, &guest, fit);

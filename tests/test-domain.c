@@ -97,6 +97,14 @@ dump_requests (GString *s, const VpaDomain *dom)
       if (p->locality_group != NULL)
         g_string_append_printf (s, "  locality-group=%s\n", p->locality_group);
     }
+  for (guint i = 0; i < dom->vswitch_ports->len; i++)
+    {
+      const VpaVswitchPort *v = g_ptr_array_index (dom->vswitch_ports, i);
+      g_string_append_printf (s, "vswitch-port: %s interface=%s %s%s policy=%s\n", v->device,
+                              v->iface_type, v->tunneled ? "tunneled" : "physnet=",
+                              v->tunneled ? "" : v->physnet,
+                              policy_str (v->has_policy, v->policy));
+    }
   for (guint i = 0; i < dom->devices->len; i++)
     {
       const VpaDeviceRequest *d = g_ptr_array_index (dom->devices, i);

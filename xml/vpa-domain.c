@@ -7,6 +7,7 @@
  * manage because of content it does not understand.
  */
 #include "vpa-domain.h"
+#include "vpa-domain-vswitch.h"
 #include "vpa-domain-locality.h"
 #include "vpa-xml.h"
 
@@ -80,6 +81,7 @@ void
 vpa_placed_cell_clear (VpaPlacedCell *pc)
 {
   g_clear_pointer (&pc->cpus, g_array_unref);
+  g_clear_pointer (&pc->reserved, g_array_unref);
 }
 
 static void
@@ -95,6 +97,7 @@ domain_new (const char *what)
   dom->source = g_strdup (what);
   dom->alias_requests = g_ptr_array_new_with_free_func ((GDestroyNotify) alias_request_free);
   dom->ports = g_ptr_array_new_with_free_func ((GDestroyNotify) port_request_free);
+  dom->vswitch_ports = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_vswitch_port_free);
   dom->guest_nodes = g_array_new (FALSE, FALSE, sizeof (gint));
   dom->hostdevs = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_hostdev_free);
   dom->placed = g_ptr_array_new_with_free_func ((GDestroyNotify) placed_record_free);
@@ -118,6 +121,7 @@ vpa_domain_free (VpaDomain *dom)
   g_free (dom->source);
   g_ptr_array_unref (dom->alias_requests);
   g_ptr_array_unref (dom->ports);
+  g_ptr_array_unref (dom->vswitch_ports);
   g_array_unref (dom->guest_nodes);
   g_ptr_array_unref (dom->hostdevs);
   g_ptr_array_unref (dom->placed);
@@ -342,7 +346,7 @@ parse_port_attrs (ParseCtx *ctx, xmlNode *node, VpaPortRequest *port, GError **e
   if (vnic != NULL && strcmp (vnic, "direct") != 0 && strcmp (vnic, "direct-physical") != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: %s vnic-type='%s': unknown vnic type (expected direct or direct-physical)",
+                   "%s: %s vnic-type='%s': unknown vnic type (expected direct, direct-physical or normal)",
                    ctx->what, label, vnic);
       return FALSE;
     }
@@ -380,8 +384,11 @@ parse_port (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "device", "physnet", "vnic-type", "trusted",
                                        "pf-group", "policy", "locality-group", NULL };
+  g_autofree char *vnic = vpa_xml_prop (node, "vnic-type");
   VpaPortRequest *port;
 
+  if (g_strcmp0 (vnic, "normal") == 0)
+    return vpa_domain_parse_vswitch_port (ctx->dom, node, ctx->what, ctx->port_devices, error);
   if (!check_attributes (ctx, node, known, error))
     return FALSE;
   port = g_new0 (VpaPortRequest, 1);
@@ -550,7 +557,8 @@ static gboolean
 parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "placement", "cpu-policy", "cpu-thread-policy",
-                                       "distances", NULL };
+                                       "distances", "emulator-threads", NULL };
+  g_autofree char *emulator = vpa_xml_prop (node, "emulator-threads");
   g_autofree char *placement = vpa_xml_prop (node, "placement");
   g_autofree char *cpu = vpa_xml_prop (node, "cpu-policy");
   g_autofree char *thread = vpa_xml_prop (node, "cpu-thread-policy");
@@ -568,7 +576,7 @@ parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
     return placed_fail (ctx, node, "distances", distances, "host or keep", error);
   ctx->dom->keep_distances = g_strcmp0 (distances, "keep") == 0;
   /* <vpa:numa distances='...'/> alone: a guest bound by hand. */
-  if (placement == NULL && distances != NULL && cpu == NULL && thread == NULL)
+  if (placement == NULL && distances != NULL && cpu == NULL && thread == NULL && emulator == NULL)
     return TRUE;
   if (placement == NULL || strcmp (placement, "auto") != 0)
     return placed_fail (ctx, node, "placement", placement, "auto", error);
@@ -576,14 +584,40 @@ parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
     return placed_fail (ctx, node, "cpu-policy", cpu, "shared or dedicated", error);
   if (thread != NULL && !vpa_thread_policy_from_string (thread, &ctx->dom->thread_policy))
     return placed_fail (ctx, node, "cpu-thread-policy", thread, "prefer, isolate or require", error);
+  /* isolate (one more dedicated CPU for the emulator) is not built: it
+   * is refused rather than read as the default */
+  if (emulator != NULL && strcmp (emulator, "share") != 0)
+    return placed_fail (ctx, node, "emulator-threads", emulator, "share", error);
+  ctx->dom->emulator_share = emulator != NULL;
   ctx->dom->numa_auto = TRUE;
   return TRUE;
+}
+
+/* "4,6,7": host CPU ids separated by ','; NULL when it is not. */
+static GArray *
+parse_cpu_list (const char *s)
+{
+  g_auto (GStrv) parts = g_strsplit (s, ",", -1);
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (guint));
+  guint64 v;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      guint cpu;
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 0, VPA_CPUSET_MAX, &v, NULL))
+        return NULL;
+      cpu = (guint) v;
+      g_array_append_val (out, cpu);
+    }
+  return g_steal_pointer (&out);
 }
 
 static gboolean
 parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
 {
-  static const char *const known[] = { "cell", "host-node", "cpus", "memory-kib", NULL };
+  static const char *const known[] = { "cell", "host-node", "cpus", "memory-kib",
+                                       "reserved-cpus", NULL };
+  g_autofree char *reserved = vpa_xml_prop (node, "reserved-cpus");
   g_autofree char *cell = vpa_xml_prop (node, "cell");
   g_autofree char *host_node = vpa_xml_prop (node, "host-node");
   g_autofree char *cpus = vpa_xml_prop (node, "cpus");
@@ -603,21 +637,14 @@ parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
     return placed_fail (ctx, node, "memory-kib", mem, "a size in KiB", error);
   if (cpus == NULL)
     return placed_fail (ctx, node, "cpus", NULL, NULL, error);
-  {
-    g_auto (GStrv) parts = g_strsplit (cpus, ",", -1);
-    pc.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
-    for (guint i = 0; parts[i] != NULL; i++)
-      {
-        guint cpu;
-        if (!g_ascii_string_to_unsigned (parts[i], 10, 0, VPA_CPUSET_MAX, &v, NULL))
-          {
-            g_array_unref (pc.cpus);
-            return placed_fail (ctx, node, "cpus", cpus, "host CPU ids separated by ','", error);
-          }
-        cpu = (guint) v;
-        g_array_append_val (pc.cpus, cpu);
-      }
-  }
+  if ((pc.cpus = parse_cpu_list (cpus)) == NULL)
+    return placed_fail (ctx, node, "cpus", cpus, "host CPU ids separated by ','", error);
+  if (reserved != NULL && (pc.reserved = parse_cpu_list (reserved)) == NULL)
+    {
+      g_array_unref (pc.cpus);
+      return placed_fail (ctx, node, "reserved-cpus", reserved, "host CPU ids separated by ','",
+                          error);
+    }
   g_array_append_val (ctx->dom->placed_cells, pc);
   return TRUE;
 }
@@ -1498,7 +1525,8 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
   ctx.dom = dom;
   parse_identity (dom, node);
   if (!parse_metadata (&ctx, node, error) || !parse_hostdevs (&ctx, node, error) ||
-      !check_ports (&ctx, error) || !parse_cells (&ctx, node, error) ||
+      !check_ports (&ctx, error) ||
+      !vpa_domain_check_vswitch_ports (dom, node, what, error) || !parse_cells (&ctx, node, error) ||
       !parse_numatune (&ctx, node, error) || !parse_pins (&ctx, node, error) ||
       !parse_resources (&ctx, node, error) || !parse_implicit_cell (&ctx, node, error) ||
       !parse_guest_bus (&ctx, node, error))

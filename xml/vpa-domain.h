@@ -41,6 +41,21 @@ typedef struct {
                          * VF libvirt picks (docs/domain-xml.md); else NULL */
 } VpaPortRequest;
 
+/* <vpa:port device='ua-vhu0' vnic-type='normal' physnet='physnet1'|
+ * tunneled='yes' policy='...'/>: a port a NUMA-aware vSwitch serves
+ * (docs/vswitch.md). Its <interface> is read, never rewritten. */
+typedef struct {
+  char *device;  /* user alias of its <interface> */
+  char *physnet; /* NULL when tunneled */
+  gboolean tunneled;
+  gboolean has_policy;
+  VpaPolicy policy;
+  char *iface_type; /* the <interface type>: vhostuser, bridge, network,
+                     * ethernet (set once the document is checked) */
+} VpaVswitchPort;
+
+void vpa_vswitch_port_free (VpaVswitchPort *port);
+
 /* <vpa:device alias='GPU' name='ua-gpu0' locality-group='g0'/>: one
  * device of a PCI alias as a request of its own. */
 typedef struct {
@@ -91,6 +106,8 @@ typedef struct {
   GArray *cpus; /* guint: dedicated: the host CPU of each vCPU in
                  * the cell's vCPU order; shared: the node's set */
   guint64 memory_kib;
+  GArray *reserved; /* guint: reserved-cpus, the thread siblings isolate
+                     * keeps idle (never in <emulatorpin>); NULL: none */
 } VpaPlacedCell;
 
 void vpa_placed_cell_clear (VpaPlacedCell *pc);
@@ -118,6 +135,7 @@ typedef struct {
   VpaPolicy image_policy;
   GPtrArray *alias_requests;  /* VpaAliasRequest*, flavor order */
   GPtrArray *ports;           /* VpaPortRequest*, document order */
+  GPtrArray *vswitch_ports;   /* VpaVswitchPort*, document order */
   gboolean numa_guest;        /* has <cpu><numa> */
   GArray *guest_nodes;        /* gint host nodes, sorted, unique; empty if unbound */
   GPtrArray *hostdevs;        /* VpaDomainHostdev* */
@@ -131,6 +149,8 @@ typedef struct {
   gboolean numa_auto;
   VpaCpuPolicy cpu_policy;
   VpaThreadPolicy thread_policy;
+  /* emulator-threads="share": <emulatorpin> is the host's shared CPUs */
+  gboolean emulator_share;
   guint n_vcpus;          /* <vcpu>, default 1 */
   guint64 memory_kib;     /* <memory> */
   guint64 page_kib;       /* <memoryBacking><hugepages>: page size, 0 none */

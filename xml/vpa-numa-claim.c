@@ -195,10 +195,39 @@ read_pins (xmlNode *domain, Pins *p, const char *what, GError **error)
   return TRUE;
 }
 
+/* The CPUs our <vpa:placed-cell reserved-cpus> record (isolate's kept
+ * siblings) into set; FALSE when no cell records any and <vpa:numa>
+ * has no emulator-threads policy (then <emulatorpin> may be the old
+ * form of the record). */
+static gboolean
+recorded_reserved (xmlNode *domain, VpaBits *set)
+{
+  xmlNode *md = vpa_xml_child (domain, "metadata", NULL);
+  xmlNode *aff = md != NULL ? vpa_xml_child (md, "affinity", VPA_XMLNS) : NULL;
+  xmlNode *numa = aff != NULL ? vpa_xml_child (aff, "numa", VPA_XMLNS) : NULL;
+  g_autofree char *emulator = numa != NULL ? vpa_xml_prop (numa, "emulator-threads") : NULL;
+  /* with an emulator-threads policy <emulatorpin> is no reservation */
+  gboolean found = emulator != NULL;
+
+  for (xmlNode *c = aff != NULL ? aff->children : NULL; c != NULL; c = c->next)
+    {
+      g_autoptr (VpaBits) cpus = NULL;
+
+      if (!vpa_xml_is (c, "placed-cell", VPA_XMLNS) ||
+          (cpus = prop_set (c, "reserved-cpus")) == NULL)
+        continue;
+      vpa_bits_or (set, cpus);
+      found = TRUE;
+    }
+  return found;
+}
+
 /* Every vCPU pinned to exactly one CPU: those are dedicated, and for
- * ours (cpu-policy dedicated) the emulator's set too (isolate's kept
- * siblings); every other CPU a pin names is pinned. A shared guest of
- * ours floats on the shared set: it claims no CPU. */
+ * ours (cpu-policy dedicated) isolate's kept siblings too, from
+ * <vpa:placed-cell reserved-cpus>; a domain placed before that record
+ * kept them in <emulatorpin>, read instead when no cell records any
+ * (docs/placement.md). Every other CPU a pin names is pinned. A shared
+ * guest of ours floats on the shared set: it claims no CPU. */
 static gboolean
 claim_cpus (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error)
 {
@@ -224,7 +253,7 @@ claim_cpus (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error)
     all_single = p.single[i] >= 0;
   for (guint64 i = 0; all_single && i < p.n_vcpus; i++)
     vpa_bits_set_range (dedicated, (guint) p.single[i], (guint) p.single[i], TRUE);
-  if (all_single && policy != NULL)
+  if (all_single && policy != NULL && !recorded_reserved (domain, dedicated))
     vpa_bits_or (dedicated, p.emulator_set);
   ded = vpa_bits_to_array (dedicated);
   g_array_append_vals (use->dedicated, ded->data, ded->len);

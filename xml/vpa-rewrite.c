@@ -1614,9 +1614,14 @@ placed_cells_match (const VpaDomain *dom, const VpaNumaBinding *b)
     {
       const VpaPlacedCell *x = &g_array_index (dom->placed_cells, VpaPlacedCell, c);
       const VpaPlacedCell *y = &g_array_index (b->cells, VpaPlacedCell, c);
+      guint xr = x->reserved != NULL ? x->reserved->len : 0;
+      guint yr = y->reserved != NULL ? y->reserved->len : 0;
+
       if (x->cell != y->cell || x->node != y->node || x->memory_kib != y->memory_kib ||
           x->cpus->len != y->cpus->len ||
-          memcmp (x->cpus->data, y->cpus->data, x->cpus->len * sizeof (guint)) != 0)
+          memcmp (x->cpus->data, y->cpus->data, x->cpus->len * sizeof (guint)) != 0 ||
+          xr != yr ||
+          (xr > 0 && memcmp (x->reserved->data, y->reserved->data, xr * sizeof (guint)) != 0))
         return FALSE;
     }
   return TRUE;
@@ -1659,6 +1664,11 @@ rewrite_placed_cells (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity,
       elem_attr (e, rw->vpa_quote, "host-node", node);
       elem_attr (e, rw->vpa_quote, "cpus", cpus);
       elem_attr (e, rw->vpa_quote, "memory-kib", mem);
+      if (pc->reserved != NULL && pc->reserved->len > 0)
+        {
+          g_autofree char *reserved = cpus_attr (pc->reserved);
+          elem_attr (e, rw->vpa_quote, "reserved-cpus", reserved);
+        }
       g_ptr_array_add (elems, e);
     }
   insert_children (rw, affinity, AT_END, NULL, elems);

@@ -322,6 +322,59 @@ def device_assignment(sc, inv, nodes):
 
 
 # --------------------------------------------------------------------------
+# NUMA-aware vSwitch ports (docs/vswitch.md)
+# --------------------------------------------------------------------------
+def net_rules(sc):
+    """The guest's network rules: (physnet or None for the tunnel, policy,
+    host nodes with affinity) for every vSwitch port (vswitch_ports) and
+    every SR-IOV port with a physnet, as in Nova; a network no node has
+    affinity to constrains nothing. Only scenarios with vswitch_ports."""
+    if 'vswitch_ports' not in sc:
+        return []
+    fl = sc.get('flavor_policy') or sc.get('image_policy') or 'legacy'
+    out = []
+    for p in sc['vswitch_ports']:
+        if p.get('tunneled'):
+            nodes = [c['id'] for c in sc['host_cells'] if c.get('tunneled')]
+            out.append((None, p.get('policy') or fl, nodes))
+        else:
+            nodes = [c['id'] for c in sc['host_cells']
+                     if p['physnet'] in c.get('physnets', [])]
+            out.append((p['physnet'], p.get('policy') or fl, nodes))
+    for r in sc.get('requests') or []:
+        pn = (r.get('spec') or [{}])[0].get('physical_network')
+        if r.get('kind') == 'port' and pn:
+            nodes = [c['id'] for c in sc['host_cells']
+                     if pn in c.get('physnets', [])]
+            out.append((pn, r['policy'], nodes))
+    return [x for x in out if x[2]]
+
+
+def nova_net_ok(sc, cells):
+    """Nova's reading of the rules: every network hard, whatever the
+    port's policy (_numa_cells_support_network_metadata)."""
+    return all(any(h in nodes for h in cells) for _, _, nodes in net_rules(sc))
+
+
+def net_misses(sc, cells):
+    """Preferred rules no node of cells meets, or None when a hard one
+    (unset, required, legacy; socket at the socket's level) is unmet."""
+    sockets = {c['id']: c.get('socket') for c in sc['host_cells']}
+    misses = 0
+    for _, policy, nodes in net_rules(sc):
+        ok = any(h in nodes for h in cells)
+        if not ok and policy == 'socket':
+            ok = any(sockets[n] is not None and sockets[n] == sockets[h]
+                     for n in nodes for h in cells)
+        if ok:
+            continue
+        if policy != 'preferred':
+            return None
+        misses += 1
+    return misses
+
+
+# --------------------------------------------------------------------------
 # The whole guest
 # --------------------------------------------------------------------------
 def nova_order(sc, inv):
@@ -348,6 +401,7 @@ def brute_fit(sc):
     hosts = {c['id']: c for c in sc['host_cells']}
     ids = [c['id'] for c in sc['host_cells']]
     inv = Inventory(sc)
+    rules = net_rules(sc)
     ok = [[cell_fit(hosts[h], gc, guest, limits) is None for h in ids]
           for gc in guest['cells']]
     mappings = []
@@ -355,18 +409,29 @@ def brute_fit(sc):
         if not all(ok[g][h] for g, h in enumerate(perm)):
             continue
         cells = [ids[h] for h in perm]
+        net = net_misses(sc, cells) if rules else 0
+        if net is None:
+            continue
         cost = device_assignment(sc, inv, set(cells))
         if cost is not None:
-            mappings.append({'cells': cells, 'tier_cost': cost})
+            m = {'cells': cells, 'tier_cost': cost}
+            if rules:
+                m['net_misses'] = net
+            mappings.append(m)
     out = {'fits': bool(mappings),
            'cell_fits': [[h for h, f in zip(ids, row) if f] for row in ok],
            'mappings': mappings}
     if mappings:
         best = min(m['tier_cost'] for m in mappings)
         out['best_tier_cost'] = best
+        least = min(m.get('net_misses', 0) for m in mappings
+                    if m['tier_cost'] == best)
+        if rules:
+            out['best_net_misses'] = least
         rank = {h: i for i, h in enumerate(nova_order(sc, inv))}
         out['preferred'] = min(
-            (m['cells'] for m in mappings if m['tier_cost'] == best),
+            (m['cells'] for m in mappings if m['tier_cost'] == best and
+             m.get('net_misses', 0) == least),
             key=lambda cells: [rank[h] for h in cells])
     nv = sc.get('nova')
     if nv and nv.get('fits'):
@@ -515,6 +580,13 @@ def check_valid(sc, res):
                 len(mine) < len(gc['cpus']):
             probs.append('cell %d: CPUs %s are not enough of node %d\'s '
                          'shared CPUs %s' % (i, mine, hid, h.get('shared')))
+    if net_rules(sc):
+        net = net_misses(sc, cells)
+        if net is None:
+            probs.append('a hard vSwitch rule is unmet on nodes %s' % cells)
+        elif res.get('net_misses') != net:
+            probs.append('%s preferred networks missed, its nodes miss %d' % (
+                res.get('net_misses'), net))
     return probs + check_devices(sc, set(cells), res.get('devices'),
                                  res.get('tier_cost'))
 

@@ -88,6 +88,7 @@ def check_recorded(sc):
     bf = sc['brute']
     if v == 'both-fit' and bf['nova_tier_cost'] == bf['best_tier_cost'] and \
             nv['cells'] != bf['preferred'] and \
+            brutefit.nova_net_ok(sc, bf['preferred']) and \
             not order_lost(sc, nv['cells'], bf['preferred']):
         # Nova keeps the first mapping that fits in its order; when that
         # one has the best tiers it must be the one brute.preferred names
@@ -191,6 +192,12 @@ def judge(sc, got):
             tiers[mine] != bf['best_tier_cost']:
         return 'wrong', ['tier total %d on %s, the best is %d' % (
             got['tier_cost'], list(mine), bf['best_tier_cost'])]
+    if 'best_net_misses' in bf:
+        misses = {tuple(m['cells']): m['net_misses'] for m in bf['mappings']}
+        if misses[mine] != bf['best_net_misses']:
+            return 'wrong', ['%d preferred networks missed on %s, the least '
+                             'is %d' % (misses[mine], list(mine),
+                                        bf['best_net_misses'])]
     if _nova_valid(nv):
         nt = bf.get('nova_tier_cost')
         if nt is None:

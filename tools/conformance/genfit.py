@@ -36,6 +36,7 @@ FAMILIES = {
     'shapes': (180, 1205),
     'cache': (200, 1206),
     'tiers': (150, 1207),
+    'vswitch': (360, 1208),
 }
 GIB = 1024
 
@@ -405,6 +406,89 @@ def family_tiers(count, seed):
 
 
 # --------------------------------------------------------------------------
+# (i) vswitch: NUMA-aware vSwitch ports (docs/vswitch.md)
+# --------------------------------------------------------------------------
+def _affinity(rnd, n):
+    """The nodes a network is served from: none, one or two."""
+    k = rnd.choice([0, 1, 1, 1, 2])
+    return sorted(rnd.sample(range(n), min(k, n)))
+
+
+def family_vswitch(count, seed):
+    rnd = random.Random(seed)
+    out = []
+    for i in range(count):
+        n = rnd.choice([2, 2, 3, 4, 4])
+        sockets = rnd.choice([1, 2])
+        cells = [host_cell(node, 8 * node, 8, socket=node * sockets // n,
+                           layout='both',
+                           pinned=range(8 * node, 8 * node + rnd.choice(
+                               [0, 0, 2, 4, 8])),
+                           memory_mb=16 * GIB,
+                           memory_used_mb=rnd.choice([0, 0, 4, 12]) * GIB)
+                 for node in range(n)]
+        for pn in ('physnet1', 'physnet2'):
+            for node in _affinity(rnd, n):
+                cells[node].setdefault('physnets', []).append(pn)
+        for node in _affinity(rnd, n):
+            cells[node]['tunneled'] = True
+        ports = []
+        for p in range(rnd.randint(1, 3)):
+            port = {'device': 'ua-vhu%d' % p}
+            if rnd.random() < 0.3:
+                port['tunneled'] = True
+            else:
+                port['physnet'] = rnd.choice(['physnet1', 'physnet2'])
+            # mostly Nova's own reading (hard), sometimes the project's
+            # softer ones
+            pol = rnd.choice([None, None, None, 'required', 'legacy',
+                              'preferred', 'socket'])
+            if pol:
+                port['policy'] = pol
+            ports.append(port)
+        devices, specs, reqs = [], [], []
+        if rnd.random() < 0.4:
+            # SR-IOV ports whose physnet also has vSwitch affinity
+            for k in range(rnd.randint(1, 2)):
+                node = rnd.randrange(n)
+                specs.append(_nic(devices, k, node, rnd.choice([1, 2]),
+                                  'physnet1'))
+            for p in range(rnd.randint(1, 2)):
+                r = {'kind': 'port', 'label': "port 'ua-data%d'" % p,
+                     'count': 1,
+                     'spec': [{'physical_network': 'physnet1',
+                               'remote_managed': 'False'}]}
+                if rnd.random() < 0.5:
+                    r['port_policy'] = rnd.choice(['required', 'legacy',
+                                                   'preferred'])
+                reqs.append(r)
+        ncells = rnd.randint(1, min(2, n))
+        policy = rnd.choice(['shared', 'dedicated'])
+        g = guest([(rnd.choice([1, 2, 4]), rnd.choice([2, 4, 8]) * GIB, None)
+                   for _ in range(ncells)], policy,
+                  implicit=(ncells == 1 and rnd.random() < 0.3))
+        out.append(scenario('vswitch-%03d' % i, 'vswitch', cells, g,
+                            vswitch_ports=ports, device_spec=specs,
+                            devices=devices, claims=[], requests=reqs,
+                            sort_by_address=False,
+                            limits={'cpu_allocation_ratio': 16.0,
+                                    'ram_allocation_ratio': 1.0}))
+    return out
+
+
+def net_reason(sc):
+    """A mapping the brute force fits that Nova's reading of the network
+    rule (every network hard) refuses: the port policy's deviation."""
+    rules = brutefit.net_rules(sc)
+    if not any(p in ('preferred', 'socket') for _, p, _ in rules):
+        return None
+    for m in sc['brute']['mappings']:
+        if not brutefit.nova_net_ok(sc, m['cells']):
+            return 'vswitch-policy'
+    return None
+
+
+# --------------------------------------------------------------------------
 # (g) where Nova's fit caches bite: 3 dedicated cells on 4 nodes
 # --------------------------------------------------------------------------
 def family_cache(count, seed):
@@ -464,6 +548,8 @@ def compare(sc):
                 'category': 'no mapping fits here'}
     if nv['mappings']:
         cat = 'fit-cache'
+    elif net_reason(sc):
+        cat = net_reason(sc)
     elif any(all(h in nv['cell_fits'][g] for g, h in enumerate(m['cells']))
              for m in bf['mappings']):
         cat = 'pci-' + pci_reason(sc)

@@ -54,8 +54,9 @@ def host_topology(sc):
             mempages=[objects.NUMAPagesTopology(
                 size_kb=p['size_kb'], total=p['total'], used=p.get('used', 0),
                 reserved=p.get('reserved', 0)) for p in c.get('mempages', [])],
-            network_metadata=objects.NetworkMetadata(physnets=set(),
-                                                     tunneled=False)))
+            network_metadata=objects.NetworkMetadata(
+                physnets=set(c.get('physnets', [])),
+                tunneled=bool(c.get('tunneled', False)))))
     return objects.NUMATopology(cells=cells)
 
 
@@ -80,13 +81,36 @@ def instance_topology(sc):
     return objects.InstanceNUMATopology(cells=cells)
 
 
+def network_metadata(sc):
+    """Nova's NetworkMetadata of the guest's ports, as neutron.py builds
+    it (_get_physnet_tunneled_info): the physnets of every port, vSwitch
+    (vswitch_ports) or SR-IOV (a port request's physical_network), and
+    tunneled when a port is on an overlay network. None without
+    vswitch_ports (the other families)."""
+    if 'vswitch_ports' not in sc:
+        return None
+    physnets = {p['physnet'] for p in sc['vswitch_ports']
+                if not p.get('tunneled')}
+    for r in sc.get('requests') or []:
+        pn = (r.get('spec') or [{}])[0].get('physical_network')
+        if r.get('kind') == 'port' and pn:
+            physnets.add(pn)
+    return objects.NetworkMetadata(
+        physnets=physnets,
+        tunneled=any(p.get('tunneled') for p in sc['vswitch_ports']))
+
+
 def limits(sc):
     lim = sc.get('limits')
+    net = network_metadata(sc)
     if not lim:
-        return None
+        return None if net is None else objects.NUMATopologyLimits(
+            cpu_allocation_ratio=16.0, ram_allocation_ratio=1.0,
+            network_metadata=net)
+    kw = {} if net is None else {'network_metadata': net}
     return objects.NUMATopologyLimits(
         cpu_allocation_ratio=lim['cpu_allocation_ratio'],
-        ram_allocation_ratio=lim['ram_allocation_ratio'])
+        ram_allocation_ratio=lim['ram_allocation_ratio'], **kw)
 
 
 def _set_strategy(sc):
@@ -169,6 +193,11 @@ def nova_fit(sc):
             _, st = _pci(sc)
             if not st.support_requests(reqs, got):
                 continue
+        net = network_metadata(sc)
+        if net is not None and \
+                not hardware._numa_cells_support_network_metadata(
+                    host, [host.cells[h] for h in perm], net):
+            continue
         mappings.append([host.cells[h].id for h in perm])
     out['mappings'] = mappings
     if fitted is not None:
