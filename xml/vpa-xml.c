@@ -107,20 +107,16 @@ prescan_fail (GError **error, const char *what, const char *buf, const char *at,
   return FALSE;
 }
 
-gboolean
-vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
+/* The next start tag at or after *pp, its attributes in *n; *pp moves
+ * past it. NULL when there is none. */
+static const char *
+next_start_tag (const char **pp, const char *stop, guint *n)
 {
-  const char *p = buf, *stop = buf + len;
-  guint elements = 0, attributes = 0;
+  const char *p = *pp;
 
-  /* One linear pass before libxml2, whose duplicate-attribute check is
-   * quadratic in the attributes of one element (100 000 cost 23 s) and
-   * whose tree costs about 1 KiB per element (16 MiB of "<a/>" would be
-   * 4 GiB). */
-  while ((p = memchr (p, '<', (gsize) (stop - p))) != NULL)
+  while (p < stop && (p = memchr (p, '<', (gsize) (stop - p))) != NULL)
     {
       const char *tag = p;
-      guint n;
 
       if (stop - p >= 4 && memcmp (p, "<!--", 4) == 0)
         p = skip_past (p + 4, stop, "-->");
@@ -132,20 +128,48 @@ vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
         p = skip_past (p + 2, stop, ">");
       else
         {
-          p = scan_start_tag (p, stop, &n);
-          if (++elements > VPA_XML_MAX_ELEMENTS)
-            return prescan_fail (error, what, buf, tag, "elements", VPA_XML_MAX_ELEMENTS);
-          if (n > VPA_XML_MAX_ATTRIBUTES)
-            return too_many_attributes (error, what, buf, tag, n);
-          attributes += n;
-          if (attributes > VPA_XML_MAX_ATTRIBUTES_TOTAL)
-            return prescan_fail (error, what, buf, tag, "attributes",
-                                 VPA_XML_MAX_ATTRIBUTES_TOTAL);
+          *pp = scan_start_tag (p, stop, n);
+          return tag;
         }
-      if (p >= stop)
-        break;
+    }
+  *pp = stop;
+  return NULL;
+}
+
+gboolean
+vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
+{
+  const char *p = buf, *stop = buf + len, *tag;
+  guint elements = 0, attributes = 0, n;
+
+  /* One linear pass before libxml2, whose duplicate-attribute check is
+   * quadratic in the attributes of one element (100 000 cost 23 s) and
+   * whose tree costs about 1 KiB per element (16 MiB of "<a/>" would be
+   * 4 GiB). */
+  while ((tag = next_start_tag (&p, stop, &n)) != NULL)
+    {
+      if (++elements > VPA_XML_MAX_ELEMENTS)
+        return prescan_fail (error, what, buf, tag, "elements", VPA_XML_MAX_ELEMENTS);
+      if (n > VPA_XML_MAX_ATTRIBUTES)
+        return too_many_attributes (error, what, buf, tag, n);
+      attributes += n;
+      if (attributes > VPA_XML_MAX_ATTRIBUTES_TOTAL)
+        return prescan_fail (error, what, buf, tag, "attributes",
+                             VPA_XML_MAX_ATTRIBUTES_TOTAL);
     }
   return TRUE;
+}
+
+guint64
+vpa_xml_attribute_pairs (const char *buf, gsize len, guint64 max)
+{
+  const char *p = buf, *stop = buf + len;
+  guint64 pairs = 0;
+  guint n;
+
+  while (pairs <= max && next_start_tag (&p, stop, &n) != NULL)
+    pairs += (guint64) n * (n - (n > 0)) / 2;
+  return pairs;
 }
 
 xmlDoc *

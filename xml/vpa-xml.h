@@ -33,6 +33,12 @@ G_BEGIN_DECLS
  * vpa_xml_parse_memory(). */
 gboolean vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error);
 
+/* The pairs of attributes of one element libxml2's duplicate-attribute
+ * check compares, summed over every start tag of buf (n attributes:
+ * n(n-1)/2), counted as vpa_xml_prescan() counts attributes; stops
+ * counting once past max. Linear in len. */
+guint64 vpa_xml_attribute_pairs (const char *buf, gsize len, guint64 max);
+
 /* libxml2 parser options for untrusted input: no network, no entity
  * substitution, no DTD loading, no huge-document relaxation. */
 int vpa_xml_parse_options (void);

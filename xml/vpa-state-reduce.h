@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A state file past the bounds of a parsed document (vpa-xml.h), read
+ * in one streaming pass into a small tree of only what the claims read:
+ * libvirt keeps a domain's thousands of disks or a large <metadata>
+ * verbatim, and those say nothing about the PCI devices, CPUs and
+ * memory it holds.
+ */
+#pragma once
+
+#include <libxml/tree.h>
+#include "vpa-types.h"
+
+G_BEGIN_DECLS
+
+/* Most attribute pairs one document may make libxml2's duplicate check
+ * compare (vpa_xml_attribute_pairs): what 131 072 attributes in
+ * elements of 256 each make, a fraction of a second. */
+#define VPA_STATE_REDUCE_MAX_PAIRS (512ULL * 256 * 255 / 2)
+
+/* Parses the state file buf (what names it in messages) with
+ * xmlTextReader (no DTD, no entities, no network: the options of
+ * vpa_xml_parse_options), building only the root, <domstatus>'s
+ * <domain> and, in a <domain>, <name>, <vcpu>, <iothreads>, <memory>,
+ * <cputune>'s pins, <numatune>'s <memory> and <memnode>, <cpu><numa>'s
+ * <cell>, <memoryBacking><hugepages>'s <page>, <metadata>'s
+ * <vpa:affinity><vpa:numa>, and <devices>' <hostdev> and <interface>
+ * (the last four whole, the others' attributes); every other subtree
+ * is skipped without being built, costing time linear in its bytes.
+ * The claims read from the result are those read from the whole
+ * document. What is built keeps the bounds of a parsed document.
+ * VPA_ERROR_INVALID "WHAT:LINE: ..." for a document that is empty, over
+ * VPA_XML_MAX_DOCUMENT, holds a NUL byte, a document type declaration
+ * or more attribute pairs than VPA_STATE_REDUCE_MAX_PAIRS, is not
+ * well-formed (libxml2's own limits: nesting past 256, a text node
+ * past 10 MB), or whose kept elements are past the bounds. */
+xmlDoc *vpa_state_reduce (const char *buf, gsize len, const char *what, GError **error);
+
+G_END_DECLS
