@@ -95,6 +95,16 @@ local_name (Reduce *r)
   return name != NULL ? name : "";
 }
 
+/* The line of the reader's node (the parser reads ahead). */
+static int
+line (Reduce *r)
+{
+  xmlNode *node = xmlTextReaderCurrentNode (r->reader);
+  long n = node != NULL ? xmlGetLineNo (node) : -1;
+
+  return n > 0 ? (int) n : xmlTextReaderGetParserLineNumber (r->reader);
+}
+
 static gboolean
 over_bounds (Reduce *r, const char *bound, guint max, GError **error)
 {
@@ -102,7 +112,7 @@ over_bounds (Reduce *r, const char *bound, guint max, GError **error)
 
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                "%s:%d: element <%s>: the claims read more than %u %s (libvirt's documents have far fewer)",
-               r->what, xmlTextReaderGetParserLineNumber (r->reader), name, max, bound);
+               r->what, line (r), name, max, bound);
   return FALSE;
 }
 
@@ -133,7 +143,7 @@ copy_attributes (Reduce *r, xmlNode *node, GError **error)
 
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s:%d: element <%s> has %u attributes (at most %d are accepted)", r->what,
-                   xmlTextReaderGetParserLineNumber (r->reader), name, n, VPA_XML_MAX_ATTRIBUTES);
+                   line (r), name, n, VPA_XML_MAX_ATTRIBUTES);
       return FALSE;
     }
   if ((r->attributes += n) > VPA_XML_MAX_ATTRIBUTES_TOTAL)
