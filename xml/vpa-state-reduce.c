@@ -30,10 +30,22 @@ struct Rule {
   const Rule *children; /* with KEEP_ATTRIBUTES: which children; NULL none */
 };
 
-#define ATTRS(n) { n, NULL, KEEP_ATTRIBUTES, NULL }
-#define WHOLE(n) { n, NULL, KEEP_SUBTREE, NULL }
-#define SOME(n, c) { n, NULL, KEEP_ATTRIBUTES, c }
-#define END { NULL, NULL, KEEP_ATTRIBUTES, NULL }
+#define ATTRS(n)                   \
+  {                                \
+    n, NULL, KEEP_ATTRIBUTES, NULL \
+  }
+#define WHOLE(n)                \
+  {                             \
+    n, NULL, KEEP_SUBTREE, NULL \
+  }
+#define SOME(n, c)              \
+  {                             \
+    n, NULL, KEEP_ATTRIBUTES, c \
+  }
+#define END                           \
+  {                                   \
+    NULL, NULL, KEEP_ATTRIBUTES, NULL \
+  }
 
 static const Rule pins[] = { ATTRS ("vcpupin"), ATTRS ("emulatorpin"), ATTRS ("iothreadpin"), END };
 static const Rule numatune[] = { ATTRS ("memory"), ATTRS ("memnode"), END };

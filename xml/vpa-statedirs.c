@@ -39,17 +39,28 @@ vpa_statedirs_parse (const char *buf, gsize len, const char *what,
                      const char *exclude, GPtrArray *claims, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
-  g_autofree char *name = NULL;
-  g_autoptr (GArray) devs = NULL;
-  VpaClaim *numa = NULL;
-  xmlNode *root, *dom, *n;
-  gboolean running;
 
   g_return_val_if_fail (claims != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if ((doc = parse_state_file (buf, len, what, error)) == NULL)
     return FALSE;
+  return vpa_statedirs_claims (doc, what, exclude, claims, error);
+}
+
+gboolean
+vpa_statedirs_claims (xmlDoc *doc, const char *what, const char *exclude, GPtrArray *claims,
+                      GError **error)
+{
+  g_autofree char *name = NULL;
+  g_autoptr (GArray) devs = NULL;
+  VpaClaim *numa = NULL;
+  xmlNode *root, *dom, *n;
+  gboolean running;
+
+  g_return_val_if_fail (doc != NULL && claims != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
   root = xmlDocGetRootElement (doc);
   running = vpa_xml_is (root, "domstatus", NULL);
   dom = running ? vpa_xml_child (root, "domain", NULL) : root;
