@@ -321,6 +321,58 @@ test_refused (void)
   g_assert_nonnull (strstr (error->message, "element <hostdev>: the claims read more than 32768 elements"));
 }
 
+static void
+assert_refused (GString *doc, const char *message)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (xmlDoc) reduced = vpa_state_reduce (doc->str, doc->len, "f.xml", &error);
+
+  g_assert_null (reduced);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+  if (strstr (error->message, message) == NULL)
+    g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, message));
+}
+
+/* What would make libxml2's work grow faster than the bytes is refused
+ * before it sees them: distinct names (its dictionary), attribute pairs
+ * (its duplicate check). */
+static void
+test_census (void)
+{
+  g_autoptr (GString) names = g_string_new ("<domain><name>x</name><metadata>");
+  g_autoptr (GString) decls = g_string_new ("<domain><name>x</name><metadata>");
+  g_autoptr (GString) pairs = g_string_new ("<domain><name>x</name><metadata>");
+  g_autoptr (GString) many = g_string_new ("<domain><name>x</name><metadata>");
+  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (GError) error = NULL;
+
+  for (guint i = 0; i < 70000; i++)
+    g_string_append_printf (names, "<e%u/>", i);
+  for (guint i = 0; i < 70000; i++)
+    g_string_append_printf (decls, "<x:e xmlns:x='urn:%u'/>", i);
+  for (guint i = 0; i < 600; i++)
+    {
+      g_string_append (pairs, "<e");
+      for (guint a = 0; a < 256; a++)
+        g_string_append_printf (pairs, " a%u='1'", a);
+      g_string_append (pairs, "/>");
+    }
+  /* the same names again and again are not distinct: read */
+  for (guint i = 0; i < 70000; i++)
+    g_string_append_printf (many, "<e%u a%u='%u'/>", i % 100, i % 100, i);
+  g_string_append (names, "</metadata></domain>");
+  g_string_append (decls, "</metadata></domain>");
+  g_string_append (pairs, "</metadata></domain>");
+  g_string_append (many, "</metadata></domain>");
+  assert_refused (names, "f.xml:1: the document has more than 65536 distinct names");
+  assert_refused (decls, "more than 65536 distinct names of elements, attributes and namespaces");
+  assert_refused (pairs, "f.xml:1: the document has more than 16711680 pairs of attributes");
+  doc = vpa_state_reduce (many->str, many->len, "f.xml", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (doc);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -328,5 +380,6 @@ main (int argc, char **argv)
   g_test_add_func ("/state-reduce/fixtures", test_fixtures);
   g_test_add_func ("/state-reduce/generated", test_generated);
   g_test_add_func ("/state-reduce/refused", test_refused);
+  g_test_add_func ("/state-reduce/census", test_census);
   return g_test_run ();
 }

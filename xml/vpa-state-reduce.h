@@ -13,10 +13,15 @@
 
 G_BEGIN_DECLS
 
-/* Most attribute pairs one document may make libxml2's duplicate check
- * compare (vpa_xml_attribute_pairs): what 131 072 attributes in
- * elements of 256 each make, a fraction of a second. */
+/* Most pairs of attributes of one element libxml2's duplicate check
+ * may compare over a document (n attributes on an element: n(n-1)/2):
+ * what 131 072 attributes in elements of 256 each make. */
 #define VPA_STATE_REDUCE_MAX_PAIRS (512ULL * 256 * 255 / 2)
+/* Most distinct names (of elements, attributes, namespace prefixes and
+ * namespaces) a document may have: libxml2's dictionary slows down
+ * with them (quadratically in 2.9), and libvirt's domains have a few
+ * hundred, however many devices. */
+#define VPA_STATE_REDUCE_MAX_NAMES 65536
 
 /* Parses the state file buf (what names it in messages) with
  * xmlTextReader (no DTD, no entities, no network: the options of
@@ -30,8 +35,10 @@ G_BEGIN_DECLS
  * The claims read from the result are those read from the whole
  * document. What is built keeps the bounds of a parsed document.
  * VPA_ERROR_INVALID "WHAT:LINE: ..." for a document that is empty, over
- * VPA_XML_MAX_DOCUMENT, holds a NUL byte, a document type declaration
- * or more attribute pairs than VPA_STATE_REDUCE_MAX_PAIRS, is not
+ * VPA_XML_MAX_DOCUMENT, holds a NUL byte, a document type declaration,
+ * more attribute pairs than VPA_STATE_REDUCE_MAX_PAIRS or distinct
+ * names than VPA_STATE_REDUCE_MAX_NAMES (both counted in one pass
+ * before libxml2 sees the bytes), is not
  * well-formed (libxml2's own limits: nesting past 256, a text node
  * past 10 MB), or whose kept elements are past the bounds. */
 xmlDoc *vpa_state_reduce (const char *buf, gsize len, const char *what, GError **error);

@@ -107,10 +107,8 @@ prescan_fail (GError **error, const char *what, const char *buf, const char *at,
   return FALSE;
 }
 
-/* The next start tag at or after *pp, its attributes in *n; *pp moves
- * past it. NULL when there is none. */
-static const char *
-next_start_tag (const char **pp, const char *stop, guint *n)
+const char *
+vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n)
 {
   const char *p = *pp;
 
@@ -146,7 +144,7 @@ vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
    * quadratic in the attributes of one element (100 000 cost 23 s) and
    * whose tree costs about 1 KiB per element (16 MiB of "<a/>" would be
    * 4 GiB). */
-  while ((tag = next_start_tag (&p, stop, &n)) != NULL)
+  while ((tag = vpa_xml_next_start_tag (&p, stop, &n)) != NULL)
     {
       if (++elements > VPA_XML_MAX_ELEMENTS)
         return prescan_fail (error, what, buf, tag, "elements", VPA_XML_MAX_ELEMENTS);
@@ -158,18 +156,6 @@ vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
                              VPA_XML_MAX_ATTRIBUTES_TOTAL);
     }
   return TRUE;
-}
-
-guint64
-vpa_xml_attribute_pairs (const char *buf, gsize len, guint64 max)
-{
-  const char *p = buf, *stop = buf + len;
-  guint64 pairs = 0;
-  guint n;
-
-  while (pairs <= max && next_start_tag (&p, stop, &n) != NULL)
-    pairs += (guint64) n * (n - (n > 0)) / 2;
-  return pairs;
 }
 
 xmlDoc *

@@ -33,11 +33,12 @@ G_BEGIN_DECLS
  * vpa_xml_parse_memory(). */
 gboolean vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error);
 
-/* The pairs of attributes of one element libxml2's duplicate-attribute
- * check compares, summed over every start tag of buf (n attributes:
- * n(n-1)/2), counted as vpa_xml_prescan() counts attributes; stops
- * counting once past max. Linear in len. */
-guint64 vpa_xml_attribute_pairs (const char *buf, gsize len, guint64 max);
+/* The start tag at or after *pp (before stop), as vpa_xml_prescan()
+ * counts them: comments, CDATA sections, processing instructions,
+ * declarations and end tags are passed over. *n gets its attributes
+ * (every '=' outside a quoted value) and *pp moves past its '>' (or to
+ * stop). NULL, *pp at stop, when there is none. */
+const char *vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n);
 
 /* libxml2 parser options for untrusted input: no network, no entity
  * substitution, no DTD loading, no huge-document relaxation. */
