@@ -336,7 +336,7 @@ assert_refused (GString *doc, const char *message)
 
 /* What would make libxml2's work grow faster than the bytes is refused
  * before it sees them: distinct names (its dictionary), attribute pairs
- * (its duplicate check). */
+ * (its duplicate check), declarations in scope (its namespace search). */
 static void
 test_census (void)
 {
@@ -344,6 +344,7 @@ test_census (void)
   g_autoptr (GString) decls = g_string_new ("<domain><name>x</name><metadata>");
   g_autoptr (GString) pairs = g_string_new ("<domain><name>x</name><metadata>");
   g_autoptr (GString) many = g_string_new ("<domain><name>x</name><metadata>");
+  g_autoptr (GString) scope = g_string_new ("<domain><name>x</name><metadata>");
   g_autoptr (xmlDoc) doc = NULL;
   g_autoptr (GError) error = NULL;
 
@@ -358,6 +359,19 @@ test_census (void)
         g_string_append_printf (pairs, " a%u='1'", a);
       g_string_append (pairs, "/>");
     }
+  /* 200 levels declaring 200 namespaces each, then 30 000 elements
+   * under them: libxml2 would search 40 000 declarations for each */
+  for (guint i = 0; i < 200; i++)
+    {
+      g_string_append (scope, "<d");
+      for (guint a = 0; a < 200; a++)
+        g_string_append_printf (scope, " xmlns:p%u='urn:x'", a);
+      g_string_append (scope, ">");
+    }
+  for (guint i = 0; i < 30000; i++)
+    g_string_append (scope, "<e/>");
+  for (guint i = 0; i < 200; i++)
+    g_string_append (scope, "</d>");
   /* the same names again and again are not distinct: read */
   for (guint i = 0; i < 70000; i++)
     g_string_append_printf (many, "<e%u a%u='%u'/>", i % 100, i % 100, i);
@@ -365,9 +379,11 @@ test_census (void)
   g_string_append (decls, "</metadata></domain>");
   g_string_append (pairs, "</metadata></domain>");
   g_string_append (many, "</metadata></domain>");
+  g_string_append (scope, "</metadata></domain>");
   assert_refused (names, "f.xml:1: the document has more than 65536 distinct names");
   assert_refused (decls, "more than 65536 distinct names of elements, attributes and namespaces");
   assert_refused (pairs, "f.xml:1: the document has more than 16711680 pairs of attributes");
+  assert_refused (scope, "f.xml:1: the document has more than 268435456 namespace declarations in scope to search");
   doc = vpa_state_reduce (many->str, many->len, "f.xml", &error);
   g_assert_no_error (error);
   g_assert_nonnull (doc);

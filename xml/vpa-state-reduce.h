@@ -22,6 +22,12 @@ G_BEGIN_DECLS
  * with them (quadratically in 2.9), and libvirt's domains have a few
  * hundred, however many devices. */
 #define VPA_STATE_REDUCE_MAX_NAMES 65536
+/* Most namespace declarations libxml2 may search, one by one, for the
+ * elements and attributes of a document (the declarations in scope at
+ * each, once for the element and once for each attribute): a tenth of
+ * a second. libvirt's domains declare a few namespaces, in
+ * <metadata>. */
+#define VPA_STATE_REDUCE_MAX_LOOKUPS (1ULL << 28)
 
 /* Parses the state file buf (what names it in messages) with
  * xmlTextReader (no DTD, no entities, no network: the options of
@@ -36,8 +42,9 @@ G_BEGIN_DECLS
  * document. What is built keeps the bounds of a parsed document.
  * VPA_ERROR_INVALID "WHAT:LINE: ..." for a document that is empty, over
  * VPA_XML_MAX_DOCUMENT, holds a NUL byte, a document type declaration,
- * more attribute pairs than VPA_STATE_REDUCE_MAX_PAIRS or distinct
- * names than VPA_STATE_REDUCE_MAX_NAMES (both counted in one pass
+ * more attribute pairs than VPA_STATE_REDUCE_MAX_PAIRS, distinct names
+ * than VPA_STATE_REDUCE_MAX_NAMES or namespace lookups than
+ * VPA_STATE_REDUCE_MAX_LOOKUPS (counted in one pass
  * before libxml2 sees the bytes), is not
  * well-formed (libxml2's own limits: nesting past 256, a text node
  * past 10 MB), or whose kept elements are past the bounds. */

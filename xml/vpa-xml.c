@@ -108,10 +108,12 @@ prescan_fail (GError **error, const char *what, const char *buf, const char *at,
 }
 
 const char *
-vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n)
+vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n, guint *ends)
 {
   const char *p = *pp;
 
+  if (ends != NULL)
+    *ends = 0;
   while (p < stop && (p = memchr (p, '<', (gsize) (stop - p))) != NULL)
     {
       const char *tag = p;
@@ -123,7 +125,11 @@ vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n)
       else if (stop - p >= 2 && p[1] == '?')
         p = skip_past (p + 2, stop, "?>");
       else if (stop - p >= 2 && (p[1] == '!' || p[1] == '/'))
-        p = skip_past (p + 2, stop, ">");
+        {
+          if (ends != NULL && p[1] == '/')
+            (*ends)++;
+          p = skip_past (p + 2, stop, ">");
+        }
       else
         {
           *pp = scan_start_tag (p, stop, n);
@@ -144,7 +150,7 @@ vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
    * quadratic in the attributes of one element (100 000 cost 23 s) and
    * whose tree costs about 1 KiB per element (16 MiB of "<a/>" would be
    * 4 GiB). */
-  while ((tag = vpa_xml_next_start_tag (&p, stop, &n)) != NULL)
+  while ((tag = vpa_xml_next_start_tag (&p, stop, &n, NULL)) != NULL)
     {
       if (++elements > VPA_XML_MAX_ELEMENTS)
         return prescan_fail (error, what, buf, tag, "elements", VPA_XML_MAX_ELEMENTS);

@@ -37,8 +37,9 @@ gboolean vpa_xml_prescan (const char *buf, gsize len, const char *what, GError *
  * counts them: comments, CDATA sections, processing instructions,
  * declarations and end tags are passed over. *n gets its attributes
  * (every '=' outside a quoted value) and *pp moves past its '>' (or to
- * stop). NULL, *pp at stop, when there is none. */
-const char *vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n);
+ * stop); *ends (may be NULL) gets the end tags passed over on the way.
+ * NULL, *pp at stop, when there is none. */
+const char *vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n, guint *ends);
 
 /* libxml2 parser options for untrusted input: no network, no entity
  * substitution, no DTD loading, no huge-document relaxation. */
