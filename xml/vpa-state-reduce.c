@@ -308,6 +308,77 @@ read_stream (Reduce *r, GError **error)
   return TRUE;
 }
 
+/* Skips from p past the first occurrence of end (or to stop). */
+static const char *
+skip_past (const char *p, const char *stop, const char *end)
+{
+  gsize n = strlen (end);
+  const char *hit = (gsize) (stop - p) >= n ? memmem (p, (gsize) (stop - p), end, n) : NULL;
+
+  return hit != NULL ? hit + n : stop;
+}
+
+/* The end of the start tag at p ('<' then a name character), its
+ * attributes (every '=' outside a quoted value) in *n: as
+ * vpa_xml_prescan() counts them. */
+static const char *
+scan_start_tag (const char *p, const char *stop, guint *n)
+{
+  char quote = '\0';
+
+  *n = 0;
+  for (p++; p < stop; p++)
+    {
+      if (quote != '\0')
+        {
+          if (*p == quote)
+            quote = '\0';
+        }
+      else if (*p == '"' || *p == '\'')
+        quote = *p;
+      else if (*p == '=')
+        (*n)++;
+      else if (*p == '>')
+        return p + 1;
+    }
+  return stop;
+}
+
+/* The start tag at or after *pp (before stop), passing over comments,
+ * CDATA sections, processing instructions, declarations and end tags
+ * (counted in *ends); *n gets its attributes and *pp moves past its
+ * '>' (or to stop). NULL, *pp at stop, when there is none. */
+static const char *
+next_start_tag (const char **pp, const char *stop, guint *n, guint *ends)
+{
+  const char *p = *pp;
+
+  *ends = 0;
+  while (p < stop && (p = memchr (p, '<', (gsize) (stop - p))) != NULL)
+    {
+      const char *tag = p;
+
+      if (stop - p >= 4 && memcmp (p, "<!--", 4) == 0)
+        p = skip_past (p + 4, stop, "-->");
+      else if (stop - p >= 9 && memcmp (p, "<![CDATA[", 9) == 0)
+        p = skip_past (p + 9, stop, "]]>");
+      else if (stop - p >= 2 && p[1] == '?')
+        p = skip_past (p + 2, stop, "?>");
+      else if (stop - p >= 2 && (p[1] == '!' || p[1] == '/'))
+        {
+          *ends += p[1] == '/';
+          p = skip_past (p + 2, stop, ">");
+        }
+      else
+        {
+          *pp = scan_start_tag (p, stop, n);
+          return tag;
+        }
+    }
+  *pp = stop;
+  return NULL;
+}
+
 /* A name as it stands in the bytes. */
 typedef struct {
   const char *p;
@@ -479,7 +550,7 @@ census (const char *buf, gsize len, const char *what, GError **error)
   gboolean ok = TRUE;
   guint n, ends, decls;
 
-  while (ok && (tag = vpa_xml_next_start_tag (&p, stop, &n, &ends)) != NULL)
+  while (ok && (tag = next_start_tag (&p, stop, &n, &ends)) != NULL)
     {
       c.pairs += (guint64) n * (n - (n > 0)) / 2;
       if (c.pairs > VPA_STATE_REDUCE_MAX_PAIRS)

@@ -107,16 +107,20 @@ prescan_fail (GError **error, const char *what, const char *buf, const char *at,
   return FALSE;
 }
 
-const char *
-vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n, guint *ends)
+gboolean
+vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
 {
-  const char *p = *pp;
+  const char *p = buf, *stop = buf + len;
+  guint elements = 0, attributes = 0;
 
-  if (ends != NULL)
-    *ends = 0;
-  while (p < stop && (p = memchr (p, '<', (gsize) (stop - p))) != NULL)
+  /* One linear pass before libxml2, whose duplicate-attribute check is
+   * quadratic in the attributes of one element (100 000 cost 23 s) and
+   * whose tree costs about 1 KiB per element (16 MiB of "<a/>" would be
+   * 4 GiB). */
+  while ((p = memchr (p, '<', (gsize) (stop - p))) != NULL)
     {
       const char *tag = p;
+      guint n;
 
       if (stop - p >= 4 && memcmp (p, "<!--", 4) == 0)
         p = skip_past (p + 4, stop, "-->");
@@ -125,41 +129,21 @@ vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n, guint *ends
       else if (stop - p >= 2 && p[1] == '?')
         p = skip_past (p + 2, stop, "?>");
       else if (stop - p >= 2 && (p[1] == '!' || p[1] == '/'))
-        {
-          if (ends != NULL && p[1] == '/')
-            (*ends)++;
-          p = skip_past (p + 2, stop, ">");
-        }
+        p = skip_past (p + 2, stop, ">");
       else
         {
-          *pp = scan_start_tag (p, stop, n);
-          return tag;
+          p = scan_start_tag (p, stop, &n);
+          if (++elements > VPA_XML_MAX_ELEMENTS)
+            return prescan_fail (error, what, buf, tag, "elements", VPA_XML_MAX_ELEMENTS);
+          if (n > VPA_XML_MAX_ATTRIBUTES)
+            return too_many_attributes (error, what, buf, tag, n);
+          attributes += n;
+          if (attributes > VPA_XML_MAX_ATTRIBUTES_TOTAL)
+            return prescan_fail (error, what, buf, tag, "attributes",
+                                 VPA_XML_MAX_ATTRIBUTES_TOTAL);
         }
-    }
-  *pp = stop;
-  return NULL;
-}
-
-gboolean
-vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
-{
-  const char *p = buf, *stop = buf + len, *tag;
-  guint elements = 0, attributes = 0, n;
-
-  /* One linear pass before libxml2, whose duplicate-attribute check is
-   * quadratic in the attributes of one element (100 000 cost 23 s) and
-   * whose tree costs about 1 KiB per element (16 MiB of "<a/>" would be
-   * 4 GiB). */
-  while ((tag = vpa_xml_next_start_tag (&p, stop, &n, NULL)) != NULL)
-    {
-      if (++elements > VPA_XML_MAX_ELEMENTS)
-        return prescan_fail (error, what, buf, tag, "elements", VPA_XML_MAX_ELEMENTS);
-      if (n > VPA_XML_MAX_ATTRIBUTES)
-        return too_many_attributes (error, what, buf, tag, n);
-      attributes += n;
-      if (attributes > VPA_XML_MAX_ATTRIBUTES_TOTAL)
-        return prescan_fail (error, what, buf, tag, "attributes",
-                             VPA_XML_MAX_ATTRIBUTES_TOTAL);
+      if (p >= stop)
+        break;
     }
   return TRUE;
 }

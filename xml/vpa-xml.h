@@ -33,14 +33,6 @@ G_BEGIN_DECLS
  * vpa_xml_parse_memory(). */
 gboolean vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error);
 
-/* The start tag at or after *pp (before stop), as vpa_xml_prescan()
- * counts them: comments, CDATA sections, processing instructions,
- * declarations and end tags are passed over. *n gets its attributes
- * (every '=' outside a quoted value) and *pp moves past its '>' (or to
- * stop); *ends (may be NULL) gets the end tags passed over on the way.
- * NULL, *pp at stop, when there is none. */
-const char *vpa_xml_next_start_tag (const char **pp, const char *stop, guint *n, guint *ends);
-
 /* libxml2 parser options for untrusted input: no network, no entity
  * substitution, no DTD loading, no huge-document relaxation. */
 int vpa_xml_parse_options (void);
