@@ -15,6 +15,10 @@ stderr, nothing on stdout) or answered; the largest documents the
 pre-scan accepts (AT_BOUND) must be answered at scale 1. Prints a TAP
 line per run with its figures. Under a test wrapper (valgrind) it only checks the answers.
 
+Then state files past the bounds of a parsed document as libvirt keeps
+them (40 000 disks, a large <metadata>): each read by what its claims
+read, so that the guest is refused, moved or started as they say.
+
 Then the same for hostile environments: a sysfs tree with a FIFO where
 an attribute should be (the hook and the CLI must refuse it, not block),
 and a configuration of 20 000 groups (device specs and aliases).
@@ -245,6 +249,98 @@ def state_runs(tmp, data, hook, env, make, name, scale):
     return runs
 
 
+def state_disks(devices):
+    disk = ("<disk type='file' device='disk'><driver name='qemu' type='raw'/>"
+            "<source file='/var/lib/d%d.img'/><target dev='vd%d' bus='virtio'/></disk>")
+    return domain(None, devices=devices + ''.join(disk % (i, i) for i in range(40000)))
+
+
+def state_metadata(filler):
+    def make(devices):
+        return domain(None, devices=devices).replace(
+            '<memory', '<metadata>%s</metadata><memory' % filler, 1)
+    return make
+
+
+def metadata_attributes(n):
+    return '<x:tags xmlns:x="urn:example:tags" %s/>' % ' '.join('a%d="x"' % i for i in range(n))
+
+
+def metadata_elements(size):
+    item = '<x:e>%s</x:e>' % ('t' * 32)
+    return '<x:big xmlns:x="urn:example:big">%s</x:big>' % (item * (size // len(item)))
+
+
+def metadata_deep(depth, times):
+    one = '<x:d>' * depth + '</x:d>' * depth
+    return '<x:deep xmlns:x="urn:example:deep">%s</x:deep>' % (one * times)
+
+
+# State files past the bounds of a parsed document, as libvirt keeps
+# them: each is read by what its claims read, and answered.
+STATE_CLASSES = [
+    ('40 000 disks', state_disks),
+    ('300 attributes on a <metadata> element', state_metadata(metadata_attributes(300))),
+    ('a 10 MB <metadata>', state_metadata(metadata_elements(10 * 1024 * 1024))),
+    ('nesting 250 deep in <metadata>, 200 times', state_metadata(metadata_deep(250, 200))),
+]
+# Another VF of the same card: the file is read (it names the bus) and
+# holds nothing the guest needs.
+OTHER_VF = HOSTDEV.replace("function='0x0'", "function='0x3'").replace('ua-data0', 'ua-other')
+GUEST_VF = "bus='0x81' slot='0x10' function='0x0'"
+
+
+def guest_vf(keeps):
+    """The check of a restore's answer: the guest keeps its VF (stdout
+    empty: libvirt's XML stands) or is moved off it."""
+    def check(out):
+        kept = out == '' or GUEST_VF in out
+        if kept != keeps:
+            return 'the guest %s its VF' % ('was moved off' if keeps else 'kept')
+        return None
+    return check
+
+
+def state_class_runs(tmp, data, hook, env):
+    """Each class as another domain's state file, running and defined,
+    holding the guest's VF or another: prepare begin (running domains
+    only) refuses the guest whose VF a running domain holds (exit 1),
+    restore begin moves it off a VF any domain holds; holding another VF
+    the guest starts on its own."""
+    runs = []
+    for i, (name, make) in enumerate(STATE_CLASSES):
+        for holds in (True, False):
+            text = make(HOSTDEV if holds else OTHER_VF)
+            text = text.replace('<name>guest</name>', '<name>other</name>', 1)
+            for kind in ('running', 'defined'):
+                sdir = os.path.join(tmp, 'state-class-%d-%d-%s' % (i, holds, kind))
+                os.mkdir(sdir)
+                body = text
+                if kind == 'running':
+                    body = "<domstatus state='running' pid='1'>\n%s</domstatus>\n" % text
+                with open(os.path.join(sdir, 'other.xml'), 'w') as f:
+                    f.write(body)
+                conf = os.path.join(sdir, 'hook.conf')
+                with open(os.path.join(data, 'hook', 'configs', 'two-node.conf')) as f:
+                    conf_text = re.sub(r'state-dirs=.*', 'state-dirs=' + sdir,
+                                       f.read().replace('@DATA@', data))
+                with open(conf, 'w') as f:
+                    f.write(conf_text)
+                guest = os.path.join(sdir, 'guest.stdin')
+                with open(guest, 'w') as f:
+                    f.write(domain(PORT))
+                run_env = dict(env, VPA_CONFIG=conf)
+                label = '%s state file of %s, holding %s' % (
+                    kind, name, 'the guest\'s VF' if holds else 'another VF')
+                argv = [hook, 'guest', 'prepare', 'begin', '-']
+                runs.append(('hook prepare, ' + label, len(body), argv, guest, run_env,
+                             (1 if holds and kind == 'running' else 0,), None))
+                argv = [hook, 'guest', 'restore', 'begin', '-']
+                runs.append(('hook restore, ' + label, len(body), argv, guest, run_env, (0,),
+                             guest_vf(not holds)))
+    return runs
+
+
 def sysfs_fifo_tree(root):
     """A PF and one of its VFs, whose vendor attribute is a FIFO."""
     devs = os.path.join(root, 'sys', 'bus', 'pci', 'devices')
@@ -406,11 +502,14 @@ def main():
                                  state_runs(tmp, data, hook, env, make, name, scale)]
         runs += distances_runs(cli, data, tmp, env)
         runs += environment_runs(cli, hook, data, tmp, host, text, env)
+        runs = [r + (None,) for r in runs] + state_class_runs(tmp, data, hook, env)
         print('1..%d' % len(runs))
-        for label, size, argv, stdin_path, run_env, statuses in runs:
+        for label, size, argv, stdin_path, run_env, statuses, check_out in runs:
             n += 1
             status, out, err, seconds, wall, rss = measure(argv, stdin_path, run_env)
             problems = []
+            if check_out is not None and status == 0 and check_out(out) is not None:
+                problems.append(check_out(out))
             lines = err.splitlines()
             # check's report is its answer, on stdout even with exit 1.
             if status != 0 and out != '' and not (label.startswith(('check', 'config check'))

@@ -8,25 +8,60 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "vpa-state-reduce.h"
 #include "vpa-xml.h"
 #include "vpa-file.h"
+
+/* The state file's document: whole when it is within the bounds of a
+ * parsed document; else (libvirt keeps thousands of disks, a large
+ * <metadata>) only what the claims read (vpa_state_reduce), so that one
+ * such domain neither hides its claims nor blocks every start. */
+static xmlDoc *
+parse_state_file (const char *buf, gsize len, const char *what, GError **error)
+{
+  g_autoptr (GError) local = NULL;
+  xmlDoc *doc = vpa_xml_parse_memory (buf, len, what, &local);
+
+  if (doc != NULL)
+    return doc;
+  /* The pre-scan stops at the first bound crossed: the files that fail
+   * for another reason pay one more linear pass, and keep their error. */
+  if (len == 0 || len > (gsize) VPA_XML_MAX_DOCUMENT || memchr (buf, '\0', len) != NULL ||
+      vpa_xml_prescan (buf, len, what, NULL))
+    {
+      g_propagate_error (error, g_steal_pointer (&local));
+      return NULL;
+    }
+  return vpa_state_reduce (buf, len, what, error);
+}
 
 gboolean
 vpa_statedirs_parse (const char *buf, gsize len, const char *what,
                      const char *exclude, GPtrArray *claims, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
+
+  g_return_val_if_fail (claims != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((doc = parse_state_file (buf, len, what, error)) == NULL)
+    return FALSE;
+  return vpa_statedirs_claims (doc, what, exclude, claims, error);
+}
+
+gboolean
+vpa_statedirs_claims (xmlDoc *doc, const char *what, const char *exclude, GPtrArray *claims,
+                      GError **error)
+{
   g_autofree char *name = NULL;
   g_autoptr (GArray) devs = NULL;
   VpaClaim *numa = NULL;
   xmlNode *root, *dom, *n;
   gboolean running;
 
-  g_return_val_if_fail (claims != NULL, FALSE);
+  g_return_val_if_fail (doc != NULL && claims != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL)
-    return FALSE;
   root = xmlDocGetRootElement (doc);
   running = vpa_xml_is (root, "domstatus", NULL);
   dom = running ? vpa_xml_child (root, "domain", NULL) : root;

@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <libxml/tree.h>
 #include "vpa-types.h"
 
 G_BEGIN_DECLS
@@ -21,6 +22,11 @@ G_BEGIN_DECLS
 gboolean vpa_statedirs_parse (const char *buf, gsize len, const char *what,
                               const char *exclude, GPtrArray *claims,
                               GError **error);
+
+/* The same on a parsed document (whole, or as vpa_state_reduce()
+ * builds it). */
+gboolean vpa_statedirs_claims (xmlDoc *doc, const char *what, const char *exclude,
+                               GPtrArray *claims, GError **error);
 
 /* Reads every "*.xml" directly in each of dirs (NULL-terminated), in
  * name order. A directory that does not exist is skipped (the daemon has
