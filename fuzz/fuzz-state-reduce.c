@@ -2,7 +2,13 @@
  *
  * The reduced reading of a state file (vpa_state_reduce), against the
  * whole parse: whenever both read a document, the claims are the same.
+ * And the byte scanner that decides which files are parsed
+ * (vpa_statedirs_may_name), against the parse: it never skips a file
+ * the parse finds a claim in, and it stays linear in the bytes (timed
+ * against one plain pass over them, so that sanitizers and valgrind slow
+ * both alike).
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "vpa-fuzz.h"
@@ -45,6 +51,63 @@ claims_of (xmlDoc *doc)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+static int
+addr_cmp (const void *a, const void *b)
+{
+  VpaAddr x = *(const VpaAddr *) a, y = *(const VpaAddr *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* One plain pass over the bytes: the yardstick of "linear". */
+static gint64
+plain_pass_usec (const char *buf, gsize len)
+{
+  gint64 t0 = g_get_monotonic_time ();
+  volatile guint h = 0;
+
+  for (gsize i = 0; i < len; i++)
+    h = h * 31 + (guchar) buf[i];
+  (void) h;
+  return g_get_monotonic_time () - t0;
+}
+
+/* The scanner says "may name" for every address the parse claims. */
+static void
+check_scanner (const char *data, gsize size, xmlDoc *whole)
+{
+  g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+  g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+  g_autofree char *buf = g_malloc (size + 1);
+  gint64 t0, spent, plain;
+  gboolean may;
+
+  if (!vpa_statedirs_claims (whole, "fuzz.xml", NULL, claims, NULL))
+    return;
+  for (guint i = 0; i < claims->len; i++)
+    {
+      const VpaClaim *c = g_ptr_array_index (claims, i);
+
+      if (VPA_ADDR_IS_VALID (c->addr))
+        g_array_append_val (addrs, c->addr);
+    }
+  if (addrs->len == 0)
+    return;
+  qsort (addrs->data, addrs->len, sizeof (VpaAddr), addr_cmp);
+  memcpy (buf, data, size);
+  buf[size] = '\0'; /* as the files are read */
+  t0 = g_get_monotonic_time ();
+  may = vpa_statedirs_may_name (buf, size, (const VpaAddr *) (gpointer) addrs->data, addrs->len);
+  spent = g_get_monotonic_time () - t0;
+  plain = plain_pass_usec (buf, size);
+  VPA_FUZZ_CHECK (may);
+  if (spent > 1000 * plain + 50000)
+    {
+      fprintf (stderr, "may_name: %" G_GINT64_FORMAT " us, a plain pass %" G_GINT64_FORMAT " us, %zu bytes\n", spent, plain, size);
+      VPA_FUZZ_CHECK (spent <= 1000 * plain + 50000);
+    }
+}
+
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
@@ -68,6 +131,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
    * the hook parses those whole) */
   VPA_FUZZ_CHECK (whole == NULL || reduced != NULL ||
                   strstr (error->message, "distinct names") != NULL);
+  if (whole != NULL)
+    check_scanner (buf, size, whole);
   if (whole == NULL || reduced == NULL)
     return 0;
   a = claims_of (whole);
