@@ -17,6 +17,7 @@ test-kernel.py --replay CLI DATA-DIR WORK-DIR: no machine; the committed
 snapshot and facts of one run (data/kernel/) through the snapshot reader,
 with the same assertions, in a second.
 """
+import gzip
 import json
 import os
 import re
@@ -319,10 +320,74 @@ def check_live(res):
            "numvfs %d: fleet sync, then fleet pools --host is the live pools" % n)
 
 
+NESTED_INIT = """#!/bin/busybox sh
+/bin/busybox mkdir -p /proc /sys
+/bin/busybox mount -t proc proc /proc
+/bin/busybox mount -t sysfs sysfs /sys
+for d in /sys/bus/pci/devices/*; do
+  echo "VPA-PCI ${d##*/} $(/bin/busybox cat $d/vendor) $(/bin/busybox cat $d/device) $(/bin/busybox cat $d/numa_node)"
+done
+echo VPA-DONE
+/bin/busybox sleep 100000
+"""
+
+
+def nested_initrd(path):
+    """The nested guest's initramfs: lists its PCI devices, then waits."""
+    arc = guestlib.newc_entry("bin", b"", 0o040755)
+    arc += guestlib.newc_entry("bin/busybox", guestlib.busybox(), 0o100755)
+    arc += guestlib.newc_entry("init", NESTED_INIT.encode(), 0o100755)
+    arc += guestlib.newc_entry("TRAILER!!!", b"", 0)
+    with gzip.open(path, "wb", compresslevel=1) as f:
+        f.write(arc)
+
+
+def one_line(text):
+    return (text or "").strip().replace("\n", " | ")[:400]
+
+
+def check_start(res):
+    """Placement and the hook on a real start (guest/start.sh)."""
+    facts = res.json("facts") or {"devices": []}
+    byaddr = {d["address"]: d for d in facts["devices"]}
+    vf = (res.text("vf") or "").strip()
+    ok(res.rc("define-vm1") == 0, "define: vm1 placed and defined (%s)"
+       % one_line(res.text("define-vm1", "err")))
+    dev = byaddr.get(vf, {})
+    ok(dev.get("physfn") == "0000:81:00.0" and dev.get("numa_node") == 1,
+       "define: vm1 (bound to node 1, policy required) got a VF of node 1: %s" % vf)
+    started = res.rc("start-vm1") == 0
+    ok(started, "virsh start vm1 with the VF passes the hook and starts (%s)"
+       % one_line(res.text("start-vm1", "err")))
+    ok((res.text("vf-driver") or "").strip().endswith("/vfio-pci"),
+       "libvirt bound %s to vfio-pci (%s)" % (vf, (res.text("vf-driver") or "").strip()))
+    cmd = res.text("qemu-cmdline") or ""
+    ok(vf != "" and ('"driver":"vfio-pci","host":"%s"' % vf in cmd
+                     or "vfio-pci,host=%s" % vf in cmd),
+       "vm1's QEMU has %s as a vfio-pci device on its command line" % vf)
+    group = os.path.basename((res.text("vf-group") or "").strip())
+    ok(group != "" and ("/dev/vfio/" + group) in (res.text("qemu-fds") or "").split(),
+       "vm1's QEMU holds /dev/vfio/%s, the VF's IOMMU group" % group)
+    ok(res.rc("check-vm1") == 0 and vf in (res.text("check-vm1") or ""),
+       "check vm1 (running) passes: %s" % one_line(res.text("check-vm1")))
+    for dom, why in (("vm2", "bound to node 0, its VF on node 1 under required"),
+                     ("vm3", "asking for the VF vm1 holds")):
+        err = res.text("start-" + dom, "err") or ""
+        ours = [ln for ln in err.splitlines() if "virt-pci-affinity" in ln]
+        ok(res.rc("define-" + dom) == 0 and res.rc("start-" + dom) != 0 and len(ours) == 1
+           and len(ours[0]) < 1000,
+           "virsh start %s (%s): the hook refuses, one line: %s" % (dom, why, one_line(err)))
+    ok("vm1" in (res.text("start-vm3", "err") or ""),
+       "vm3's refusal names vm1, read from its live state file")
+    for line in re.findall(r"VPA-PCI .*", res.text("vm1", "console") or ""):
+        print("# nested guest: " + line)
+
+
 def boot(initrd, work, build, scenario, timeout):
     out = os.path.join(work, scenario)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
+    nested_initrd(os.path.join(out, "nested-initrd.gz"))
     console, took, late = machine.boot(initrd, out, os.path.join(HERE, "guest", scenario + ".sh"),
                                        timeout, build=build)
     with open(os.path.join(work, scenario + ".console"), "w") as f:
@@ -398,6 +463,10 @@ def main():
     check_views(res, facts)
     check_snapshots(res, facts)
     check_live(res)
+    res, took, late = boot(initrd, work, build, "start", 600)
+    ok(not late and res.rc("facts") == 0, "start: the machine booted, ran its scenario, "
+       "powered off (%.0f s)" % took)
+    check_start(res)
     print("# all machines: %.0f s" % (time.monotonic() - start))
     print("1..%d" % tests)
     sys.exit(1 if failed else 0)

@@ -28,6 +28,7 @@ setup() {
   mkdir -p /dev/pts /dev/shm /run /tmp
   mount -t devpts devpts /dev/pts
   mount -t tmpfs tmpfs /run
+  mkdir -p /run/lock
   mount -t tmpfs tmpfs /tmp
   mount -t tmpfs tmpfs /dev/shm
   trap finish EXIT
