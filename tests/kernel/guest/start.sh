@@ -44,9 +44,9 @@ run define-vm3 virsh -c $U define /tmp/vm3.xml
 run start-vm2 timeout 300 virsh -c $U start vm2
 run start-vm3 timeout 300 virsh -c $U start vm3
 step refusals
-# The nested kernel's view of its devices, if it gets that far in time.
+# The nested kernel's view of its devices, if it gets that far in 20 s.
 i=0
-while [ $i -lt 30 ] && ! grep -q VPA-DONE /tmp/nested/vm1.console 2>/dev/null; do
+while [ $i -lt 10 ] && ! grep -q VPA-DONE /tmp/nested/vm1.console 2>/dev/null; do
   sleep 2
   i=$((i + 1))
 done
