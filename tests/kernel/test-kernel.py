@@ -449,7 +449,7 @@ def main():
     initrd = os.path.join(work, "initrd.gz")
     mkinitramfs.build(initrd, guestlib.kernel_release())
     start = time.monotonic()
-    res, took, late = boot(initrd, work, build, "sources", 360)
+    res, took, late = boot(initrd, work, build, "sources", 600)
     ok(not late and res.rc("facts") == 0, "sources: the machine booted, ran its scenario, "
        "powered off (%.0f s)" % took)
     facts = res.json("facts")
@@ -463,7 +463,7 @@ def main():
     check_views(res, facts)
     check_snapshots(res, facts)
     check_live(res)
-    res, took, late = boot(initrd, work, build, "start", 480)
+    res, took, late = boot(initrd, work, build, "start", 600)
     ok(not late and res.rc("facts") == 0, "start: the machine booted, ran its scenario, "
        "powered off (%.0f s)" % took)
     check_start(res)
