@@ -22,17 +22,18 @@ expander.
 Usage: test-guest-boot.py CLI DATA-DIR WORK-DIR
 Skips only when QEMU has no TCG accelerator.
 """
-import glob
 import gzip
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
 import xml.etree.ElementTree as ET
 
-QEMU = "qemu-system-x86_64"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import guestlib  # noqa: E402
+
+QEMU = guestlib.QEMU
 # (QEMU model, vendor, device ids): distinct ids, all fine behind a root
 # port or on a PCI bus; a virtio device is "modern" (0x104N) behind a PCIe
 # port and "transitional" (0x100N) on a conventional PCI bus.
@@ -80,48 +81,25 @@ def num(s):
     return int(s, 0)
 
 
-def newc_entry(name, data, mode):
-    """One cpio 'newc' record (what the kernel unpacks as initramfs)."""
-    namez = name.encode() + b"\0"
-    hdr = "070701" + "".join("%08X" % v for v in (
-        0, mode, 0, 0, 1, 0, len(data), 0, 0, 0, 0, len(namez), 0))
-    out = hdr.encode() + namez
-    out += b"\0" * ((4 - len(out) % 4) % 4)
-    out += data
-    out += b"\0" * ((4 - len(out) % 4) % 4)
-    return out
-
-
-def has_interpreter(elf):
-    """A dynamically linked ELF64 names its loader in a PT_INTERP header."""
-    phoff = int.from_bytes(elf[0x20:0x28], "little")
-    phsize = int.from_bytes(elf[0x36:0x38], "little")
-    phnum = int.from_bytes(elf[0x38:0x3a], "little")
-    return any(int.from_bytes(elf[phoff + i * phsize:phoff + i * phsize + 4], "little") == 3
-               for i in range(phnum))
-
-
 def build_initramfs(path):
-    busybox = shutil.which("busybox")
-    if busybox is None:
-        bail("busybox-static is not installed (tools/install-deps installs it)")
-    blob = open(busybox, "rb").read()
-    if has_interpreter(blob):
-        bail("%s is not statically linked (install busybox-static)" % busybox)
+    try:
+        blob = guestlib.busybox()
+    except guestlib.Missing as e:
+        bail(str(e))
     arc = b""
-    arc += newc_entry("bin", b"", 0o040755)
-    arc += newc_entry("bin/busybox", blob, 0o100755)
-    arc += newc_entry("init", INIT.encode(), 0o100755)
-    arc += newc_entry("TRAILER!!!", b"", 0)
+    arc += guestlib.newc_entry("bin", b"", 0o040755)
+    arc += guestlib.newc_entry("bin/busybox", blob, 0o100755)
+    arc += guestlib.newc_entry("init", INIT.encode(), 0o100755)
+    arc += guestlib.newc_entry("TRAILER!!!", b"", 0)
     with gzip.open(path, "wb", compresslevel=1) as f:
         f.write(arc)
 
 
 def kernel():
-    found = sorted(glob.glob("/boot/vmlinuz-*"))
-    if not found:
-        bail("no /boot/vmlinuz-* (tools/install-deps installs linux-image-amd64)")
-    return found[-1]
+    try:
+        return guestlib.kernel()
+    except guestlib.Missing as e:
+        bail(str(e))
 
 
 def qemu_args(dom, initrd, kern, work):
