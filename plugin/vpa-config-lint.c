@@ -66,14 +66,27 @@ raw_scan (const char *data, gsize len)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) raw_entry_free);
   g_autofree char *text = g_strndup (data != NULL ? data : "", len);
-  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  char *end = text + strlen (text);
   g_autofree char *group = NULL;
+  char *next = text;
 
-  for (guint i = 0; lines[i] != NULL; i++)
+  /* One pass, line by line in place (a split with strstr would rescan
+   * the rest of the text per line under sanitizers' interceptors). */
+  for (guint i = 0; next != NULL; i++)
     {
-      char *l = g_strstrip (lines[i]);
+      char *l = next;
+      char *nl = memchr (l, '\n', (gsize) (end - l));
       char *eq;
       RawEntry *e;
+
+      if (nl != NULL)
+        {
+          *nl = '\0';
+          next = nl + 1;
+        }
+      else
+        next = NULL;
+      l = g_strstrip (l);
 
       if (*l == '\0' || *l == '#')
         continue;
