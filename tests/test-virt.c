@@ -12,6 +12,7 @@
 
 #include "vpa-source.h"
 #include "vpa-virt.h"
+#include "vpa-attach.h"
 #include "vpa-pipeline.h"
 #include "vpa-test-util.h"
 
@@ -1165,6 +1166,65 @@ rm_tree (const char *path)
   g_rmdir (path);
 }
 
+/* A --live attach libvirt refuses (a domain that is not running, a
+ * driver that cannot hot-plug) is the environment's refusal, exit 3:
+ * the device XML is ours, not the caller's input. */
+static void
+test_attach_live_refused (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (VpaHost) inventory = vpa_source_load (SNC4, NULL);
+  VpaPolicy policy = VPA_POLICY_REQUIRED;
+  const gint one[] = { 1 };
+  const char *const names[] = { "stopped", "running" };
+
+  define_bound (conn, "stopped", one, 1, FALSE);
+  define_bound (conn, "running", one, 1, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      AttachData ad = { conn, names[i], &policy, NULL, VPA_ADDR_NONE, FALSE };
+
+      g_assert_false (vpa_virt_attach (conn, NULL, names[i], VIR_DOMAIN_AFFECT_LIVE, inventory,
+                                       place_attach, &ad, NULL, &error));
+      g_free (ad.xml);
+      g_test_message ("%s", error->message);
+      g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+      g_assert_nonnull (strstr (error->message, names[i]));
+    }
+}
+
+/* The live <vpa:affinity> as libvirt hands it back (without its
+ * namespace) takes the port's records and goes back in: attach --live
+ * refused it as "no <vpa:affinity>" (exit 2) before. */
+static void
+test_attach_live_metadata (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (virDomain) dom = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cur = NULL;
+  g_autofree char *affinity = NULL;
+  g_autofree char *back = NULL;
+  g_auto (VpaAttachRecord) rec = { .device = g_strdup ("ua-hot"), .numa_node = 1 };
+  const gint one[] = { 1 };
+
+  define_bound (conn, "g1", one, 1, TRUE);
+  dom = virDomainLookupByName (conn, "g1");
+  cur = virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                              VIR_DOMAIN_AFFECT_LIVE);
+  g_assert_nonnull (cur);
+  affinity = vpa_attach_affinity (cur, "g1", &rec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (virDomainSetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, affinity, "vpa",
+                                         VPA_XMLNS, VIR_DOMAIN_AFFECT_LIVE),
+                   ==, 0);
+  back = virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                               VIR_DOMAIN_AFFECT_LIVE);
+  g_assert_nonnull (strstr (back, "<port device=\"ua-hot\"/>"));
+  g_assert_nonnull (strstr (back, "<numa placement=\"auto\""));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1201,6 +1261,8 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/attach/bound-two-cells", test_attach_two_cells);
   g_test_add_func ("/virt/attach/unplaced-auto", test_attach_unplaced);
   g_test_add_func ("/virt/attach/records", test_attach_records);
+  g_test_add_func ("/virt/attach/live-refused", test_attach_live_refused);
+  g_test_add_func ("/virt/attach/live-metadata", test_attach_live_metadata);
 
   status = g_test_run ();
   rm_tree (runtime);

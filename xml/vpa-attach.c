@@ -117,7 +117,10 @@ vpa_attach_affinity (const char *affinity_xml, const char *what, const VpaAttach
       if (doc == NULL)
         return NULL;
       affinity = xmlDocGetRootElement (doc);
-      if (!vpa_xml_is (affinity, "affinity", VPA_XMLNS))
+      /* virDomainGetMetadata returns the element without its namespace;
+       * virDomainSetMetadata puts it back. */
+      if (!vpa_xml_is (affinity, "affinity", VPA_XMLNS) &&
+          !(affinity->ns == NULL && xmlStrEqual (affinity->name, (const xmlChar *) "affinity")))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: its metadata in " VPA_XMLNS " is no <vpa:affinity>", what);
