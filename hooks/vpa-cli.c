@@ -923,9 +923,23 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
                                    &addr, record, error);
 }
 
+/* The file an "attach --config FILE" meant as the configuration (an
+ * argument besides DOMAIN that is a regular file), or NULL. */
+static const char *
+attach_config_value (const VpaCli *cli)
+{
+  if (!cli->persistent || cli->common.args == NULL || g_strv_length (cli->common.args) < 2)
+    return NULL;
+  for (guint i = 0; cli->common.args[i] != NULL; i++)
+    if (g_file_test (cli->common.args[i], G_FILE_TEST_IS_REGULAR))
+      return cli->common.args[i];
+  return NULL;
+}
+
 static gboolean
 cmd_attach (VpaCli *cli, GError **error)
 {
+  const char *file;
   g_autoptr (VpaConfig) config = NULL;
   g_autofree char *xml = NULL;
   const VpaCliVirtModule *virt;
@@ -933,6 +947,13 @@ cmd_attach (VpaCli *cli, GError **error)
   VpaAddr addr = VPA_ADDR_NONE;
   char buf[VPA_ADDR_BUFLEN];
 
+  if ((file = attach_config_value (cli)) != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --config '%s': attach's --config takes no value (virsh's persistent definition); the configuration file is --config-file FILE",
+                   file);
+      return FALSE;
+    }
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1 || cli->port == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -1083,9 +1104,7 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "the port's NUMA affinity policy", "POLICY" },
     { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
     { "config", 0, 0, G_OPTION_ARG_NONE, &cli.persistent,
-      "affect the persistent definition (as virsh attach-device --config; the "
-      "configuration file is VPA_CONFIG's, else the installed one)",
-      NULL },
+      "affect the persistent definition (as virsh attach-device --config)", NULL },
     { NULL }
   };
 
@@ -1094,9 +1113,11 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   argv[0] = prog;
   ctx = g_option_context_new (cmd->args);
   g_option_context_set_summary (ctx, cmd->summary);
-  /* attach's --config is virsh's "affect the persistent definition". */
+  /* attach's --config is virsh's "affect the persistent definition";
+   * its configuration file is --config-file (docs/interface.md). */
   if (cmd->options & OPT_ATTACH)
-    memmove (&common[2], &common[3], 2 * sizeof common[0]);
+    common[2] = (GOptionEntry){ "config-file", 0, 0, G_OPTION_ARG_FILENAME,
+                                &cli.common.config_path, "configuration file", "FILE" };
   g_option_context_add_main_entries (ctx, common, NULL);
   if (cmd->options & OPT_FORMAT)
     g_option_context_add_main_entries (ctx, format, NULL);
