@@ -38,6 +38,9 @@ typedef struct {
   char *policy;
   gboolean live;
   gboolean persistent;
+  char *vnic_type; /* attach */
+  gboolean trusted;
+  char *mac;
   char *output;
   char *alias;
   char *root; /* status --root */
@@ -52,6 +55,8 @@ vpa_cli_clear (VpaCli *cli)
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
+  g_free (cli->vnic_type);
+  g_free (cli->mac);
   g_free (cli->root);
   g_free (cli->output);
   g_free (cli->alias);
@@ -894,8 +899,7 @@ cmd_define (VpaCli *cli, GError **error)
 typedef struct {
   const VpaCli *cli;
   VpaConfig *config;
-  gboolean has_policy;
-  VpaPolicy policy;
+  VpaPortRequest want; /* the port as the options describe it */
 } AttachCtx;
 
 /* Called with the connection's current claims, under the lock: the
@@ -918,9 +922,51 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
     return NULL;
   if ((host = vpa_source_load (inventory_uri (ctx->cli), error)) == NULL)
     return NULL;
-  return vpa_pipeline_attach_port (host, claims, ctx->config, dom, ctx->cli->port,
-                                   ctx->cli->physnet, ctx->has_policy ? &ctx->policy : NULL,
-                                   &addr, record, error);
+  return vpa_pipeline_attach_request (host, claims, ctx->config, dom, &ctx->want, ctx->cli->mac,
+                                      &addr, record, error);
+}
+
+/* A MAC address as libvirt's <mac address>: six hex pairs, ':' apart. */
+static gboolean
+mac_valid (const char *mac)
+{
+  if (strlen (mac) != 17)
+    return FALSE;
+  for (guint i = 0; i < 17; i++)
+    if (i % 3 == 2 ? mac[i] != ':' : !g_ascii_isxdigit (mac[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* The port attach's options describe (its strings are cli's). */
+static gboolean
+attach_want (const VpaCli *cli, VpaPortRequest *want, GError **error)
+{
+  *want = (VpaPortRequest){ .device = cli->port, .physnet = cli->physnet, .trusted = cli->trusted ? 1 : -1 };
+  if (cli->policy != NULL && !vpa_policy_from_string (cli->policy, &want->policy))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --policy '%s': unknown NUMA affinity policy (expected required, legacy, preferred or socket)",
+                   cli->policy);
+      return FALSE;
+    }
+  want->has_policy = cli->policy != NULL;
+  if (cli->vnic_type != NULL && strcmp (cli->vnic_type, "direct") != 0 &&
+      strcmp (cli->vnic_type, "direct-physical") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --vnic-type '%s': unknown vnic type (expected direct or direct-physical)",
+                   cli->vnic_type);
+      return FALSE;
+    }
+  want->want_pf = g_strcmp0 (cli->vnic_type, "direct-physical") == 0;
+  if (cli->mac != NULL && !mac_valid (cli->mac))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --mac '%.40s': expected a MAC address as 52:54:00:12:34:56", cli->mac);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* The file an "attach --config FILE" meant as the configuration (an
@@ -960,14 +1006,8 @@ cmd_attach (VpaCli *cli, GError **error)
                    "attach: expected DOMAIN --port ALIAS [--physnet N] [--policy P]");
       return FALSE;
     }
-  if (cli->policy != NULL && !vpa_policy_from_string (cli->policy, &ctx.policy))
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "attach: --policy '%s': unknown NUMA affinity policy (expected required, legacy, preferred or socket)",
-                   cli->policy);
-      return FALSE;
-    }
-  ctx.has_policy = cli->policy != NULL;
+  if (!attach_want (cli, &ctx.want, error))
+    return FALSE;
   if ((config = load_config (cli, error)) == NULL)
     return FALSE;
   /* The domain must exist before the lock is taken (exit 2 otherwise);
@@ -1102,6 +1142,11 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "port", 0, 0, G_OPTION_ARG_STRING, &cli.port, "user alias of the new interface", "ALIAS" },
     { "physnet", 0, 0, G_OPTION_ARG_STRING, &cli.physnet, "physical network", "NAME" },
     { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "the port's NUMA affinity policy", "POLICY" },
+    { "vnic-type", 0, 0, G_OPTION_ARG_STRING, &cli.vnic_type,
+      "direct (a VF, the default) or direct-physical (a whole PF)", "TYPE" },
+    { "trusted", 0, 0, G_OPTION_ARG_NONE, &cli.trusted,
+      "only a device a spec with trusted=true admits", NULL },
+    { "mac", 0, 0, G_OPTION_ARG_STRING, &cli.mac, "the interface's MAC address", "MAC" },
     { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
     { "config", 0, 0, G_OPTION_ARG_NONE, &cli.persistent,
       "affect the persistent definition (as virsh attach-device --config)", NULL },

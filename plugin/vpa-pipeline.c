@@ -1169,7 +1169,8 @@ attach_record (VpaAttachRecord *record, const VpaPortRequest *port, const VpaReq
 {
   record->device = g_strdup (port->device);
   record->physnet = g_strdup (port->physnet);
-  record->vnic_type = g_strdup ("direct");
+  record->vnic_type = g_strdup (port->want_pf ? "direct-physical" : "direct");
+  record->trusted = port->trusted;
   record->has_policy = port->has_policy;
   record->policy = port->policy;
   record->addr = dev->addr;
@@ -1179,11 +1180,11 @@ attach_record (VpaAttachRecord *record, const VpaPortRequest *port, const VpaReq
 }
 
 char *
-vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                          VpaDomain *dom, const char *alias, const char *physnet,
-                          const VpaPolicy *policy, VpaAddr *out_addr,
-                          VpaAttachRecord *record, GError **error)
+vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                             VpaDomain *dom, const VpaPortRequest *want, const char *mac,
+                             VpaAddr *out_addr, VpaAttachRecord *record, GError **error)
 {
+  const char *alias = want->device;
   g_autoptr (VpaHost) owned = host;
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (GPtrArray) mine = g_ptr_array_new ();
@@ -1195,6 +1196,7 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   VpaGuestNodes guest;
   g_autofree char *guest_addr = NULL;
   g_autofree char *head = NULL;
+  g_autofree char *mac_xml = NULL;
 
   g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
 
@@ -1222,10 +1224,11 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
 
   port = g_new0 (VpaPortRequest, 1);
   port->device = g_strdup (alias);
-  port->physnet = g_strdup (physnet);
-  port->trusted = -1;
-  port->has_policy = policy != NULL;
-  port->policy = policy != NULL ? *policy : VPA_POLICY_LEGACY;
+  port->physnet = g_strdup (want->physnet);
+  port->want_pf = want->want_pf;
+  port->trusted = want->trusted;
+  port->has_policy = want->has_policy;
+  port->policy = want->has_policy ? want->policy : VPA_POLICY_LEGACY;
   g_ptr_array_add (dom->ports, port);
 
   requests = vpa_requests_from_domain (dom, config, error);
@@ -1271,5 +1274,22 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
     "  <alias name='%s'/>\n",
     VPA_ADDR_DOMAIN (dev->addr), VPA_ADDR_BUS (dev->addr), VPA_ADDR_SLOT (dev->addr),
     VPA_ADDR_FUNCTION (dev->addr), alias);
-  return g_strconcat (head, guest_addr != NULL ? guest_addr : "", "</interface>\n", NULL);
+  if (mac != NULL)
+    mac_xml = g_markup_printf_escaped ("  <mac address='%s'/>\n", mac);
+  return g_strconcat (head, mac_xml != NULL ? mac_xml : "", guest_addr != NULL ? guest_addr : "",
+                      "</interface>\n", NULL);
+}
+
+char *
+vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                          VpaDomain *dom, const char *alias, const char *physnet,
+                          const VpaPolicy *policy, VpaAddr *out_addr,
+                          VpaAttachRecord *record, GError **error)
+{
+  VpaPortRequest want = { .device = (char *) alias, .physnet = (char *) physnet, .trusted = -1, .has_policy = policy != NULL };
+
+  if (policy != NULL)
+    want.policy = *policy;
+  return vpa_pipeline_attach_request (host, claims, config, dom, &want, NULL, out_addr, record,
+                                      error);
 }

@@ -1225,6 +1225,51 @@ test_attach_live_metadata (void)
   g_assert_nonnull (strstr (back, "<numa placement=\"auto\""));
 }
 
+/* attach's --trusted, --vnic-type and --mac: the port's request as a
+ * <vpa:port> with them says it (trusted, a whole PF), the MAC in the
+ * interface element, the record as place writes it. */
+static void
+test_attach_request_options (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config =
+    vpa_config_load_file (VPA_TEST_DATA "/hosts/dual-socket.conf", &error);
+  g_autoptr (GPtrArray) claims = vpa_virt_load_claims (conn, &error);
+  g_autoptr (virDomain) dom = virDomainLookupByName (conn, "web1");
+  g_autofree char *xml = virDomainGetXMLDesc (dom, 0);
+  g_autoptr (VpaDomain) parsed = vpa_domain_parse (xml, strlen (xml), "web1", &error);
+  g_auto (VpaAttachRecord) rec = { 0 };
+  g_auto (VpaAttachRecord) pf_rec = { 0 };
+  VpaPortRequest want = { .device = "ua-t", .physnet = "physnet1", .trusted = 1 };
+  g_autofree char *iface = NULL;
+  g_autofree char *pf_iface = NULL;
+  g_autofree char *affinity = NULL;
+  VpaAddr addr = VPA_ADDR_NONE;
+  char buf[VPA_ADDR_BUFLEN];
+
+  g_assert_no_error (error);
+  iface = vpa_pipeline_attach_request (vpa_source_load ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml", NULL),
+                                       claims, config, parsed, &want, "52:54:00:aa:bb:cc", &addr,
+                                       &rec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (vpa_addr_format (addr, buf), ==, "0000:98:00.3");
+  g_assert_nonnull (strstr (iface, "  <mac address='52:54:00:aa:bb:cc'/>\n"));
+  affinity = vpa_attach_affinity (NULL, "web1", &rec, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (affinity, "<vpa:port device=\"ua-t\" physnet=\"physnet1\" vnic-type=\"direct\" trusted=\"true\"/>"));
+
+  g_clear_pointer (&parsed, vpa_domain_free);
+  parsed = vpa_domain_parse (xml, strlen (xml), "web1", &error);
+  want = (VpaPortRequest){ .device = "ua-pf", .physnet = "physnet2", .trusted = -1, .want_pf = TRUE };
+  pf_iface = vpa_pipeline_attach_request (vpa_source_load ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml", NULL),
+                                          claims, config, parsed, &want, NULL, &addr, &pf_rec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (vpa_addr_format (addr, buf), ==, "0000:98:00.1");
+  g_assert_null (strstr (pf_iface, "<mac"));
+  g_assert_cmpstr (pf_rec.vnic_type, ==, "direct-physical");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1263,6 +1308,7 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/attach/records", test_attach_records);
   g_test_add_func ("/virt/attach/live-refused", test_attach_live_refused);
   g_test_add_func ("/virt/attach/live-metadata", test_attach_live_metadata);
+  g_test_add_func ("/virt/attach/request-options", test_attach_request_options);
 
   status = g_test_run ();
   rm_tree (runtime);

@@ -39,6 +39,8 @@ add_records (xmlNode *affinity, const VpaAttachRecord *rec)
     set_prop (port, "policy", vpa_policy_to_string (rec->policy));
   if (rec->vnic_type != NULL)
     set_prop (port, "vnic-type", rec->vnic_type);
+  if (rec->trusted == 1)
+    set_prop (port, "trusted", "true");
   set_prop (placed, "device", rec->device);
   set_prop (placed, "address", vpa_addr_format (rec->addr, addr));
   set_prop (placed, "numa-node", node);

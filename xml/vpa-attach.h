@@ -17,6 +17,7 @@ typedef struct {
   char *device;    /* the port's user alias */
   char *physnet;   /* NULL: none */
   char *vnic_type; /* NULL: not written */
+  gint trusted;    /* -1 (and 0, as a zeroed record has it): not written, 1 true */
   gboolean has_policy;
   VpaPolicy policy; /* the port's own policy, with has_policy */
   VpaAddr addr;     /* the placed device */
