@@ -284,6 +284,42 @@ current_addr (GHashTable *by_alias, const VpaRequest *r, guint n)
 
 static gboolean request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r);
 
+/* Whether a device element with user alias belongs to a request (a
+ * port's or <vpa:device>'s device, a flavor alias's ua-vpa-NAME-N). */
+static gboolean
+alias_requested (GPtrArray *requests, const char *alias)
+{
+  if (alias == NULL)
+    return FALSE;
+  if (g_str_has_prefix (alias, VPA_ALIAS_PREFIX))
+    return TRUE;
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+      if (r->kind != VPA_REQUEST_ALIAS && g_strcmp0 (r->device, alias) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The domain's own devices that no request names (a plain <hostdev>)
+ * stay its own: never handed to one of its requests. */
+static void
+hold_unrequested (VpaInventory *inv, const VpaDomain *dom, GPtrArray *requests)
+{
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      gint idx;
+
+      if (hd->addr == VPA_ADDR_NONE || alias_requested (requests, hd->alias))
+        continue;
+      idx = vpa_host_lookup (inv->host, hd->addr);
+      if (idx >= 0)
+        vpa_inventory_hold (inv, (guint) idx, dom->name != NULL ? dom->name : "(this domain)");
+    }
+}
+
 /* NULL when the unit's current device may stay: on this host, free,
  * admitted by the specs, matching the request, allowed by its policy at
  * its tier, not taken twice. Else why it must move. */
@@ -696,6 +732,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
                            vpa_claims_filter (claims, dom->name, FALSE), error);
   if (inv == NULL)
     return NULL;
+  hold_unrequested (inv, dom, requests);
   if (!config_admits_devices (config, requests, error))
     return NULL;
   if (dom->numa_auto && report != NULL && report->keep_only)
