@@ -15,6 +15,7 @@
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
 #include "vpa-cli-status.h"
+#include "vpa-cli-request.h"
 #include "vpa-output-verdicts.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
@@ -38,9 +39,12 @@ typedef struct {
   char *policy;
   gboolean live;
   gboolean persistent;
-  char *vnic_type; /* attach */
+  char *vnic_type; /* attach, request */
   gboolean trusted;
   char *mac;
+  char *pf_group; /* request */
+  char *locality_group;
+  gboolean place;
   char *output;
   char *alias;
   char *root; /* status --root */
@@ -57,6 +61,8 @@ vpa_cli_clear (VpaCli *cli)
   g_free (cli->policy);
   g_free (cli->vnic_type);
   g_free (cli->mac);
+  g_free (cli->pf_group);
+  g_free (cli->locality_group);
   g_free (cli->root);
   g_free (cli->output);
   g_free (cli->alias);
@@ -865,16 +871,14 @@ define_settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const
     }
 }
 
+static gboolean define_document (VpaCli *cli, const char *buf, gsize len, const char *what,
+                                 GError **error);
+
 static gboolean
 cmd_define (VpaCli *cli, GError **error)
 {
-  g_autoptr (VpaConfig) config = NULL;
   g_autofree char *buf = NULL;
-  g_autofree char *name = NULL;
-  g_autoptr (GPtrArray) nets = NULL;
-  const VpaCliVirtModule *virt;
   gsize len;
-  DefineCtx ctx;
 
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
@@ -883,10 +887,24 @@ cmd_define (VpaCli *cli, GError **error)
     }
   if (!read_input (cli->common.args[0], &buf, &len, error))
     return FALSE;
+  return define_document (cli, buf, len, cli->common.args[0], error);
+}
+
+/* define's work on a document read: placed and defined under the lock,
+ * the domain's name on stdout. */
+static gboolean
+define_document (VpaCli *cli, const char *buf, gsize len, const char *what, GError **error)
+{
+  g_autoptr (VpaConfig) config = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
+  const VpaCliVirtModule *virt;
+  DefineCtx ctx;
+
   if ((config = load_config (cli, error)) == NULL ||
       (nets = load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
-  ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0], nets };
+  ctx = (DefineCtx){ cli, config, buf, len, what, nets };
   if ((virt = virt_module (error)) == NULL ||
       !virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &ctx, &name,
                      error))
@@ -1024,6 +1042,41 @@ cmd_attach (VpaCli *cli, GError **error)
   return TRUE;
 }
 
+/* request DOMAIN show|add-port|add-alias|set-numa|remove|place: the
+ * requests of a defined domain edited in its persistent definition;
+ * place (or --place) places and defines it as define does. */
+static gboolean
+cmd_request (VpaCli *cli, GError **error)
+{
+  VpaCliRequestPort port = { cli->physnet, cli->policy, cli->vnic_type, cli->pf_group,
+                             cli->locality_group, cli->trusted, cli->mac };
+  g_auto (VpaRequestEditResult) res = { 0 };
+  g_autoptr (GPtrArray) attrs = NULL;
+  g_autofree char *affinity = NULL;
+  g_autofree char *summary = NULL;
+  const VpaCliVirtModule *virt;
+  VpaRequestEdit edit;
+  gboolean show;
+
+  if (!vpa_cli_request_parse (cli->common.args, &port, &show, &edit, &attrs, error) ||
+      (virt = virt_module (error)) == NULL)
+    return FALSE;
+  if (show)
+    {
+      if ((affinity = virt->request_show (connect_uri (cli), cli->common.args[0], error)) == NULL)
+        return FALSE;
+      printf ("%s%s", affinity, affinity[0] != '\0' ? "\n" : "");
+      return TRUE;
+    }
+  if (!virt->request_edit (connect_uri (cli), cli->common.args[0], &edit, &res, error))
+    return FALSE;
+  if (cli->place || edit.op == VPA_REQUEST_EDIT_PLACE)
+    return define_document (cli, res.document, strlen (res.document), cli->common.args[0], error);
+  summary = vpa_cli_request_summary (cli->common.args[0], &edit, &res);
+  printf ("%s\n", summary);
+  return TRUE;
+}
+
 /* ------------------------------------------------------------------ */
 
 /* The one list of commands and which option groups each takes: --help,
@@ -1038,6 +1091,7 @@ enum {
   OPT_ALIAS = 1 << 5,    /* --alias NAME */
   OPT_DEVICES = 1 << 6,  /* --devices SEL */
   OPT_STATUS = 1 << 7,   /* --root DIR */
+  OPT_REQUEST = 1 << 8,  /* a port's options, --place */
 };
 
 typedef struct {
@@ -1070,6 +1124,8 @@ static const VpaCommand commands[] = {
   { "nodes", "", "per NUMA node: CPUs, memory and pages still free", cmd_nodes, OPT_FORMAT },
   { "status", "", "is the hook installed, run by libvirtd, configured? (exit 1: what to fix)",
     cmd_status, OPT_STATUS },
+  { "request", "DOMAIN show|add-port|add-alias|set-numa|remove|place",
+    "edit a defined domain's requests (its persistent definition)", cmd_request, OPT_REQUEST },
 };
 
 static void
@@ -1153,6 +1209,25 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { NULL }
   };
 
+  GOptionEntry request[] = {
+    { "physnet", 0, 0, G_OPTION_ARG_STRING, &cli.physnet, "add-port: physical network", "NAME" },
+    { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "add-port: NUMA affinity policy",
+      "POLICY" },
+    { "vnic-type", 0, 0, G_OPTION_ARG_STRING, &cli.vnic_type,
+      "add-port: direct (a VF, the default) or direct-physical (a whole PF)", "TYPE" },
+    { "trusted", 0, 0, G_OPTION_ARG_NONE, &cli.trusted,
+      "add-port: only a device a spec with trusted=true admits", NULL },
+    { "pf-group", 0, 0, G_OPTION_ARG_STRING, &cli.pf_group,
+      "add-port: ports of a group get VFs of distinct PFs", "GROUP" },
+    { "locality-group", 0, 0, G_OPTION_ARG_STRING, &cli.locality_group,
+      "add-port: the <vpa:locality-group> it belongs to", "GROUP" },
+    { "mac", 0, 0, G_OPTION_ARG_STRING, &cli.mac, "add-port: the new interface's MAC address",
+      "MAC" },
+    { "place", 0, 0, G_OPTION_ARG_NONE, &cli.place,
+      "then place and define the domain, as define does", NULL },
+    { NULL }
+  };
+
   /* "Usage: virt-pci-affinity check [OPTION…] DOMAIN|FILE": GOption
    * names the program by argv[0]. */
   argv[0] = prog;
@@ -1180,6 +1255,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, topology, NULL);
   if (cmd->options & OPT_STATUS)
     g_option_context_add_main_entries (ctx, status, NULL);
+  if (cmd->options & OPT_REQUEST)
+    g_option_context_add_main_entries (ctx, request, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
   if (cli.common.args != NULL && cmd->args[0] == '\0')
