@@ -1225,6 +1225,31 @@ test_attach_live_metadata (void)
   g_assert_nonnull (strstr (back, "<numa placement=\"auto\""));
 }
 
+/* A running domain without any <vpa:affinity>: the new element goes in
+ * as virDomainSetMetadata takes it (libvirt refused one that declared
+ * the namespace itself: "failed to create a new XML namespace"). */
+static void
+test_attach_live_metadata_new (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autoptr (virDomain) dom = virDomainLookupByName (conn, "test");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *affinity = NULL;
+  g_autofree char *back = NULL;
+  g_auto (VpaAttachRecord) rec = { .device = g_strdup ("ua-hot"), .numa_node = 0 };
+
+  g_assert_null (virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                                       VIR_DOMAIN_AFFECT_LIVE));
+  affinity = vpa_attach_affinity (NULL, "test", &rec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (virDomainSetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, affinity, "vpa",
+                                         VPA_XMLNS, VIR_DOMAIN_AFFECT_LIVE),
+                   ==, 0);
+  back = virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                               VIR_DOMAIN_AFFECT_LIVE);
+  g_assert_nonnull (strstr (back, "<port device=\"ua-hot\"/>"));
+}
+
 /* attach's --trusted, --vnic-type and --mac: the port's request as a
  * <vpa:port> with them says it (trusted, a whole PF), the MAC in the
  * interface element, the record as place writes it. */
@@ -1257,7 +1282,7 @@ test_attach_request_options (void)
   g_assert_nonnull (strstr (iface, "  <mac address='52:54:00:aa:bb:cc'/>\n"));
   affinity = vpa_attach_affinity (NULL, "web1", &rec, &error);
   g_assert_no_error (error);
-  g_assert_nonnull (strstr (affinity, "<vpa:port device=\"ua-t\" physnet=\"physnet1\" vnic-type=\"direct\" trusted=\"true\"/>"));
+  g_assert_nonnull (strstr (affinity, "<port device=\"ua-t\" physnet=\"physnet1\" vnic-type=\"direct\" trusted=\"true\"/>"));
 
   g_clear_pointer (&parsed, vpa_domain_free);
   parsed = vpa_domain_parse (xml, strlen (xml), "web1", &error);
@@ -1308,6 +1333,7 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/attach/records", test_attach_records);
   g_test_add_func ("/virt/attach/live-refused", test_attach_live_refused);
   g_test_add_func ("/virt/attach/live-metadata", test_attach_live_metadata);
+  g_test_add_func ("/virt/attach/live-metadata-new", test_attach_live_metadata_new);
   g_test_add_func ("/virt/attach/request-options", test_attach_request_options);
 
   status = g_test_run ();

@@ -109,9 +109,11 @@ vpa_attach_affinity (const char *affinity_xml, const char *what, const VpaAttach
   g_return_val_if_fail (rec != NULL, NULL);
   if (affinity_xml == NULL)
     {
+      /* Without a namespace, as libvirt returns it: virDomainSetMetadata
+       * declares it and refuses an element that already does. */
       doc = xmlNewDoc ((const xmlChar *) "1.0");
-      xmlDocSetRootElement (doc, xmlNewNode (NULL, (const xmlChar *) "metadata"));
-      affinity = new_affinity (xmlDocGetRootElement (doc));
+      affinity = xmlNewNode (NULL, (const xmlChar *) "affinity");
+      xmlDocSetRootElement (doc, affinity);
     }
   else
     {

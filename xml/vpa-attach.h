@@ -40,7 +40,7 @@ char *vpa_attach_domain (const char *xml, gsize len, const char *what, const cha
 /* A <vpa:affinity> element (affinity_xml, or a new one when NULL) with
  * rec's records appended, as virDomainSetMetadata takes it.
  * affinity_xml is as virDomainGetMetadata returns it: <affinity> without
- * a namespace (or in VPA_XMLNS). */
+ * a namespace (or in VPA_XMLNS); a new element has no namespace either. */
 char *vpa_attach_affinity (const char *affinity_xml, const char *what,
                            const VpaAttachRecord *rec, GError **error);
 
