@@ -222,6 +222,55 @@ test_virt_place (void)
   g_assert_nonnull (strstr (xml, "bus='0x3b' slot='0x11' function='0x0'"));
 }
 
+/* A domain virt-install --print-xml wrote (on the test driver), defined
+ * as virt-install would, brought under policy by request add-port and
+ * place alone. Skipped without virt-install (Debian: virtinst). */
+static void
+test_virt_install (void)
+{
+  const char *argv[] = { "virt-install", "--connect", "test:///default", "--print-xml",
+                         "--name", "vi1", "--memory", "64", "--vcpus", "1", "--os-variant",
+                         "generic", "--virt-type", "test", "--import", "--disk", "none",
+                         "--network", "none", "--graphics", "none", "--noautoconsole", NULL };
+  g_autoptr (virConnect) conn = NULL;
+  g_autoptr (VpaHost) inventory = vpa_source_load ("test://" HOST, NULL);
+  g_autoptr (virDomain) dom = NULL;
+  const char *const port[] = { "physnet", "physnet1", "policy", "required", NULL };
+  VpaRequestEdit edit = { VPA_REQUEST_EDIT_ADD_PORT, "ua-net0", port, NULL };
+  g_auto (VpaRequestEditResult) res = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *name = NULL;
+  g_autofree char *xml = NULL;
+  g_autofree char *vi = g_find_program_in_path ("virt-install");
+  int status = 0;
+  PlaceData pd;
+
+  if (vi == NULL)
+    {
+      g_test_skip ("virt-install is not installed (Debian: virtinst)");
+      return;
+    }
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               &out, NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (status, ==, 0);
+  conn = open_rw ();
+  dom = virDomainDefineXML (conn, out);
+  g_assert_nonnull (dom);
+  g_assert_true (vpa_virt_request_edit (conn, NULL, "vi1", &edit, &res, &error));
+  g_assert_no_error (error);
+  pd.doc = res.document;
+  g_assert_true (vpa_virt_define_placed_full (conn, NULL, inventory, place_doc, &pd, &name,
+                                              &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (name, ==, "vi1");
+  xml = virDomainGetXMLDesc (dom, VIR_DOMAIN_XML_INACTIVE);
+  g_test_message ("%s", xml);
+  g_assert_nonnull (strstr (xml, "<vpa:placed device=\"ua-net0\""));
+  g_assert_nonnull (strstr (xml, "<alias name='ua-net0'/>"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -231,5 +280,6 @@ main (int argc, char **argv)
   g_test_add_func ("/request/edit/alias", test_edit_alias);
   g_test_add_func ("/request/virt/round-trip", test_virt_round_trip);
   g_test_add_func ("/request/virt/place", test_virt_place);
+  g_test_add_func ("/request/virt/virt-install", test_virt_install);
   return g_test_run ();
 }
