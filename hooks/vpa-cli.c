@@ -16,6 +16,7 @@
 #include "vpa-inventory.h"
 #include "vpa-cli-status.h"
 #include "vpa-cli-request.h"
+#include "vpa-output-discovery.h"
 #include "vpa-output-verdicts.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
@@ -45,6 +46,7 @@ typedef struct {
   char *pf_group; /* request */
   char *locality_group;
   gboolean place;
+  gboolean all; /* devices --all */
   char *output;
   char *alias;
   char *root; /* status --root */
@@ -364,15 +366,22 @@ read_input (const char *path, char **buf, gsize *len, GError **error)
 /* Nothing whitelisted means nothing assignable (Nova's empty whitelist):
  * say so, and how to whitelist, rather than print an empty table only. */
 static void
-pools_hint (const VpaInventory *inv)
+command_hint (const char *command, const VpaInventory *inv)
 {
   if (inv->config->device_specs->len > 0 || inv->host->devices->len == 0)
     return;
   fprintf (stderr,
-           "virt-pci-affinity: pools: none of the %u PCI devices of %s is assignable: %s has no "
+           "virt-pci-affinity: %s: none of the %u PCI devices of %s is assignable: %s has no "
            "[device-spec NAME] group; add one per set of devices to pass through (e.g. "
-           "address=0000:3b:00.0 and physical-network=physnet1; bridges never are)\n",
-           inv->host->devices->len, inv->host->source, inv->config->path);
+           "address=0000:3b:00.0 and physical-network=physnet1; bridges never are; "
+           "'devices --all' lists them)\n",
+           command, inv->host->devices->len, inv->host->source, inv->config->path);
+}
+
+static void
+pools_hint (const VpaInventory *inv)
+{
+  command_hint ("pools", inv);
 }
 
 /* stdout, or --output FILE written atomically. */
@@ -470,6 +479,27 @@ cmd_pools (VpaCli *cli, GError **error)
   return TRUE;
 }
 
+/* devices --all: every PCI function, admitted or not, and the spec that
+ * admits it, to write specs from. */
+static gboolean
+devices_all (const VpaCli *cli, VpaCliWorld *w, gboolean json, GError **error)
+{
+  g_autofree char *out = NULL;
+
+  if (cli->alias != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "devices: --all lists every device; --alias '%s' selects inventory devices",
+                   cli->alias);
+      return FALSE;
+    }
+  if (!w->host->sealed && !vpa_host_seal (w->host, error))
+    return FALSE;
+  out = json ? vpa_output_discovery_json (w->host, w->config)
+             : vpa_output_discovery_text (w->host, w->config);
+  return emit (cli, out, error);
+}
+
 static gboolean
 cmd_devices (VpaCli *cli, GError **error)
 {
@@ -491,8 +521,11 @@ cmd_devices (VpaCli *cli, GError **error)
                    cli->alias, w.config->path, cli->alias);
       return FALSE;
     }
+  if (cli->all)
+    return devices_all (cli, &w, json, error);
   if ((inv = world_inventory (&w, error)) == NULL || (nets = load_networks_shown (cli)) == NULL)
     return FALSE;
+  command_hint ("devices", inv);
   netrows = vpa_netpool_rows (inv, nets);
   if (json)
     out = vpa_output_devices_json (inv, alias, netrows);
@@ -618,6 +651,7 @@ cmd_topology (VpaCli *cli, GError **error)
     return FALSE;
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
     return FALSE;
+  command_hint ("topology", inv);
   topo = vpa_topology_new (inv, cli->devices, error);
   if (topo == NULL)
     return FALSE;
@@ -1187,6 +1221,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   GOptionEntry alias[] = {
     { "alias", 0, 0, G_OPTION_ARG_STRING, &cli.alias,
       "only the devices a PCI alias of the configuration matches", "NAME" },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &cli.all,
+      "every PCI function of the host, admitted or not, and the spec admitting it", NULL },
     { NULL }
   };
   GOptionEntry place[] = {
