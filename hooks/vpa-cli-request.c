@@ -150,6 +150,11 @@ vpa_cli_request_summary (const char *domain, const VpaRequestEdit *edit,
 
   if (edit->op == VPA_REQUEST_EDIT_REMOVE && !res->added_device)
     return g_strdup_printf ("domain '%s': requests written; its devices stay as they are", domain);
+  /* libvirt defines the interface only with its VF: until placed, the
+   * port names no device and the hook refuses the domain. */
+  if (res->added_device)
+    return g_strdup_printf ("domain '%s': requests written; its new interface is defined when it is placed, and until then the hook refuses its start: virt-pci-affinity request %s place",
+                            domain, quoted);
   return g_strdup_printf ("domain '%s': requests written; place it again: virt-pci-affinity request %s place",
                           domain, quoted);
 }

@@ -37,11 +37,11 @@ shown=$("$vpa" request -c "$uri" "$dom" show) || fail "request show failed"
 [ -z "$shown" ] || fail "request show of a domain without requests printed: $shown"
 ok "request show: nothing before any request"
 
-# 2. add-port: the request is in the persistent definition, the domain
-# must be placed again (and says how).
+# 2. add-port: the request is in the persistent definition; the new
+# interface waits for placing (and the line says so, and how).
 out=$("$vpa" request -c "$uri" "$dom" add-port ua-net0 --policy preferred) ||
   fail "request add-port failed"
-[ "$out" = "domain '$dom': requests written; place it again: virt-pci-affinity request '$dom' place" ] ||
+[ "$out" = "domain '$dom': requests written; its new interface is defined when it is placed, and until then the hook refuses its start: virt-pci-affinity request '$dom' place" ] ||
   fail "request add-port printed: $out"
 virsh -c "$uri" dumpxml --inactive "$dom" > "$work/edited.xml"
 grep -q '<vpa:port device="ua-net0" vnic-type="direct" policy="preferred"/>' "$work/edited.xml" ||
