@@ -994,7 +994,10 @@ mac_valid (const char *mac)
 static gboolean
 attach_want (const VpaCli *cli, VpaPortRequest *want, GError **error)
 {
-  *want = (VpaPortRequest){ .device = cli->port, .physnet = cli->physnet, .trusted = cli->trusted ? 1 : -1 };
+  *want = (VpaPortRequest){ .locality_group = cli->locality_group,
+                            .device = cli->port,
+                            .physnet = cli->physnet,
+                            .trusted = cli->trusted ? 1 : -1 };
   if (cli->policy != NULL && !vpa_policy_from_string (cli->policy, &want->policy))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -1239,6 +1242,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "trusted", 0, 0, G_OPTION_ARG_NONE, &cli.trusted,
       "only a device a spec with trusted=true admits", NULL },
     { "mac", 0, 0, G_OPTION_ARG_STRING, &cli.mac, "the interface's MAC address", "MAC" },
+    { "locality-group", 0, 0, G_OPTION_ARG_STRING, &cli.locality_group,
+      "the <vpa:locality-group> the port joins, near its placed members", "GROUP" },
     { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
     { "config", 0, 0, G_OPTION_ARG_NONE, &cli.persistent,
       "affect the persistent definition (as virsh attach-device --config)", NULL },

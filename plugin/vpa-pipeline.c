@@ -7,6 +7,7 @@
 #include "vpa-place.h"
 #include "vpa-pipeline-numa.h"
 #include "vpa-pipeline-locality.h"
+#include "vpa-attach-locality.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
@@ -1208,6 +1209,7 @@ attach_record (VpaAttachRecord *record, const VpaPortRequest *port, const VpaReq
   record->physnet = g_strdup (port->physnet);
   record->vnic_type = g_strdup (port->want_pf ? "direct-physical" : "direct");
   record->trusted = port->trusted;
+  record->locality_group = g_strdup (port->locality_group);
   record->has_policy = port->has_policy;
   record->policy = port->policy;
   record->addr = dev->addr;
@@ -1266,6 +1268,14 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   port->trusted = want->trusted;
   port->has_policy = want->has_policy;
   port->policy = want->has_policy ? want->policy : VPA_POLICY_LEGACY;
+  port->locality_group = g_strdup (want->locality_group);
+  if (want->locality_group != NULL && vpa_domain_locality_group (dom, want->locality_group) == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --locality-group '%s': domain '%s' has no <vpa:locality-group name='%s'>",
+                   want->locality_group, dom->name, want->locality_group);
+      return NULL;
+    }
   g_ptr_array_add (dom->ports, port);
 
   requests = vpa_requests_from_domain (dom, config, error);
@@ -1285,6 +1295,8 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
    * placement="auto" guest the one its <vpa:placed-cell>s record): the
    * port is placed under its policy relative to them, and the binding
    * stays as it is. */
+  if (((VpaRequest *) g_ptr_array_index (mine, 0))->locality_group != NULL)
+    vpa_attach_locality_restrict (inv, dom, g_ptr_array_index (mine, 0));
   placement = vpa_place (inv, mine, &guest, error);
   if (placement == NULL)
     {
@@ -1302,7 +1314,14 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_addr, error))
     return NULL;
   if (record != NULL)
-    attach_record (record, port, g_ptr_array_index (mine, 0), dev);
+    {
+      const VpaRequest *r = g_ptr_array_index (mine, 0);
+
+      attach_record (record, port, r, dev);
+      if (r->locality_group != NULL)
+        record->locality = (gint) vpa_attach_locality_reached (
+          inv, dom, r, g_array_index (a->devices, guint, 0));
+    }
   head = g_markup_printf_escaped (
     "<interface type='hostdev' managed='yes'>\n"
     "  <source>\n"

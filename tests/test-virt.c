@@ -1295,6 +1295,82 @@ test_attach_request_options (void)
   g_assert_cmpstr (pf_rec.vnic_type, ==, "direct-physical");
 }
 
+/* s with every from replaced by to. */
+static char *
+replace (char *s, const char *from, const char *to)
+{
+  g_auto (GStrv) parts = g_strsplit (s, from, -1);
+
+  g_free (s);
+  return g_strjoinv (to, parts);
+}
+
+/* attach --locality-group: the port joins group g0 (switch, required)
+ * of a placed GPU server domain, whose GPU and port were placed below
+ * the switch of 0000:3a/3b, and gets a VF there, recorded with the level
+ * reached; without the group the first free VF (bus 0x19) would do. A
+ * group the domain lacks is refused. */
+static char *
+attach_gpu1 (const char *group, VpaAddr *addr, VpaAttachRecord *rec, GError **error)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" VPA_TEST_DATA "/hosts/gpu-server.xml");
+  char *xml = vpa_test_read_fixture (VPA_TEST_DATA "/hook/domains/locality-placed.xml", NULL);
+  g_autoptr (virDomain) dom = NULL;
+  g_autoptr (GPtrArray) claims = NULL;
+  g_autoptr (VpaConfig) config =
+    vpa_config_load_file (VPA_TEST_DATA "/hosts/gpu-server.conf", NULL);
+  g_autoptr (VpaDomain) parsed = NULL;
+  VpaPortRequest want = { .device = "ua-rdma2", .physnet = "rdma", .trusted = -1, .locality_group = (char *) group };
+  char *out;
+
+  xml = replace (xml, "type='kvm'", "type='test'");
+  xml = replace (xml, "0000:1a:00.0", "0000:3a:00.0");
+  xml = replace (xml, "bus='0x1a'", "bus='0x3a'");
+  xml = replace (xml, "0000:19:00.1", "0000:3b:00.1");
+  xml = replace (xml, "bus='0x19' slot='0x00' function='0x1'", "bus='0x3b' slot='0x00' function='0x1'");
+  dom = virDomainDefineXML (conn, xml);
+  g_assert_nonnull (dom);
+  claims = vpa_virt_load_claims (conn, NULL);
+  parsed = vpa_domain_parse (xml, strlen (xml), "gpu1", NULL);
+  g_assert_nonnull (parsed);
+  out = vpa_pipeline_attach_request (
+    vpa_source_load ("test://" VPA_TEST_DATA "/hosts/gpu-server.xml", NULL), claims, config,
+    parsed, &want, NULL, addr, rec, error);
+  g_free (xml);
+  return out;
+}
+
+static void
+test_attach_locality_group (void)
+{
+  g_auto (VpaAttachRecord) rec = { 0 };
+  g_auto (VpaAttachRecord) plain_rec = { 0 };
+  g_auto (VpaAttachRecord) bad_rec = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *iface = NULL;
+  g_autofree char *plain = NULL;
+  g_autofree char *affinity = NULL;
+  VpaAddr addr = VPA_ADDR_NONE, plain_addr = VPA_ADDR_NONE;
+  char buf[VPA_ADDR_BUFLEN];
+
+  iface = attach_gpu1 ("g0", &addr, &rec, &error);
+  g_assert_no_error (error);
+  g_test_message ("g0: %s", vpa_addr_format (addr, buf));
+  g_assert_cmpint (VPA_ADDR_BUS (addr), ==, 0x3b);
+  g_assert_cmpstr (rec.locality_group, ==, "g0");
+  g_assert_cmpint (rec.locality, ==, VPA_LOCALITY_SWITCH);
+  affinity = vpa_attach_affinity (NULL, "gpu1", &rec, &error);
+  g_assert_nonnull (strstr (affinity, "locality-group=\"g0\" locality=\"switch\"/>"));
+  plain = attach_gpu1 (NULL, &plain_addr, &plain_rec, &error);
+  g_assert_no_error (error);
+  g_test_message ("no group: %s", vpa_addr_format (plain_addr, buf));
+  g_assert_cmpint (VPA_ADDR_BUS (plain_addr), ==, 0x19);
+  g_assert_null (plain_rec.locality_group);
+  g_assert_null (attach_gpu1 ("g9", &addr, &bad_rec, &error));
+  g_assert_cmpstr (error->message, ==,
+                   "attach: --locality-group 'g9': domain 'guest' has no <vpa:locality-group name='g9'>");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1335,6 +1411,7 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/attach/live-metadata", test_attach_live_metadata);
   g_test_add_func ("/virt/attach/live-metadata-new", test_attach_live_metadata_new);
   g_test_add_func ("/virt/attach/request-options", test_attach_request_options);
+  g_test_add_func ("/virt/attach/locality-group", test_attach_locality_group);
 
   status = g_test_run ();
   rm_tree (runtime);

@@ -6,6 +6,7 @@
 
 #include "vpa-constants.h"
 #include "vpa-xml.h"
+#include "vpa-pcie.h"
 
 void
 vpa_attach_record_clear (VpaAttachRecord *rec)
@@ -14,6 +15,7 @@ vpa_attach_record_clear (VpaAttachRecord *rec)
   g_clear_pointer (&rec->device, g_free);
   g_clear_pointer (&rec->physnet, g_free);
   g_clear_pointer (&rec->vnic_type, g_free);
+  g_clear_pointer (&rec->locality_group, g_free);
 }
 
 static void
@@ -41,11 +43,18 @@ add_records (xmlNode *affinity, const VpaAttachRecord *rec)
     set_prop (port, "vnic-type", rec->vnic_type);
   if (rec->trusted == 1)
     set_prop (port, "trusted", "true");
+  if (rec->locality_group != NULL)
+    set_prop (port, "locality-group", rec->locality_group);
   set_prop (placed, "device", rec->device);
   set_prop (placed, "address", vpa_addr_format (rec->addr, addr));
   set_prop (placed, "numa-node", node);
   set_prop (placed, "policy", vpa_policy_to_string (rec->placed_policy));
   set_prop (placed, "source", vpa_policy_source_to_string (rec->placed_source));
+  if (rec->locality_group != NULL)
+    {
+      set_prop (placed, "locality-group", rec->locality_group);
+      set_prop (placed, "locality", vpa_locality_to_string ((VpaLocality) rec->locality));
+    }
 }
 
 static xmlNode *

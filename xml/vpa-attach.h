@@ -14,10 +14,12 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  char *device;    /* the port's user alias */
-  char *physnet;   /* NULL: none */
-  char *vnic_type; /* NULL: not written */
-  gint trusted;    /* -1 (and 0, as a zeroed record has it): not written, 1 true */
+  char *device;         /* the port's user alias */
+  char *physnet;        /* NULL: none */
+  char *vnic_type;      /* NULL: not written */
+  gint trusted;         /* -1 (and 0, as a zeroed record has it): not written, 1 true */
+  char *locality_group; /* NULL: none; else with the level reached: */
+  gint locality;        /* VpaLocality the group's devices share with it */
   gboolean has_policy;
   VpaPolicy policy; /* the port's own policy, with has_policy */
   VpaAddr addr;     /* the placed device */
