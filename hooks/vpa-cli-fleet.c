@@ -587,26 +587,32 @@ run_command (const FleetCommand *cmd, int argc, char **argv)
   g_autofree char *prog = g_strdup_printf ("virt-pci-affinity fleet %s", cmd->name);
   gboolean sync = cmd->run == cmd_sync, filter = cmd->run == cmd_filter;
   gboolean formatted = cmd->run == cmd_pools || filter || cmd->run == cmd_hosts;
+  gboolean pools = cmd->run == cmd_pools, hosts = cmd->run == cmd_hosts;
+  /* --help (and so the completion) shows only the options cmd takes;
+   * the others are still parsed, and refused below with the usage. */
+#define FLEET_TAKES(yes) ((yes) ? 0 : G_OPTION_FLAG_HIDDEN)
   GOptionEntry entries[] = {
     { "store", 0, 0, G_OPTION_ARG_STRING, &cli.store, "the fleet store", "STORE" },
-    { "host", 0, 0, G_OPTION_ARG_STRING, &cli.host, "the host's name in the store", "NAME" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &cli.common.format,
+    { "host", 0, FLEET_TAKES (!filter && !hosts), G_OPTION_ARG_STRING, &cli.host,
+      "the host's name in the store", "NAME" },
+    { "format", 0, FLEET_TAKES (formatted), G_OPTION_ARG_STRING, &cli.common.format,
       "text (default) or json; pools: also openmetrics", "FORMAT" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &cli.output,
+    { "output", 'o', FLEET_TAKES (pools), G_OPTION_ARG_FILENAME, &cli.output,
       "pools: write to FILE atomically (temporary file, rename) instead of stdout", "FILE" },
-    { "config", 0, 0, G_OPTION_ARG_FILENAME, &cli.common.config_path, "configuration file",
-      "FILE" },
-    { "connect", 'c', 0, G_OPTION_ARG_STRING, &cli.common.connect,
+    { "config", 0, FLEET_TAKES (sync || filter), G_OPTION_ARG_FILENAME,
+      &cli.common.config_path, "configuration file", "FILE" },
+    { "connect", 'c', FLEET_TAKES (sync), G_OPTION_ARG_STRING, &cli.common.connect,
       "libvirt URI of the domains (claims)", "URI" },
-    { "inventory", 0, 0, G_OPTION_ARG_STRING, &cli.common.inventory,
+    { "inventory", 0, FLEET_TAKES (sync), G_OPTION_ARG_STRING, &cli.common.inventory,
       "where devices and topology come from (default: the --connect URI)", "SOURCE" },
-    { "watch", 0, 0, G_OPTION_ARG_NONE, &cli.watch,
+    { "watch", 0, FLEET_TAKES (sync), G_OPTION_ARG_NONE, &cli.watch,
       "sync: stay connected and sync on every libvirt event until SIGTERM", NULL },
-    { "max-age", 0, 0, G_OPTION_ARG_INT64, &cli.max_age,
+    { "max-age", 0, FLEET_TAKES (filter), G_OPTION_ARG_INT64, &cli.max_age,
       "filter: fail hosts whose rows are older than SECONDS", "SECONDS" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_STRING_ARRAY, &cli.common.args, NULL, NULL },
     { NULL }
   };
+#undef FLEET_TAKES
 
   argv[0] = prog; /* "Usage: virt-pci-affinity fleet pools [OPTION…] ..." */
   ctx = g_option_context_new (cmd->args);

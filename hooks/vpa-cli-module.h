@@ -15,11 +15,12 @@
 #include "vpa-source.h"
 #include "vpa-types.h"
 #include "vpa-attach.h"
+#include "vpa-request-edit.h"
 
 G_BEGIN_DECLS
 
 /* Bump when a table below changes. */
-#define VPA_CLI_MODULE_VERSION 4
+#define VPA_CLI_MODULE_VERSION 5
 
 /* Returns the placed domain for define given the connection's current
  * claims (as VpaVirtPlaceFunc). */
@@ -56,6 +57,10 @@ typedef struct {
   GPtrArray *(*load_networks) (const char *uri, GError **error);
   /* `fleet sync --watch` (vpa_virt_watch_run). */
   VpaFleetWatcher watch;
+  /* `request`: vpa_virt_request_edit and vpa_virt_request_show. */
+  gboolean (*request_edit) (const char *uri, const char *domain, const VpaRequestEdit *edit,
+                            VpaRequestEditResult *out, GError **error);
+  char *(*request_show) (const char *uri, const char *domain, GError **error);
 } VpaCliVirtModule;
 
 const VpaCliVirtModule *vpa_cli_virt_module (void);

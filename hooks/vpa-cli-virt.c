@@ -8,6 +8,7 @@
 #include "vpa-cli-module.h"
 #include "vpa-virt-watch.h"
 #include "vpa-virt.h"
+#include "vpa-virt-request.h"
 
 static gboolean
 virt_probe (const char *uri)
@@ -104,6 +105,23 @@ virt_load_networks (const char *uri, GError **error)
   return vpa_virt_load_hostdev_networks (conn, uri, error);
 }
 
+static gboolean
+virt_request_edit (const char *uri, const char *domain, const VpaRequestEdit *edit,
+                   VpaRequestEditResult *out, GError **error)
+{
+  g_autoptr (virConnect) conn = vpa_virt_open (uri, FALSE, error);
+
+  return conn != NULL && vpa_virt_request_edit (conn, uri, domain, edit, out, error);
+}
+
+static char *
+virt_request_show (const char *uri, const char *domain, GError **error)
+{
+  g_autoptr (virConnect) conn = vpa_virt_open (uri, TRUE, error);
+
+  return conn != NULL ? vpa_virt_request_show (conn, uri, domain, error) : NULL;
+}
+
 const VpaCliVirtModule *
 vpa_cli_virt_module (void)
 {
@@ -117,6 +135,8 @@ vpa_cli_virt_module (void)
     .define = virt_define,
     .attach = virt_attach,
     .load_networks = virt_load_networks,
+    .request_edit = virt_request_edit,
+    .request_show = virt_request_show,
   };
   return &module;
 }

@@ -15,6 +15,8 @@
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
 #include "vpa-cli-status.h"
+#include "vpa-cli-request.h"
+#include "vpa-output-discovery.h"
 #include "vpa-output-verdicts.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
@@ -38,6 +40,13 @@ typedef struct {
   char *policy;
   gboolean live;
   gboolean persistent;
+  char *vnic_type; /* attach, request */
+  gboolean trusted;
+  char *mac;
+  char *pf_group; /* request */
+  char *locality_group;
+  gboolean place;
+  gboolean all; /* devices --all */
   char *output;
   char *alias;
   char *root; /* status --root */
@@ -52,6 +61,10 @@ vpa_cli_clear (VpaCli *cli)
   g_free (cli->port);
   g_free (cli->physnet);
   g_free (cli->policy);
+  g_free (cli->vnic_type);
+  g_free (cli->mac);
+  g_free (cli->pf_group);
+  g_free (cli->locality_group);
   g_free (cli->root);
   g_free (cli->output);
   g_free (cli->alias);
@@ -353,15 +366,22 @@ read_input (const char *path, char **buf, gsize *len, GError **error)
 /* Nothing whitelisted means nothing assignable (Nova's empty whitelist):
  * say so, and how to whitelist, rather than print an empty table only. */
 static void
-pools_hint (const VpaInventory *inv)
+command_hint (const char *command, const VpaInventory *inv)
 {
   if (inv->config->device_specs->len > 0 || inv->host->devices->len == 0)
     return;
   fprintf (stderr,
-           "virt-pci-affinity: pools: none of the %u PCI devices of %s is assignable: %s has no "
+           "virt-pci-affinity: %s: none of the %u PCI devices of %s is assignable: %s has no "
            "[device-spec NAME] group; add one per set of devices to pass through (e.g. "
-           "address=0000:3b:00.0 and physical-network=physnet1; bridges never are)\n",
-           inv->host->devices->len, inv->host->source, inv->config->path);
+           "address=0000:3b:00.0 and physical-network=physnet1; bridges never are; "
+           "'devices --all' lists them)\n",
+           command, inv->host->devices->len, inv->host->source, inv->config->path);
+}
+
+static void
+pools_hint (const VpaInventory *inv)
+{
+  command_hint ("pools", inv);
 }
 
 /* stdout, or --output FILE written atomically. */
@@ -459,6 +479,27 @@ cmd_pools (VpaCli *cli, GError **error)
   return TRUE;
 }
 
+/* devices --all: every PCI function, admitted or not, and the spec that
+ * admits it, to write specs from. */
+static gboolean
+devices_all (const VpaCli *cli, VpaCliWorld *w, gboolean json, GError **error)
+{
+  g_autofree char *out = NULL;
+
+  if (cli->alias != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "devices: --all lists every device; --alias '%s' selects inventory devices",
+                   cli->alias);
+      return FALSE;
+    }
+  if (!w->host->sealed && !vpa_host_seal (w->host, error))
+    return FALSE;
+  out = json ? vpa_output_discovery_json (w->host, w->config)
+             : vpa_output_discovery_text (w->host, w->config);
+  return emit (cli, out, error);
+}
+
 static gboolean
 cmd_devices (VpaCli *cli, GError **error)
 {
@@ -480,8 +521,11 @@ cmd_devices (VpaCli *cli, GError **error)
                    cli->alias, w.config->path, cli->alias);
       return FALSE;
     }
+  if (cli->all)
+    return devices_all (cli, &w, json, error);
   if ((inv = world_inventory (&w, error)) == NULL || (nets = load_networks_shown (cli)) == NULL)
     return FALSE;
+  command_hint ("devices", inv);
   netrows = vpa_netpool_rows (inv, nets);
   if (json)
     out = vpa_output_devices_json (inv, alias, netrows);
@@ -607,6 +651,7 @@ cmd_topology (VpaCli *cli, GError **error)
     return FALSE;
   if (!world_load (cli, &w, error) || (inv = world_inventory (&w, error)) == NULL)
     return FALSE;
+  command_hint ("topology", inv);
   topo = vpa_topology_new (inv, cli->devices, error);
   if (topo == NULL)
     return FALSE;
@@ -860,16 +905,14 @@ define_settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const
     }
 }
 
+static gboolean define_document (VpaCli *cli, const char *buf, gsize len, const char *what,
+                                 GError **error);
+
 static gboolean
 cmd_define (VpaCli *cli, GError **error)
 {
-  g_autoptr (VpaConfig) config = NULL;
   g_autofree char *buf = NULL;
-  g_autofree char *name = NULL;
-  g_autoptr (GPtrArray) nets = NULL;
-  const VpaCliVirtModule *virt;
   gsize len;
-  DefineCtx ctx;
 
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
@@ -878,10 +921,24 @@ cmd_define (VpaCli *cli, GError **error)
     }
   if (!read_input (cli->common.args[0], &buf, &len, error))
     return FALSE;
+  return define_document (cli, buf, len, cli->common.args[0], error);
+}
+
+/* define's work on a document read: placed and defined under the lock,
+ * the domain's name on stdout. */
+static gboolean
+define_document (VpaCli *cli, const char *buf, gsize len, const char *what, GError **error)
+{
+  g_autoptr (VpaConfig) config = NULL;
+  g_autofree char *name = NULL;
+  g_autoptr (GPtrArray) nets = NULL;
+  const VpaCliVirtModule *virt;
+  DefineCtx ctx;
+
   if ((config = load_config (cli, error)) == NULL ||
       (nets = load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
-  ctx = (DefineCtx){ cli, config, buf, len, cli->common.args[0], nets };
+  ctx = (DefineCtx){ cli, config, buf, len, what, nets };
   if ((virt = virt_module (error)) == NULL ||
       !virt->define (connect_uri (cli), inventory_uri (cli), define_place_cb, &ctx, &name,
                      error))
@@ -894,8 +951,7 @@ cmd_define (VpaCli *cli, GError **error)
 typedef struct {
   const VpaCli *cli;
   VpaConfig *config;
-  gboolean has_policy;
-  VpaPolicy policy;
+  VpaPortRequest want; /* the port as the options describe it */
 } AttachCtx;
 
 /* Called with the connection's current claims, under the lock: the
@@ -918,14 +974,73 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
     return NULL;
   if ((host = vpa_source_load (inventory_uri (ctx->cli), error)) == NULL)
     return NULL;
-  return vpa_pipeline_attach_port (host, claims, ctx->config, dom, ctx->cli->port,
-                                   ctx->cli->physnet, ctx->has_policy ? &ctx->policy : NULL,
-                                   &addr, record, error);
+  return vpa_pipeline_attach_request (host, claims, ctx->config, dom, &ctx->want, ctx->cli->mac,
+                                      &addr, record, error);
+}
+
+/* A MAC address as libvirt's <mac address>: six hex pairs, ':' apart. */
+static gboolean
+mac_valid (const char *mac)
+{
+  if (strlen (mac) != 17)
+    return FALSE;
+  for (guint i = 0; i < 17; i++)
+    if (i % 3 == 2 ? mac[i] != ':' : !g_ascii_isxdigit (mac[i]))
+      return FALSE;
+  return TRUE;
+}
+
+/* The port attach's options describe (its strings are cli's). */
+static gboolean
+attach_want (const VpaCli *cli, VpaPortRequest *want, GError **error)
+{
+  *want = (VpaPortRequest){ .locality_group = cli->locality_group,
+                            .device = cli->port,
+                            .physnet = cli->physnet,
+                            .trusted = cli->trusted ? 1 : -1 };
+  if (cli->policy != NULL && !vpa_policy_from_string (cli->policy, &want->policy))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --policy '%s': unknown NUMA affinity policy (expected required, legacy, preferred or socket)",
+                   cli->policy);
+      return FALSE;
+    }
+  want->has_policy = cli->policy != NULL;
+  if (cli->vnic_type != NULL && strcmp (cli->vnic_type, "direct") != 0 &&
+      strcmp (cli->vnic_type, "direct-physical") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --vnic-type '%s': unknown vnic type (expected direct or direct-physical)",
+                   cli->vnic_type);
+      return FALSE;
+    }
+  want->want_pf = g_strcmp0 (cli->vnic_type, "direct-physical") == 0;
+  if (cli->mac != NULL && !mac_valid (cli->mac))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --mac '%.40s': expected a MAC address as 52:54:00:12:34:56", cli->mac);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The file an "attach --config FILE" meant as the configuration (an
+ * argument besides DOMAIN that is a regular file), or NULL. */
+static const char *
+attach_config_value (const VpaCli *cli)
+{
+  if (!cli->persistent || cli->common.args == NULL || g_strv_length (cli->common.args) < 2)
+    return NULL;
+  for (guint i = 0; cli->common.args[i] != NULL; i++)
+    if (g_file_test (cli->common.args[i], G_FILE_TEST_IS_REGULAR))
+      return cli->common.args[i];
+  return NULL;
 }
 
 static gboolean
 cmd_attach (VpaCli *cli, GError **error)
 {
+  const char *file;
   g_autoptr (VpaConfig) config = NULL;
   g_autofree char *xml = NULL;
   const VpaCliVirtModule *virt;
@@ -933,20 +1048,21 @@ cmd_attach (VpaCli *cli, GError **error)
   VpaAddr addr = VPA_ADDR_NONE;
   char buf[VPA_ADDR_BUFLEN];
 
+  if ((file = attach_config_value (cli)) != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --config '%s': attach's --config takes no value (virsh's persistent definition); the configuration file is --config-file FILE",
+                   file);
+      return FALSE;
+    }
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1 || cli->port == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "attach: expected DOMAIN --port ALIAS [--physnet N] [--policy P]");
       return FALSE;
     }
-  if (cli->policy != NULL && !vpa_policy_from_string (cli->policy, &ctx.policy))
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "attach: --policy '%s': unknown NUMA affinity policy (expected required, legacy, preferred or socket)",
-                   cli->policy);
-      return FALSE;
-    }
-  ctx.has_policy = cli->policy != NULL;
+  if (!attach_want (cli, &ctx.want, error))
+    return FALSE;
   if ((config = load_config (cli, error)) == NULL)
     return FALSE;
   /* The domain must exist before the lock is taken (exit 2 otherwise);
@@ -960,6 +1076,41 @@ cmd_attach (VpaCli *cli, GError **error)
                      cli->persistent, attach_place_cb, &ctx, &addr, error))
     return FALSE;
   printf ("%s\n", vpa_addr_format (addr, buf));
+  return TRUE;
+}
+
+/* request DOMAIN show|add-port|add-alias|set-numa|remove|place: the
+ * requests of a defined domain edited in its persistent definition;
+ * place (or --place) places and defines it as define does. */
+static gboolean
+cmd_request (VpaCli *cli, GError **error)
+{
+  VpaCliRequestPort port = { cli->physnet, cli->policy, cli->vnic_type, cli->pf_group,
+                             cli->locality_group, cli->trusted, cli->mac };
+  g_auto (VpaRequestEditResult) res = { 0 };
+  g_autoptr (GPtrArray) attrs = NULL;
+  g_autofree char *affinity = NULL;
+  g_autofree char *summary = NULL;
+  const VpaCliVirtModule *virt;
+  VpaRequestEdit edit;
+  gboolean show;
+
+  if (!vpa_cli_request_parse (cli->common.args, &port, &show, &edit, &attrs, error) ||
+      (virt = virt_module (error)) == NULL)
+    return FALSE;
+  if (show)
+    {
+      if ((affinity = virt->request_show (connect_uri (cli), cli->common.args[0], error)) == NULL)
+        return FALSE;
+      printf ("%s%s", affinity, affinity[0] != '\0' ? "\n" : "");
+      return TRUE;
+    }
+  if (!virt->request_edit (connect_uri (cli), cli->common.args[0], &edit, &res, error))
+    return FALSE;
+  if (cli->place || edit.op == VPA_REQUEST_EDIT_PLACE)
+    return define_document (cli, res.document, strlen (res.document), cli->common.args[0], error);
+  summary = vpa_cli_request_summary (cli->common.args[0], &edit, &res);
+  printf ("%s\n", summary);
   return TRUE;
 }
 
@@ -977,6 +1128,7 @@ enum {
   OPT_ALIAS = 1 << 5,    /* --alias NAME */
   OPT_DEVICES = 1 << 6,  /* --devices SEL */
   OPT_STATUS = 1 << 7,   /* --root DIR */
+  OPT_REQUEST = 1 << 8,  /* a port's options, --place */
 };
 
 typedef struct {
@@ -1009,6 +1161,8 @@ static const VpaCommand commands[] = {
   { "nodes", "", "per NUMA node: CPUs, memory and pages still free", cmd_nodes, OPT_FORMAT },
   { "status", "", "is the hook installed, run by libvirtd, configured? (exit 1: what to fix)",
     cmd_status, OPT_STATUS },
+  { "request", "DOMAIN show|add-port|add-alias|set-numa|remove|place",
+    "edit a defined domain's requests (its persistent definition)", cmd_request, OPT_REQUEST },
 };
 
 static void
@@ -1070,6 +1224,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   GOptionEntry alias[] = {
     { "alias", 0, 0, G_OPTION_ARG_STRING, &cli.alias,
       "only the devices a PCI alias of the configuration matches", "NAME" },
+    { "all", 0, 0, G_OPTION_ARG_NONE, &cli.all,
+      "every PCI function of the host, admitted or not, and the spec admitting it", NULL },
     { NULL }
   };
   GOptionEntry place[] = {
@@ -1081,11 +1237,35 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "port", 0, 0, G_OPTION_ARG_STRING, &cli.port, "user alias of the new interface", "ALIAS" },
     { "physnet", 0, 0, G_OPTION_ARG_STRING, &cli.physnet, "physical network", "NAME" },
     { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "the port's NUMA affinity policy", "POLICY" },
+    { "vnic-type", 0, 0, G_OPTION_ARG_STRING, &cli.vnic_type,
+      "direct (a VF, the default) or direct-physical (a whole PF)", "TYPE" },
+    { "trusted", 0, 0, G_OPTION_ARG_NONE, &cli.trusted,
+      "only a device a spec with trusted=true admits", NULL },
+    { "mac", 0, 0, G_OPTION_ARG_STRING, &cli.mac, "the interface's MAC address", "MAC" },
+    { "locality-group", 0, 0, G_OPTION_ARG_STRING, &cli.locality_group,
+      "the <vpa:locality-group> the port joins, near its placed members", "GROUP" },
     { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live, "affect the running domain", NULL },
     { "config", 0, 0, G_OPTION_ARG_NONE, &cli.persistent,
-      "affect the persistent definition (as virsh attach-device --config; the "
-      "configuration file is VPA_CONFIG's, else the installed one)",
-      NULL },
+      "affect the persistent definition (as virsh attach-device --config)", NULL },
+    { NULL }
+  };
+
+  GOptionEntry request[] = {
+    { "physnet", 0, 0, G_OPTION_ARG_STRING, &cli.physnet, "add-port: physical network", "NAME" },
+    { "policy", 0, 0, G_OPTION_ARG_STRING, &cli.policy, "add-port: NUMA affinity policy",
+      "POLICY" },
+    { "vnic-type", 0, 0, G_OPTION_ARG_STRING, &cli.vnic_type,
+      "add-port: direct (a VF, the default) or direct-physical (a whole PF)", "TYPE" },
+    { "trusted", 0, 0, G_OPTION_ARG_NONE, &cli.trusted,
+      "add-port: only a device a spec with trusted=true admits", NULL },
+    { "pf-group", 0, 0, G_OPTION_ARG_STRING, &cli.pf_group,
+      "add-port: ports of a group get VFs of distinct PFs", "GROUP" },
+    { "locality-group", 0, 0, G_OPTION_ARG_STRING, &cli.locality_group,
+      "add-port: the <vpa:locality-group> it belongs to", "GROUP" },
+    { "mac", 0, 0, G_OPTION_ARG_STRING, &cli.mac, "add-port: the new interface's MAC address",
+      "MAC" },
+    { "place", 0, 0, G_OPTION_ARG_NONE, &cli.place,
+      "then place and define the domain, as define does", NULL },
     { NULL }
   };
 
@@ -1094,9 +1274,11 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   argv[0] = prog;
   ctx = g_option_context_new (cmd->args);
   g_option_context_set_summary (ctx, cmd->summary);
-  /* attach's --config is virsh's "affect the persistent definition". */
+  /* attach's --config is virsh's "affect the persistent definition";
+   * its configuration file is --config-file (docs/interface.md). */
   if (cmd->options & OPT_ATTACH)
-    memmove (&common[2], &common[3], 2 * sizeof common[0]);
+    common[2] = (GOptionEntry){ "config-file", 0, 0, G_OPTION_ARG_FILENAME,
+                                &cli.common.config_path, "configuration file", "FILE" };
   g_option_context_add_main_entries (ctx, common, NULL);
   if (cmd->options & OPT_FORMAT)
     g_option_context_add_main_entries (ctx, format, NULL);
@@ -1114,6 +1296,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, topology, NULL);
   if (cmd->options & OPT_STATUS)
     g_option_context_add_main_entries (ctx, status, NULL);
+  if (cmd->options & OPT_REQUEST)
+    g_option_context_add_main_entries (ctx, request, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
   if (cli.common.args != NULL && cmd->args[0] == '\0')

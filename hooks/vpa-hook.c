@@ -287,6 +287,29 @@ check_failures (GPtrArray *results, VpaVerdictReason *reason)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* A domain with requests and not one <vpa:placed> was never placed
+ * (defined with virsh, virt-install or virt-manager): its refusal says
+ * the command that places and defines it again (docs/virsh.md). */
+static char *
+unplaced_hint (const VpaDomain *dom, VpaVerdictReason reason, const char *failures)
+{
+  g_autofree char *quoted = NULL;
+  const char *name = dom->name != NULL ? dom->name : "";
+  gboolean plain = name[0] != '\0' && name[0] != '-';
+
+  if (strlen (name) > 64)
+    name = "DOMAIN"; /* the hint stays readable in the bounded line */
+
+  if (reason != VPA_VERDICT_REASON_UNPLACED || dom->placed->len > 0)
+    return g_strdup (failures);
+  for (const char *c = name; *c != '\0' && plain; c++)
+    plain = g_ascii_isalnum (*c) || strchr ("._-", *c) != NULL;
+  quoted = plain ? g_strdup (name) : g_shell_quote (name);
+  /* First, so that the bounded line keeps it whatever the failures. */
+  return g_strdup_printf ("never placed: place and define it with: virsh dumpxml %s | virt-pci-affinity define -; %s",
+                          quoted, failures);
+}
+
 /* prepare begin / start begin: refuse a domain whose devices break their
  * policy, are not on this host, or that another running domain holds. */
 static int
@@ -299,6 +322,7 @@ hook_check (HookRun *run)
   g_autoptr (GPtrArray) results = NULL;
   g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *failures = NULL;
+  g_autofree char *hinted = NULL;
   VpaVerdictReason reason = VPA_VERDICT_REASON_INPUT;
   gboolean ok = FALSE;
 
@@ -330,7 +354,8 @@ hook_check (HookRun *run)
       return 0;
     }
   failures = check_failures (results, &reason);
-  return fail (run, reason, failures);
+  hinted = unplaced_hint (dom, reason, failures);
+  return fail (run, reason, hinted);
 }
 
 static gboolean

@@ -8,6 +8,7 @@
 #include "vpa-pipeline-numa.h"
 #include "vpa-pipeline-locality.h"
 #include "vpa-pipeline-vswitch.h"
+#include "vpa-attach-locality.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
@@ -289,6 +290,42 @@ current_addr (GHashTable *by_alias, const VpaRequest *r, guint n)
 }
 
 static gboolean request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r);
+
+/* Whether a device element with user alias belongs to a request (a
+ * port's or <vpa:device>'s device, a flavor alias's ua-vpa-NAME-N). */
+static gboolean
+alias_requested (GPtrArray *requests, const char *alias)
+{
+  if (alias == NULL)
+    return FALSE;
+  if (g_str_has_prefix (alias, VPA_ALIAS_PREFIX))
+    return TRUE;
+  for (guint i = 0; i < requests->len; i++)
+    {
+      const VpaRequest *r = g_ptr_array_index (requests, i);
+      if (r->kind != VPA_REQUEST_ALIAS && g_strcmp0 (r->device, alias) == 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* The domain's own devices that no request names (a plain <hostdev>)
+ * stay its own: never handed to one of its requests. */
+static void
+hold_unrequested (VpaInventory *inv, const VpaDomain *dom, GPtrArray *requests)
+{
+  for (guint i = 0; i < dom->hostdevs->len; i++)
+    {
+      const VpaDomainHostdev *hd = g_ptr_array_index (dom->hostdevs, i);
+      gint idx;
+
+      if (hd->addr == VPA_ADDR_NONE || alias_requested (requests, hd->alias))
+        continue;
+      idx = vpa_host_lookup (inv->host, hd->addr);
+      if (idx >= 0)
+        vpa_inventory_hold (inv, (guint) idx, dom->name != NULL ? dom->name : "(this domain)");
+    }
+}
 
 /* NULL when the unit's current device may stay: on this host, free,
  * admitted by the specs, matching the request, allowed by its policy at
@@ -720,6 +757,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
                            vpa_claims_filter (claims, dom->name, FALSE), error);
   if (inv == NULL)
     return NULL;
+  hold_unrequested (inv, dom, requests);
   if (!config_admits_devices (config, requests, error))
     return NULL;
   if (dom->numa_auto && report != NULL && report->keep_only)
@@ -1202,7 +1240,9 @@ attach_record (VpaAttachRecord *record, const VpaPortRequest *port, const VpaReq
 {
   record->device = g_strdup (port->device);
   record->physnet = g_strdup (port->physnet);
-  record->vnic_type = g_strdup ("direct");
+  record->vnic_type = g_strdup (port->want_pf ? "direct-physical" : "direct");
+  record->trusted = port->trusted;
+  record->locality_group = g_strdup (port->locality_group);
   record->has_policy = port->has_policy;
   record->policy = port->policy;
   record->addr = dev->addr;
@@ -1212,11 +1252,11 @@ attach_record (VpaAttachRecord *record, const VpaPortRequest *port, const VpaReq
 }
 
 char *
-vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                          VpaDomain *dom, const char *alias, const char *physnet,
-                          const VpaPolicy *policy, VpaAddr *out_addr,
-                          VpaAttachRecord *record, GError **error)
+vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                             VpaDomain *dom, const VpaPortRequest *want, const char *mac,
+                             VpaAddr *out_addr, VpaAttachRecord *record, GError **error)
 {
+  const char *alias = want->device;
   g_autoptr (VpaHost) owned = host;
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (GPtrArray) mine = g_ptr_array_new ();
@@ -1228,6 +1268,7 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   VpaGuestNodes guest;
   g_autofree char *guest_addr = NULL;
   g_autofree char *head = NULL;
+  g_autofree char *mac_xml = NULL;
 
   g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
 
@@ -1255,10 +1296,19 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
 
   port = g_new0 (VpaPortRequest, 1);
   port->device = g_strdup (alias);
-  port->physnet = g_strdup (physnet);
-  port->trusted = -1;
-  port->has_policy = policy != NULL;
-  port->policy = policy != NULL ? *policy : VPA_POLICY_LEGACY;
+  port->physnet = g_strdup (want->physnet);
+  port->want_pf = want->want_pf;
+  port->trusted = want->trusted;
+  port->has_policy = want->has_policy;
+  port->policy = want->has_policy ? want->policy : VPA_POLICY_LEGACY;
+  port->locality_group = g_strdup (want->locality_group);
+  if (want->locality_group != NULL && vpa_domain_locality_group (dom, want->locality_group) == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --locality-group '%s': domain '%s' has no <vpa:locality-group name='%s'>",
+                   want->locality_group, dom->name, want->locality_group);
+      return NULL;
+    }
   g_ptr_array_add (dom->ports, port);
 
   requests = vpa_requests_from_domain (dom, config, error);
@@ -1278,6 +1328,8 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
    * placement="auto" guest the one its <vpa:placed-cell>s record): the
    * port is placed under its policy relative to them, and the binding
    * stays as it is. */
+  if (((VpaRequest *) g_ptr_array_index (mine, 0))->locality_group != NULL)
+    vpa_attach_locality_restrict (inv, dom, g_ptr_array_index (mine, 0));
   placement = vpa_place (inv, mine, &guest, error);
   if (placement == NULL)
     {
@@ -1295,7 +1347,14 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
   if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_addr, error))
     return NULL;
   if (record != NULL)
-    attach_record (record, port, g_ptr_array_index (mine, 0), dev);
+    {
+      const VpaRequest *r = g_ptr_array_index (mine, 0);
+
+      attach_record (record, port, r, dev);
+      if (r->locality_group != NULL)
+        record->locality = (gint) vpa_attach_locality_reached (
+          inv, dom, r, g_array_index (a->devices, guint, 0));
+    }
   head = g_markup_printf_escaped (
     "<interface type='hostdev' managed='yes'>\n"
     "  <source>\n"
@@ -1304,5 +1363,22 @@ vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *con
     "  <alias name='%s'/>\n",
     VPA_ADDR_DOMAIN (dev->addr), VPA_ADDR_BUS (dev->addr), VPA_ADDR_SLOT (dev->addr),
     VPA_ADDR_FUNCTION (dev->addr), alias);
-  return g_strconcat (head, guest_addr != NULL ? guest_addr : "", "</interface>\n", NULL);
+  if (mac != NULL)
+    mac_xml = g_markup_printf_escaped ("  <mac address='%s'/>\n", mac);
+  return g_strconcat (head, mac_xml != NULL ? mac_xml : "", guest_addr != NULL ? guest_addr : "",
+                      "</interface>\n", NULL);
+}
+
+char *
+vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                          VpaDomain *dom, const char *alias, const char *physnet,
+                          const VpaPolicy *policy, VpaAddr *out_addr,
+                          VpaAttachRecord *record, GError **error)
+{
+  VpaPortRequest want = { .device = (char *) alias, .physnet = (char *) physnet, .trusted = -1, .has_policy = policy != NULL };
+
+  if (policy != NULL)
+    want.policy = *policy;
+  return vpa_pipeline_attach_request (host, claims, config, dom, &want, NULL, out_addr, record,
+                                      error);
 }

@@ -61,6 +61,14 @@ char *vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfi
                                 const VpaPolicy *policy, VpaAddr *out_addr,
                                 VpaAttachRecord *record, GError **error);
 
+/* vpa_pipeline_attach_port for a port as want describes it (device,
+ * physnet, want_pf for vnic-type direct-physical, trusted, policy; its
+ * other fields are not read), the interface given mac (NULL: libvirt
+ * picks one). */
+char *vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
+                                   VpaDomain *dom, const VpaPortRequest *want, const char *mac,
+                                   VpaAddr *out_addr, VpaAttachRecord *record, GError **error);
+
 typedef enum {
   VPA_CHECK_OK,
   VPA_CHECK_MISSING,  /* the device is not on this host */

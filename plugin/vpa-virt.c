@@ -1303,7 +1303,9 @@ attach_config (virConnectPtr conn, const char *uri, const char *domain, const ch
     return FALSE;
   if ((defined = virDomainDefineXML (conn, xml)) == NULL)
     {
-      virt_set_error (error, virt_define_error_code (), "%s: cannot attach to domain '%s'", uri,
+      /* The device XML is ours: libvirt refusing it (not running, no
+       * hot-plug, no free slot) is the host's state, not bad input. */
+      virt_set_error (error, VPA_ERROR_ENVIRONMENT, "%s: cannot attach to domain '%s'", uri,
                       domain);
       return FALSE;
     }
@@ -1331,7 +1333,9 @@ attach_live (virDomainPtr dom, const char *uri, const char *domain, const char *
     return FALSE;
   if (virDomainAttachDeviceFlags (dom, device, VIR_DOMAIN_AFFECT_LIVE) < 0)
     {
-      virt_set_error (error, virt_define_error_code (), "%s: cannot attach to domain '%s'", uri,
+      /* The device XML is ours: libvirt refusing it (not running, no
+       * hot-plug, no free slot) is the host's state, not bad input. */
+      virt_set_error (error, VPA_ERROR_ENVIRONMENT, "%s: cannot attach to domain '%s'", uri,
                       domain);
       return FALSE;
     }

@@ -82,11 +82,27 @@ expect "fleet pools --format" "text json openmetrics" fleet pools --format ""
 expect "--group-by, first key" "socket" pools --group-by "so"
 expect "--group-by, after a comma" "numa_node,dev_type" pools --group-by "numa_node,d"
 expect "attach --policy" "required legacy preferred socket" attach web1 --policy ""
+expect "attach --vnic-type" "direct direct-physical" attach web1 --vnic-type ""
+expect "request: the domains of -c" "web1" request -c test : //"$S" ""
+expect "request DOMAIN: what to do" "show add-port add-alias set-numa remove place" request -c test : //"$S" web1 ""
 contains "check: the domains of -c test:///default (and XML files)" "test" check -c test : ///default ""
 expect "attach: the domains of a snapshot" "web1" attach -c test : //"$S" ""
 expect "devices --alias: the config's aliases" "GPU QuickAssist" devices --config "$C" --alias ""
 VPA_CONFIG=$C expect "attach --physnet: the config's physical networks (VPA_CONFIG)" \
   "physnet1 physnet2" attach web1 --physnet ""
+# COMPREPLY as it is, unsorted and not made unique (comp sorts)
+comp pools --h >/dev/null
+if [ "${COMPREPLY[*]}" = "--help" ]; then ok "--help offered once"
+else notok "--help offered once: got [${COMPREPLY[*]}]"; fi
+expect "fleet sync: only its own options" \
+  "--store --host --watch --config --connect --inventory --help" fleet sync --
+expect "fleet hosts: only its own options" "--store --format --help" fleet hosts --
+expect "-c before the command: no command names" "" -c ""
+expect "topology --devices: the config's aliases and physical networks" \
+  "GPU QuickAssist physnet1 physnet2" topology --config "$C" --devices ""
+expect "topology --devices, after a comma" "GPU,physnet1 GPU,physnet2" topology --config "$C" --devices "GPU,p"
+expect "attach --config-file: its file's physical networks" \
+  "physnet1 physnet2" attach --config-file "$C" web1 --physnet ""
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

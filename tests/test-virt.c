@@ -12,6 +12,7 @@
 
 #include "vpa-source.h"
 #include "vpa-virt.h"
+#include "vpa-attach.h"
 #include "vpa-pipeline.h"
 #include "vpa-test-util.h"
 
@@ -1165,6 +1166,211 @@ rm_tree (const char *path)
   g_rmdir (path);
 }
 
+/* A --live attach libvirt refuses (a domain that is not running, a
+ * driver that cannot hot-plug) is the environment's refusal, exit 3:
+ * the device XML is ours, not the caller's input. */
+static void
+test_attach_live_refused (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (VpaHost) inventory = vpa_source_load (SNC4, NULL);
+  VpaPolicy policy = VPA_POLICY_REQUIRED;
+  const gint one[] = { 1 };
+  const char *const names[] = { "stopped", "running" };
+
+  define_bound (conn, "stopped", one, 1, FALSE);
+  define_bound (conn, "running", one, 1, TRUE);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      AttachData ad = { conn, names[i], &policy, NULL, VPA_ADDR_NONE, FALSE };
+
+      g_assert_false (vpa_virt_attach (conn, NULL, names[i], VIR_DOMAIN_AFFECT_LIVE, inventory,
+                                       place_attach, &ad, NULL, &error));
+      g_free (ad.xml);
+      g_test_message ("%s", error->message);
+      g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
+      g_assert_nonnull (strstr (error->message, names[i]));
+    }
+}
+
+/* The live <vpa:affinity> as libvirt hands it back (without its
+ * namespace) takes the port's records and goes back in: attach --live
+ * refused it as "no <vpa:affinity>" (exit 2) before. */
+static void
+test_attach_live_metadata (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" SNC4);
+  g_autoptr (virDomain) dom = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *cur = NULL;
+  g_autofree char *affinity = NULL;
+  g_autofree char *back = NULL;
+  g_auto (VpaAttachRecord) rec = { .device = g_strdup ("ua-hot"), .numa_node = 1 };
+  const gint one[] = { 1 };
+
+  define_bound (conn, "g1", one, 1, TRUE);
+  dom = virDomainLookupByName (conn, "g1");
+  cur = virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                              VIR_DOMAIN_AFFECT_LIVE);
+  g_assert_nonnull (cur);
+  affinity = vpa_attach_affinity (cur, "g1", &rec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (virDomainSetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, affinity, "vpa",
+                                         VPA_XMLNS, VIR_DOMAIN_AFFECT_LIVE),
+                   ==, 0);
+  back = virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                               VIR_DOMAIN_AFFECT_LIVE);
+  g_assert_nonnull (strstr (back, "<port device=\"ua-hot\"/>"));
+  g_assert_nonnull (strstr (back, "<numa placement=\"auto\""));
+}
+
+/* A running domain without any <vpa:affinity>: the new element goes in
+ * as virDomainSetMetadata takes it (libvirt refused one that declared
+ * the namespace itself: "failed to create a new XML namespace"). */
+static void
+test_attach_live_metadata_new (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test:///default");
+  g_autoptr (virDomain) dom = virDomainLookupByName (conn, "test");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *affinity = NULL;
+  g_autofree char *back = NULL;
+  g_auto (VpaAttachRecord) rec = { .device = g_strdup ("ua-hot"), .numa_node = 0 };
+
+  g_assert_null (virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                                       VIR_DOMAIN_AFFECT_LIVE));
+  affinity = vpa_attach_affinity (NULL, "test", &rec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (virDomainSetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, affinity, "vpa",
+                                         VPA_XMLNS, VIR_DOMAIN_AFFECT_LIVE),
+                   ==, 0);
+  back = virDomainGetMetadata (dom, VIR_DOMAIN_METADATA_ELEMENT, VPA_XMLNS,
+                               VIR_DOMAIN_AFFECT_LIVE);
+  g_assert_nonnull (strstr (back, "<port device=\"ua-hot\"/>"));
+}
+
+/* attach's --trusted, --vnic-type and --mac: the port's request as a
+ * <vpa:port> with them says it (trusted, a whole PF), the MAC in the
+ * interface element, the record as place writes it. */
+static void
+test_attach_request_options (void)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config =
+    vpa_config_load_file (VPA_TEST_DATA "/hosts/dual-socket.conf", &error);
+  g_autoptr (GPtrArray) claims = vpa_virt_load_claims (conn, &error);
+  g_autoptr (virDomain) dom = virDomainLookupByName (conn, "web1");
+  g_autofree char *xml = virDomainGetXMLDesc (dom, 0);
+  g_autoptr (VpaDomain) parsed = vpa_domain_parse (xml, strlen (xml), "web1", &error);
+  g_auto (VpaAttachRecord) rec = { 0 };
+  g_auto (VpaAttachRecord) pf_rec = { 0 };
+  VpaPortRequest want = { .device = "ua-t", .physnet = "physnet1", .trusted = 1 };
+  g_autofree char *iface = NULL;
+  g_autofree char *pf_iface = NULL;
+  g_autofree char *affinity = NULL;
+  VpaAddr addr = VPA_ADDR_NONE;
+  char buf[VPA_ADDR_BUFLEN];
+
+  g_assert_no_error (error);
+  iface = vpa_pipeline_attach_request (vpa_source_load ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml", NULL),
+                                       claims, config, parsed, &want, "52:54:00:aa:bb:cc", &addr,
+                                       &rec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (vpa_addr_format (addr, buf), ==, "0000:98:00.3");
+  g_assert_nonnull (strstr (iface, "  <mac address='52:54:00:aa:bb:cc'/>\n"));
+  affinity = vpa_attach_affinity (NULL, "web1", &rec, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (strstr (affinity, "<port device=\"ua-t\" physnet=\"physnet1\" vnic-type=\"direct\" trusted=\"true\"/>"));
+
+  g_clear_pointer (&parsed, vpa_domain_free);
+  parsed = vpa_domain_parse (xml, strlen (xml), "web1", &error);
+  want = (VpaPortRequest){ .device = "ua-pf", .physnet = "physnet2", .trusted = -1, .want_pf = TRUE };
+  pf_iface = vpa_pipeline_attach_request (vpa_source_load ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml", NULL),
+                                          claims, config, parsed, &want, NULL, &addr, &pf_rec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (vpa_addr_format (addr, buf), ==, "0000:98:00.1");
+  g_assert_null (strstr (pf_iface, "<mac"));
+  g_assert_cmpstr (pf_rec.vnic_type, ==, "direct-physical");
+}
+
+/* s with every from replaced by to. */
+static char *
+replace (char *s, const char *from, const char *to)
+{
+  g_auto (GStrv) parts = g_strsplit (s, from, -1);
+
+  g_free (s);
+  return g_strjoinv (to, parts);
+}
+
+/* attach --locality-group: the port joins group g0 (switch, required)
+ * of a placed GPU server domain, whose GPU and port were placed below
+ * the switch of 0000:3a/3b, and gets a VF there, recorded with the level
+ * reached; without the group the first free VF (bus 0x19) would do. A
+ * group the domain lacks is refused. */
+static char *
+attach_gpu1 (const char *group, VpaAddr *addr, VpaAttachRecord *rec, GError **error)
+{
+  g_autoptr (virConnect) conn = open_rw ("test://" VPA_TEST_DATA "/hosts/gpu-server.xml");
+  char *xml = vpa_test_read_fixture (VPA_TEST_DATA "/hook/domains/locality-placed.xml", NULL);
+  g_autoptr (virDomain) dom = NULL;
+  g_autoptr (GPtrArray) claims = NULL;
+  g_autoptr (VpaConfig) config =
+    vpa_config_load_file (VPA_TEST_DATA "/hosts/gpu-server.conf", NULL);
+  g_autoptr (VpaDomain) parsed = NULL;
+  VpaPortRequest want = { .device = "ua-rdma2", .physnet = "rdma", .trusted = -1, .locality_group = (char *) group };
+  char *out;
+
+  xml = replace (xml, "type='kvm'", "type='test'");
+  xml = replace (xml, "0000:1a:00.0", "0000:3a:00.0");
+  xml = replace (xml, "bus='0x1a'", "bus='0x3a'");
+  xml = replace (xml, "0000:19:00.1", "0000:3b:00.1");
+  xml = replace (xml, "bus='0x19' slot='0x00' function='0x1'", "bus='0x3b' slot='0x00' function='0x1'");
+  dom = virDomainDefineXML (conn, xml);
+  g_assert_nonnull (dom);
+  claims = vpa_virt_load_claims (conn, NULL);
+  parsed = vpa_domain_parse (xml, strlen (xml), "gpu1", NULL);
+  g_assert_nonnull (parsed);
+  out = vpa_pipeline_attach_request (
+    vpa_source_load ("test://" VPA_TEST_DATA "/hosts/gpu-server.xml", NULL), claims, config,
+    parsed, &want, NULL, addr, rec, error);
+  g_free (xml);
+  return out;
+}
+
+static void
+test_attach_locality_group (void)
+{
+  g_auto (VpaAttachRecord) rec = { 0 };
+  g_auto (VpaAttachRecord) plain_rec = { 0 };
+  g_auto (VpaAttachRecord) bad_rec = { 0 };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *iface = NULL;
+  g_autofree char *plain = NULL;
+  g_autofree char *affinity = NULL;
+  VpaAddr addr = VPA_ADDR_NONE, plain_addr = VPA_ADDR_NONE;
+  char buf[VPA_ADDR_BUFLEN];
+
+  iface = attach_gpu1 ("g0", &addr, &rec, &error);
+  g_assert_no_error (error);
+  g_test_message ("g0: %s", vpa_addr_format (addr, buf));
+  g_assert_cmpint (VPA_ADDR_BUS (addr), ==, 0x3b);
+  g_assert_cmpstr (rec.locality_group, ==, "g0");
+  g_assert_cmpint (rec.locality, ==, VPA_LOCALITY_SWITCH);
+  affinity = vpa_attach_affinity (NULL, "gpu1", &rec, &error);
+  g_assert_nonnull (strstr (affinity, "locality-group=\"g0\" locality=\"switch\"/>"));
+  plain = attach_gpu1 (NULL, &plain_addr, &plain_rec, &error);
+  g_assert_no_error (error);
+  g_test_message ("no group: %s", vpa_addr_format (plain_addr, buf));
+  g_assert_cmpint (VPA_ADDR_BUS (plain_addr), ==, 0x19);
+  g_assert_null (plain_rec.locality_group);
+  g_assert_null (attach_gpu1 ("g9", &addr, &bad_rec, &error));
+  g_assert_cmpstr (error->message, ==,
+                   "attach: --locality-group 'g9': domain 'guest' has no <vpa:locality-group name='g9'>");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1201,6 +1407,11 @@ main (int argc, char **argv)
   g_test_add_func ("/virt/attach/bound-two-cells", test_attach_two_cells);
   g_test_add_func ("/virt/attach/unplaced-auto", test_attach_unplaced);
   g_test_add_func ("/virt/attach/records", test_attach_records);
+  g_test_add_func ("/virt/attach/live-refused", test_attach_live_refused);
+  g_test_add_func ("/virt/attach/live-metadata", test_attach_live_metadata);
+  g_test_add_func ("/virt/attach/live-metadata-new", test_attach_live_metadata_new);
+  g_test_add_func ("/virt/attach/request-options", test_attach_request_options);
+  g_test_add_func ("/virt/attach/locality-group", test_attach_locality_group);
 
   status = g_test_run ();
   rm_tree (runtime);

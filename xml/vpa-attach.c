@@ -6,6 +6,7 @@
 
 #include "vpa-constants.h"
 #include "vpa-xml.h"
+#include "vpa-pcie.h"
 
 void
 vpa_attach_record_clear (VpaAttachRecord *rec)
@@ -14,6 +15,7 @@ vpa_attach_record_clear (VpaAttachRecord *rec)
   g_clear_pointer (&rec->device, g_free);
   g_clear_pointer (&rec->physnet, g_free);
   g_clear_pointer (&rec->vnic_type, g_free);
+  g_clear_pointer (&rec->locality_group, g_free);
 }
 
 static void
@@ -39,11 +41,20 @@ add_records (xmlNode *affinity, const VpaAttachRecord *rec)
     set_prop (port, "policy", vpa_policy_to_string (rec->policy));
   if (rec->vnic_type != NULL)
     set_prop (port, "vnic-type", rec->vnic_type);
+  if (rec->trusted == 1)
+    set_prop (port, "trusted", "true");
+  if (rec->locality_group != NULL)
+    set_prop (port, "locality-group", rec->locality_group);
   set_prop (placed, "device", rec->device);
   set_prop (placed, "address", vpa_addr_format (rec->addr, addr));
   set_prop (placed, "numa-node", node);
   set_prop (placed, "policy", vpa_policy_to_string (rec->placed_policy));
   set_prop (placed, "source", vpa_policy_source_to_string (rec->placed_source));
+  if (rec->locality_group != NULL)
+    {
+      set_prop (placed, "locality-group", rec->locality_group);
+      set_prop (placed, "locality", vpa_locality_to_string ((VpaLocality) rec->locality));
+    }
 }
 
 static xmlNode *
@@ -107,9 +118,11 @@ vpa_attach_affinity (const char *affinity_xml, const char *what, const VpaAttach
   g_return_val_if_fail (rec != NULL, NULL);
   if (affinity_xml == NULL)
     {
+      /* Without a namespace, as libvirt returns it: virDomainSetMetadata
+       * declares it and refuses an element that already does. */
       doc = xmlNewDoc ((const xmlChar *) "1.0");
-      xmlDocSetRootElement (doc, xmlNewNode (NULL, (const xmlChar *) "metadata"));
-      affinity = new_affinity (xmlDocGetRootElement (doc));
+      affinity = xmlNewNode (NULL, (const xmlChar *) "affinity");
+      xmlDocSetRootElement (doc, affinity);
     }
   else
     {
@@ -117,7 +130,10 @@ vpa_attach_affinity (const char *affinity_xml, const char *what, const VpaAttach
       if (doc == NULL)
         return NULL;
       affinity = xmlDocGetRootElement (doc);
-      if (!vpa_xml_is (affinity, "affinity", VPA_XMLNS))
+      /* virDomainGetMetadata returns the element without its namespace;
+       * virDomainSetMetadata puts it back. */
+      if (!vpa_xml_is (affinity, "affinity", VPA_XMLNS) &&
+          !(affinity->ns == NULL && xmlStrEqual (affinity->name, (const xmlChar *) "affinity")))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: its metadata in " VPA_XMLNS " is no <vpa:affinity>", what);

@@ -14,9 +14,12 @@
 G_BEGIN_DECLS
 
 typedef struct {
-  char *device;    /* the port's user alias */
-  char *physnet;   /* NULL: none */
-  char *vnic_type; /* NULL: not written */
+  char *device;         /* the port's user alias */
+  char *physnet;        /* NULL: none */
+  char *vnic_type;      /* NULL: not written */
+  gint trusted;         /* -1 (and 0, as a zeroed record has it): not written, 1 true */
+  char *locality_group; /* NULL: none; else with the level reached: */
+  gint locality;        /* VpaLocality the group's devices share with it */
   gboolean has_policy;
   VpaPolicy policy; /* the port's own policy, with has_policy */
   VpaAddr addr;     /* the placed device */
@@ -37,7 +40,9 @@ char *vpa_attach_domain (const char *xml, gsize len, const char *what, const cha
                          const VpaAttachRecord *rec, GError **error);
 
 /* A <vpa:affinity> element (affinity_xml, or a new one when NULL) with
- * rec's records appended, as virDomainSetMetadata takes it. */
+ * rec's records appended, as virDomainSetMetadata takes it.
+ * affinity_xml is as virDomainGetMetadata returns it: <affinity> without
+ * a namespace (or in VPA_XMLNS); a new element has no namespace either. */
 char *vpa_attach_affinity (const char *affinity_xml, const char *what,
                            const VpaAttachRecord *rec, GError **error);
 
