@@ -68,7 +68,7 @@ test_edit_refused (void)
     const char *message;
   } cases[] = {
     { VPA_REQUEST_EDIT_REMOVE, "ua-none", { NULL }, "domain 'vm1': no <vpa:port device='ua-none'> and no flavor alias 'ua-none' to remove" },
-    { VPA_REQUEST_EDIT_ADD_PORT, "ua-have", { "vnic-type", "macvtap", NULL }, "domain 'vm1': <vpa:port device='ua-have'> vnic-type='macvtap': unknown vnic type (expected direct or direct-physical)" },
+    { VPA_REQUEST_EDIT_ADD_PORT, "ua-have", { "vnic-type", "macvtap", NULL }, "domain 'vm1': <vpa:port device='ua-have'> vnic-type='macvtap': unknown vnic type (expected direct, direct-physical or normal)" },
     { VPA_REQUEST_EDIT_SET_NUMA, NULL, { "bogus", "1", NULL }, "domain 'vm1': <vpa:numa>: unknown attribute 'bogus'" },
   };
 
