@@ -243,4 +243,5 @@ def boot(cli, data, case, initrd):
               % (run.returncode, run.stderr.decode(errors="replace")[-500:]))
 
 
-main()
+if __name__ == "__main__":
+    main()
