@@ -578,25 +578,33 @@ replaced_of (const char *path)
   return r;
 }
 
+/* The owner (as root) and mode of r onto the open file: 0 or an errno. */
+static int
+give_owner_mode (int fd, const struct stat *st, const Replaced *r)
+{
+  if (geteuid () == 0 && (st->st_uid != r->uid || st->st_gid != r->gid) &&
+      fchown (fd, r->uid, r->gid) != 0)
+    return errno;
+  if ((st->st_mode & 0777) != r->mode && fchmod (fd, r->mode) != 0)
+    return errno;
+  return 0;
+}
+
 /* Gives the new file at path the replaced one's mode and owner, through
  * a descriptor of that very file (never through a link put there since). */
 static gboolean
 restore_replaced (const char *path, const Replaced *r, GError **error)
 {
   int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  gboolean root = geteuid () == 0;
   struct stat st;
-  int saved = 0;
+  int saved;
 
   if (fd < 0 || fstat (fd, &st) != 0)
     saved = errno;
   else if (!S_ISREG (st.st_mode))
     saved = EEXIST;
-  else if (root && (st.st_uid != r->uid || st.st_gid != r->gid) &&
-           fchown (fd, r->uid, r->gid) != 0)
-    saved = errno;
-  else if ((st.st_mode & 0777) != r->mode && fchmod (fd, r->mode) != 0)
-    saved = errno;
+  else
+    saved = give_owner_mode (fd, &st, r);
   if (fd >= 0)
     close (fd);
   if (saved != 0)

@@ -85,7 +85,7 @@ vpa_verdict_syslog_send (const char *path, const VpaVerdictEvent *ev, GError **e
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: socket path too long", path);
       return FALSE;
     }
-  strcpy (sa.sun_path, path);
+  memcpy (sa.sun_path, path, strlen (path) + 1);
   strftime (stamp, sizeof stamp, "%b %e %H:%M:%S", localtime_r (&now, &tm));
   /* facility daemon (3), priority warning (4) */
   datagram = g_strdup_printf ("<%d>%s virt-pci-affinity[%d]: %s", 3 * 8 + 4, stamp,
@@ -386,7 +386,8 @@ vpa_verdict_count (const char *state_dir, const VpaVerdictEvent *ev, GError **er
   c = vpa_verdict_counts_load (state_dir, NULL, &local);
   if (c == NULL)
     {
-      g_debug ("%s; its counters start again from zero", local->message);
+      g_debug ("%s; its counters start again from zero",
+               local != NULL ? local->message : "unreadable");
       c = vpa_verdict_counts_new ();
     }
   add_event (c, ev);
