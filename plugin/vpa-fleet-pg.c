@@ -5,6 +5,7 @@
  * different hosts run side by side; devices arrive by COPY.
  */
 #include "vpa-fleet.h"
+#include "vpa-fleet-preselect.h"
 
 #include <string.h>
 #include <libpq-fe.h>
@@ -459,6 +460,9 @@ pg_read_hosts (VpaFleetPg *self, GPtrArray *hosts, guint flags, GError **error)
   g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (PGresult) res = NULL;
   g_autoptr (GPtrArray) pools = NULL;
+  const VpaFleetQuery *query = self->parent.preselect;
+  g_autofree char *ruled_out = NULL;
+  g_autofree char *pools_sql = NULL;
 
   res = pg_query (self, "SELECT id, name, traits, last_sync FROM hosts ORDER BY name",
                   0, NULL, "reading hosts", error);
@@ -487,8 +491,14 @@ pg_read_hosts (VpaFleetPg *self, GPtrArray *hosts, guint flags, GError **error)
     }
   if (!(flags & VPA_FLEET_LOAD_POOLS))
     return TRUE;
+  if (query != NULL && (ruled_out = vpa_fleet_preselect_ruled_out_sql (query)) != NULL &&
+      !pg_read_rows (self, ruled_out, 3, by_id, vpa_fleet_host_add_ruled_out_row, error))
+    return FALSE;
+  if (query != NULL)
+    pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
   g_clear_pointer (&res, PQclear);
-  res = pg_query (self, vpa_fleet_sql_free_pools (), 0, NULL, "reading pools", error);
+  res = pg_query (self, pools_sql != NULL ? pools_sql : vpa_fleet_sql_free_pools (), 0, NULL,
+                  "reading pools", error);
   if (res == NULL || (pools = pg_pool_rows (self, res, error)) == NULL)
     return FALSE;
   return vpa_fleet_hosts_attach_pools (hosts, pools);

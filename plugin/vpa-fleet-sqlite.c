@@ -5,6 +5,7 @@
  * timeout; WAL lets readers run while a host syncs.
  */
 #include "vpa-fleet.h"
+#include "vpa-fleet-preselect.h"
 
 #include <sqlite3.h>
 
@@ -496,6 +497,9 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
   g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (sqlite3_stmt) stmt = NULL;
   g_autoptr (GPtrArray) pools = NULL;
+  const VpaFleetQuery *query = self->parent.preselect;
+  g_autofree char *ruled_out = NULL;
+  g_autofree char *pools_sql = NULL;
   int rc;
 
   stmt = sql_prepare (self, "SELECT id, name, traits, last_sync FROM hosts ORDER BY name", error);
@@ -527,9 +531,14 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
     }
   if (!(flags & VPA_FLEET_LOAD_POOLS))
     return TRUE;
+  if (query != NULL && (ruled_out = vpa_fleet_preselect_ruled_out_sql (query)) != NULL &&
+      !sqlite_read_rows (self, ruled_out, 3, by_id, vpa_fleet_host_add_ruled_out_row, error))
+    return FALSE;
+  if (query != NULL)
+    pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
 
   g_clear_pointer (&stmt, sqlite3_finalize);
-  stmt = sql_prepare (self, vpa_fleet_sql_free_pools (), error);
+  stmt = sql_prepare (self, pools_sql != NULL ? pools_sql : vpa_fleet_sql_free_pools (), error);
   if (stmt == NULL || (pools = sqlite_pool_rows (self, stmt, error)) == NULL)
     return FALSE;
   return vpa_fleet_hosts_attach_pools (hosts, pools);
