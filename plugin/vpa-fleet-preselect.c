@@ -98,12 +98,13 @@ vpa_fleet_preselect_match_sql (const VpaRequest *req)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-char *
-vpa_fleet_preselect_ruled_out_sql (const VpaFleetQuery *query)
+/* Per host, the first request with too few free matching devices
+ * ("which") and how many it has ("free"), over the pool rows p. */
+static void
+append_ruled_out (GString *out, const VpaFleetQuery *query)
 {
-  g_autoptr (GString) which = g_string_new ("CASE");
-  g_autoptr (GString) free = g_string_new ("CASE");
-  g_autoptr (GString) having = g_string_new (NULL);
+  g_autoptr (GString) which = g_string_new (NULL);
+  g_autoptr (GString) free = g_string_new (NULL);
 
   for (guint r = 0; query->requests != NULL && r < query->requests->len; r++)
     {
@@ -114,37 +115,15 @@ vpa_fleet_preselect_ruled_out_sql (const VpaFleetQuery *query)
       if (req->count == 0)
         continue;
       match = vpa_fleet_preselect_match_sql (req);
-      sum = g_strdup_printf ("SUM(CASE WHEN %s THEN 1 ELSE 0 END)", match);
+      sum = g_strdup_printf ("SUM(CASE WHEN %s THEN p.n ELSE 0 END) OVER w", match);
       g_string_append_printf (which, " WHEN %s < %u THEN %u", sum, req->count, r + 1);
       g_string_append_printf (free, " WHEN %s < %u THEN %s", sum, req->count, sum);
-      g_string_append_printf (having, "%s%s < %u", having->len > 0 ? " OR " : "", sum,
-                              req->count);
     }
-  if (having->len == 0)
-    return NULL;
-  return g_strdup_printf ("SELECT host_id, %s END, %s END FROM devices WHERE state = 'free'"
-                          " GROUP BY host_id HAVING %s",
-                          which->str, free->str, having->str);
-}
-
-gboolean
-vpa_fleet_host_add_ruled_out_row (GHashTable *by_id, const char *const *v)
-{
-  gint64 id;
-  guint64 which, free;
-  VpaFleetHost *host;
-
-  if (v[0] == NULL || v[1] == NULL || v[2] == NULL ||
-      !g_ascii_string_to_signed (v[0], 10, G_MININT64, G_MAXINT64, &id, NULL) ||
-      !g_ascii_string_to_unsigned (v[1], 10, 1, G_MAXUINT, &which, NULL) ||
-      !g_ascii_string_to_unsigned (v[2], 10, 0, G_MAXUINT, &free, NULL))
-    return FALSE;
-  /* A host written after the hosts were read: not one of ours. */
-  if ((host = g_hash_table_lookup (by_id, &id)) == NULL)
-    return TRUE;
-  host->ruled_out = (guint) which;
-  host->ruled_out_free = (guint) free;
-  return TRUE;
+  if (which->len == 0)
+    g_string_append (out, "NULL AS ruled, NULL AS ruled_free");
+  else
+    g_string_append_printf (out, "CASE%s END AS ruled, CASE%s END AS ruled_free", which->str,
+                            free->str);
 }
 
 char *
@@ -152,32 +131,92 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
 {
   const char *base = vpa_fleet_sql_free_pools ();
   const char *group = strstr (base, " GROUP BY ");
-  g_autoptr (GString) out = g_string_new_len (base, group - base);
+  const char *from = strstr (base, " FROM devices");
+  g_autoptr (GString) inner = g_string_new ("SELECT host_id, vendor_id, product_id, dev_type,"
+                                            " numa_node, tagset, MIN(tags) AS tags,"
+                                            " MAX(tags) AS tags_max, COUNT(*) AS n,"
+                                            " MIN(address) AS first_addr, pcie_root, pcie_port");
   g_autoptr (GString) skip = g_string_new (NULL);
+  g_autoptr (GString) out = g_string_new (NULL);
+  g_autoptr (GPtrArray) matches = g_ptr_array_new_with_free_func (g_free);
 
-  g_string_append (out, " AND (");
+  /* The free pools of vpa_fleet_sql_free_pools, named, of the devices a
+   * request can match. */
+  g_string_append_len (inner, from, group - from);
+  g_string_append (inner, " AND (");
   for (guint r = 0; query->requests != NULL && r < query->requests->len; r++)
     {
-      g_autofree char *match = vpa_fleet_preselect_match_sql (g_ptr_array_index (query->requests, r));
-      g_string_append_printf (out, "%s(%s)", r > 0 ? " OR " : "", match);
+      char *match = vpa_fleet_preselect_match_sql (g_ptr_array_index (query->requests, r));
+      /* Requests of one spec (two ports of one physnet) once. */
+      if (!g_ptr_array_find_with_equal_func (matches, match, g_str_equal, NULL))
+        g_ptr_array_add (matches, match);
+      else
+        g_free (match);
     }
-  if (query->requests == NULL || query->requests->len == 0)
-    g_string_append (out, "1 = 0");
-  g_string_append_c (out, ')');
+  for (guint i = 0; i < matches->len; i++)
+    g_string_append_printf (inner, "%s(%s)", i > 0 ? " OR " : "",
+                            (const char *) g_ptr_array_index (matches, i));
+  if (matches->len == 0)
+    g_string_append (inner, "1 = 0");
+  g_string_append_c (inner, ')');
   for (guint i = 0; i < hosts->len; i++)
     {
       const VpaFleetHost *host = g_ptr_array_index (hosts, i);
       g_autofree char *trait = vpa_fleet_query_trait_unmet (query, host);
 
-      if (host->ruled_out > 0 || trait != NULL)
+      if (trait != NULL)
         g_string_append_printf (skip, "%s(%" G_GINT64_FORMAT ")", skip->len > 0 ? ", " : "",
                                 host->id);
     }
   /* A subquery, which both databases hash, not a list compared in turn. */
   if (skip->len > 0)
-    g_string_append_printf (out, " AND host_id NOT IN (VALUES %s)", skip->str);
-  g_string_append (out, group);
+    g_string_append_printf (inner, " AND host_id NOT IN (VALUES %s)", skip->str);
+  g_string_append (inner, group);
+
+  /* Each host's sums over its pools; a host short of a request keeps one
+   * row, which carries only that. */
+  g_string_append (out, "SELECT host_id, vendor_id, product_id, dev_type, numa_node, NULL,"
+                        " tagset, tags, tags_max, n, n, 0, 0, first_addr, pcie_root, pcie_port,"
+                        " ruled, ruled_free FROM (SELECT p.*, ");
+  append_ruled_out (out, query);
+  g_string_append_printf (out, ", ROW_NUMBER () OVER w AS nth FROM (%s) AS p"
+                               " WINDOW w AS (PARTITION BY p.host_id)) AS q"
+                               " WHERE ruled IS NULL OR nth = 1",
+                          inner->str);
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+gboolean
+vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, const char *const *v,
+                             const char *uri, GError **error)
+{
+  VpaFleetPool *pool;
+  gint64 id;
+  guint64 which, free;
+  VpaFleetHost *host;
+
+  if (v[16] == NULL)
+    {
+      if ((pool = vpa_fleet_pool_from_row (v, uri, error)) == NULL)
+        return FALSE;
+      g_ptr_array_add (pools, pool);
+      return TRUE;
+    }
+  if (v[0] == NULL || v[17] == NULL ||
+      !g_ascii_string_to_signed (v[0], 10, G_MININT64, G_MAXINT64, &id, NULL) ||
+      !g_ascii_string_to_unsigned (v[16], 10, 1, G_MAXUINT, &which, NULL) ||
+      !g_ascii_string_to_unsigned (v[17], 10, 0, G_MAXUINT, &free, NULL))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': malformed pre-selection row", uri);
+      return FALSE;
+    }
+  if ((host = g_hash_table_lookup (by_id, &id)) != NULL)
+    {
+      host->ruled_out = (guint) which;
+      host->ruled_out_free = (guint) free;
+    }
+  return TRUE;
 }
 
 GPtrArray *

@@ -19,18 +19,21 @@ G_BEGIN_DECLS
  * where a pair cannot be written safely in SQL). */
 char *vpa_fleet_preselect_match_sql (const VpaRequest *req);
 
-/* SELECT host_id, request, free: one row per host with free devices
- * whose count of free devices matching a request is below the
- * request's count; request is 1 + the index of the first such request,
- * free that count. NULL when no request asks for a device. */
-char *vpa_fleet_preselect_ruled_out_sql (const VpaFleetQuery *query);
-
-/* Row host_id, request, free: marks the host (VpaFleetHost.ruled_out). */
-gboolean vpa_fleet_host_add_ruled_out_row (GHashTable *by_id, const char *const *values);
-
 /* The free pools query (vpa_fleet_sql_free_pools) restricted to devices
- * a request can match, of hosts neither ruled out nor lacking a trait. */
+ * a request can match, of hosts not lacking a trait; a host with fewer
+ * free matching devices than a request's count (in SQL's count, over
+ * the whole host) comes back as one row that says so instead of its
+ * pools. VPA_FLEET_PRESELECT_COLUMNS columns: the pool's, then the
+ * request (1 + its index) and the count, NULL for a pool. */
 char *vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts);
+#define VPA_FLEET_PRESELECT_COLUMNS 18
+
+/* One row of it: a pool appended to pools (its host column the host's
+ * id, as vpa_fleet_hosts_attach_pools takes them), or the host marked
+ * (VpaFleetHost.ruled_out). */
+gboolean vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools,
+                                      const char *const *values, const char *uri,
+                                      GError **error);
 
 /* vpa_fleet_store_load_hosts for the filter of query: with
  * VPA_FLEET_LOAD_POOLS, only the rows above are read back. A query
