@@ -15,6 +15,7 @@
 #include "vpa-domain.h"
 #include "vpa-fleet.h"
 #include "vpa-fleet-hosts.h"
+#include "vpa-fleet-preselect.h"
 #include "vpa-inventory.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
@@ -512,8 +513,9 @@ cmd_filter (FleetCli *cli, GError **error)
   query.config = config;
 
   if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
-      (hosts = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS | (dom->numa_auto ? VPA_FLEET_LOAD_CAPACITY : 0),
-                                           error)) == NULL)
+      (hosts = vpa_fleet_store_load_candidates (store, &query,
+                                                VPA_FLEET_LOAD_POOLS | (dom->numa_auto ? VPA_FLEET_LOAD_CAPACITY : 0),
+                                                error)) == NULL)
     return FALSE;
   if (cli->max_age != G_MININT64)
     {

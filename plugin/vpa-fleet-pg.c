@@ -5,6 +5,7 @@
  * different hosts run side by side; devices arrive by COPY.
  */
 #include "vpa-fleet.h"
+#include "vpa-fleet-preselect.h"
 
 #include <string.h>
 #include <libpq-fe.h>
@@ -377,18 +378,25 @@ pg_sync_host (VpaFleetStore *store, const VpaFleetHostData *data, GError **error
   return pg_exec (self, "COMMIT", error);
 }
 
+/* by_id: the rows are vpa_fleet_preselect_pools_sql's. */
 static GPtrArray *
-pg_pool_rows (VpaFleetPg *self, const PGresult *res, GError **error)
+pg_pool_rows (VpaFleetPg *self, const PGresult *res, GHashTable *by_id, GError **error)
 {
   g_autoptr (GPtrArray) pools =
     g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
 
   for (int r = 0; r < PQntuples (res); r++)
     {
-      const char *v[16];
+      const char *v[VPA_FLEET_PRESELECT_COLUMNS];
       VpaFleetPool *pool;
 
-      row_texts (res, r, v, G_N_ELEMENTS (v));
+      row_texts (res, r, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
+      if (by_id != NULL)
+        {
+          if (!vpa_fleet_preselect_add_row (by_id, pools, v, self->parent.uri, error))
+            return NULL;
+          continue;
+        }
       pool = vpa_fleet_pool_from_row (v, self->parent.uri, error);
       if (pool == NULL)
         return NULL;
@@ -428,7 +436,7 @@ pg_query_pools (VpaFleetStore *store, const char *host, GError **error)
   }
   if (res == NULL)
     return NULL;
-  return pg_pool_rows (self, res, error);
+  return pg_pool_rows (self, res, NULL, error);
 }
 
 /* Feeds every row of sql to add (a vpa_fleet_host_add_*_row). */
@@ -459,6 +467,8 @@ pg_read_hosts (VpaFleetPg *self, GPtrArray *hosts, guint flags, GError **error)
   g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (PGresult) res = NULL;
   g_autoptr (GPtrArray) pools = NULL;
+  const VpaFleetQuery *query = self->parent.preselect;
+  g_autofree char *pools_sql = NULL;
 
   res = pg_query (self, "SELECT id, name, traits, last_sync FROM hosts ORDER BY name",
                   0, NULL, "reading hosts", error);
@@ -487,9 +497,13 @@ pg_read_hosts (VpaFleetPg *self, GPtrArray *hosts, guint flags, GError **error)
     }
   if (!(flags & VPA_FLEET_LOAD_POOLS))
     return TRUE;
+  if (query != NULL)
+    pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
   g_clear_pointer (&res, PQclear);
-  res = pg_query (self, vpa_fleet_sql_free_pools (), 0, NULL, "reading pools", error);
-  if (res == NULL || (pools = pg_pool_rows (self, res, error)) == NULL)
+  res = pg_query (self, pools_sql != NULL ? pools_sql : vpa_fleet_sql_free_pools (), 0, NULL,
+                  "reading pools", error);
+  if (res == NULL ||
+      (pools = pg_pool_rows (self, res, query != NULL ? by_id : NULL, error)) == NULL)
     return FALSE;
   return vpa_fleet_hosts_attach_pools (hosts, pools);
 }

@@ -5,6 +5,7 @@
  * timeout; WAL lets readers run while a host syncs.
  */
 #include "vpa-fleet.h"
+#include "vpa-fleet-preselect.h"
 
 #include <sqlite3.h>
 
@@ -420,8 +421,9 @@ sqlite_host_id (VpaFleetSqlite *self, const char *host, gint64 *id, GError **err
   return TRUE;
 }
 
+/* by_id: the rows are vpa_fleet_preselect_pools_sql's. */
 static GPtrArray *
-sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GError **error)
+sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GHashTable *by_id, GError **error)
 {
   g_autoptr (GPtrArray) pools =
     g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
@@ -429,10 +431,16 @@ sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GError **error)
 
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      const char *v[16];
+      const char *v[VPA_FLEET_PRESELECT_COLUMNS];
       VpaFleetPool *pool;
 
-      row_texts (stmt, v, G_N_ELEMENTS (v));
+      row_texts (stmt, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
+      if (by_id != NULL)
+        {
+          if (!vpa_fleet_preselect_add_row (by_id, pools, v, self->parent.uri, error))
+            return NULL;
+          continue;
+        }
       pool = vpa_fleet_pool_from_row (v, self->parent.uri, error);
       if (pool == NULL)
         return NULL;
@@ -461,7 +469,7 @@ sqlite_query_pools (VpaFleetStore *store, const char *host, GError **error)
     return NULL;
   if (host != NULL)
     sqlite3_bind_int64 (stmt, 1, id);
-  return sqlite_pool_rows (self, stmt, error);
+  return sqlite_pool_rows (self, stmt, NULL, error);
 }
 
 /* Feeds every row of sql to add (a vpa_fleet_host_add_*_row). */
@@ -496,6 +504,8 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
   g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
   g_autoptr (sqlite3_stmt) stmt = NULL;
   g_autoptr (GPtrArray) pools = NULL;
+  const VpaFleetQuery *query = self->parent.preselect;
+  g_autofree char *pools_sql = NULL;
   int rc;
 
   stmt = sql_prepare (self, "SELECT id, name, traits, last_sync FROM hosts ORDER BY name", error);
@@ -527,10 +537,13 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
     }
   if (!(flags & VPA_FLEET_LOAD_POOLS))
     return TRUE;
+  if (query != NULL)
+    pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
 
   g_clear_pointer (&stmt, sqlite3_finalize);
-  stmt = sql_prepare (self, vpa_fleet_sql_free_pools (), error);
-  if (stmt == NULL || (pools = sqlite_pool_rows (self, stmt, error)) == NULL)
+  stmt = sql_prepare (self, pools_sql != NULL ? pools_sql : vpa_fleet_sql_free_pools (), error);
+  if (stmt == NULL ||
+      (pools = sqlite_pool_rows (self, stmt, query != NULL ? by_id : NULL, error)) == NULL)
     return FALSE;
   return vpa_fleet_hosts_attach_pools (hosts, pools);
 }

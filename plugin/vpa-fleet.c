@@ -1070,6 +1070,20 @@ nodes_to_string (const gint *nodes, guint n)
   return g_string_free (out, FALSE);
 }
 
+static char *
+count_reason (const VpaRequest *req, guint sum, const char *stage, const Guest *g)
+{
+  const VpaGuestNodes *guest = &g->guest;
+  g_autofree char *nodes = nodes_to_string (guest->nodes, guest->n_nodes);
+
+  return g_strdup_printf ("%s: needs %u, %u free %s (policy %s from %s%s%s)",
+                          req->label != NULL ? req->label : req->device, req->count, sum,
+                          stage, vpa_policy_to_string (req->policy),
+                          vpa_policy_source_to_string (req->policy_source),
+                          guest->numa_guest && guest->n_nodes > 0 ? ", guest nodes " : "",
+                          guest->numa_guest && guest->n_nodes > 0 ? nodes : "");
+}
+
 static gboolean
 count_check (GPtrArray *cand, const VpaRequest *req, const char *stage,
              const Guest *g, char **reason)
@@ -1079,17 +1093,7 @@ count_check (GPtrArray *cand, const VpaRequest *req, const char *stage,
   if (sum >= req->count)
     return TRUE;
   if (reason != NULL)
-    {
-      const VpaGuestNodes *guest = &g->guest;
-      g_autofree char *nodes = nodes_to_string (guest->nodes, guest->n_nodes);
-      *reason = g_strdup_printf ("%s: needs %u, %u free %s (policy %s from %s%s%s)",
-                                 req->label != NULL ? req->label : req->device,
-                                 req->count, sum, stage,
-                                 vpa_policy_to_string (req->policy),
-                                 vpa_policy_source_to_string (req->policy_source),
-                                 guest->numa_guest && guest->n_nodes > 0 ? ", guest nodes " : "",
-                                 guest->numa_guest && guest->n_nodes > 0 ? nodes : "");
-    }
+    *reason = count_reason (req, sum, stage, g);
   return FALSE;
 }
 
@@ -1181,6 +1185,17 @@ vpa_fleet_supports_requests (const VpaFleetHost *host, GPtrArray *requests,
   Guest g = { cells, { numa_guest, nodes, n_nodes } };
   guint left = 0;
 
+  /* SQL counted too few free devices of a request's spec on the whole
+   * host: the first count check fails, and no row was read back. */
+  if (requests != NULL && host->ruled_out > 0 && host->ruled_out <= requests->len)
+    {
+      if (weight != NULL)
+        *weight = 0;
+      if (reason != NULL)
+        *reason = count_reason (g_ptr_array_index (requests, host->ruled_out - 1),
+                                host->ruled_out_free, "devices match its spec", &g);
+      return FALSE;
+    }
   for (guint i = 0; host->pools != NULL && i < host->pools->len; i++)
     {
       Slot s = { g_ptr_array_index (host->pools, i), 0, FALSE, VPA_TIER_REMOTE };
@@ -1324,20 +1339,24 @@ filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query)
   return verdict_new (host, TRUE, weight, NULL, nodes_to_string (nodes, res->nodes->len));
 }
 
+char *
+vpa_fleet_query_trait_unmet (const VpaFleetQuery *query, const VpaFleetHost *host)
+{
+  if (query->need_net_numa_trait && !vpa_fleet_host_has_trait (host, VPA_FLEET_TRAIT_NET_NUMA))
+    return g_strdup ("missing trait " VPA_FLEET_TRAIT_NET_NUMA " (a port has a NUMA affinity policy)");
+  if (query->need_socket_trait && !vpa_fleet_host_has_trait (host, VPA_FLEET_TRAIT_SOCKET))
+    return g_strdup ("missing trait " VPA_FLEET_TRAIT_SOCKET " (the flavor/image policy is socket)");
+  return NULL;
+}
+
 static VpaFleetVerdict *
 filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
 {
   g_autofree char *reason = NULL;
   gdouble weight = 0;
 
-  if (query->need_net_numa_trait && !vpa_fleet_host_has_trait (host, VPA_FLEET_TRAIT_NET_NUMA))
-    return verdict_new (host, FALSE, 0,
-                        g_strdup ("missing trait " VPA_FLEET_TRAIT_NET_NUMA " (a port has a NUMA affinity policy)"),
-                        NULL);
-  if (query->need_socket_trait && !vpa_fleet_host_has_trait (host, VPA_FLEET_TRAIT_SOCKET))
-    return verdict_new (host, FALSE, 0,
-                        g_strdup ("missing trait " VPA_FLEET_TRAIT_SOCKET " (the flavor/image policy is socket)"),
-                        NULL);
+  if ((reason = vpa_fleet_query_trait_unmet (query, host)) != NULL)
+    return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
   if (query->numa_auto != NULL)
     return filter_fit (host, query);
   if (!query->numa_guest)

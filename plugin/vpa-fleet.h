@@ -149,6 +149,11 @@ typedef struct {
   GPtrArray *bridges; /* VpaDevice*: the root ports and switches above
                        * them (their PCIe tree, rebuilt from the rows) */
   GPtrArray *claims;  /* VpaClaim*: device holds and CPU/memory claims */
+  /* Pre-selection (vpa-fleet-preselect.h): 1 + the index of the first
+   * request the host has too few free devices of, by SQL's count, or 0;
+   * its rows were then not read back. */
+  guint ruled_out;
+  guint ruled_out_free; /* how many free devices match that request */
 } VpaFleetHost;
 
 typedef enum {
@@ -198,6 +203,9 @@ typedef struct {
 struct _VpaFleetStore {
   const VpaFleetStoreOps *ops;
   char *uri; /* for messages; any password removed */
+  /* const VpaFleetQuery*: while set, load_hosts with VPA_FLEET_LOAD_POOLS
+   * reads back only the rows the query can use (vpa-fleet-preselect.h). */
+  gconstpointer preselect;
 };
 
 typedef enum {
@@ -318,6 +326,9 @@ typedef struct {
 } VpaFleetVerdict;
 
 void vpa_fleet_verdict_free (VpaFleetVerdict *verdict);
+
+/* Why the host lacks a trait the query needs, or NULL. */
+char *vpa_fleet_query_trait_unmet (const VpaFleetQuery *query, const VpaFleetHost *host);
 
 /* A pool matches one of the request's spec dicts (Nova's prop match). */
 gboolean vpa_fleet_request_match (const VpaFleetPool *pool, const VpaRequest *req);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 #include "vpa-fleet.h"
+#include "vpa-fleet-preselect.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-output.h"
@@ -569,14 +570,35 @@ verdict_of (GPtrArray *verdicts, const char *host)
   return NULL;
 }
 
+/* The filter as `fleet filter` runs it, on the rows SQL pre-selects;
+ * every verdict must be the one every row gives. */
 static GPtrArray *
 store_filter (VpaFleetStore *store, const VpaFleetQuery *query)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) hosts = vpa_fleet_store_load_hosts (store, TRUE, &error);
+  g_autoptr (GPtrArray) all = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS, &error);
+  g_autoptr (GPtrArray) some = NULL;
+  g_autoptr (GPtrArray) expected = NULL;
+  GPtrArray *verdicts;
 
   g_assert_no_error (error);
-  return vpa_fleet_filter (hosts, query);
+  some = vpa_fleet_store_load_candidates (store, query, VPA_FLEET_LOAD_POOLS, &error);
+  g_assert_no_error (error);
+  expected = vpa_fleet_filter (all, query);
+  verdicts = vpa_fleet_filter (some, query);
+  g_assert_cmpuint (verdicts->len, ==, expected->len);
+  for (guint i = 0; i < verdicts->len; i++)
+    {
+      const VpaFleetVerdict *v = g_ptr_array_index (verdicts, i);
+      const VpaFleetVerdict *e = g_ptr_array_index (expected, i);
+
+      g_assert_cmpstr (v->host, ==, e->host);
+      g_assert_cmpint (v->passes, ==, e->passes);
+      g_assert_cmpfloat (v->weight, ==, e->weight);
+      g_assert_cmpstr (v->reason, ==, e->reason);
+      g_assert_cmpstr (v->nodes, ==, e->nodes);
+    }
+  return verdicts;
 }
 
 /* The gpu-server sample in the store: its devices keep host bridge, root
