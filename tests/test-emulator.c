@@ -102,6 +102,41 @@ test_claims_share (void)
   g_assert_cmpstr (got, ==, "5 6 7");
 }
 
+/* emulator-threads="isolate": the emulator's own CPU, recorded in
+ * <vpa:placed-cell emulator-cpus> and pinned by <emulatorpin>, is
+ * dedicated to the domain. */
+static void
+test_claims_isolate (void)
+{
+  g_autofree char *pins = g_strdup_printf (PINS, "8");
+  g_autofree char *body = g_strconcat ("<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+                                       "<vpa:numa placement='auto' cpu-policy='dedicated' "
+                                       "emulator-threads='isolate'/>"
+                                       "<vpa:placed-cell cell='0' host-node='1' cpus='5,6,7' "
+                                       "memory-kib='1048576' emulator-cpus='8'/>"
+                                       "</vpa:affinity></metadata>",
+                                       pins, NULL);
+  g_autofree char *got = dedicated_of (body);
+
+  g_assert_cmpstr (got, ==, "5 6 7 8");
+}
+
+/* Without the record (a state file read by streaming keeps <vpa:numa>
+ * only) <emulatorpin> still reserves the emulator's CPU. */
+static void
+test_claims_isolate_unrecorded (void)
+{
+  g_autofree char *pins = g_strdup_printf (PINS, "8");
+  g_autofree char *body = g_strconcat ("<metadata><vpa:affinity xmlns:vpa='" VPA_XMLNS "'>"
+                                       "<vpa:numa placement='auto' cpu-policy='dedicated' "
+                                       "emulator-threads='isolate'/>"
+                                       "</vpa:affinity></metadata>",
+                                       pins, NULL);
+  g_autofree char *got = dedicated_of (body);
+
+  g_assert_cmpstr (got, ==, "5 6 7 8");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -110,5 +145,7 @@ main (int argc, char **argv)
   g_test_add_func ("/emulator/claims-old-form", test_claims_old_form);
   g_test_add_func ("/emulator/claims-record-wins", test_claims_record_wins);
   g_test_add_func ("/emulator/claims-share", test_claims_share);
+  g_test_add_func ("/emulator/claims-isolate", test_claims_isolate);
+  g_test_add_func ("/emulator/claims-isolate-unrecorded", test_claims_isolate_unrecorded);
   return g_test_run ();
 }
