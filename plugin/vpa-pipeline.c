@@ -620,7 +620,7 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
       nodes[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).node;
     }
   cells = vpa_pipeline_guest_cells_of (ids, nodes, res->fit->bindings->len, &owner);
-  mid = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &mid_len,
+  mid = vpa_pipeline_rewrite_placed (dom, config, buf, len, what, decisions, cells, report, &mid_len,
                                      error);
   if (mid == NULL)
     return NULL;
@@ -768,7 +768,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
       order_decisions (dom, decisions);
     }
   cells = vpa_pipeline_guest_cells (dom);
-  out = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &out_len,
+  out = vpa_pipeline_rewrite_placed (dom, config, buf, len, what, decisions, cells, report, &out_len,
                                      error);
   if (out != NULL)
     out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
