@@ -111,7 +111,9 @@ plan_guest_topology (const VpaDomain *dom, const VpaConfig *config, GPtrArray *d
       g_ptr_array_add (devices, vpa_topo_device_new (alias, vpa_guest_cell_of_node (cells, d->numa_node),
                                                      d->numa_node));
     }
-  if (dom->guest_numa)
+  /* keep (migration, restore): a vSwitch port stays where it is, as the
+   * running guest sees it; placing again moves it */
+  if (dom->guest_numa && !keep)
     add_vswitch_ports (dom, config, cells, devices);
   return vpa_guest_topology_plan (dom->bus, devices, dom->guest_numa_spare, keep, dom->source,
                                   error);
