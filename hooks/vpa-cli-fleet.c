@@ -378,7 +378,8 @@ read_domain (const char *path, char **buf, gsize *len, GError **error)
 
 /* The domain as the filter sees it. Traits as Nova's scheduler asks for
  * them (docs/nova.md, "Traits"), plus COMPUTE_NET_NUMA_AFFINITY for ports with
- * their own policy (the port-scoped SR-IOV spec). */
+ * their own policy (the port-scoped SR-IOV spec), SR-IOV or vSwitch
+ * (docs/vswitch.md). */
 static void
 query_from_domain (const VpaDomain *dom, GPtrArray *requests, VpaFleetQuery *query)
 {
@@ -392,6 +393,9 @@ query_from_domain (const VpaDomain *dom, GPtrArray *requests, VpaFleetQuery *que
   query->need_net_numa_trait = FALSE;
   for (guint i = 0; dom->ports != NULL && i < dom->ports->len; i++)
     if (((const VpaPortRequest *) g_ptr_array_index (dom->ports, i))->has_policy)
+      query->need_net_numa_trait = TRUE;
+  for (guint i = 0; dom->vswitch_ports != NULL && i < dom->vswitch_ports->len; i++)
+    if (((const VpaVswitchPort *) g_ptr_array_index (dom->vswitch_ports, i))->has_policy)
       query->need_net_numa_trait = TRUE;
 }
 

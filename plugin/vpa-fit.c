@@ -29,6 +29,7 @@ vpa_cell_binding_clear (VpaCellBinding *b)
 {
   g_clear_pointer (&b->cpus, g_array_unref);
   g_clear_pointer (&b->reserved, g_array_unref);
+  g_clear_pointer (&b->emulator, g_array_unref);
 }
 
 void
@@ -143,6 +144,69 @@ pack_onto_cores (const VpaNodeCap *nc, guint n, VpaThreadPolicy policy, GArray *
 }
 
 static gboolean
+contains (const GArray *set, guint v)
+{
+  for (guint i = 0; set != NULL && i < set->len; i++)
+    if (g_array_index (set, guint, i) == v)
+      return TRUE;
+  return FALSE;
+}
+
+/* Nova's _get_reserved: the first k free dedicated CPUs, cores in order,
+ * that no vCPU is pinned to and, with isolate, off the cores the vCPUs
+ * pin (whose other threads are kept); NULL if short. */
+static GArray *
+emulator_cpus (const VpaNodeCap *nc, const GArray *pins, const GArray *kept, guint k)
+{
+  g_autoptr (GPtrArray) sets = free_sibling_sets (nc);
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  for (guint s = 0; s < sets->len && out->len < k; s++)
+    {
+      GArray *set = g_ptr_array_index (sets, s);
+      for (guint t = 0; t < set->len && out->len < k; t++)
+        {
+          guint cpu = g_array_index (set, guint, t);
+          if (!contains (pins, cpu) && !contains (kept, cpu))
+            g_array_append_val (out, cpu);
+        }
+    }
+  return out->len < k ? NULL : g_steal_pointer (&out);
+}
+
+/* The vCPUs' CPUs and, with emulator_cpus, the emulator's (Nova's
+ * num_cpu_reserved): NULL and *why when the node has not both. */
+static GArray *
+dedicated_cpus (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *guest,
+                GArray **reserved, GArray **emulator, char **why)
+{
+  guint n = cell->vcpus->len, k = cell->emulator_cpus;
+  g_autoptr (GArray) cpus = NULL;
+
+  if (nc->free_dedicated->len < n + k)
+    {
+      if (k == 0)
+        *why = g_strdup_printf ("%u free dedicated CPUs (%u of %u free)", n, nc->free_dedicated->len, nc->dedicated->len);
+      else
+        *why = g_strdup_printf ("%u free dedicated CPUs, %u of them the emulator's (%u of %u free)", n + k, k, nc->free_dedicated->len, nc->dedicated->len);
+      return NULL;
+    }
+  cpus = pack_onto_cores (nc, n, guest->thread_policy, reserved, why);
+  if (cpus == NULL || k == 0)
+    {
+      *emulator = g_array_new (FALSE, FALSE, sizeof (guint));
+      return g_steal_pointer (&cpus);
+    }
+  *emulator = emulator_cpus (nc, cpus, *reserved, k);
+  if (*emulator == NULL)
+    {
+      *why = g_strdup_printf ("a free dedicated CPU for the emulator threads off the %u cores the vCPUs take (isolate)", n);
+      return NULL;
+    }
+  return g_steal_pointer (&cpus);
+}
+
+static gboolean
 cell_memory (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *guest, char **why)
 {
   if (guest->page_kib != 0)
@@ -182,6 +246,7 @@ vpa_fit_cell (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *g
   guint n = cell->vcpus->len;
   g_autoptr (GArray) cpus = NULL;
   g_autoptr (GArray) reserved = NULL;
+  g_autoptr (GArray) emulator = NULL;
   g_autofree char *lack = NULL;
 
   if (!cell_memory (nc, cell, guest, &lack))
@@ -196,12 +261,11 @@ vpa_fit_cell (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *g
         {
           cpus = g_array_copy (nc->shared);
           reserved = g_array_new (FALSE, FALSE, sizeof (guint));
+          emulator = g_array_new (FALSE, FALSE, sizeof (guint));
         }
     }
-  else if (nc->free_dedicated->len < n)
-    lack = g_strdup_printf ("%u free dedicated CPUs (%u of %u free)", n, nc->free_dedicated->len, nc->dedicated->len);
   else
-    cpus = pack_onto_cores (nc, n, guest->thread_policy, &reserved, &lack);
+    cpus = dedicated_cpus (nc, cell, guest, &reserved, &emulator, &lack);
   if (cpus == NULL)
     {
       if (why != NULL)
@@ -214,6 +278,7 @@ vpa_fit_cell (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *g
       binding->node = nc->node;
       binding->cpus = g_steal_pointer (&cpus);
       binding->reserved = g_steal_pointer (&reserved);
+      binding->emulator = g_steal_pointer (&emulator);
       binding->memory_kib = cell->memory_kib;
     }
   return TRUE;
@@ -635,12 +700,13 @@ nova_order (Search *s)
 static char *
 cell_needs (const VpaFitCell *cell, const VpaFitGuest *guest)
 {
-  return g_strdup_printf ("%u %s vCPUs%s%s, %" G_GUINT64_FORMAT " KiB%s", cell->vcpus->len,
+  return g_strdup_printf ("%u %s vCPUs%s%s%s, %" G_GUINT64_FORMAT " KiB%s", cell->vcpus->len,
                           vpa_cpu_policy_to_string (guest->cpu_policy),
                           guest->cpu_policy == VPA_CPU_POLICY_DEDICATED ? " thread policy " : "",
                           guest->cpu_policy == VPA_CPU_POLICY_DEDICATED
                             ? vpa_thread_policy_to_string (guest->thread_policy)
                             : "",
+                          cell->emulator_cpus > 0 ? " and a dedicated CPU for the emulator threads" : "",
                           cell->memory_kib, guest->page_kib != 0 ? " in hugepages" : "");
 }
 

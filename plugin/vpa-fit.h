@@ -17,6 +17,8 @@ typedef struct {
   guint id;      /* guest cell id */
   GArray *vcpus; /* guint guest vCPUs, ascending (borrowed) */
   guint64 memory_kib;
+  guint emulator_cpus; /* dedicated CPUs more for the emulator threads
+                        * (emulator-threads="isolate": 1 on cell 0) */
 } VpaFitCell;
 
 /* One network the guest has a port on whose host nodes have NUMA
@@ -54,6 +56,8 @@ typedef struct {
                      * the cell's vCPU order; shared: the node's shared CPUs */
   GArray *reserved; /* guint: dedicated isolate: the pinned cores' other
                      * threads, kept from other guests; else empty */
+  GArray *emulator; /* guint: the CPUs dedicated to the emulator threads
+                     * (emulator_cpus of the cell); else empty */
   guint64 memory_kib;
 } VpaCellBinding;
 

@@ -19,6 +19,16 @@ vpa_numa_result_free (VpaNumaResult *res)
   g_free (res);
 }
 
+/* emulator-threads="isolate": one more dedicated CPU on the node of
+ * guest cell 0 (the first in guest order), as Nova's cpuset_reserved. */
+static GArray *
+emulator_on_cell0 (const VpaDomain *dom, GArray *cells)
+{
+  if (dom->emulator_isolate && cells->len > 0)
+    g_array_index (cells, VpaFitCell, 0).emulator_cpus = 1;
+  return cells;
+}
+
 /* The guest's cells as the fit sees them; a guest without cells is one
  * cell 0 of every vCPU and all memory. The cells borrow their vCPU
  * arrays, which vcpus_out holds. */
@@ -35,7 +45,7 @@ vpa_pipeline_numa_cells (const VpaDomain *dom, GPtrArray *vcpus_out)
         g_array_append_val (all, v);
       g_ptr_array_add (vcpus_out, all);
       g_array_append_val (cells, c);
-      return cells;
+      return emulator_on_cell0 (dom, cells);
     }
   for (guint i = 0; i < dom->cells->len; i++)
     {
@@ -45,7 +55,7 @@ vpa_pipeline_numa_cells (const VpaDomain *dom, GPtrArray *vcpus_out)
       g_ptr_array_add (vcpus_out, vcpus);
       g_array_append_val (cells, c);
     }
-  return cells;
+  return emulator_on_cell0 (dom, cells);
 }
 
 /* The recorded node of each cell, when every cell has a record. */
@@ -81,6 +91,42 @@ all_free (const VpaNodeCap *nc, const GArray *cpus)
   return TRUE;
 }
 
+/* Whether the emulator's CPUs are among a record's vCPU CPUs or kept
+ * siblings: then the cell takes the fresh ones, which do not clash. */
+static gboolean
+overlaps (const GArray *emulator, const VpaPlacedCell *pc)
+{
+  for (guint i = 0; emulator != NULL && i < emulator->len; i++)
+    {
+      guint cpu = g_array_index (emulator, guint, i);
+      for (guint j = 0; j < pc->cpus->len; j++)
+        if (g_array_index (pc->cpus, guint, j) == cpu)
+          return TRUE;
+      for (guint j = 0; pc->reserved != NULL && j < pc->reserved->len; j++)
+        if (g_array_index (pc->reserved, guint, j) == cpu)
+          return TRUE;
+    }
+  return FALSE;
+}
+
+/* isolate's recorded emulator CPU stays while it is free and clear of
+ * the cell's vCPUs and kept siblings. */
+static void
+keep_recorded_emulator (const VpaNodeCap *nc, const VpaPlacedCell *pc, VpaCellBinding *b)
+{
+  VpaPlacedCell kept = { 0 };
+
+  if (pc->emulator == NULL || b->emulator == NULL || pc->emulator->len != b->emulator->len ||
+      !all_free (nc, pc->emulator))
+    return;
+  kept.cpus = b->cpus;
+  kept.reserved = b->reserved;
+  if (overlaps (pc->emulator, &kept))
+    return;
+  g_array_set_size (b->emulator, 0);
+  g_array_append_vals (b->emulator, pc->emulator->data, pc->emulator->len);
+}
+
 /* Sticky CPUs: a dedicated cell whose recorded CPUs are all still free
  * keeps them. */
 static void
@@ -95,10 +141,11 @@ keep_recorded_cpus (const VpaDomain *dom, const VpaCapacity *cap, VpaFit *fit)
         {
           const VpaPlacedCell *pc = &g_array_index (dom->placed_cells, VpaPlacedCell, r);
           if (pc->cell != b->cell || pc->node != b->node || pc->cpus->len != b->cpus->len ||
-              nc == NULL || !all_free (nc, pc->cpus))
+              nc == NULL || !all_free (nc, pc->cpus) || overlaps (b->emulator, pc))
             continue;
           g_array_set_size (b->cpus, 0);
           g_array_append_vals (b->cpus, pc->cpus->data, pc->cpus->len);
+          keep_recorded_emulator (nc, pc, b);
         }
     }
 }
@@ -159,14 +206,25 @@ make_binding (const VpaDomain *dom, VpaNumaResult *res, GPtrArray *vcpus)
   for (guint c = 0; c < res->fit->bindings->len; c++)
     {
       const VpaCellBinding *cb = &g_array_index (res->fit->bindings, VpaCellBinding, c);
-      VpaPlacedCell pc = { cb->cell, cb->node, g_array_copy (cb->cpus), cb->memory_kib, NULL };
+      VpaPlacedCell pc = { cb->cell, cb->node, g_array_copy (cb->cpus), cb->memory_kib, NULL, NULL };
 
       /* isolate's kept siblings are recorded, never given to the
        * emulator threads: they are the noise isolate keeps away */
       if (cb->reserved != NULL && cb->reserved->len > 0)
         pc.reserved = g_array_copy (cb->reserved);
+      /* isolate's emulator CPU, recorded as Nova's cpuset_reserved */
+      if (cb->emulator != NULL && cb->emulator->len > 0)
+        pc.emulator = g_array_copy (cb->emulator);
       g_array_append_val (b->cells, pc);
       add_unique (b->emulator, cb->cpus);
+    }
+  /* isolate: the emulator threads on their own dedicated CPU, which
+   * cell 0's binding holds */
+  if (dom->emulator_isolate && res->fit->bindings->len > 0)
+    {
+      const VpaCellBinding *cb0 = &g_array_index (res->fit->bindings, VpaCellBinding, 0);
+      g_array_set_size (b->emulator, 0);
+      add_unique (b->emulator, cb0->emulator);
     }
 }
 

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "vpa-pipeline-vswitch.h"
 #include "vpa-xml.h"
 
 /* Each guest cell with the host nodes that back it. Today these are the
@@ -40,11 +41,63 @@ vpa_pipeline_guest_cells_of (const guint *cells, const gint *nodes, guint n, GPt
   return out;
 }
 
+/* The rule of the vSwitch port called alias, or NULL (its network has
+ * no NUMA affinity). */
+static const VpaNetRule *
+rule_of_port (GPtrArray *rules, const char *alias)
+{
+  for (guint i = 0; i < rules->len; i++)
+    {
+      const VpaNetRule *r = g_ptr_array_index (rules, i);
+      if (g_strcmp0 (r->port, alias) == 0)
+        return r;
+    }
+  return NULL;
+}
+
+/* Each vSwitch port's <interface> goes behind the expander of the first
+ * guest cell on a host node that serves its network (docs/guest-numa.md);
+ * a port whose network no cell's node serves, or has no affinity, stays
+ * where libvirt puts it. */
+static void
+add_vswitch_ports (const VpaDomain *dom, const VpaConfig *config, const GArray *cells,
+                   GPtrArray *devices)
+{
+  g_autoptr (GPtrArray) rules = NULL;
+
+  if (config == NULL || dom->vswitch_ports == NULL || dom->vswitch_ports->len == 0)
+    return;
+  rules = vpa_pipeline_net_rules (dom, config);
+  for (guint i = 0; i < dom->vswitch_ports->len; i++)
+    {
+      const VpaVswitchPort *p = g_ptr_array_index (dom->vswitch_ports, i);
+      const VpaNetRule *r = rule_of_port (rules, p->device);
+      gint cell = -1, node = -1;
+
+      /* the cell first in guest order among those that serve it */
+      for (guint c = 0; r != NULL && c < cells->len; c++)
+        {
+          const VpaCellNodes *cn = &g_array_index (cells, VpaCellNodes, c);
+          gint hit = -1;
+          for (guint k = 0; hit < 0 && k < r->nodes->len; k++)
+            if (vpa_guest_cell_of_node (cells, g_array_index (r->nodes, gint, k)) == (gint) cn->cell)
+              hit = g_array_index (r->nodes, gint, k);
+          if (hit >= 0)
+            {
+              cell = (gint) cn->cell;
+              node = hit;
+              break;
+            }
+        }
+      g_ptr_array_add (devices, vpa_topo_device_new (p->device, cell, cell >= 0 ? node : -1));
+    }
+}
+
 /* The guest PCI layout for the decisions, or NULL (no error) when the
  * domain has none of it to write. cells: VpaCellNodes. */
 static VpaGuestTopology *
-plan_guest_topology (const VpaDomain *dom, GPtrArray *decisions, const GArray *cells,
-                     gboolean keep, GError **error)
+plan_guest_topology (const VpaDomain *dom, const VpaConfig *config, GPtrArray *decisions,
+                     const GArray *cells, gboolean keep, GError **error)
 {
   g_autoptr (GPtrArray) devices = NULL;
 
@@ -58,19 +111,24 @@ plan_guest_topology (const VpaDomain *dom, GPtrArray *decisions, const GArray *c
       g_ptr_array_add (devices, vpa_topo_device_new (alias, vpa_guest_cell_of_node (cells, d->numa_node),
                                                      d->numa_node));
     }
+  /* keep (migration, restore): a vSwitch port stays where it is, as the
+   * running guest sees it; placing again moves it */
+  if (dom->guest_numa && !keep)
+    add_vswitch_ports (dom, config, cells, devices);
   return vpa_guest_topology_plan (dom->bus, devices, dom->guest_numa_spare, keep, dom->source,
                                   error);
 }
 
 char *
-vpa_pipeline_rewrite_placed (const VpaDomain *dom, const char *buf, gsize len, const char *what,
-                             GPtrArray *decisions, const GArray *cells, VpaPlaceReport *report,
-                             gsize *out_len, GError **error)
+vpa_pipeline_rewrite_placed (const VpaDomain *dom, const VpaConfig *config, const char *buf,
+                             gsize len, const char *what, GPtrArray *decisions,
+                             const GArray *cells, VpaPlaceReport *report, gsize *out_len,
+                             GError **error)
 {
   g_autoptr (VpaGuestTopology) topo = NULL;
   g_autoptr (GError) local = NULL;
 
-  topo = plan_guest_topology (dom, decisions, cells,
+  topo = plan_guest_topology (dom, config, decisions, cells,
                               report != NULL && report->keep_guest_topology, &local);
   if (local != NULL)
     {

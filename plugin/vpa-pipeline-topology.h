@@ -30,11 +30,14 @@ GArray *vpa_pipeline_guest_cells_of (const guint *cells, const gint *nodes, guin
 /* vpa_domain_rewrite() of decisions, plus the guest PCI layout they need
  * when the domain asks for <vpa:guest-numa> (or still has our
  * controllers): cells (VpaCellNodes) say which guest cell each host node
- * backs. report (may be NULL): keep_guest_topology keeps the guest's
- * controllers (an error when a device would need a change); explain
- * receives the topology. */
-char *vpa_pipeline_rewrite_placed (const VpaDomain *dom, const char *buf, gsize len,
-                                   const char *what, GPtrArray *decisions, const GArray *cells,
+ * backs; config (may be NULL) gives the vSwitch ports' networks their
+ * nodes, and each port's <interface> goes behind the expander of the
+ * first cell on one of them. report (may be NULL): keep_guest_topology
+ * keeps the guest's controllers (an error when a device would need a
+ * change); explain receives the topology. */
+char *vpa_pipeline_rewrite_placed (const VpaDomain *dom, const VpaConfig *config,
+                                   const char *buf, gsize len, const char *what,
+                                   GPtrArray *decisions, const GArray *cells,
                                    VpaPlaceReport *report, gsize *out_len, GError **error);
 
 /* vpa_domain_rewrite_numa() of binding into mid, the rewrite of buf by

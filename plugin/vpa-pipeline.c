@@ -657,7 +657,7 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
       nodes[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).node;
     }
   cells = vpa_pipeline_guest_cells_of (ids, nodes, res->fit->bindings->len, &owner);
-  mid = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &mid_len,
+  mid = vpa_pipeline_rewrite_placed (dom, config, buf, len, what, decisions, cells, report, &mid_len,
                                      error);
   if (mid == NULL)
     return NULL;
@@ -806,7 +806,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
       order_decisions (dom, decisions);
     }
   cells = vpa_pipeline_guest_cells (dom);
-  out = vpa_pipeline_rewrite_placed (dom, buf, len, what, decisions, cells, report, &out_len,
+  out = vpa_pipeline_rewrite_placed (dom, config, buf, len, what, decisions, cells, report, &out_len,
                                      error);
   if (out != NULL)
     out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
@@ -1022,9 +1022,34 @@ cell_has_cpu (const VpaCell *cell, guint cpu)
   return FALSE;
 }
 
+/* FALSE with res's line when cpu (whose: "dedicated" or "the
+ * emulator's dedicated") is not on the cell's node or another domain
+ * pins it. */
+static gboolean
+check_cell_cpu (VpaCheckResult *res, const VpaCell *cell, GPtrArray *others,
+                const VpaPlacedCell *pc, guint cpu, const char *whose)
+{
+  const char *holder = cpu_holder (others, cpu);
+
+  if (!cell_has_cpu (cell, cpu))
+    {
+      res->status = VPA_CHECK_POLICY;
+      res->line = g_strdup_printf ("guest cell %u: CPU %u is not on host node %d", pc->cell, cpu, pc->node);
+      return FALSE;
+    }
+  if (holder != NULL)
+    {
+      res->status = VPA_CHECK_CLAIMED;
+      res->line = g_strdup_printf ("guest cell %u: %s CPU %u on host node %d is pinned by domain '%s'", pc->cell, whose, cpu, pc->node, holder);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* One line per recorded guest cell: its node is on this host, and (a
- * dedicated guest) each of its CPUs is on that node and pinned by no
- * other domain (running ones only for a start). */
+ * dedicated guest) each of its CPUs, and the emulator's of
+ * emulator-threads="isolate", is on that node and pinned by no other
+ * domain (running ones only for a start). */
 static VpaCheckResult *
 check_cell (const VpaHost *host, GPtrArray *others, const VpaDomain *dom, const VpaPlacedCell *pc)
 {
@@ -1041,23 +1066,14 @@ check_cell (const VpaHost *host, GPtrArray *others, const VpaDomain *dom, const 
       return res;
     }
   for (guint i = 0; dom->cpu_policy == VPA_CPU_POLICY_DEDICATED && i < pc->cpus->len; i++)
-    {
-      guint cpu = g_array_index (pc->cpus, guint, i);
-      const char *holder = cpu_holder (others, cpu);
-
-      if (!cell_has_cpu (cell, cpu))
-        {
-          res->status = VPA_CHECK_POLICY;
-          res->line = g_strdup_printf ("guest cell %u: CPU %u is not on host node %d", pc->cell, cpu, pc->node);
-          return res;
-        }
-      if (holder != NULL)
-        {
-          res->status = VPA_CHECK_CLAIMED;
-          res->line = g_strdup_printf ("guest cell %u: dedicated CPU %u on host node %d is pinned by domain '%s'", pc->cell, cpu, pc->node, holder);
-          return res;
-        }
-    }
+    if (!check_cell_cpu (res, cell, others, pc, g_array_index (pc->cpus, guint, i), "dedicated"))
+      return res;
+  for (guint i = 0; dom->cpu_policy == VPA_CPU_POLICY_DEDICATED && pc->emulator != NULL &&
+                    i < pc->emulator->len;
+       i++)
+    if (!check_cell_cpu (res, cell, others, pc, g_array_index (pc->emulator, guint, i),
+                         "the emulator's dedicated"))
+      return res;
   res->status = VPA_CHECK_OK;
   res->line = g_strdup_printf ("guest cell %u: host node %d, %s CPUs %u: ok", pc->cell, pc->node,
                                vpa_cpu_policy_to_string (dom->cpu_policy), pc->cpus->len);

@@ -151,6 +151,28 @@ node_from_json (JsonObject *hc, JsonObject *limits, const char *cpu_policy)
   return nc;
 }
 
+/* emulator_threads_policy: isolate is one dedicated CPU more on cell 0,
+ * as the pipeline asks (vpa_pipeline_numa_cells); share leaves the fit
+ * alone. */
+static gboolean
+emulator_from_json (JsonObject *g, GArray *cells, char **why)
+{
+  const char *emu = json_object_has_member (g, "emulator_threads_policy")
+                      ? json_object_get_string_member (g, "emulator_threads_policy")
+                      : NULL;
+
+  if (emu == NULL || strcmp (emu, "share") == 0)
+    return TRUE;
+  if (strcmp (emu, "isolate") != 0)
+    {
+      *why = g_strdup_printf ("unknown emulator_threads_policy '%s'", emu);
+      return FALSE;
+    }
+  if (cells->len > 0)
+    g_array_index (cells, VpaFitCell, 0).emulator_cpus = 1;
+  return TRUE;
+}
+
 /* Guest cells; FALSE (with *why) for what a domain cannot ask for. */
 static gboolean
 guest_from_json (JsonObject *g, GArray *cells, GPtrArray *keep, Guest *out,
@@ -191,7 +213,7 @@ guest_from_json (JsonObject *g, GArray *cells, GPtrArray *keep, Guest *out,
       out->fit.page_kib = (guint64) json_node_get_int (ps);
     }
   out->fit.cells = cells;
-  return TRUE;
+  return emulator_from_json (g, cells, why);
 }
 
 /* The host nodes of hcs whose "physnets" hold physnet (NULL: "tunneled"). */
@@ -309,6 +331,13 @@ add_fit (JsonBuilder *b, const Scenario *sc, const Guest *guest, const VpaFit *f
     else
       json_builder_add_null_value (b);
   json_builder_end_array (b);
+  if (fit->bindings->len > 0 &&
+      g_array_index (fit->bindings, VpaCellBinding, 0).emulator != NULL &&
+      g_array_index (fit->bindings, VpaCellBinding, 0).emulator->len > 0)
+    {
+      json_builder_set_member_name (b, "emulator");
+      add_uints (b, g_array_index (fit->bindings, VpaCellBinding, 0).emulator);
+    }
   json_builder_set_member_name (b, "tier_cost");
   json_builder_add_int_value (b, fit->tier_total);
   if (guest->fit.net_rules != NULL)

@@ -4,7 +4,8 @@
 
 Every data/guest-numa/NAME.xml is placed by the built CLI on the
 dual-socket sample host and must give NAME.out.xml byte for byte, and
---explain the guest topology in NAME.explain;
+--explain the guest topology in NAME.explain (under NAME.conf when the
+case has one, else the host's configuration);
 placing that output again must change nothing; the output must validate
 against libvirt's domain schema (virt-xml-validate) and libvirt's test
 driver must define it. VPA_TEST_REGENERATE=1 writes the expected files
@@ -30,10 +31,18 @@ def ok(cond, what, detail=""):
             print("# " + line)
 
 
-def place(cli, data, path, *extra):
+def config_of(data, name):
+    """NAME.conf beside the case when it has one (a case that needs more
+    of the configuration), else the dual-socket host's."""
+    own = os.path.join(data, "guest-numa", name + ".conf")
+    return own if os.path.exists(own) else os.path.join(data, "hosts", "dual-socket.conf")
+
+
+def place(cli, data, path, *extra, name=None):
+    name = name or os.path.basename(path)[:-4]
     return subprocess.run(
         [cli, "place", "-c", "test://" + os.path.join(data, "hosts", "dual-socket.xml"),
-         "--config", os.path.join(data, "hosts", "dual-socket.conf")] + list(extra) + [path],
+         "--config", config_of(data, name)] + list(extra) + [path],
         capture_output=True, text=True)
 
 
@@ -71,7 +80,7 @@ def main():
             out = os.path.join(tmp, name + ".xml")
             with open(out, "w") as f:
                 f.write(r.stdout)
-            again = place(cli, data, out)
+            again = place(cli, data, out, name=name)
             ok(again.returncode == 0 and again.stdout == r.stdout,
                "%s: placing the output again changes nothing" % name, again.stderr)
             v = subprocess.run(["virt-xml-validate", out, "domain"], capture_output=True,

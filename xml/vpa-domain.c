@@ -82,6 +82,7 @@ vpa_placed_cell_clear (VpaPlacedCell *pc)
 {
   g_clear_pointer (&pc->cpus, g_array_unref);
   g_clear_pointer (&pc->reserved, g_array_unref);
+  g_clear_pointer (&pc->emulator, g_array_unref);
 }
 
 static void
@@ -584,11 +585,15 @@ parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
     return placed_fail (ctx, node, "cpu-policy", cpu, "shared or dedicated", error);
   if (thread != NULL && !vpa_thread_policy_from_string (thread, &ctx->dom->thread_policy))
     return placed_fail (ctx, node, "cpu-thread-policy", thread, "prefer, isolate or require", error);
-  /* isolate (one more dedicated CPU for the emulator) is not built: it
-   * is refused rather than read as the default */
-  if (emulator != NULL && strcmp (emulator, "share") != 0)
-    return placed_fail (ctx, node, "emulator-threads", emulator, "share", error);
-  ctx->dom->emulator_share = emulator != NULL;
+  if (emulator != NULL && strcmp (emulator, "share") != 0 && strcmp (emulator, "isolate") != 0)
+    return placed_fail (ctx, node, "emulator-threads", emulator, "share or isolate", error);
+  /* isolate dedicates a CPU: only a dedicated guest has one to give, as
+   * Nova refuses hw:emulator_threads_policy=isolate without pinning */
+  if (g_strcmp0 (emulator, "isolate") == 0 && ctx->dom->cpu_policy != VPA_CPU_POLICY_DEDICATED)
+    return placed_fail (ctx, node, "emulator-threads", emulator,
+                        "share (isolate needs cpu-policy='dedicated')", error);
+  ctx->dom->emulator_share = g_strcmp0 (emulator, "share") == 0;
+  ctx->dom->emulator_isolate = g_strcmp0 (emulator, "isolate") == 0;
   ctx->dom->numa_auto = TRUE;
   return TRUE;
 }
@@ -616,8 +621,9 @@ static gboolean
 parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
 {
   static const char *const known[] = { "cell", "host-node", "cpus", "memory-kib",
-                                       "reserved-cpus", NULL };
+                                       "reserved-cpus", "emulator-cpus", NULL };
   g_autofree char *reserved = vpa_xml_prop (node, "reserved-cpus");
+  g_autofree char *emulator = vpa_xml_prop (node, "emulator-cpus");
   g_autofree char *cell = vpa_xml_prop (node, "cell");
   g_autofree char *host_node = vpa_xml_prop (node, "host-node");
   g_autofree char *cpus = vpa_xml_prop (node, "cpus");
@@ -643,6 +649,12 @@ parse_placed_cell (ParseCtx *ctx, xmlNode *node, GError **error)
     {
       g_array_unref (pc.cpus);
       return placed_fail (ctx, node, "reserved-cpus", reserved, "host CPU ids separated by ','",
+                          error);
+    }
+  if (emulator != NULL && (pc.emulator = parse_cpu_list (emulator)) == NULL)
+    {
+      vpa_placed_cell_clear (&pc);
+      return placed_fail (ctx, node, "emulator-cpus", emulator, "host CPU ids separated by ','",
                           error);
     }
   g_array_append_val (ctx->dom->placed_cells, pc);

@@ -108,6 +108,8 @@ typedef struct {
   guint64 memory_kib;
   GArray *reserved; /* guint: reserved-cpus, the thread siblings isolate
                      * keeps idle (never in <emulatorpin>); NULL: none */
+  GArray *emulator; /* guint: emulator-cpus, the CPUs emulator-threads=
+                     * "isolate" dedicates to the emulator; NULL: none */
 } VpaPlacedCell;
 
 void vpa_placed_cell_clear (VpaPlacedCell *pc);
@@ -151,6 +153,9 @@ typedef struct {
   VpaThreadPolicy thread_policy;
   /* emulator-threads="share": <emulatorpin> is the host's shared CPUs */
   gboolean emulator_share;
+  /* emulator-threads="isolate": one more dedicated CPU on guest cell 0's
+   * node, the emulator's alone (Nova's cpuset_reserved) */
+  gboolean emulator_isolate;
   guint n_vcpus;          /* <vcpu>, default 1 */
   guint64 memory_kib;     /* <memory> */
   guint64 page_kib;       /* <memoryBacking><hugepages>: page size, 0 none */

@@ -212,14 +212,33 @@ recorded_reserved (xmlNode *domain, VpaBits *set)
   for (xmlNode *c = aff != NULL ? aff->children : NULL; c != NULL; c = c->next)
     {
       g_autoptr (VpaBits) cpus = NULL;
+      g_autoptr (VpaBits) emu = NULL;
 
-      if (!vpa_xml_is (c, "placed-cell", VPA_XMLNS) ||
-          (cpus = prop_set (c, "reserved-cpus")) == NULL)
+      if (!vpa_xml_is (c, "placed-cell", VPA_XMLNS))
+        continue;
+      /* isolate's emulator CPU is dedicated to the domain */
+      if ((emu = prop_set (c, "emulator-cpus")) != NULL)
+        vpa_bits_or (set, emu);
+      if ((cpus = prop_set (c, "reserved-cpus")) == NULL)
         continue;
       vpa_bits_or (set, cpus);
       found = TRUE;
     }
   return found;
+}
+
+/* emulator-threads="isolate": <emulatorpin> is the emulator's own
+ * dedicated CPU, a reservation even where the record is not read (a
+ * state file read by streaming keeps <vpa:numa>, not the record). */
+static gboolean
+emulator_isolated (xmlNode *domain)
+{
+  xmlNode *md = vpa_xml_child (domain, "metadata", NULL);
+  xmlNode *aff = md != NULL ? vpa_xml_child (md, "affinity", VPA_XMLNS) : NULL;
+  xmlNode *numa = aff != NULL ? vpa_xml_child (aff, "numa", VPA_XMLNS) : NULL;
+  g_autofree char *emulator = numa != NULL ? vpa_xml_prop (numa, "emulator-threads") : NULL;
+
+  return g_strcmp0 (emulator, "isolate") == 0;
 }
 
 /* Every vCPU pinned to exactly one CPU: those are dedicated, and for
@@ -253,7 +272,8 @@ claim_cpus (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error)
     all_single = p.single[i] >= 0;
   for (guint64 i = 0; all_single && i < p.n_vcpus; i++)
     vpa_bits_set_range (dedicated, (guint) p.single[i], (guint) p.single[i], TRUE);
-  if (all_single && policy != NULL && !recorded_reserved (domain, dedicated))
+  if (all_single && policy != NULL &&
+      (!recorded_reserved (domain, dedicated) || emulator_isolated (domain)))
     vpa_bits_or (dedicated, p.emulator_set);
   ded = vpa_bits_to_array (dedicated);
   g_array_append_vals (use->dedicated, ded->data, ded->len);

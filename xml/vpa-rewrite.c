@@ -1669,6 +1669,11 @@ rewrite_placed_cells (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity,
           g_autofree char *reserved = cpus_attr (pc->reserved);
           elem_attr (e, rw->vpa_quote, "reserved-cpus", reserved);
         }
+      if (pc->emulator != NULL && pc->emulator->len > 0)
+        {
+          g_autofree char *emulator = cpus_attr (pc->emulator);
+          elem_attr (e, rw->vpa_quote, "emulator-cpus", emulator);
+        }
       g_ptr_array_add (elems, e);
     }
   insert_children (rw, affinity, AT_END, NULL, elems);

@@ -33,6 +33,28 @@ def _free_dedicated(h):
     return set(h.get('dedicated', [])) - set(h.get('pinned', []))
 
 
+def emulator_reserved(guest, index):
+    """Dedicated CPUs more that guest cell index needs for the emulator
+    threads: Nova's cpuset_reserved, 1 on the first cell with
+    emulator_threads_policy isolate (numa_fit_instance_to_host)."""
+    return 1 if guest.get('emulator_threads_policy') == 'isolate' and \
+        guest.get('cpu_policy') == 'dedicated' and index == 0 else 0
+
+
+def emulator_ok(h, vcpus, thread_policy, reserved):
+    """Nova's _get_reserved after the pinning: reserved free CPUs beside
+    the vCPUs' (with isolate, off the whole cores they take)."""
+    if not reserved:
+        return True
+    free = _free_dedicated(h)
+    if thread_policy != 'isolate':
+        return len(free) >= vcpus + reserved
+    sibs = [set(s) for s in (h['siblings'] if h.get('siblings') is not None
+                             else [[x] for x in h.get('cpus', [])])]
+    threads_per_core = max([len(s) for s in sibs] or [1]) or 1
+    return len(free) - vcpus * threads_per_core >= reserved
+
+
 def threads_ok(h, vcpus, thread_policy):
     """The thread policy over the host cell's free thread siblings."""
     free = _free_dedicated(h)
@@ -86,8 +108,10 @@ def pagesize_for(h, cell):
     return None
 
 
-def cell_fit(h, cell, guest, limits):
-    """Why guest cell does not fit host cell h, or None when it does."""
+def cell_fit(h, cell, guest, limits, reserved=0):
+    """Why guest cell does not fit host cell h, or None when it does;
+    reserved: the emulator's dedicated CPUs it needs besides
+    (emulator_reserved())."""
     vcpus = len(cell['cpus'])
     mem = cell['memory_mb']
     free_mem = h.get('memory_mb', 0) - h.get('memory_used_mb', 0)
@@ -102,15 +126,17 @@ def cell_fit(h, cell, guest, limits):
     elif mem > h.get('memory_mb', 0):
         return 'memory'
     if guest.get('cpu_policy') == 'dedicated':
-        if vcpus > len(h.get('dedicated', [])):
+        if vcpus + reserved > len(h.get('dedicated', [])):
             return 'cpus'
-        if vcpus > len(_free_dedicated(h)):
+        if vcpus + reserved > len(_free_dedicated(h)):
             return 'cpus'
         if mem > free_mem:
             return 'memory'
-        if not threads_ok(h, vcpus, guest.get('cpu_thread_policy') or
-                          'prefer'):
+        tp = guest.get('cpu_thread_policy') or 'prefer'
+        if not threads_ok(h, vcpus, tp):
             return 'threads'
+        if not emulator_ok(h, vcpus, tp, reserved):
+            return 'emulator'
         return None
     if vcpus > len(h.get('shared', [])):
         return 'cpus'
@@ -402,8 +428,9 @@ def brute_fit(sc):
     ids = [c['id'] for c in sc['host_cells']]
     inv = Inventory(sc)
     rules = net_rules(sc)
-    ok = [[cell_fit(hosts[h], gc, guest, limits) is None for h in ids]
-          for gc in guest['cells']]
+    ok = [[cell_fit(hosts[h], gc, guest, limits,
+                    emulator_reserved(guest, g)) is None for h in ids]
+          for g, gc in enumerate(guest['cells'])]
     mappings = []
     for perm in itertools.permutations(range(len(ids)), len(guest['cells'])):
         if not all(ok[g][h] for g, h in enumerate(perm)):
@@ -475,6 +502,29 @@ def check_pinning(h, cell, pins, thread_policy):
             singles += len(ps) == 1
         if singles > 1:
             return 'require: %d cores hold a single vCPU of the cell' % singles
+    return None
+
+
+def check_emulator(h, pins, thread_policy, reserved, emulator):
+    """Why a runner's emulator CPUs (emulator_threads_policy isolate) on
+    node h beside the vCPUs' pins break Nova's cpuset_reserved, or None:
+    reserved free dedicated CPUs no vCPU takes, with isolate off the
+    vCPUs' cores."""
+    if not reserved:
+        return None if not emulator else 'emulator CPUs %s without ' \
+            'isolate' % emulator
+    if emulator is None or len(set(emulator)) != reserved:
+        return 'emulator CPUs %s, isolate needs %d' % (emulator, reserved)
+    free = _free_dedicated(h)
+    if not set(emulator) <= free or set(emulator) & set(pins or []):
+        return 'emulator CPUs %s are not free dedicated CPUs of node %d ' \
+               'beside the vCPUs\' %s' % (emulator, h['id'], pins)
+    if thread_policy == 'isolate':
+        core, _ = _core_of(h)
+        taken = {core.get(p) for p in pins or []}
+        if any(core.get(e) in taken for e in emulator):
+            return 'emulator CPUs %s on a core the vCPUs take (isolate)' % (
+                emulator)
     return None
 
 
@@ -560,7 +610,7 @@ def check_valid(sc, res):
                    else 'cpus') or [None] * len(cells)
     for i, (hid, gc) in enumerate(zip(cells, g['cells'])):
         h = hosts[hid]
-        why = cell_fit(h, gc, g, sc.get('limits'))
+        why = cell_fit(h, gc, g, sc.get('limits'), emulator_reserved(g, i))
         if why == 'threads' and g.get('cpu_policy') == 'dedicated' and \
                 tp == 'isolate' and isolate_whole_cores(h, len(gc['cpus'])):
             why = None
@@ -574,6 +624,10 @@ def check_valid(sc, res):
         mine = cpus[i] if i < len(cpus) else None
         if g.get('cpu_policy') == 'dedicated':
             why = check_pinning(h, gc, mine, tp)
+            if why:
+                probs.append('cell %d: %s' % (i, why))
+            why = check_emulator(h, mine, tp, emulator_reserved(g, i),
+                                 res.get('emulator') if i == 0 else None)
             if why:
                 probs.append('cell %d: %s' % (i, why))
         elif not mine or not set(mine) <= set(h.get('shared', [])) or \

@@ -37,6 +37,7 @@ FAMILIES = {
     'cache': (200, 1206),
     'tiers': (150, 1207),
     'vswitch': (360, 1208),
+    'emulator': (240, 1209),
 }
 GIB = 1024
 
@@ -473,6 +474,37 @@ def family_vswitch(count, seed):
                             sort_by_address=False,
                             limits={'cpu_allocation_ratio': 16.0,
                                     'ram_allocation_ratio': 1.0}))
+    return out
+
+
+# --------------------------------------------------------------------------
+# (j) emulator: emulator_threads_policy share/isolate with and without
+#     thread policies (docs/placement.md, "Emulator threads")
+# --------------------------------------------------------------------------
+def family_emulator(count, seed):
+    rnd = random.Random(seed)
+    out = []
+    for i in range(count):
+        n = rnd.choice([1, 2, 2, 3, 4])
+        threads = rnd.choice([1, 1, 2, 2])
+        cores = rnd.choice([2, 3, 4])
+        layout = rnd.choice(['both', 'both', 'dedicated'])
+        cells = []
+        for node in range(n):
+            c = host_cell(node, node * cores * threads, cores, threads,
+                          socket=node, layout=layout)
+            c['pinned'] = sorted(rnd.sample(c['dedicated'], rnd.randint(
+                0, len(c['dedicated']) // 2 + 1)))
+            cells.append(c)
+        ncells = rnd.randint(1, n)
+        g = guest([(rnd.randint(1, cores * threads // 2 + 1), GIB, None)
+                   for _ in range(ncells)], 'dedicated',
+                  thread=rnd.choice([None, 'prefer', 'isolate', 'require']),
+                  implicit=(ncells == 1 and rnd.random() < 0.3))
+        emu = rnd.choice([None, 'share', 'isolate', 'isolate'])
+        if emu:
+            g['emulator_threads_policy'] = emu
+        out.append(scenario('emulator-%03d' % i, 'emulator', cells, g))
     return out
 
 

@@ -27,6 +27,8 @@ from nova.virt import hardware
 PAGESIZES = {'small': hardware.MEMPAGES_SMALL,
              'large': hardware.MEMPAGES_LARGE,
              'any': hardware.MEMPAGES_ANY}
+EMULATOR = {'share': fields.CPUEmulatorThreadsPolicy.SHARE,
+            'isolate': fields.CPUEmulatorThreadsPolicy.ISOLATE}
 THREADS = {'prefer': fields.CPUThreadAllocationPolicy.PREFER,
            'isolate': fields.CPUThreadAllocationPolicy.ISOLATE,
            'require': fields.CPUThreadAllocationPolicy.REQUIRE}
@@ -78,7 +80,11 @@ def instance_topology(sc):
         if ps is not None:
             kw['pagesize'] = PAGESIZES.get(ps, ps)
         cells.append(objects.InstanceNUMACell(**kw))
-    return objects.InstanceNUMATopology(cells=cells)
+    emu = g.get('emulator_threads_policy')
+    if emu is None:
+        return objects.InstanceNUMATopology(cells=cells)
+    return objects.InstanceNUMATopology(
+        cells=cells, emulator_threads_policy=EMULATOR[emu])
 
 
 def network_metadata(sc):
@@ -128,11 +134,17 @@ def _pci(sc):
     return reqs, stats
 
 
-def _cell_fits(host, inst, lim):
+def _reserved(inst, index):
+    """Nova's cpuset_reserved for the guest cell at index: 1 on the first
+    with emulator threads isolated (numa_fit_instance_to_host)."""
+    return 1 if inst.emulator_threads_isolated and index == 0 else 0
+
+
+def _cell_fits(host, inst, lim, reserved=0):
     """Nova's per-cell rule on one fresh pair: the fitted cell or None."""
     try:
         return hardware._numa_fit_instance_cell(
-            copy.deepcopy(host), copy.deepcopy(inst), lim, 0)
+            copy.deepcopy(host), copy.deepcopy(inst), lim, reserved)
     except exception.MemoryPageSizeNotSupported:
         return None
 
@@ -171,6 +183,11 @@ def nova_fit(sc):
                               for c in fitted.cells]
             out['pinning_valid'] = pinning_valid(sc, out['cells'],
                                                  out['pinning'])
+            if inst.emulator_threads_isolated:
+                c0 = fitted.cells[0]
+                out['emulator'] = sorted(c0.cpuset_reserved) \
+                    if 'cpuset_reserved' in c0 and c0.cpuset_reserved \
+                    else None
         if reqs:
             out['pci_allocated'] = novarun.consume(
                 dict(sc, guest_nodes=out['cells'],
@@ -178,8 +195,9 @@ def nova_fit(sc):
     # Nova's own rules without the permutation loop's caches.
     host = host_topology(sc)
     inst = instance_topology(sc)
-    ok = [[_cell_fits(h, ic, lim) is not None for h in host.cells]
-          for ic in inst.cells]
+    ok = [[_cell_fits(h, ic, lim, _reserved(inst, g)) is not None
+           for h in host.cells]
+          for g, ic in enumerate(inst.cells)]
     out['cell_fits'] = [[h.id for h, f in zip(host.cells, row) if f]
                         for row in ok]
     mappings = []
@@ -187,7 +205,8 @@ def nova_fit(sc):
                                        len(inst.cells)):
         if not all(ok[g][h] for g, h in enumerate(perm)):
             continue
-        got = [_cell_fits(host.cells[h], inst.cells[g], lim)
+        got = [_cell_fits(host.cells[h], inst.cells[g], lim,
+                          _reserved(inst, g))
                for g, h in enumerate(perm)]
         if reqs:
             _, st = _pci(sc)
