@@ -134,16 +134,53 @@ read_all (int fd, char **out, size_t *out_len)
   return -1;
 }
 
+/* The domain's name for a line of libvirt's log, without GLib: control
+ * characters escaped as every error line escapes them (\t, \n, \xNN),
+ * cut at 256 bytes of name with "...". */
+static const char *
+escape_name (const char *name, char *buf, size_t size)
+{
+  size_t o = 0;
+
+  for (size_t i = 0; name[i] != '\0' && o + 8 < size; i++)
+    {
+      unsigned char c = (unsigned char) name[i];
+
+      if (i >= 256)
+        {
+          memcpy (buf + o, "...", 3);
+          o += 3;
+          break;
+        }
+      if (c == '\t' || c == '\n')
+        {
+          buf[o++] = '\\';
+          buf[o++] = c == '\t' ? 't' : 'n';
+        }
+      else if (c < 0x20 || c == 0x7f)
+        o += (size_t) snprintf (buf + o, size - o, "\\x%02x", c);
+      else
+        buf[o++] = (char) c;
+    }
+  buf[o] = '\0';
+  return buf;
+}
+
 int
 vpa_hook_read_domain (char **argv, char **out, size_t *out_len)
 {
+  char name[1100];
+  int saved;
+
   if (read_all (STDIN_FILENO, out, out_len) == 0)
     return 0;
-  if (errno == EFBIG)
+  saved = errno;
+  escape_name (argv[1], name, sizeof name);
+  if (saved == EFBIG)
     fprintf (stderr, "%s: domain '%s': the domain XML on stdin exceeds %d bytes; refusing '%s %s'\n",
-             VPA_PROG, argv[1], VPA_XML_MAX_DOCUMENT, argv[2], argv[3]);
+             VPA_PROG, name, VPA_XML_MAX_DOCUMENT, argv[2], argv[3]);
   else
     fprintf (stderr, "%s: domain '%s': cannot read the domain XML on stdin: %s\n",
-             VPA_PROG, argv[1], strerror (errno));
+             VPA_PROG, name, strerror (saved));
   return -1;
 }
