@@ -19,7 +19,7 @@
 G_BEGIN_DECLS
 
 /* Bump when a table below changes. */
-#define VPA_CLI_MODULE_VERSION 4
+#define VPA_CLI_MODULE_VERSION 5
 
 /* Returns the placed domain for define given the connection's current
  * claims (as VpaVirtPlaceFunc). */
@@ -56,6 +56,10 @@ typedef struct {
   GPtrArray *(*load_networks) (const char *uri, GError **error);
   /* `fleet sync --watch` (vpa_virt_watch_run). */
   VpaFleetWatcher watch;
+  /* check --live: the report on running domain name (its live XML xml)
+   * in format; *ok FALSE when a cell is off its node (vpa-live.h). */
+  char *(*check_live) (const char *name, const char *xml, const char *format, gboolean *ok,
+                       GError **error);
 } VpaCliVirtModule;
 
 const VpaCliVirtModule *vpa_cli_virt_module (void);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vpa-cli-module.h"
+#include "vpa-live.h"
 #include "vpa-virt-watch.h"
 #include "vpa-virt.h"
 
@@ -104,6 +105,37 @@ virt_load_networks (const char *uri, GError **error)
   return vpa_virt_load_hostdev_networks (conn, uri, error);
 }
 
+/* check --live: the QEMU process from libvirt's pid file (docs/hook.md,
+ * "check --live"). */
+static char *
+virt_check_live (const char *name, const char *xml, const char *format, gboolean *ok,
+                 GError **error)
+{
+  const char *run = g_getenv ("VPA_LIVE_RUN_DIR");
+  g_autofree char *pid_path =
+    g_strdup_printf ("%s/%s.pid", run != NULL ? run : "/run/libvirt/qemu", name);
+  g_autofree char *pid_text = NULL;
+  g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (VpaLiveReport) report = NULL;
+  VpaLiveEnv env = { .proc_root = "/proc", .sysfs_root = "/sys" };
+  guint64 pid;
+
+  if (!g_file_get_contents (pid_path, &pid_text, NULL, NULL) ||
+      !g_ascii_string_to_unsigned (g_strstrip (pid_text), 10, 1, G_MAXINT, &pid, NULL))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "check --live: domain '%s': no QEMU process id in %s: is it running?", name,
+                   pid_path);
+      return NULL;
+    }
+  if ((dom = vpa_domain_parse (xml, strlen (xml), name, error)) == NULL)
+    return NULL;
+  if ((report = vpa_live_check (dom, (int) pid, &env, error)) == NULL)
+    return NULL;
+  *ok = report->ok;
+  return vpa_live_format (report, format);
+}
+
 const VpaCliVirtModule *
 vpa_cli_virt_module (void)
 {
@@ -117,6 +149,7 @@ vpa_cli_virt_module (void)
     .define = virt_define,
     .attach = virt_attach,
     .load_networks = virt_load_networks,
+    .check_live = virt_check_live,
   };
   return &module;
 }

@@ -718,6 +718,40 @@ check_arg_is_file (const char *arg)
   return strcmp (arg, "-") == 0 || strchr (arg, '/') != NULL || g_str_has_suffix (arg, ".xml");
 }
 
+/* check --live DOMAIN: the running truth, from the libvirt module. */
+static gboolean
+check_live (VpaCli *cli, const char *name, GError **error)
+{
+  const VpaCliVirtModule *virt = virt_module (error);
+  const char *format = cli->common.format != NULL ? cli->common.format : "text";
+  g_autofree char *xml = NULL;
+  g_autofree char *out = NULL;
+  gboolean ok = TRUE;
+
+  if (strcmp (format, "text") != 0 && strcmp (format, "json") != 0 &&
+      strcmp (format, "openmetrics") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "check --live: --format: expected text, json or openmetrics, not '%s'",
+                   format);
+      return FALSE;
+    }
+  if (virt == NULL || (xml = domain_xml (connect_uri (cli), name, error)) == NULL)
+    return FALSE;
+  if ((out = virt->check_live (name, xml, format, &ok, error)) == NULL ||
+      !vpa_cli_write_stdout (out, error))
+    return FALSE;
+  if (!ok)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+                   "check --live: domain '%s': a cell's memory is mostly off its bound node "
+                   "(the report is on stdout)",
+                   name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 cmd_check (VpaCli *cli, GError **error)
 {
@@ -737,9 +771,17 @@ cmd_check (VpaCli *cli, GError **error)
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "check: expected one DOMAIN or FILE");
       return FALSE;
     }
+  arg = cli->common.args[0];
+  if (cli->live && check_arg_is_file (arg))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "check --live: expected a running DOMAIN, not the file '%s'", arg);
+      return FALSE;
+    }
+  if (cli->live)
+    return check_live (cli, arg, error);
   if (!vpa_cli_format_is_json (&cli->common, &json, error))
     return FALSE;
-  arg = cli->common.args[0];
   if (check_arg_is_file (arg))
     {
       if (!read_input (arg, &buf, &len, error))
@@ -977,6 +1019,7 @@ enum {
   OPT_ALIAS = 1 << 5,    /* --alias NAME */
   OPT_DEVICES = 1 << 6,  /* --devices SEL */
   OPT_STATUS = 1 << 7,   /* --root DIR */
+  OPT_LIVE = 1 << 8,     /* check --live */
 };
 
 typedef struct {
@@ -995,7 +1038,7 @@ static const VpaCommand commands[] = {
   { "place", "FILE|-", "fill every request of a domain with a device; print the XML", cmd_place,
     OPT_PLACE },
   { "check", "DOMAIN|FILE", "verify placed devices meet their policies (report on stdout, also on exit 1)", cmd_check,
-    OPT_FORMAT },
+    OPT_FORMAT | OPT_LIVE },
   { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define,
     0 },
   { "attach", "DOMAIN --port ALIAS", "hot-plug a VF for a port by the same rules", cmd_attach,
@@ -1057,6 +1100,12 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
       "SEL" },
     { NULL }
   };
+  GOptionEntry live[] = {
+    { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live,
+      "where the running domain's memory and vCPUs are, per cell (--format also openmetrics)",
+      NULL },
+    { NULL }
+  };
   GOptionEntry output[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &cli.output,
       "write to FILE atomically (temporary file, rename) instead of stdout", "FILE" },
@@ -1114,6 +1163,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, topology, NULL);
   if (cmd->options & OPT_STATUS)
     g_option_context_add_main_entries (ctx, status, NULL);
+  if (cmd->options & OPT_LIVE)
+    g_option_context_add_main_entries (ctx, live, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
   if (cli.common.args != NULL && cmd->args[0] == '\0')
