@@ -57,8 +57,9 @@ typedef struct {
   /* `fleet sync --watch` (vpa_virt_watch_run). */
   VpaFleetWatcher watch;
   /* check --live: the report on running domain name (its live XML xml)
-   * in format; *ok FALSE when a cell is off its node (vpa-live.h). */
-  char *(*check_live) (const char *name, const char *xml, const char *format, gboolean *ok,
+   * in format; *failure the line on a cell off its node, else NULL
+   * (vpa-live.h). */
+  char *(*check_live) (const char *name, const char *xml, const char *format, char **failure,
                        GError **error);
 } VpaCliVirtModule;
 

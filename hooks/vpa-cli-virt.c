@@ -108,7 +108,7 @@ virt_load_networks (const char *uri, GError **error)
 /* check --live: the QEMU process from libvirt's pid file (docs/hook.md,
  * "check --live"). */
 static char *
-virt_check_live (const char *name, const char *xml, const char *format, gboolean *ok,
+virt_check_live (const char *name, const char *xml, const char *format, char **failure,
                  GError **error)
 {
   const char *run = g_getenv ("VPA_LIVE_RUN_DIR");
@@ -132,7 +132,7 @@ virt_check_live (const char *name, const char *xml, const char *format, gboolean
     return NULL;
   if ((report = vpa_live_check (dom, (int) pid, &env, error)) == NULL)
     return NULL;
-  *ok = report->ok;
+  *failure = vpa_live_failure (report);
   return vpa_live_format (report, format);
 }
 

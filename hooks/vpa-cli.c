@@ -726,7 +726,7 @@ check_live (VpaCli *cli, const char *name, GError **error)
   const char *format = cli->common.format != NULL ? cli->common.format : "text";
   g_autofree char *xml = NULL;
   g_autofree char *out = NULL;
-  gboolean ok = TRUE;
+  g_autofree char *failure = NULL;
 
   if (strcmp (format, "text") != 0 && strcmp (format, "json") != 0 &&
       strcmp (format, "openmetrics") != 0)
@@ -738,15 +738,13 @@ check_live (VpaCli *cli, const char *name, GError **error)
     }
   if (virt == NULL || (xml = domain_xml (connect_uri (cli), name, error)) == NULL)
     return FALSE;
-  if ((out = virt->check_live (name, xml, format, &ok, error)) == NULL ||
+  if ((out = virt->check_live (name, xml, format, &failure, error)) == NULL ||
       !vpa_cli_write_stdout (out, error))
     return FALSE;
-  if (!ok)
+  if (failure != NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                   "check --live: domain '%s': a cell's memory is mostly off its bound node "
-                   "(the report is on stdout)",
-                   name);
+                   "check --live: domain '%s': %s (the report is on stdout)", name, failure);
       return FALSE;
     }
   return TRUE;

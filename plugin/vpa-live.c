@@ -398,6 +398,37 @@ vpa_live_check (const VpaDomain *dom, int pid, const VpaLiveEnv *env, GError **e
   return g_steal_pointer (&r);
 }
 
+static void append_nodes (GString *s, GArray *nodes, const char *sep);
+
+char *
+vpa_live_failure (const VpaLiveReport *r)
+{
+  for (guint i = 0; i < r->cells->len; i++)
+    {
+      const VpaLiveCell *c = g_ptr_array_index (r->cells, i);
+      GString *s;
+      guint on = 0;
+
+      if (!c->off)
+        continue;
+      s = g_string_new (NULL);
+      if (c->resident == 0)
+        {
+          g_string_append_printf (s, "cell %u: none of %u sampled pages resident, bound node ",
+                                  c->cell, c->sampled);
+          append_nodes (s, c->bound, ",");
+          return g_string_free (s, FALSE);
+        }
+      for (guint j = 0; j < c->bound->len; j++)
+        on += c->on_node[g_array_index (c->bound, gint, j)];
+      g_string_append_printf (s, "cell %u: %.0f%% of %u resident sampled pages off bound node ",
+                              c->cell, 100.0 * (c->resident - on) / c->resident, c->resident);
+      append_nodes (s, c->bound, ",");
+      return g_string_free (s, FALSE);
+    }
+  return NULL;
+}
+
 static void
 append_nodes (GString *s, GArray *nodes, const char *sep)
 {

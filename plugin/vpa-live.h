@@ -81,6 +81,10 @@ gboolean vpa_live_stat_cpu (const char *buf, gint *out_cpu);
 VpaLiveReport *vpa_live_check (const VpaDomain *dom, int pid, const VpaLiveEnv *env,
                                GError **error);
 
+/* One line on the first cell off its bound nodes ("cell 0: 97% of 1024
+ * resident sampled pages off bound node 1"), or NULL when none is. */
+char *vpa_live_failure (const VpaLiveReport *report);
+
 /* The report as text lines, JSON or OpenMetrics. */
 char *vpa_live_format (const VpaLiveReport *report, const char *format);
 

@@ -167,6 +167,7 @@ test_on_node (void)
   r = run (&f, &error);
   g_assert_no_error (error);
   g_assert_true (r->ok);
+  g_assert_null (vpa_live_failure (r));
   g_assert_cmpuint (r->cells->len, ==, 2);
   /* Sampling is bounded: 64 MiB of 4 KiB pages is 16384, 1024 asked. */
   g_assert_cmpuint (f.calls, ==, 2);
@@ -187,6 +188,7 @@ test_off_node (void)
   g_autoptr (VpaLiveReport) r = NULL;
   g_autofree char *json = NULL;
   g_autofree char *om = NULL;
+  g_autofree char *failure = NULL;
   const VpaLiveCell *c1;
   Fake f;
 
@@ -201,6 +203,8 @@ test_off_node (void)
   g_assert_true (c1->off);
   g_assert_false (((VpaLiveCell *) g_ptr_array_index (r->cells, 0))->off);
   g_assert_cmpuint (c1->start, ==, CELL1);
+  failure = vpa_live_failure (r);
+  g_assert_cmpstr (failure, ==, "cell 1: 60% of 1024 resident sampled pages off bound node 1");
   json = vpa_live_format (r, "json");
   g_assert_nonnull (strstr (json, "{\"cell\": 1, \"ok\": false, \"bound\": [1], \"sampled\": 1024, "
                                   "\"resident\": 1024, \"nodes\": {\"0\": 616, \"1\": 408}"));
@@ -236,7 +240,9 @@ test_threshold (void)
     g_autoptr (VpaLiveReport) r = run (&f, &error);
     g_assert_no_error (error);
     g_assert_false (r->ok);
+    g_autofree char *failure = vpa_live_failure (r);
     g_assert_cmpuint (((VpaLiveCell *) g_ptr_array_index (r->cells, 1))->resident, ==, 0);
+    g_assert_cmpstr (failure, ==, "cell 1: none of 1024 sampled pages resident, bound node 1");
   }
   fake_clear (&f);
 }
