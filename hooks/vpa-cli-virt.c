@@ -105,15 +105,12 @@ virt_load_networks (const char *uri, GError **error)
   return vpa_virt_load_hostdev_networks (conn, uri, error);
 }
 
-/* check --live: the QEMU process from libvirt's pid file (docs/hook.md,
- * "check --live"). */
+/* check --live: the QEMU process from libvirt's pid file (docs/live.md). */
 static char *
 virt_check_live (const char *name, const char *xml, const char *format, char **failure,
                  GError **error)
 {
-  const char *run = g_getenv ("VPA_LIVE_RUN_DIR");
-  g_autofree char *pid_path =
-    g_strdup_printf ("%s/%s.pid", run != NULL ? run : "/run/libvirt/qemu", name);
+  g_autofree char *pid_path = g_strdup_printf ("/run/libvirt/qemu/%s.pid", name);
   g_autofree char *pid_text = NULL;
   g_autoptr (VpaDomain) dom = NULL;
   g_autoptr (VpaLiveReport) report = NULL;

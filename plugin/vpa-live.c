@@ -496,24 +496,24 @@ format_metrics (GString *s, const VpaLiveReport *r)
 {
   g_autofree char *dom = g_strescape (r->domain, NULL);
 
-  g_string_append (s, "# TYPE vpa_live_cell_pages gauge\n"
-                      "# HELP vpa_live_cell_pages Sampled resident guest pages of a cell per "
-                      "host node.\n");
+  g_string_append (s, "# HELP virt_pci_affinity_live_cell_pages Sampled resident guest pages "
+                      "of a cell per host node.\n"
+                      "# TYPE virt_pci_affinity_live_cell_pages gauge\n");
   for (guint i = 0; i < r->cells->len; i++)
     {
       const VpaLiveCell *c = g_ptr_array_index (r->cells, i);
       for (guint n = 0; n < VPA_LIVE_NODES_MAX; n++)
         if (c->on_node[n] > 0)
-          g_string_append_printf (s, "vpa_live_cell_pages{domain=\"%s\",cell=\"%u\",node=\"%u\"} %u\n",
+          g_string_append_printf (s, "virt_pci_affinity_live_cell_pages{domain=\"%s\",cell=\"%u\",node=\"%u\"} %u\n",
                                   dom, c->cell, n, c->on_node[n]);
     }
-  g_string_append (s, "# TYPE vpa_live_cell_off_node gauge\n"
-                      "# HELP vpa_live_cell_off_node 1 when more than half a cell's resident "
-                      "sample is off its bound nodes.\n");
+  g_string_append (s, "# HELP virt_pci_affinity_live_cell_off_node 1 when more than half a "
+                      "cell's resident sample is off its bound nodes.\n"
+                      "# TYPE virt_pci_affinity_live_cell_off_node gauge\n");
   for (guint i = 0; i < r->cells->len; i++)
     {
       const VpaLiveCell *c = g_ptr_array_index (r->cells, i);
-      g_string_append_printf (s, "vpa_live_cell_off_node{domain=\"%s\",cell=\"%u\"} %d\n", dom,
+      g_string_append_printf (s, "virt_pci_affinity_live_cell_off_node{domain=\"%s\",cell=\"%u\"} %d\n", dom,
                               c->cell, c->off ? 1 : 0);
     }
   g_string_append (s, "# EOF\n");

@@ -2,7 +2,7 @@
  *
  * check --live: where a running domain's guest memory and vCPU threads
  * really are, per guest cell, against the host nodes the cell is bound
- * to (docs/hook.md, "check --live"). libvpa-live: linked by the CLI's
+ * to (docs/live.md). libvpa-live: linked by the CLI's
  * libvirt module and the tests only, never by the hook.
  */
 #pragma once

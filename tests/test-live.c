@@ -210,8 +210,8 @@ test_off_node (void)
                                   "\"resident\": 1024, \"nodes\": {\"0\": 616, \"1\": 408}"));
   g_assert_nonnull (strstr (json, "\"devices\": [1]"));
   om = vpa_live_format (r, "openmetrics");
-  g_assert_nonnull (strstr (om, "vpa_live_cell_off_node{domain=\"g1\",cell=\"1\"} 1\n"));
-  g_assert_nonnull (strstr (om, "vpa_live_cell_pages{domain=\"g1\",cell=\"1\",node=\"0\"} 616\n"));
+  g_assert_nonnull (strstr (om, "virt_pci_affinity_live_cell_off_node{domain=\"g1\",cell=\"1\"} 1\n"));
+  g_assert_nonnull (strstr (om, "virt_pci_affinity_live_cell_pages{domain=\"g1\",cell=\"1\",node=\"0\"} 616\n"));
   g_assert_true (g_str_has_suffix (om, "# EOF\n"));
   fake_clear (&f);
 }
