@@ -36,11 +36,13 @@ vpa_live_report_free (VpaLiveReport *report)
 }
 
 /* rw-p or rw-s, and no path, a memfd or a hugetlbfs file: where QEMU's
- * memory backends put guest RAM. Files and stacks are left out. */
+ * memory backends put guest RAM. Files and stacks are left out, and so
+ * is anything executable: TCG's code buffer is an anonymous rwx mapping
+ * whose size (an eighth of the host's memory) can equal a cell's. */
 static gboolean
 maps_line_is_ram (const char *perms, const char *path)
 {
-  if (strncmp (perms, "rw", 2) != 0)
+  if (strncmp (perms, "rw-", 3) != 0 || g_str_has_prefix (path, "/memfd:tcg-jit"))
     return FALSE;
   if (path[0] == '\0')
     return TRUE;

@@ -142,6 +142,7 @@ static const char maps_two[] =
   "7e0000000000-7e0004000000 rw-p 00000000 00:00 0 \n"
   "7e0004000000-7e0004001000 ---p 00000000 00:00 0 \n"
   "7efff0000000-7efff4000000 rw-p 00000000 08:01 9 /var/lib/some-file\n"
+  "7eff00000000-7eff04000000 rwxp 00000000 00:00 0 \n"
   "7f0000000000-7f0004000000 rw-p 00000000 00:00 0 \n"
   "7ffc00000000-7ffc00021000 rw-p 00000000 00:00 0                          [stack]\n";
 
@@ -331,8 +332,9 @@ test_maps_parse (void)
                             "(deleted)\n";
 
   g_assert_no_error (error);
-  /* the two anonymous backends: the file mapping, the stack and the
-   * read-only ones are left out */
+  /* the two anonymous backends: the file mapping, the stack, the
+   * read-only ones and TCG's code buffer (rwx, of a cell's size) are
+   * left out */
   g_assert_cmpuint (maps->len, ==, 2);
   g_assert_cmpuint (g_array_index (maps, VpaLiveMapping, 1).start, ==, CELL0);
   memfd = vpa_live_maps_parse (memfd_line, strlen (memfd_line), "maps", &error);
