@@ -40,17 +40,6 @@ run live-vm1 "$CLI" check --live -c $U --format json vm1
 run live-metrics "$CLI" check --live -c $U --format openmetrics vm1
 run migrate-vm1 migratepages "$pid" 1 0
 run live-pinned "$CLI" check --live -c $U --format json vm1
-# vm4: the same guest without a VF, 64 MiB, whose memory does move.
-sed -e 's/vm1/vm4/g' -e '/<metadata>/,/<\/metadata>/d' -e 's/131072/65536/g' \
-  "$SRC/data/kernel/vm1.xml" > /tmp/vm4.xml
-run define-vm4 virsh -c $U define /tmp/vm4.xml
-run start-vm4 timeout 300 virsh -c $U start vm4
-run live-vm4 "$CLI" check --live -c $U --format json vm4
-run migrate-vm4 migratepages "$(cat /run/libvirt/qemu/vm4.pid)" 1 0
-run live-moved "$CLI" check --live -c $U vm4
-run live-moved-json "$CLI" check --live -c $U --format json vm4
-run destroy-vm4 virsh -c $U destroy vm4
-step live
 # vm2: vm1 bound to node 0 with another VF of node 1; vm3: vm1's VF.
 python3 "$SRC/tests/kernel/guest/domxml.py" variant "$OUT/dumpxml-vm1.out" vm2 0 \
   "$(echo "$vf" | sed 's/\.[0-9]$/.3/')" > /tmp/vm2.xml
@@ -70,6 +59,18 @@ done
 cp /tmp/nested/vm1.console "$OUT/vm1.console" 2>/dev/null
 run destroy-vm1 virsh -c $U destroy vm1
 run vf-driver-after readlink "/sys/bus/pci/devices/$vf/driver"
+# vm4: vm1 without a VF, 64 MiB, whose memory does move (started once
+# vm1's nested TCG no longer takes the CPUs).
+sed -e 's/vm1/vm4/g' -e '/<metadata>/,/<\/metadata>/d' -e 's/131072/65536/g' \
+  "$SRC/data/kernel/vm1.xml" > /tmp/vm4.xml
+run define-vm4 virsh -c $U define /tmp/vm4.xml
+run start-vm4 timeout 300 virsh -c $U start vm4
+run live-vm4 "$CLI" check --live -c $U --format json vm4
+run migrate-vm4 migratepages "$(cat /run/libvirt/qemu/vm4.pid)" 1 0
+run live-moved "$CLI" check --live -c $U vm4
+run live-moved-json "$CLI" check --live -c $U --format json vm4
+run destroy-vm4 virsh -c $U destroy vm4
+step live
 # Speed on a real tree, as bench/run times it: the hook's prepare begin
 # on vm1 (its VF free again) and pools, against the floor of a hook
 # (vpa-bench-cat) and xmllint --noout of this host's snapshot.
