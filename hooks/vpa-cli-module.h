@@ -20,7 +20,7 @@
 G_BEGIN_DECLS
 
 /* Bump when a table below changes. */
-#define VPA_CLI_MODULE_VERSION 5
+#define VPA_CLI_MODULE_VERSION 6
 
 /* Returns the placed domain for define given the connection's current
  * claims (as VpaVirtPlaceFunc). */
@@ -61,6 +61,11 @@ typedef struct {
   gboolean (*request_edit) (const char *uri, const char *domain, const VpaRequestEdit *edit,
                             VpaRequestEditResult *out, GError **error);
   char *(*request_show) (const char *uri, const char *domain, GError **error);
+  /* check --live: the report on running domain name (its live XML xml)
+   * in format; *failure the line on a cell off its node, else NULL
+   * (vpa-live.h). */
+  char *(*check_live) (const char *name, const char *xml, const char *format, char **failure,
+                       GError **error);
 } VpaCliVirtModule;
 
 const VpaCliVirtModule *vpa_cli_virt_module (void);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "vpa-cli-module.h"
+#include "vpa-live.h"
 #include "vpa-virt-watch.h"
 #include "vpa-virt.h"
 #include "vpa-virt-request.h"
@@ -122,6 +123,34 @@ virt_request_show (const char *uri, const char *domain, GError **error)
   return conn != NULL ? vpa_virt_request_show (conn, uri, domain, error) : NULL;
 }
 
+/* check --live: the QEMU process from libvirt's pid file (docs/live.md). */
+static char *
+virt_check_live (const char *name, const char *xml, const char *format, char **failure,
+                 GError **error)
+{
+  g_autofree char *pid_path = g_strdup_printf ("/run/libvirt/qemu/%s.pid", name);
+  g_autofree char *pid_text = NULL;
+  g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (VpaLiveReport) report = NULL;
+  VpaLiveEnv env = { .proc_root = "/proc", .sysfs_root = "/sys" };
+  guint64 pid;
+
+  if (!g_file_get_contents (pid_path, &pid_text, NULL, NULL) ||
+      !g_ascii_string_to_unsigned (g_strstrip (pid_text), 10, 1, G_MAXINT, &pid, NULL))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "check --live: domain '%s': no QEMU process id in %s: is it running?", name,
+                   pid_path);
+      return NULL;
+    }
+  if ((dom = vpa_domain_parse (xml, strlen (xml), name, error)) == NULL)
+    return NULL;
+  if ((report = vpa_live_check (dom, (int) pid, &env, error)) == NULL)
+    return NULL;
+  *failure = vpa_live_failure (report);
+  return vpa_live_format (report, format);
+}
+
 const VpaCliVirtModule *
 vpa_cli_virt_module (void)
 {
@@ -137,6 +166,7 @@ vpa_cli_virt_module (void)
     .load_networks = virt_load_networks,
     .request_edit = virt_request_edit,
     .request_show = virt_request_show,
+    .check_live = virt_check_live,
   };
   return &module;
 }

@@ -763,6 +763,38 @@ check_arg_is_file (const char *arg)
   return strcmp (arg, "-") == 0 || strchr (arg, '/') != NULL || g_str_has_suffix (arg, ".xml");
 }
 
+/* check --live DOMAIN: the running truth, from the libvirt module. */
+static gboolean
+check_live (VpaCli *cli, const char *name, GError **error)
+{
+  const VpaCliVirtModule *virt = virt_module (error);
+  const char *format = cli->common.format != NULL ? cli->common.format : "text";
+  g_autofree char *xml = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *failure = NULL;
+
+  if (strcmp (format, "text") != 0 && strcmp (format, "json") != 0 &&
+      strcmp (format, "openmetrics") != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "check --live: --format: expected text, json or openmetrics, not '%s'",
+                   format);
+      return FALSE;
+    }
+  if (virt == NULL || (xml = domain_xml (connect_uri (cli), name, error)) == NULL)
+    return FALSE;
+  if ((out = virt->check_live (name, xml, format, &failure, error)) == NULL ||
+      !vpa_cli_write_stdout (out, error))
+    return FALSE;
+  if (failure != NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+                   "check --live: domain '%s': %s (the report is on stdout)", name, failure);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 cmd_check (VpaCli *cli, GError **error)
 {
@@ -782,9 +814,17 @@ cmd_check (VpaCli *cli, GError **error)
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "check: expected one DOMAIN or FILE");
       return FALSE;
     }
+  arg = cli->common.args[0];
+  if (cli->live && check_arg_is_file (arg))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "check --live: expected a running DOMAIN, not the file '%s'", arg);
+      return FALSE;
+    }
+  if (cli->live)
+    return check_live (cli, arg, error);
   if (!vpa_cli_format_is_json (&cli->common, &json, error))
     return FALSE;
-  arg = cli->common.args[0];
   if (check_arg_is_file (arg))
     {
       if (!read_input (arg, &buf, &len, error))
@@ -1129,6 +1169,7 @@ enum {
   OPT_DEVICES = 1 << 6,  /* --devices SEL */
   OPT_STATUS = 1 << 7,   /* --root DIR */
   OPT_REQUEST = 1 << 8,  /* a port's options, --place */
+  OPT_LIVE = 1 << 9,     /* check --live */
 };
 
 typedef struct {
@@ -1147,7 +1188,7 @@ static const VpaCommand commands[] = {
   { "place", "FILE|-", "fill every request of a domain with a device; print the XML", cmd_place,
     OPT_PLACE },
   { "check", "DOMAIN|FILE", "verify placed devices meet their policies (report on stdout, also on exit 1)", cmd_check,
-    OPT_FORMAT },
+    OPT_FORMAT | OPT_LIVE },
   { "define", "FILE", "place and define a domain, never handing out a held device", cmd_define,
     0 },
   { "attach", "DOMAIN --port ALIAS", "hot-plug a VF for a port by the same rules", cmd_attach,
@@ -1209,6 +1250,12 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     { "devices", 0, 0, G_OPTION_ARG_STRING, &cli.devices,
       "aliases, physical networks or address globs, comma separated (default: all but VFs)",
       "SEL" },
+    { NULL }
+  };
+  GOptionEntry live[] = {
+    { "live", 0, 0, G_OPTION_ARG_NONE, &cli.live,
+      "where the running domain's memory and vCPUs are, per cell (--format also openmetrics)",
+      NULL },
     { NULL }
   };
   GOptionEntry output[] = {
@@ -1298,6 +1345,8 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
     g_option_context_add_main_entries (ctx, status, NULL);
   if (cmd->options & OPT_REQUEST)
     g_option_context_add_main_entries (ctx, request, NULL);
+  if (cmd->options & OPT_LIVE)
+    g_option_context_add_main_entries (ctx, live, NULL);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return fail (error);
   if (cli.common.args != NULL && cmd->args[0] == '\0')

@@ -128,10 +128,10 @@ cp "$stale" "$tmp/stale/virt-pci-affinity-virt.so"
 cp "$fleet" "$tmp/stale/virt-pci-affinity-fleet.so"
 run "$tmp/s1" "$tmp/stale/virt-pci-affinity" pools -c test:///default
 expect_fail "a stale libvirt module" "$tmp/s1" \
-  "virt-pci-affinity: cannot load module '$tmp/stale/virt-pci-affinity-virt.so': interface version 6, expected 5"
+  "virt-pci-affinity: cannot load module '$tmp/stale/virt-pci-affinity-virt.so': interface version 7, expected 6"
 run "$tmp/s2" "$tmp/stale/virt-pci-affinity" fleet sync --store "$tmp/s.db" --host h -c test:///default
 expect_fail "a stale libvirt module, through fleet" "$tmp/s2" \
-  "virt-pci-affinity: fleet: cannot load module '$tmp/stale/virt-pci-affinity-virt.so': interface version 6, expected 5"
+  "virt-pci-affinity: fleet: cannot load module '$tmp/stale/virt-pci-affinity-virt.so': interface version 7, expected 6"
 cp "$cli" "$tmp/broken/virt-pci-affinity"
 echo "not a module" >"$tmp/broken/virt-pci-affinity-virt.so"
 cp "$tmp/broken/virt-pci-affinity-virt.so" "$tmp/broken/virt-pci-affinity-fleet.so"

@@ -383,6 +383,64 @@ def check_start(res):
         print("# nested guest: " + line)
 
 
+def live_cell(res, name):
+    doc = res.json(name) or {}
+    cells = doc.get("cells") or [{}]
+    cell = cells[0]
+    nodes = {int(k): v for k, v in (cell.get("nodes") or {}).items()}
+    return doc, cell, nodes
+
+
+def check_running_truth(res):
+    """check --live on vm1: its memory on node 1, then moved (start.sh)."""
+    doc, cell, nodes = live_cell(res, "live-vm1")
+    resident = cell.get("resident", 0)
+    ok(res.rc("live-vm1") == 0 and cell.get("bound") == [1] and resident > 0
+       and nodes.get(1, 0) * 10 >= resident * 9,
+       "check --live vm1: cell 0 bound to node 1 has %s of %s resident sampled pages on "
+       "node 1 (%s)" % (nodes.get(1, 0), resident, one_line(res.text("live-vm1", "err"))))
+    ok(doc.get("devices") == [1], "check --live vm1: its VF is on node 1: %s" % doc.get("devices"))
+    vcpus = cell.get("vcpus") or []
+    ok(len(vcpus) >= 1 and all(v.get("node") in (0, 1) for v in vcpus),
+       "check --live vm1: where its vCPU thread last ran: %s" % vcpus)
+    om = res.text("live-metrics") or ""
+    ok(res.rc("live-metrics") == 0 and 'virt_pci_affinity_live_cell_off_node{domain="vm1",cell="0"} 0' in om
+       and om.endswith("# EOF\n"), "check --live --format openmetrics: vm1's cell 0 on node")
+    doc, cell, nodes = live_cell(res, "live-pinned")
+    ok(res.rc("migrate-vm1") == 0 and res.rc("live-pinned") == 0
+       and nodes.get(1, 0) == cell.get("resident", -1),
+       "migratepages 1 0 moves none of vm1's memory (VFIO pinned it for the VF): still %s of "
+       "%s on node 1" % (nodes.get(1, 0), cell.get("resident", 0)))
+    doc, cell, nodes = live_cell(res, "live-vm4")
+    ok(res.rc("start-vm4") == 0 and res.rc("live-vm4") == 0 and cell.get("resident", 0) > 0
+       and nodes.get(1, 0) * 10 >= cell.get("resident", 0) * 9,
+       "check --live vm4 (no VF, bound to node 1): %s of %s on node 1 (%s)"
+       % (nodes.get(1, 0), cell.get("resident", 0),
+          one_line((res.text("start-vm4", "err") or "") + (res.text("live-vm4", "err") or ""))))
+    doc, cell, nodes = live_cell(res, "live-moved-json")
+    err = (res.text("live-moved", "err") or "").strip()
+    ok(res.rc("migrate-vm4") == 0 and res.rc("live-moved") == 1
+       and res.rc("live-moved-json") == 1 and cell.get("ok") is False
+       and nodes.get(0, 0) * 2 > cell.get("resident", 0) and len(err.splitlines()) == 1
+       and "domain 'vm4': cell 0:" in err and "off bound node 1" in err,
+       "after migratepages 1 0, check --live refuses vm4, one line: %s; node 0 holds %s of %s"
+       % (err, nodes.get(0, 0), cell.get("resident", 0)))
+    print("# check --live vm4 after the move: " + one_line(res.text("live-moved")))
+
+
+def check_speed(res):
+    """The hook and pools timed in the guest (start.sh, bench/run's way)."""
+    bench = res.json("bench") or {}
+    ok(res.rc("bench") == 0 and all(k in bench for k in ("cat", "hook", "xmllint", "pools")),
+       "the hook's prepare begin, pools, vpa-bench-cat and xmllint timed in the guest (%s)"
+       % one_line(res.text("bench", "err")))
+    for name in ("cat", "hook", "xmllint", "pools"):
+        ns = sorted((bench.get(name) or {}).get("wall_ns") or [0])
+        rss = max((bench.get(name) or {}).get("maxrss_kib") or [0])
+        print("# speed: %-8s median %.0f ms, min %.0f ms, peak RSS %d KiB"
+              % (name, ns[len(ns) // 2] / 1e6, ns[0] / 1e6, rss))
+
+
 def boot(initrd, work, build, scenario, timeout):
     out = os.path.join(work, scenario)
     shutil.rmtree(out, ignore_errors=True)
@@ -467,6 +525,8 @@ def main():
     ok(not late and res.rc("facts") == 0, "start: the machine booted, ran its scenario, "
        "powered off (%.0f s)" % took)
     check_start(res)
+    check_running_truth(res)
+    check_speed(res)
     print("# all machines: %.0f s" % (time.monotonic() - start))
     print("1..%d" % tests)
     sys.exit(1 if failed else 0)
