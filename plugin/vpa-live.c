@@ -50,6 +50,42 @@ maps_line_is_ram (const char *perms, const char *path)
          strstr (path, "hugetlbfs") != NULL;
 }
 
+/* "LO-HI PERMS OFFSET DEV INODE [PATH]" of /proc/PID/maps: the two
+ * addresses (hex), the permissions and where the path starts ("" for an
+ * anonymous mapping). */
+static gboolean
+parse_map_line (char *l, guint64 *lo, guint64 *hi, char perms[8], char **path)
+{
+  char *end;
+  char *p = l;
+  gsize k;
+
+  *lo = g_ascii_strtoull (p, &end, 16);
+  if (end == p || *end != '-')
+    return FALSE;
+  p = end + 1;
+  *hi = g_ascii_strtoull (p, &end, 16);
+  if (end == p || *end != ' ')
+    return FALSE;
+  p = end + 1;
+  k = strcspn (p, " ");
+  if (k == 0 || k > 7)
+    return FALSE;
+  memcpy (perms, p, k);
+  perms[k] = '\0';
+  p += k;
+  for (guint f = 0; f < 3; f++)
+    {
+      p += strspn (p, " ");
+      if (*p == '\0')
+        return FALSE;
+      p += strcspn (p, " ");
+    }
+  p += strspn (p, " ");
+  *path = p;
+  return TRUE;
+}
+
 GArray *
 vpa_live_maps_parse (const char *buf, gsize len, const char *what, GError **error)
 {
@@ -68,20 +104,19 @@ vpa_live_maps_parse (const char *buf, gsize len, const char *what, GError **erro
     {
       VpaLiveMapping m;
       char perms[8] = "";
-      int path_at = 0;
-      unsigned long long lo, hi;
+      char *path = NULL;
+      guint64 lo, hi;
 
       if (lines[i][0] == '\0')
         continue;
-      if (sscanf (lines[i], "%llx-%llx %7s %*s %*s %*s %n", &lo, &hi, perms, &path_at) < 3 ||
-          path_at == 0 || hi <= lo)
+      if (!parse_map_line (lines[i], &lo, &hi, perms, &path) || hi <= lo)
         {
           g_autofree char *line = vpa_message_bound (lines[i], 120);
           g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                        "%s: line %u: not a mapping: '%s'", what, i + 1, line);
           return NULL;
         }
-      if (!maps_line_is_ram (perms, g_strchomp (lines[i] + path_at)))
+      if (!maps_line_is_ram (perms, g_strchomp (path)))
         continue;
       m.start = lo;
       m.end = hi;
