@@ -29,7 +29,8 @@ setup() {
   mount -t devpts devpts /dev/pts
   mount -t tmpfs tmpfs /run
   mkdir -p /run/lock
-  mount -t tmpfs tmpfs /tmp
+  # /tmp stays the overlay's: a tmpfs over it would hide a tree checked out
+  # under the host's /tmp (the root is writable already).
   mount -t tmpfs tmpfs /dev/shm
   trap finish EXIT
   step up
