@@ -1310,6 +1310,14 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   if (!vpa_domain_bind_nodes (dom, owned, error))
     return NULL;
 
+  if (want->locality_group != NULL && vpa_domain_locality_group (dom, want->locality_group) == NULL)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                   "attach: --locality-group '%s': domain '%s' has no <vpa:locality-group name='%s'>",
+                   want->locality_group, dom->name, want->locality_group);
+      return NULL;
+    }
+
   port = g_new0 (VpaPortRequest, 1);
   port->device = g_strdup (alias);
   port->physnet = g_strdup (want->physnet);
@@ -1318,13 +1326,6 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   port->has_policy = want->has_policy;
   port->policy = want->has_policy ? want->policy : VPA_POLICY_LEGACY;
   port->locality_group = g_strdup (want->locality_group);
-  if (want->locality_group != NULL && vpa_domain_locality_group (dom, want->locality_group) == NULL)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "attach: --locality-group '%s': domain '%s' has no <vpa:locality-group name='%s'>",
-                   want->locality_group, dom->name, want->locality_group);
-      return NULL;
-    }
   g_ptr_array_add (dom->ports, port);
 
   requests = vpa_requests_from_domain (dom, config, error);
