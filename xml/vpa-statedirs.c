@@ -609,24 +609,37 @@ bus_attr_may_name (const char *buf, const char *end, const char *hit, const guin
 }
 
 /* The '>' ending the tag that starts at tag (quotes honoured: a value
- * may hold '>'), or NULL. buf is NUL-terminated. */
+ * may hold '>'), or NULL. Bounded by end, with no search that runs to
+ * the buffer's NUL: a sanitizer's string interceptors measure the whole
+ * rest of the buffer on every call, which is quadratic over a file of
+ * many tags. */
 static const char *
-tag_end (const char *tag)
+tag_end (const char *tag, const char *end)
 {
-  const char *p = tag + 1;
-
-  for (;;)
+  for (const char *p = tag + 1; p < end; p++)
     {
-      p += strcspn (p, "'\">");
-      if (*p == '\0')
-        return NULL;
       if (*p == '>')
         return p;
-      p = strchr (p + 1, *p);
-      if (p == NULL)
-        return NULL;
-      p++;
+      if (*p == '\'' || *p == '"')
+        {
+          p = memchr (p + 1, *p, (gsize) (end - p - 1));
+          if (p == NULL)
+            return NULL;
+        }
     }
+  return NULL;
+}
+
+/* The length of the element name at name: up to the first blank, '/'
+ * or '>', or end. */
+static gsize
+name_span (const char *name, const char *end)
+{
+  const char *p = name;
+
+  while (p < end && *p != ' ' && *p != '\t' && *p != '\r' && *p != '\n' && *p != '/' && *p != '>')
+    p++;
+  return (gsize) (p - name);
 }
 
 /* Whether a name's local part (after its last ':') is want: compared
@@ -674,7 +687,8 @@ walk_item (Walker *w, const char **tag)
       const char *close = p[1] == '?' ? "?>" : strncmp (p, "<!--", 4) == 0      ? "-->"
                                              : strncmp (p, "<![CDATA[", 9) == 0 ? "]]>"
                                                                                 : NULL;
-      if (close == NULL || (q = strstr (p + 2, close)) == NULL)
+      if (close == NULL || w->end - p < 2 ||
+          (q = find (p + 2, (gsize) (w->end - p - 2), close, strlen (close))) == NULL)
         return WALK_LOST;
       w->pos = q + strlen (close);
       return WALK_ON;
@@ -687,8 +701,8 @@ walk_item (Walker *w, const char **tag)
       w->pos = q + 1;
       return WALK_ON;
     }
-  name_len = strcspn (p + 1, " \t\r\n/>");
-  if (name_len == 0 || (q = tag_end (p)) == NULL)
+  name_len = name_span (p + 1, w->end);
+  if (name_len == 0 || (q = tag_end (p, w->end)) == NULL)
     return WALK_LOST;
   *tag = p;
   w->pos = q + 1;
@@ -735,7 +749,7 @@ walk_to (Walker *w, const char *hit, const char **tag)
 static gboolean
 in_source (const Walker *w, const char *tag)
 {
-  gsize len = strcspn (tag + 1, " \t\r\n/>");
+  gsize len = name_span (tag + 1, w->end);
   gboolean empty = w->pos[-2] == '/';
   guint parent = empty ? w->depth : w->depth - 1;
 
@@ -757,8 +771,9 @@ vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint 
     buses[VPA_ADDR_BUS (addrs[i]) / 8] |= (guint8) (1u << (VPA_ADDR_BUS (addrs[i]) % 8));
   if (!bytes_are_text (buf, len, &start) || !prolog_plain (buf, len, start, &body))
     return TRUE;
-  /* strstr() is glibc's vectorised search (its memmem() is not); the
-   * buffer ends with a NUL and holds none before. */
+  /* One strstr() over the whole buffer (glibc's is vectorised, its
+   * memmem() is not); the buffer ends with a NUL and holds none before.
+   * Searches repeated along the buffer use find(), bounded by end. */
   if (buf[len] != '\0' || memchr (buf, '\0', len) != NULL)
     return TRUE;
   /* A claim is a <hostdev>, an <interface type='hostdev'> or an <actual
@@ -774,7 +789,7 @@ vpa_statedirs_may_name (const char *buf, gsize len, const VpaAddr *addrs, guint 
    * occurrence of "bus" whose value may name a bus of the set has the
    * walker follow the document up to it (forward only: what it has
    * passed is never looked at again, so a hit it passed is skipped). */
-  for (; (p = strstr (p, "bus")) != NULL; p += 3)
+  for (; (p = find (p, (gsize) (end - p), "bus", 3)) != NULL; p += 3)
     {
       const char *tag = NULL;
 
