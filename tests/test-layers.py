@@ -20,7 +20,8 @@ import tempfile
 
 # The model types of plugin/core/ that the layers above share (the
 # inventory, requests, ...): legal from every layer.
-CORE_MODEL = ['vpa-spec.h', 'vpa-inventory-model.h', 'vpa-request.h']
+CORE_MODEL = ['vpa-spec.h', 'vpa-inventory-model.h', 'vpa-request.h',
+              'vpa-capacity-model.h']
 
 # layer: (a source the layer's library compiles, legal headers,
 #         headers of upper layers it must not see)
@@ -36,11 +37,13 @@ LAYERS = {
             ['vpa-policy.h', 'vpa-inventory.h', 'vpa-place.h', 'vpa-source.h',
              'vpa-sysfs.h', 'vpa-config.h', 'vpa-cli-common.h']),
     'policy': ('policy/vpa-policy.c',
-               ['vpa-types.h', 'vpa-policy.h', 'vpa-flow.h'] + CORE_MODEL,
+               ['vpa-types.h', 'vpa-policy.h', 'vpa-flow.h', 'vpa-place.h',
+                'vpa-locality.h', 'vpa-fit.h'] + CORE_MODEL,
                ['vpa-xml.h', 'vpa-domain.h', 'vpa-rewrite.h', 'vpa-nodedev.h',
-                'vpa-inventory.h', 'vpa-config.h', 'vpa-requests.h', 'vpa-place.h',
-                'vpa-pipeline.h', 'vpa-source.h', 'vpa-sysfs.h', 'vpa-cli-common.h']),
-    'plugin': ('plugin/vpa-place.c',
+                'vpa-inventory.h', 'vpa-config.h', 'vpa-requests.h', 'vpa-capacity.h',
+                'vpa-topology.h', 'vpa-pipeline.h', 'vpa-source.h', 'vpa-sysfs.h',
+                'vpa-cli-common.h']),
+    'plugin': ('plugin/vpa-inventory.c',
                CORE_MODEL + ['vpa-types.h', 'vpa-domain.h', 'vpa-policy.h', 'vpa-inventory.h',
                 'vpa-place.h', 'vpa-source.h', 'vpa-pipeline.h'],
                ['vpa-cli-common.h', 'vpa-hook.h', 'vpa-output.h']),
