@@ -21,7 +21,7 @@ import tempfile
 # The model types of plugin/core/ that the layers above share (the
 # inventory, requests, ...): legal from every layer.
 CORE_MODEL = ['vpa-spec.h', 'vpa-inventory-model.h', 'vpa-request.h',
-              'vpa-capacity-model.h']
+              'vpa-capacity-model.h', 'vpa-domain-model.h', 'vpa-guest-model.h']
 
 # layer: (a source the layer's library compiles, legal headers,
 #         headers of upper layers it must not see)
@@ -39,7 +39,8 @@ LAYERS = {
     'policy': ('policy/vpa-policy.c',
                ['vpa-types.h', 'vpa-policy.h', 'vpa-flow.h', 'vpa-place.h',
                 'vpa-locality.h', 'vpa-fit.h'] + CORE_MODEL,
-               ['vpa-xml.h', 'vpa-domain.h', 'vpa-rewrite.h', 'vpa-nodedev.h',
+               ['vpa-xml.h', 'vpa-domain.h', 'vpa-domain-mode.h', 'vpa-guest-topology.h',
+                'vpa-rewrite.h', 'vpa-nodedev.h',
                 'vpa-inventory.h', 'vpa-config.h', 'vpa-requests.h', 'vpa-capacity.h',
                 'vpa-topology.h', 'vpa-pipeline.h', 'vpa-source.h', 'vpa-sysfs.h',
                 'vpa-cli-common.h']),

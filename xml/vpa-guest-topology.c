@@ -9,95 +9,6 @@
 #define VPA_TOPO_MIN_SLOT 0
 
 /* ------------------------------------------------------------------ */
-/* Lifetime                                                            */
-/* ------------------------------------------------------------------ */
-
-static void
-guest_controller_free (VpaGuestController *c)
-{
-  g_free (c->model);
-  g_free (c->alias);
-  g_free (c);
-}
-
-static void
-guest_device_addr_free (VpaGuestDeviceAddr *d)
-{
-  g_free (d->alias);
-  g_free (d);
-}
-
-void
-vpa_guest_bus_free (VpaGuestBus *bus)
-{
-  if (bus == NULL)
-    return;
-  g_free (bus->machine_name);
-  g_ptr_array_unref (bus->controllers);
-  g_ptr_array_unref (bus->devices);
-  g_ptr_array_unref (bus->occupants);
-  g_free (bus);
-}
-
-VpaTopoDevice *
-vpa_topo_device_new (const char *device, gint cell, gint host_node)
-{
-  VpaTopoDevice *d = g_new0 (VpaTopoDevice, 1);
-
-  d->device = g_strdup (device);
-  d->cell = cell;
-  d->host_node = host_node;
-  return d;
-}
-
-void
-vpa_topo_device_free (VpaTopoDevice *dev)
-{
-  if (dev == NULL)
-    return;
-  g_free (dev->device);
-  g_free (dev);
-}
-
-static void
-topo_controller_free (VpaTopoController *c)
-{
-  g_free (c->alias);
-  g_free (c->device);
-  g_free (c);
-}
-
-static void
-topo_placement_free (VpaTopoPlacement *p)
-{
-  g_free (p->device);
-  g_free (p);
-}
-
-void
-vpa_guest_topology_free (VpaGuestTopology *topo)
-{
-  if (topo == NULL)
-    return;
-  g_ptr_array_unref (topo->controllers);
-  g_ptr_array_unref (topo->placements);
-  g_ptr_array_unref (topo->unplaced);
-  g_free (topo);
-}
-
-static VpaGuestTopology *
-topology_new (VpaMachineKind machine)
-{
-  VpaGuestTopology *t = g_new0 (VpaGuestTopology, 1);
-
-  t->machine = machine;
-  t->controllers = g_ptr_array_new_with_free_func ((GDestroyNotify) topo_controller_free);
-  t->placements = g_ptr_array_new_with_free_func ((GDestroyNotify) topo_placement_free);
-  t->unplaced = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_topo_device_free);
-  return t;
-}
-
-/* ------------------------------------------------------------------ */
 /* Parse                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -231,13 +142,10 @@ parse_machine (VpaGuestBus *bus, xmlNode *domain)
 VpaGuestBus *
 vpa_guest_bus_parse (xmlNode *domain)
 {
-  VpaGuestBus *bus = g_new0 (VpaGuestBus, 1);
+  VpaGuestBus *bus = vpa_guest_bus_new ();
   xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
   xmlNode *features = vpa_xml_child (domain, "features", NULL);
 
-  bus->controllers = g_ptr_array_new_with_free_func ((GDestroyNotify) guest_controller_free);
-  bus->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) guest_device_addr_free);
-  bus->occupants = g_ptr_array_new_with_free_func ((GDestroyNotify) guest_device_addr_free);
   bus->acpi = features != NULL && vpa_xml_child (features, "acpi", NULL) != NULL;
   for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
     {
@@ -279,37 +187,6 @@ vpa_guest_bus_parse (xmlNode *domain)
   return bus;
 }
 
-gboolean
-vpa_guest_topology_owns (const char *alias)
-{
-  return alias != NULL &&
-         (g_str_has_prefix (alias, VPA_TOPO_PXB_PREFIX) || g_str_has_prefix (alias, VPA_TOPO_RP_PREFIX));
-}
-
-gboolean
-vpa_guest_bus_has_own (const VpaGuestBus *bus)
-{
-  for (guint i = 0; i < bus->controllers->len; i++)
-    if (vpa_guest_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
-      return TRUE;
-  return FALSE;
-}
-
-gint
-vpa_guest_cell_of_node (const GArray *cells, gint node)
-{
-  if (node < 0 || cells == NULL)
-    return -1;
-  for (guint i = 0; i < cells->len; i++)
-    {
-      const VpaCellNodes *c = &g_array_index (cells, VpaCellNodes, i);
-      for (guint j = 0; c->nodes != NULL && j < c->nodes->len; j++)
-        if (g_array_index (c->nodes, gint, j) == node)
-          return (gint) c->cell;
-    }
-  return -1;
-}
-
 /* ------------------------------------------------------------------ */
 /* Plan                                                                */
 /* ------------------------------------------------------------------ */
@@ -332,7 +209,7 @@ vpa_guest_address_bus (xmlNode *node, gint *slot)
 gboolean
 vpa_guest_controller_matches (xmlNode *controller, const VpaTopoController *tc)
 {
-  g_autoptr (GPtrArray) one = g_ptr_array_new_with_free_func ((GDestroyNotify) guest_controller_free);
+  g_autoptr (GPtrArray) one = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_guest_controller_free);
   VpaGuestBus tmp = { .controllers = one };
   const VpaGuestController *gc;
   const char *model = tc->kind == VPA_TOPO_EXPANDER ? vpa_guest_expander_model (tc->machine)
@@ -881,7 +758,7 @@ place_devices (Planner *p, GPtrArray *devices, GError **error)
       const VpaTopoController *x = g_ptr_array_index (ctrls, i);
       g_autoptr (GPtrArray) ports = g_ptr_array_new ();
       g_autoptr (GPtrArray) direct =
-        g_ptr_array_new_with_free_func ((GDestroyNotify) topo_placement_free);
+        g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_topo_placement_free);
 
       if (x->kind != VPA_TOPO_EXPANDER)
         continue;
@@ -1026,7 +903,7 @@ vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices, guint spare
                    bus->controllers->len, VPA_TOPO_INDEX_MAX + 1);
       return NULL;
     }
-  topo = topology_new (bus->machine);
+  topo = vpa_guest_topology_new (bus->machine);
   p->bus = bus;
   p->what = what;
   p->topo = topo;
