@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Guest-visible device NUMA (<vpa:guest-numa devices='expander-bus'>):
- * the guest's PCI controllers as the domain document has them, and the
- * plan that puts every placed device behind an expander bus bound to
- * the guest cell its host node backs (see docs/guest-numa.md). The
- * parse reads libvirt's elements; the plan is a pure function of
- * structs; vpa-rewrite.h writes it into the document.
+ * Guest-visible device NUMA (<vpa:guest-numa devices='expander-bus'>,
+ * docs/guest-numa.md): the guest's PCI controllers as the domain
+ * document has them (vpa-guest-model.h), read from libvirt's elements.
+ * The plan is policy/vpa-guest-plan.h; vpa-rewrite.h writes it into the
+ * document.
  */
 #pragma once
 
@@ -33,25 +32,6 @@ VpaGuestBus *vpa_guest_bus_parse (xmlNode *domain);
 gboolean vpa_guest_bus_check (xmlNode *domain, const VpaGuestBus *bus, const char *what,
                               GError **error);
 
-/* Plans the expanders, root ports and device addresses for devices
- * (VpaTopoDevice*) with spares spare root ports per expander. Our
- * controllers already in bus keep their indexes, bus numbers and slots
- * where they still fit, so that placing again changes nothing; new
- * indexes never collide with the domain's own controllers, and every
- * expander's bus numbers lie above the main hierarchy's and outside
- * the domain's own expanders'. With keep (migration, restore: the guest
- * ABI keeps its controllers) nothing may be added, removed or moved:
- * a device that would need that is an error naming it. Errors:
- * VPA_ERROR_INVALID naming what (no bus number or index left),
- * VPA_ERROR_UNSATISFIABLE for keep. */
-VpaGuestTopology *vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices,
-                                           guint spares, gboolean keep, const char *what,
-                                           GError **error);
-
-/* The spare root port of cell's expander that no device uses (lowest N),
- * or NULL. */
-const VpaGuestController *vpa_guest_bus_free_spare (const VpaGuestBus *bus, guint cell);
-
 /* For the rewrite: whether the <controller> element is exactly tc
  * (model, index, busNr and node, or the bus and slot it plugs into);
  * other content libvirt added is allowed. */
@@ -62,10 +42,5 @@ gint vpa_guest_address_bus (xmlNode *node, gint *slot);
 /* A <controller>'s index as libvirt reads it (decimal, leading blanks
  * allowed), or -1 when absent or not a number. */
 gint vpa_guest_controller_index (xmlNode *controller);
-/* The model libvirt names the plan's expanders by. */
-const char *vpa_guest_expander_model (VpaMachineKind machine);
-
-/* --explain: cell -> expander -> root port -> device -> host node. */
-void vpa_guest_topology_explain (const VpaGuestTopology *topo, GString *out);
 
 G_END_DECLS

@@ -130,3 +130,9 @@ vpa_guest_cell_of_node (const GArray *cells, gint node)
     }
   return -1;
 }
+
+const char *
+vpa_guest_expander_model (VpaMachineKind m)
+{
+  return m == VPA_MACHINE_Q35 ? "pcie-expander-bus" : "pci-expander-bus";
+}

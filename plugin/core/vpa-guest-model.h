@@ -138,6 +138,9 @@ typedef struct {
 void vpa_guest_topology_free (VpaGuestTopology *topo);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaGuestTopology, vpa_guest_topology_free)
 
+/* The model libvirt names the plan's expanders by. */
+const char *vpa_guest_expander_model (VpaMachineKind machine);
+
 /* An empty plan for machine (the planner fills it). */
 VpaGuestTopology *vpa_guest_topology_new (VpaMachineKind machine);
 
