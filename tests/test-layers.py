@@ -21,7 +21,8 @@ import tempfile
 # The model types of plugin/core/ that the layers above share (the
 # inventory, requests, ...): legal from every layer.
 CORE_MODEL = ['vpa-spec.h', 'vpa-inventory-model.h', 'vpa-request.h',
-              'vpa-capacity-model.h', 'vpa-domain-model.h', 'vpa-guest-model.h']
+              'vpa-capacity-model.h', 'vpa-domain-model.h', 'vpa-guest-model.h',
+              'vpa-plan.h']
 
 # layer: (a source the layer's library compiles, legal headers,
 #         headers of upper layers it must not see)
