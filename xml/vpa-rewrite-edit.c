@@ -431,8 +431,8 @@ vpa_rewrite_insert_children (Rewrite *rw, xmlNode *parent, Where where, xmlNode 
       gsize slash = ws_before (rw, ps->start_end - 2);
       g_autofree char *qname = g_strndup (rw->buf + ps->start + 1, ps->name_len);
       vpa_rewrite_edit_add (rw, slash, ps->start_end,
-                g_strdup_printf (">%s%s%s</%s>", text->str, rw->newlines ? "\n" : "",
-                                 rw->newlines ? own : "", qname));
+                            g_strdup_printf (">%s%s%s</%s>", text->str, rw->newlines ? "\n" : "",
+                                             rw->newlines ? own : "", qname));
       return;
     }
   if (where == AFTER)

@@ -62,32 +62,32 @@ typedef enum {
 
 gboolean vpa_rewrite_scan_spans (Rewrite *rw);
 gboolean vpa_rewrite_attach_spans (Rewrite *rw, xmlNode *node, guint *next);
-const Span * vpa_rewrite_span_of (xmlNode *node);
+const Span *vpa_rewrite_span_of (xmlNode *node);
 void vpa_rewrite_edit_add (Rewrite *rw, gsize start, gsize end, char *text);
 void vpa_rewrite_edit_clear (gpointer data);
-char * vpa_rewrite_edits_apply (Rewrite *rw, gsize *out_len, GError **error);
-char * vpa_rewrite_own_indent (Rewrite *rw, xmlNode *node);
+char *vpa_rewrite_edits_apply (Rewrite *rw, gsize *out_len, GError **error);
+char *vpa_rewrite_own_indent (Rewrite *rw, xmlNode *node);
 char vpa_rewrite_quote_of (Rewrite *rw, xmlNode *node, char fallback);
 void vpa_rewrite_learn_layout (Rewrite *rw, xmlNode *root);
 void vpa_rewrite_elem_free (Elem *e);
-Elem * vpa_rewrite_elem_new (const char *name, Elem *parent);
+Elem *vpa_rewrite_elem_new (const char *name, Elem *parent);
 void vpa_rewrite_append_attr_value (GString *out, char quote, const char *value);
 void vpa_rewrite_elem_attr (Elem *e, char quote, const char *name, const char *value);
 void vpa_rewrite_elem_render (Rewrite *rw, const Elem *e, const char *indent, GString *out);
-Elem * vpa_rewrite_address_elem (Rewrite *rw, VpaAddr addr, gboolean with_type, Elem *parent);
+Elem *vpa_rewrite_address_elem (Rewrite *rw, VpaAddr addr, gboolean with_type, Elem *parent);
 void vpa_rewrite_insert_children (Rewrite *rw, xmlNode *parent, Where where, xmlNode *after, GPtrArray *elems);
 void vpa_rewrite_insert_child (Rewrite *rw, xmlNode *parent, Where where, xmlNode *after, Elem *elem);
 void vpa_rewrite_remove_element (Rewrite *rw, xmlNode *node);
 void vpa_rewrite_replace_element (Rewrite *rw, xmlNode *node, Elem *elem, const char *indent);
-char * vpa_rewrite_user_alias_of (xmlNode *node);
-xmlNode * vpa_rewrite_find_affinity (xmlNode *domain);
+char *vpa_rewrite_user_alias_of (xmlNode *node);
+xmlNode *vpa_rewrite_find_affinity (xmlNode *domain);
 gboolean vpa_rewrite_check_encoding (xmlDoc *doc, const char *what, GError **error);
 gboolean vpa_rewrite_map_document (Rewrite *rw, xmlDoc *doc, GError **error);
 void vpa_rewrite_grow (Growth *total, const Growth *more);
-VpaDomain * vpa_rewrite_parse_output (const char *out, gsize out_len, const char *what, const Growth *added, GError **error);
-const VpaTopoPlacement * vpa_rewrite_placement_of (Rewrite *rw, const char *alias);
-Elem * vpa_rewrite_guest_address_elem (Rewrite *rw, guint bus, guint slot, Elem *parent);
-Elem * vpa_rewrite_controller_elem (Rewrite *rw, const VpaTopoController *tc);
+VpaDomain *vpa_rewrite_parse_output (const char *out, gsize out_len, const char *what, const Growth *added, GError **error);
+const VpaTopoPlacement *vpa_rewrite_placement_of (Rewrite *rw, const char *alias);
+Elem *vpa_rewrite_guest_address_elem (Rewrite *rw, guint bus, guint slot, Elem *parent);
+Elem *vpa_rewrite_controller_elem (Rewrite *rw, const VpaTopoController *tc);
 void vpa_rewrite_topology (Rewrite *rw, xmlNode *devices);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Elem, vpa_rewrite_elem_free)
 
