@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "vpa-fit.h"
+#include "vpa-capacity.h"
 #include "vpa-pipeline-numa.h"
 #include "vpa-pipeline-vswitch.h"
 #include "vpa-requests.h"

@@ -8,27 +8,9 @@
 #pragma once
 
 #include "vpa-types.h"
+#include "vpa-spec.h"
 
 G_BEGIN_DECLS
-
-/* One key/value pair of a Nova-style spec dict; value NULL is None. */
-typedef struct {
-  char *key;
-  char *value;
-} VpaSpecPair;
-
-/* A spec dict: its pairs are ANDed. A request carries several, ORed. */
-typedef struct {
-  GPtrArray *pairs; /* VpaSpecPair*, in insertion order */
-} VpaSpec;
-
-VpaSpec *vpa_spec_new (void);
-void vpa_spec_free (VpaSpec *spec);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaSpec, vpa_spec_free)
-/* Adds or replaces key; value may be NULL (None). */
-void vpa_spec_set (VpaSpec *spec, const char *key, const char *value);
-/* The value for key; *present tells a NULL value from an absent key. */
-const char *vpa_spec_get (const VpaSpec *spec, const char *key, gboolean *present);
 
 /* [device-spec NAME] */
 typedef struct {
@@ -70,7 +52,7 @@ typedef struct {
 void vpa_vswitch_affinity_free (VpaVswitchAffinity *aff);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaVswitchAffinity, vpa_vswitch_affinity_free)
 
-typedef struct {
+typedef struct _VpaConfig {
   char *path;              /* for messages; "(built-in defaults)" if none */
   char *inventory_source;  /* [inventory] source, default "sysfs:/" */
   GPtrArray *device_specs; /* VpaDeviceSpec*, in file order (first match wins) */
@@ -149,9 +131,5 @@ gint64 vpa_vswitch_affinity_missing_node (const VpaVswitchAffinity *aff, const V
  * nodes. */
 gboolean vpa_config_check_vswitch_nodes (const VpaConfig *config, const VpaHost *host,
                                          GError **error);
-
-/* Nova's pci_device_prop_match for one value pair: case-insensitive for
- * strings, NULL matches only NULL. */
-gboolean vpa_spec_value_match (const char *spec_value, const char *dev_value);
 
 G_END_DECLS

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-pipeline-numa.h"
+#include "vpa-capacity.h"
 #include "vpa-pipeline-vswitch.h"
 
 #include <string.h>

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "vpa-pipeline-vswitch.h"
+#include "vpa-guest-plan.h"
 #include "vpa-xml.h"
 
 /* Each guest cell with the host nodes that back it. Today these are the

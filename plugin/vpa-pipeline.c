@@ -9,6 +9,7 @@
 #include "vpa-pipeline-locality.h"
 #include "vpa-pipeline-vswitch.h"
 #include "vpa-attach-locality.h"
+#include "vpa-locality-rows.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
@@ -96,14 +97,14 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
   for (guint i = 0; placement->groups != NULL && i < placement->groups->len; i++)
     {
       const VpaGroupPlacement *g = g_ptr_array_index (placement->groups, i);
+      g_autofree char *rows = vpa_locality_rows (inv, g->devices);
 
       g_string_append_printf (out, "locality group '%s': level %s, policy %s: %s, %s%s%s\n",
                               g->name, vpa_locality_to_string (g->level),
                               g->required ? "required" : "preferred",
                               vpa_locality_to_string (g->reached), g->where,
                               g->why != NULL ? ": " : "", g->why != NULL ? g->why : "");
-      if (g->rows != NULL)
-        g_string_append_printf (out, "  topology rows: %s\n", g->rows);
+      g_string_append_printf (out, "  topology rows: %s\n", rows);
     }
 }
 

@@ -7,65 +7,6 @@
 
 #include "vpa-policy.h"
 
-VpaRequest *
-vpa_request_new (VpaRequestKind kind, const char *device, guint count)
-{
-  VpaRequest *req;
-
-  g_return_val_if_fail (device != NULL, NULL);
-  req = g_new0 (VpaRequest, 1);
-  req->kind = kind;
-  req->device = g_strdup (device);
-  req->label = g_strdup_printf ("%s '%s'",
-                                kind == VPA_REQUEST_PORT     ? "port"
-                                : kind == VPA_REQUEST_DEVICE ? "device"
-                                                             : "alias",
-                                device);
-  req->specs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_spec_free);
-  req->count = count;
-  req->policy = VPA_POLICY_LEGACY;
-  req->policy_source = VPA_POLICY_SOURCE_DEFAULT;
-  return req;
-}
-
-void
-vpa_request_free (VpaRequest *req)
-{
-  if (req == NULL)
-    return;
-  g_free (req->device);
-  g_free (req->label);
-  g_ptr_array_unref (req->specs);
-  g_free (req->pf_group);
-  g_free (req->locality_group);
-  g_free (req);
-}
-
-static gboolean
-request_spec_value (const VpaRequest *req, const char *key, gboolean (*pred) (const char *value))
-{
-  for (guint s = 0; s < req->specs->len; s++)
-    {
-      gboolean present = FALSE;
-      const char *v = vpa_spec_get (g_ptr_array_index (req->specs, s), key, &present);
-      if (present && pred (v))
-        return TRUE;
-    }
-  return FALSE;
-}
-
-gboolean
-vpa_request_wants_pf (const VpaRequest *req)
-{
-  return request_spec_value (req, "dev_type", vpa_policy_wants_pf);
-}
-
-gboolean
-vpa_request_wants_remote_managed (const VpaRequest *req)
-{
-  return request_spec_value (req, "remote_managed", vpa_policy_truthy);
-}
-
 static VpaSpec *
 spec_copy (const VpaSpec *spec)
 {

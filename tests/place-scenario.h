@@ -8,6 +8,7 @@
 
 #include <json-glib/json-glib.h>
 #include "vpa-place.h"
+#include "vpa-inventory.h"
 
 G_BEGIN_DECLS
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "vpa-guest-topology.h"
+#include "vpa-guest-plan.h"
 #include "vpa-xml.h"
 
 static VpaGuestBus *

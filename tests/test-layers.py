@@ -18,25 +18,35 @@ import subprocess
 import sys
 import tempfile
 
+# The model types of plugin/core/ that the layers above share (the
+# inventory, requests, ...): legal from every layer.
+CORE_MODEL = ['vpa-spec.h', 'vpa-inventory-model.h', 'vpa-request.h',
+              'vpa-capacity-model.h', 'vpa-domain-model.h', 'vpa-guest-model.h',
+              'vpa-plan.h']
+
 # layer: (a source the layer's library compiles, legal headers,
 #         headers of upper layers it must not see)
 LAYERS = {
     'core': ('plugin/core/vpa-types.c',
-             ['vpa-types.h', 'vpa-cpuset.h'],
+             ['vpa-types.h', 'vpa-cpuset.h'] + CORE_MODEL,
              ['vpa-xml.h', 'vpa-domain.h', 'vpa-policy.h', 'vpa-inventory.h',
               'vpa-place.h', 'vpa-source.h', 'vpa-cli-common.h']),
     'xml': ('xml/vpa-xml.c',
-            ['vpa-types.h', 'vpa-cpuset.h', 'vpa-xml.h', 'vpa-domain.h',
+            ['vpa-types.h', 'vpa-cpuset.h'] + CORE_MODEL + ['vpa-xml.h', 'vpa-domain.h',
              'vpa-rewrite.h', 'vpa-nodedev.h', 'vpa-capabilities.h',
              'vpa-snapshot.h', 'vpa-statedirs.h'],
-            ['vpa-policy.h', 'vpa-inventory.h', 'vpa-place.h', 'vpa-source.h',
+            ['vpa-policy.h', 'vpa-guest-plan.h', 'vpa-inventory.h', 'vpa-place.h', 'vpa-source.h',
              'vpa-sysfs.h', 'vpa-config.h', 'vpa-cli-common.h']),
     'policy': ('policy/vpa-policy.c',
-               ['vpa-types.h', 'vpa-policy.h'],
-               ['vpa-xml.h', 'vpa-domain.h', 'vpa-inventory.h', 'vpa-place.h',
-                'vpa-source.h', 'vpa-cli-common.h']),
-    'plugin': ('plugin/vpa-place.c',
-               ['vpa-types.h', 'vpa-domain.h', 'vpa-policy.h', 'vpa-inventory.h',
+               ['vpa-types.h', 'vpa-policy.h', 'vpa-flow.h', 'vpa-place.h',
+                'vpa-locality.h', 'vpa-fit.h', 'vpa-guest-plan.h'] + CORE_MODEL,
+               ['vpa-xml.h', 'vpa-domain.h', 'vpa-domain-mode.h', 'vpa-guest-topology.h',
+                'vpa-rewrite.h', 'vpa-nodedev.h',
+                'vpa-inventory.h', 'vpa-config.h', 'vpa-requests.h', 'vpa-capacity.h',
+                'vpa-topology.h', 'vpa-pipeline.h', 'vpa-source.h', 'vpa-sysfs.h',
+                'vpa-cli-common.h']),
+    'plugin': ('plugin/vpa-inventory.c',
+               CORE_MODEL + ['vpa-types.h', 'vpa-domain.h', 'vpa-policy.h', 'vpa-inventory.h',
                 'vpa-place.h', 'vpa-source.h', 'vpa-pipeline.h'],
                ['vpa-cli-common.h', 'vpa-hook.h', 'vpa-output.h']),
     # The top: it sees every layer (the positive control for the

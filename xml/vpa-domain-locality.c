@@ -7,38 +7,6 @@
 
 #include <string.h>
 
-void
-vpa_device_request_free (VpaDeviceRequest *req)
-{
-  if (req == NULL)
-    return;
-  g_free (req->alias);
-  g_free (req->name);
-  g_free (req->locality_group);
-  g_free (req);
-}
-
-void
-vpa_locality_group_free (VpaLocalityGroup *group)
-{
-  if (group == NULL)
-    return;
-  g_free (group->name);
-  g_free (group);
-}
-
-const VpaLocalityGroup *
-vpa_domain_locality_group (const VpaDomain *dom, const char *name)
-{
-  for (guint i = 0; name != NULL && i < dom->locality_groups->len; i++)
-    {
-      const VpaLocalityGroup *g = g_ptr_array_index (dom->locality_groups, i);
-      if (strcmp (g->name, name) == 0)
-        return g;
-    }
-  return NULL;
-}
-
 /* Our elements are closed: an unknown attribute or a child is an error. */
 static gboolean
 check_closed (xmlNode *node, const char *label, const char *what, const char *const *known,

@@ -10,9 +10,6 @@
 
 G_BEGIN_DECLS
 
-void vpa_device_request_free (VpaDeviceRequest *req);
-void vpa_locality_group_free (VpaLocalityGroup *group);
-
 /* <vpa:device alias name locality-group>, appended to dom->devices. */
 gboolean vpa_domain_parse_device (VpaDomain *dom, xmlNode *node, const char *what,
                                   GError **error);

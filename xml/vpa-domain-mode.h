@@ -8,14 +8,7 @@
 
 #include <glib.h>
 #include <libxml/tree.h>
-
-typedef enum {
-  VPA_DOMAIN_MODE_UNSET,   /* no mode attribute: the host's [hook] mode */
-  VPA_DOMAIN_MODE_ENFORCE, /* refuse, even on a host in audit mode */
-  VPA_DOMAIN_MODE_AUDIT,   /* the host's audit mode (never loosens enforce) */
-  VPA_DOMAIN_MODE_UNKNOWN, /* the document cannot be read */
-  VPA_DOMAIN_MODE_LAST
-} VpaDomainMode;
+#include "vpa-domain-model.h"
 
 /* The mode attribute of affinity (a <vpa:affinity>); what names the
  * document in the message of a value that is neither enforce nor audit. */

@@ -8,18 +8,6 @@
 static const char *const vswitch_iface_types[] = { "vhostuser", "bridge", "network", "ethernet",
                                                    NULL };
 
-void
-vpa_vswitch_port_free (VpaVswitchPort *port)
-{
-  if (port == NULL)
-    return;
-  g_free (port->device);
-  g_free (port->physnet);
-  g_free (port->iface_type);
-  g_free (port);
-}
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaVswitchPort, vpa_vswitch_port_free)
-
 static char *
 port_label (const VpaVswitchPort *port)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Writes placement decisions back into a domain document, touching only
- * what a placement owns: the source addresses of requested devices, the
+ * Writes placement decisions (vpa-plan.h) back into a domain document,
+ * touching only what a placement owns: the source addresses of requested devices, the
  * ua-vpa-NAME-N hostdevs of flavor aliases, and the <vpa:placed>
  * records. Every other byte of the document is kept (see
  * docs/domain-xml.md).
@@ -9,42 +9,11 @@
 #pragma once
 
 #include "vpa-types.h"
+#include "vpa-plan.h"
 #include "vpa-guest-topology.h"
 #include "vpa-xml.h"
 
 G_BEGIN_DECLS
-
-typedef enum {
-  VPA_DECISION_PORT,   /* fills the source of a <vpa:port>'s device */
-  VPA_DECISION_ALIAS,  /* one device of a flavor alias: ua-vpa-NAME-N */
-  VPA_DECISION_DEVICE, /* a <vpa:device>: fills its named device, or adds a
-                        * <hostdev> with that user alias */
-} VpaDecisionKind;
-
-typedef struct {
-  VpaDecisionKind kind;
-  char *device; /* port: user alias; alias: alias name */
-  guint index;  /* alias: N in ua-vpa-NAME-N, counted per name from 0 */
-  VpaAddr addr;
-  gint numa_node; /* VPA_NUMA_NONE when unknown */
-  VpaPolicy policy;
-  VpaPolicySource source;
-  char *locality_group; /* NULL when none */
-  gint locality;        /* VpaLocality the group reached, -1 when none */
-  char *network;        /* port on an <interface type='network'>: the hostdev
-                         * network chosen (addr is then the VF placement
-                         * counted on; libvirt picks one of that PF's VFs) */
-} VpaDecision;
-
-VpaDecision *vpa_decision_new (VpaDecisionKind kind, const char *device, guint index,
-                               VpaAddr addr, gint numa_node, VpaPolicy policy,
-                               VpaPolicySource source);
-void vpa_decision_free (VpaDecision *decision);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDecision, vpa_decision_free)
-
-/* The user alias the decision fills: the port's device, or
- * ua-vpa-NAME-N. */
-char *vpa_decision_user_alias (const VpaDecision *decision);
 
 /* Rewrites the domain document buf (a <domain> or a <domstatus>
  * wrapping one; what names it in messages) so that it holds exactly
@@ -69,15 +38,6 @@ char *vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what,
                                    GPtrArray *decisions, const VpaGuestTopology *topo,
                                    gsize *out_len, GError **error);
 
-/* A whole-guest NUMA binding to write (docs/domain-xml.md). */
-typedef struct {
-  gboolean dedicated; /* cpu-policy dedicated: one host CPU per vCPU */
-  gboolean memnodes;  /* the guest has <cpu><numa> cells: one <memnode> each */
-  GArray *cells;      /* VpaPlacedCell (vpa-domain.h), guest order */
-  GPtrArray *vcpus;   /* per cell: GArray of guint guest vCPUs (cpus parallel when dedicated) */
-  GArray *emulator;   /* guint host CPUs of <emulatorpin> */
-} VpaNumaBinding;
-
 /* Writes binding into the domain document buf (whose <vpa:affinity>
  * holds <vpa:numa placement="auto">): <numatune> (<memory
  * mode='strict'> over every node, a strict <memnode> per cell),
@@ -92,13 +52,6 @@ char *vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
 char *vpa_domain_rewrite_numa_grown (const char *buf, gsize len, const char *what,
                                      const VpaNumaBinding *binding, guint extra_elements,
                                      guint extra_attributes, gsize *out_len, GError **error);
-
-/* The distances between guest NUMA cells (docs/guest-numa.md). */
-typedef struct {
-  guint n;
-  const guint *ids;    /* guest cell ids */
-  const guint *values; /* n * n: values[i * n + j] from cell ids[i] to ids[j] */
-} VpaCellDistances;
 
 /* Writes one <distances> of <sibling id value/> into every <cell> of
  * <cpu><numa> in buf, replacing any it has (kept byte for byte when it

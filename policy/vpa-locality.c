@@ -25,7 +25,6 @@
  * partial solution bounds all its completions).
  */
 #include "vpa-locality.h"
-#include "vpa-topology.h"
 
 #include <string.h>
 
@@ -423,7 +422,8 @@ group_placement_free (VpaGroupPlacement *g)
   g_free (g->name);
   g_free (g->where);
   g_free (g->why);
-  g_free (g->rows);
+  if (g->devices != NULL)
+    g_array_unref (g->devices);
   g_free (g);
 }
 
@@ -531,40 +531,16 @@ describe_why (const VpaLocalityGroupState *g, VpaLocality reached)
   return g_string_free (s, FALSE);
 }
 
-/* The topology rows of the group's devices, as `topology` labels them. */
-static char *
-describe_rows (const VpaHost *host, GPtrArray *labels, const GArray *devs)
-{
-  GString *s = g_string_new (NULL);
-
-  for (guint k = 0; k < devs->len; k++)
-    {
-      guint i = g_array_index (devs, guint, k);
-      const VpaDevice *dev = vpa_host_device (host, i);
-      const char *label = labels->pdata[i];
-      char a[VPA_ADDR_BUFLEN], b[VPA_ADDR_BUFLEN];
-
-      g_string_append_printf (s, "%s%s %s", k > 0 ? ", " : "", label != NULL ? label : "-",
-                              vpa_addr_format (dev->addr, a));
-      if (dev->parent_index >= 0)
-        g_string_append_printf (
-          s, " (a VF of %s)",
-          vpa_addr_format (vpa_host_device (host, (guint) dev->parent_index)->addr, b));
-    }
-  return g_string_free (s, FALSE);
-}
-
 GPtrArray *
 vpa_place_group_results (const VpaInventory *inv, const VpaPlacement *placement,
                          GPtrArray *groups)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) group_placement_free);
-  g_autoptr (GPtrArray) labels = groups->len > 0 ? vpa_topology_labels (inv) : NULL;
 
   for (guint i = 0; i < groups->len; i++)
     {
       const VpaLocalityGroupState *g = g_ptr_array_index (groups, i);
-      g_autoptr (GArray) devs = group_devices (placement, g->name);
+      GArray *devs = group_devices (placement, g->name);
       VpaGroupPlacement *gp = g_new0 (VpaGroupPlacement, 1);
 
       gp->name = g_strdup (g->name);
@@ -574,7 +550,7 @@ vpa_place_group_results (const VpaInventory *inv, const VpaPlacement *placement,
                                           devs->len);
       gp->where = describe_where (inv->host, devs, gp->reached);
       gp->why = describe_why (g, gp->reached);
-      gp->rows = describe_rows (inv->host, labels, devs);
+      gp->devices = devs;
       g_ptr_array_add (out, gp);
     }
   return out;

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "vpa-flow.h"
+#include "vpa-request-wants.h"
 
 /* ------------------------------------------------------------------ */
 /* Requests, candidates, results                                       */
@@ -146,13 +147,12 @@ class_equal (gconstpointer a, gconstpointer b)
 static char *
 class_tags (const Place *pl, const PlaceClass *c)
 {
-  const VpaConfig *config = pl->inv->config;
+  const GPtrArray *tagsets = pl->inv->tagsets;
   const GPtrArray *tags = NULL;
   GString *s = g_string_new (NULL);
 
-  if (config != NULL && config->tagsets != NULL && c->tagset >= 0 &&
-      (guint) c->tagset < config->tagsets->len)
-    tags = g_ptr_array_index (config->tagsets, c->tagset);
+  if (tagsets != NULL && c->tagset >= 0 && (guint) c->tagset < tagsets->len)
+    tags = g_ptr_array_index (tagsets, c->tagset);
   for (guint i = 0; tags != NULL && i < tags->len; i++)
     {
       const VpaSpecPair *pair = g_ptr_array_index (tags, i);

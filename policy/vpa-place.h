@@ -5,9 +5,9 @@
  */
 #pragma once
 
-#include "vpa-inventory.h"
+#include "vpa-inventory-model.h"
 #include "vpa-policy.h"
-#include "vpa-requests.h"
+#include "vpa-request.h"
 
 G_BEGIN_DECLS
 
@@ -37,8 +37,8 @@ typedef struct {
   char *where;         /* "switch 0000:16:00.0 (root port 0000:15:01.0)", "host bridge
                         * pci0000:15", "NUMA node 0", "socket 0"; "-" for system */
   char *why;           /* why no closer level, or NULL */
-  char *rows;          /* its devices' rows of the topology view: "GPU0 0000:18:00.0,
-                        * NIC0 0000:19:00.2 (a VF of 0000:19:00.0)" */
+  GArray *devices;     /* guint host indices of its members' devices, request
+                        * order (their topology rows: vpa-locality-rows.h) */
 } VpaGroupPlacement;
 
 typedef struct {

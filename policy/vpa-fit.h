@@ -8,7 +8,7 @@
  */
 #pragma once
 
-#include "vpa-capacity.h"
+#include "vpa-capacity-model.h"
 #include "vpa-place.h"
 
 G_BEGIN_DECLS

@@ -6,7 +6,7 @@
  * file chooses, per group, a domain at some level (a root port, a host
  * bridge, a NUMA node, a socket, or nowhere in particular) that all its
  * members must be placed in, the best joint choice by the cost order
- * tier > locality > the rest. Internal to libvpa.
+ * tier > locality > the rest. Internal to placement.
  */
 #pragma once
 
