@@ -7,7 +7,7 @@
  */
 #pragma once
 
-#include "vpa-fleet.h"
+#include "vpa-fleet-store.h"
 
 G_BEGIN_DECLS
 

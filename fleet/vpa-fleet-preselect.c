@@ -3,6 +3,7 @@
  * The filter's pre-selection in SQL (vpa-fleet-preselect.h).
  */
 #include "vpa-fleet-preselect.h"
+#include "vpa-fleet-rows.h"
 
 #include <string.h>
 
@@ -129,7 +130,7 @@ append_ruled_out (GString *out, const VpaFleetQuery *query)
 char *
 vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
 {
-  const char *base = vpa_fleet_sql_free_pools ();
+  const char *base = vpa_fleet_rows_free_pools_sql ();
   const char *group = strstr (base, " GROUP BY ");
   const char *from = strstr (base, " FROM devices");
   g_autoptr (GString) inner = g_string_new ("SELECT host_id, vendor_id, product_id, dev_type,"
@@ -140,7 +141,7 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
   g_autoptr (GString) out = g_string_new (NULL);
   g_autoptr (GPtrArray) matches = g_ptr_array_new_with_free_func (g_free);
 
-  /* The free pools of vpa_fleet_sql_free_pools, named, of the devices a
+  /* The free pools of vpa_fleet_rows_free_pools_sql, named, of the devices a
    * request can match. */
   g_string_append_len (inner, from, group - from);
   g_string_append (inner, " AND (");
@@ -197,7 +198,7 @@ vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, const char *co
 
   if (v[16] == NULL)
     {
-      if ((pool = vpa_fleet_pool_from_row (v, uri, error)) == NULL)
+      if ((pool = vpa_fleet_rows_pool (v, uri, error)) == NULL)
         return FALSE;
       g_ptr_array_add (pools, pool);
       return TRUE;

@@ -10,7 +10,7 @@
  */
 #pragma once
 
-#include "vpa-fleet.h"
+#include "vpa-fleet-store.h"
 
 G_BEGIN_DECLS
 
@@ -19,7 +19,7 @@ G_BEGIN_DECLS
  * where a pair cannot be written safely in SQL). */
 char *vpa_fleet_preselect_match_sql (const VpaRequest *req);
 
-/* The free pools query (vpa_fleet_sql_free_pools) restricted to devices
+/* The free pools query (vpa_fleet_rows_free_pools_sql) restricted to devices
  * a request can match, of hosts not lacking a trait; a host with fewer
  * free matching devices than a request's count (in SQL's count, over
  * the whole host) comes back as one row that says so instead of its
@@ -29,7 +29,7 @@ char *vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *host
 #define VPA_FLEET_PRESELECT_COLUMNS 18
 
 /* One row of it: a pool appended to pools (its host column the host's
- * id, as vpa_fleet_hosts_attach_pools takes them), or the host marked
+ * id, as vpa_fleet_rows_attach_pools takes them), or the host marked
  * (VpaFleetHost.ruled_out). */
 gboolean vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools,
                                       const char *const *values, const char *uri,

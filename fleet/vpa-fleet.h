@@ -8,8 +8,10 @@
  * own group, a deterministic order). A host filter decides, from the pool
  * rows of all hosts, which hosts can take a domain's requests.
  *
- * libvpa_fleet is a separate static library: neither libvpa nor the hook
- * links sqlite3 or libpq.
+ * libvpa_fleet (fleet/) is a library of its own above libvpa: neither
+ * libvpa nor the hook links sqlite3 or libpq. The store is
+ * vpa-fleet-store.h, its schema vpa-fleet-schema.h, what the backends
+ * read back vpa-fleet-rows.h.
  */
 #pragma once
 
@@ -21,14 +23,6 @@
 
 G_BEGIN_DECLS
 
-/* 1: devices, cells, traits. 2: devices.pcie_root, pcie_port,
- * pcie_switch. 3: per-node capacity (cells gain memory, CPUs, pages,
- * distances) and the CPU/memory claims of domains. Older stores are
- * migrated by the next sync. */
-#define VPA_FLEET_SCHEMA_VERSION 3
-/* Written into schema_version.application, so that a database another
- * program versions with a table of the same name is refused. */
-#define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
 #define VPA_FLEET_HOST_NAME_MAX 253
 
 #define VPA_FLEET_TRAIT_NET_NUMA VPA_TRAIT_NET_NUMA_AFFINITY
@@ -165,134 +159,6 @@ void vpa_fleet_host_free (VpaFleetHost *host);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetHost, vpa_fleet_host_free)
 gboolean vpa_fleet_host_has_trait (const VpaFleetHost *host, const char *trait);
 
-/* ------------------------------------------------------------------ */
-/* The store                                                           */
-/* ------------------------------------------------------------------ */
-
-typedef struct _VpaFleetStore VpaFleetStore;
-/* One result row of VpaFleetStoreOps.statement, n columns. */
-typedef void (*VpaFleetRowFunc) (const char *const *values, guint n, gpointer data);
-
-typedef struct {
-  const char *name;
-  void (*close) (VpaFleetStore *store);
-  /* Creates or upgrades the schema; refuses another application's or a
-   * newer schema. */
-  gboolean (*migrate) (VpaFleetStore *store, GError **error);
-  /* Refuses a store without our schema at the current version. */
-  gboolean (*check) (VpaFleetStore *store, GError **error);
-  /* Replaces the host's rows, cells and traits in one transaction. */
-  gboolean (*sync_host) (VpaFleetStore *store, const VpaFleetHostData *data,
-                         GError **error);
-  /* Pools of one host (host != NULL) or all, by one GROUP BY, ordered by
-   * host, vendor, product, dev_type, numa_node (null last), tags. */
-  GPtrArray *(*query_pools) (VpaFleetStore *store, const char *host,
-                             GError **error);
-  /* Every host by name with its cells; with_pools: also the pools of its
-   * free devices, all hosts' pools loaded by one query. */
-  GPtrArray *(*load_hosts) (VpaFleetStore *store, guint flags /* VpaFleetLoadFlags */,
-                            GError **error);
-  /* One statement with text parameters $1..$n (vpa-fleet-hosts.c): each
-   * row's columns as text (NULL for NULL) to row, or with row NULL the
-   * number of rows changed into *changes. */
-  gboolean (*statement) (VpaFleetStore *store, const char *sql, const char *const *params,
-                         guint n_params, VpaFleetRowFunc row, gpointer data,
-                         gint64 *changes, GError **error);
-} VpaFleetStoreOps;
-
-struct _VpaFleetStore {
-  const VpaFleetStoreOps *ops;
-  char *uri; /* for messages; any password removed */
-  /* const VpaFleetQuery*: while set, load_hosts with VPA_FLEET_LOAD_POOLS
-   * reads back only the rows the query can use (vpa-fleet-preselect.h). */
-  gconstpointer preselect;
-};
-
-typedef enum {
-  VPA_FLEET_OPEN_READ = 0,   /* the store must exist with our schema */
-  VPA_FLEET_OPEN_CREATE = 1, /* create the store and migrate the schema */
-} VpaFleetOpenMode;
-
-/* STORE: a file path or sqlite:///ABS/PATH, or postgresql://... /
- * postgres://... (libpq). A malformed STORE is VPA_ERROR_INVALID; a store
- * that cannot be opened, or has a schema that is not ours or newer, is
- * VPA_ERROR_ENVIRONMENT. */
-VpaFleetStore *vpa_fleet_store_open (const char *store, VpaFleetOpenMode mode,
-                                     GError **error);
-void vpa_fleet_store_close (VpaFleetStore *store);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetStore, vpa_fleet_store_close)
-
-gboolean vpa_fleet_store_sync_host (VpaFleetStore *store,
-                                    const VpaFleetHostData *data, GError **error);
-/* VpaFleetPool*; host NULL for every host. */
-GPtrArray *vpa_fleet_store_query_pools (VpaFleetStore *store, const char *host,
-                                        GError **error);
-/* VpaFleetHost*, by name. */
-GPtrArray *vpa_fleet_store_load_hosts (VpaFleetStore *store, guint flags,
-                                       GError **error);
-
-/* The STORE string with a password (user:PASS@ or password=PASS) removed. */
-char *vpa_fleet_uri_redact (const char *store);
-/* message with every trace of STORE's secrets hidden: STORE itself shown
- * redacted, each password (as written and decoded) as ***. For what a
- * client library says about STORE (libpq quotes the URI or a value). */
-char *vpa_fleet_message_redact (const char *message, const char *store);
-
-/* Backends (vpa-fleet-sqlite.c, vpa-fleet-pg.c). */
-VpaFleetStore *vpa_fleet_sqlite_open (const char *path, const char *uri,
-                                      VpaFleetOpenMode mode, GError **error);
-VpaFleetStore *vpa_fleet_pg_open (const char *conninfo, const char *uri,
-                                  VpaFleetOpenMode mode, GError **error);
-
-/* Shared by the backends: decides from what a store holds whether it can
- * be used. application/version describe the schema_version row (NULL/0
- * when the table is missing); has_tables says one of our tables exists.
- * Sets *create when the schema must be created, *upgrade when an older
- * version of ours must be migrated (VPA_FLEET_OPEN_CREATE; a reader is
- * refused). */
-gboolean vpa_fleet_schema_check (const char *uri, const char *application,
-                                 gint64 version, gboolean has_tables,
-                                 VpaFleetOpenMode mode, gboolean *create,
-                                 gboolean *upgrade, GError **error);
-/* The script taking the schema from version - 1 to version (2 ..
- * VPA_FLEET_SCHEMA_VERSION; vpa_fleet_sql_schema creates version 2),
- * without the schema_version row. */
-char *vpa_fleet_sql_migration (gint64 version, const char *id_type, const char *text_type,
-                               const char *table_options);
-/* From version 1 to 2: the PCIe columns (rows keep NULL until synced). */
-const char *vpa_fleet_sql_upgrade_1_2 (void);
-/* The schema of version 2 as one script (then vpa_fleet_sql_migration). */
-char *vpa_fleet_sql_schema (const char *id_type, const char *text_type,
-                            const char *table_options);
-/* The pools GROUP BY, for one host ($1 = its id) or all; and the free
- * pools of all hosts for the filter. Both return the columns
- * vpa_fleet_pool_from_row() decodes, as text. */
-const char *vpa_fleet_sql_pools (gboolean one_host);
-const char *vpa_fleet_sql_free_pools (void);
-VpaFleetPool *vpa_fleet_pool_from_row (const char *const *values, const char *uri,
-                                       GError **error);
-/* Row id, name, traits, last_sync. */
-VpaFleetHost *vpa_fleet_host_from_row (const char *const *values);
-/* Row host_id, node, socket, memory_kib, cpus, pages, distances; by_id
- * maps &host->id to hosts. */
-gboolean vpa_fleet_host_add_cell_row (GHashTable *by_id, const char *const *values);
-#define VPA_FLEET_SQL_CELLS "SELECT host_id, node, socket, memory_kib, cpus, pages, distances" \
-                            " FROM host_cells ORDER BY host_id, node"
-/* Row host_id, domain, running, dedicated, memory. */
-gboolean vpa_fleet_host_add_claim_row (GHashTable *by_id, const char *const *values);
-#define VPA_FLEET_SQL_CLAIMS "SELECT host_id, domain, running, dedicated, memory" \
-                             " FROM host_numa_claims ORDER BY host_id, domain"
-/* Row host_id, address, vendor_id, product_id, dev_type, numa_node,
- * parent_addr, netdev, held_by, pcie_root, pcie_port, pcie_switch. */
-gboolean vpa_fleet_host_add_device_row (GHashTable *by_id, const char *const *values);
-#define VPA_FLEET_SQL_DEVICES "SELECT host_id, address, vendor_id, product_id, dev_type,"       \
-                              " numa_node, parent_addr, netdev, held_by, pcie_root, pcie_port," \
-                              " pcie_switch FROM devices ORDER BY host_id, address"
-#define VPA_FLEET_SQL_DEVICES_COLUMNS 12
-/* Gives every host empty devices and claims arrays (before the rows). */
-void vpa_fleet_hosts_init_capacity (GPtrArray *hosts);
-/* Moves the free pools (host column = host id) into their hosts. */
-gboolean vpa_fleet_hosts_attach_pools (GPtrArray *hosts, GPtrArray *pools);
 /* Parses "a b c" into a sorted GStrv. */
 GStrv vpa_fleet_traits_parse (const char *str);
 /* The current UTC time as ISO 8601. */
@@ -351,11 +217,6 @@ gboolean vpa_fleet_supports_requests (const VpaFleetHost *host,
                                       GPtrArray *requests, gboolean numa_guest,
                                       const gint *nodes, guint n_nodes,
                                       gdouble *weight, char **reason);
-
-/* The host as place would see it: its cells with their capacity, its
- * devices and claims, under config's device specs. */
-VpaInventory *vpa_fleet_host_inventory (const VpaFleetHost *host, const VpaConfig *config,
-                                        GError **error);
 
 /* One verdict per host: those that pass first by weight (descending),
  * then the others; ties by host name. */

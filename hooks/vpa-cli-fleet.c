@@ -13,7 +13,7 @@
 #include "vpa-cli-fleet-hosts.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
-#include "vpa-fleet.h"
+#include "vpa-fleet-store.h"
 #include "vpa-fleet-hosts.h"
 #include "vpa-fleet-preselect.h"
 #include "vpa-inventory.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include "place-scenario.h"
-#include "vpa-fleet.h"
+#include "vpa-fleet-store.h"
 
 typedef struct {
   const Scenario *sc;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
-#include "vpa-fleet.h"
+#include "vpa-fleet-store.h"
 #include "vpa-fleet-preselect.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
@@ -1047,8 +1047,8 @@ test_store_uris (void)
   const char *unreachable[] = { "/nonexistent-dir/fleet.db",
                                 "sqlite:///nonexistent-dir/fleet.db",
                                 "postgresql:///x?host=/nonexistent-dir&connect_timeout=2", NULL };
-  g_autofree char *redacted = vpa_fleet_uri_redact ("postgresql://u:secret@db:5432/f?password=x&a=b");
-  g_autofree char *redacted2 = vpa_fleet_uri_redact ("postgresql://db/f?password=***&password=y");
+  g_autofree char *redacted = vpa_fleet_store_uri_redact ("postgresql://u:secret@db:5432/f?password=x&a=b");
+  g_autofree char *redacted2 = vpa_fleet_store_uri_redact ("postgresql://db/f?password=***&password=y");
   static const char *const libpq[][3] = {
     { "postgresql://u:s3cret@[::1/db", "in URI: \"postgresql://u:s3cret@[::1/db\"",
       "in URI: \"postgresql://u:***@[::1/db\"" },
@@ -1079,7 +1079,7 @@ test_store_uris (void)
    * written and decoded) hidden */
   for (guint i = 0; i < G_N_ELEMENTS (libpq); i++)
     {
-      g_autofree char *out = vpa_fleet_message_redact (libpq[i][1], libpq[i][0]);
+      g_autofree char *out = vpa_fleet_store_message_redact (libpq[i][1], libpq[i][0]);
       g_assert_cmpstr (out, ==, libpq[i][2]);
     }
 }
