@@ -7,6 +7,7 @@
  */
 #pragma once
 
+#include "vpa-fleet-filter.h"
 #include "vpa-fleet-store.h"
 
 G_BEGIN_DECLS

@@ -10,7 +10,7 @@
  * the free pools at once (a flow from requests to pools), so two groups
  * cannot both pass on the one switch that holds enough for only one.
  */
-#include "vpa-fleet.h"
+#include "vpa-fleet-filter.h"
 #include "vpa-flow.h"
 
 #include <string.h>
@@ -100,7 +100,7 @@ typedef struct {
 static gboolean
 member_may (const Ctx *ctx, const VpaRequest *req, const VpaFleetPool *pool)
 {
-  return pool->free > 0 && vpa_fleet_request_match (pool, req) &&
+  return pool->free > 0 && vpa_fleet_filter_request_match (pool, req) &&
          (pool->dev_type != VPA_DEV_TYPE_PF || wants_pf (req)) &&
          policy_allows (ctx->host, req, pool, ctx->numa_guest, ctx->nodes, ctx->n_nodes);
 }

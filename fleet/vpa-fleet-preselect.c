@@ -93,7 +93,7 @@ vpa_fleet_preselect_match_sql (const VpaRequest *req)
         return g_strdup ("1 = 1");
       g_string_append_printf (out, "%s(%s)", out->len > 0 ? " OR " : "", dict->str);
     }
-  /* No dict: vpa_fleet_request_match accepts nothing. */
+  /* No dict: vpa_fleet_filter_request_match accepts nothing. */
   if (out->len == 0)
     return g_strdup ("1 = 0");
   return g_string_free (g_steal_pointer (&out), FALSE);
@@ -163,7 +163,7 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
   for (guint i = 0; i < hosts->len; i++)
     {
       const VpaFleetHost *host = g_ptr_array_index (hosts, i);
-      g_autofree char *trait = vpa_fleet_query_trait_unmet (query, host);
+      g_autofree char *trait = vpa_fleet_filter_trait_unmet (query, host);
 
       if (trait != NULL)
         g_string_append_printf (skip, "%s(%" G_GINT64_FORMAT ")", skip->len > 0 ? ", " : "",

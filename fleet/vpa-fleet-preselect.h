@@ -5,17 +5,18 @@
  * with too few free devices of a request's spec, and the hosts lacking a
  * trait the domain needs are never read back. The SQL narrows, it never
  * decides alone: every condition is one a device or host the filter's
- * own rules (vpa_fleet_request_match, policy/) accept also meets, so a
+ * own rules (vpa_fleet_filter_request_match, policy/) accept also meets, so a
  * host's verdict is the same as on every row.
  */
 #pragma once
 
+#include "vpa-fleet-filter.h"
 #include "vpa-fleet-store.h"
 
 G_BEGIN_DECLS
 
 /* A boolean SQL expression over one devices row that holds for every
- * device whose pool vpa_fleet_request_match accepts for req ("1 = 1"
+ * device whose pool vpa_fleet_filter_request_match accepts for req ("1 = 1"
  * where a pair cannot be written safely in SQL). */
 char *vpa_fleet_preselect_match_sql (const VpaRequest *req);
 

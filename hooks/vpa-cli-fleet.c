@@ -13,6 +13,7 @@
 #include "vpa-cli-fleet-hosts.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
+#include "vpa-fleet-filter.h"
 #include "vpa-fleet-store.h"
 #include "vpa-fleet-hosts.h"
 #include "vpa-fleet-preselect.h"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
+#include "vpa-fleet-filter.h"
 #include "vpa-fleet-store.h"
 #include "vpa-fleet-preselect.h"
 #include "vpa-config.h"
@@ -873,7 +874,7 @@ static gboolean
 supports (const VpaFleetHost *host, GPtrArray *reqs, const gint *nodes, guint n,
           gdouble *weight)
 {
-  return vpa_fleet_supports_requests (host, reqs, nodes != NULL, nodes, n, weight, NULL);
+  return vpa_fleet_filter_supports_requests (host, reqs, nodes != NULL, nodes, n, weight, NULL);
 }
 
 static void
@@ -1265,7 +1266,7 @@ fit_equals_place_one (VpaFleetStore *store, const char *name, VpaInventory *inv,
       g_assert_nonnull (strstr (place_error->message, fit_error->message));
       (*failed)++;
     }
-  vpa_fleet_verdict_free (v);
+  vpa_fleet_filter_verdict_free (v);
 }
 
 /* Every locality scenario (tests/fleet-locality.c) on one snapshot. */
@@ -1413,7 +1414,7 @@ test_fit_lacks (Fixture *fx, gconstpointer data)
           g_assert_nonnull (strstr (v->reason, "guest cell 0"));
           g_assert_nonnull (strstr (v->reason, cases[i].lacks));
         }
-      vpa_fleet_verdict_free (v);
+      vpa_fleet_filter_verdict_free (v);
     }
 }
 
@@ -1489,7 +1490,7 @@ test_migration (Fixture *fx, gconstpointer data)
   v = fit_verdict (store, config, dom, "pinned");
   g_assert_false (v->passes);
   g_assert_nonnull (strstr (v->reason, "no node capacity"));
-  vpa_fleet_verdict_free (v);
+  vpa_fleet_filter_verdict_free (v);
 
   /* Opened again: already at the current version (a second migration
    * would fail adding columns that exist). */
@@ -1499,7 +1500,7 @@ test_migration (Fixture *fx, gconstpointer data)
   v = fit_verdict (again, config, dom, "pinned");
   g_assert_true (v->passes);
   g_assert_cmpstr (v->nodes, ==, "1");
-  vpa_fleet_verdict_free (v);
+  vpa_fleet_filter_verdict_free (v);
 
   /* The version row says so. */
   store_sql (fx, "DELETE FROM schema_version WHERE version = 3");
@@ -1556,7 +1557,7 @@ test_fit_lacks_devices (Fixture *fx, gconstpointer data)
           g_assert_false (v->passes);
           g_assert_nonnull (strstr (v->reason, "port 'ua-net"));
         }
-      vpa_fleet_verdict_free (v);
+      vpa_fleet_filter_verdict_free (v);
     }
 }
 

@@ -39,12 +39,14 @@ LAYERS = {
                ['vpa-types.h', 'vpa-domain.h', 'vpa-policy.h', 'vpa-inventory.h',
                 'vpa-place.h', 'vpa-source.h', 'vpa-pipeline.h'],
                ['vpa-cli-common.h', 'vpa-hook.h', 'vpa-output.h', 'vpa-fleet.h',
-                'vpa-fleet-hosts.h', 'vpa-fleet-preselect.h']),
+                'vpa-fleet-store.h', 'vpa-fleet-filter.h', 'vpa-fleet-hosts.h']),
     # The fleet store (fleet/): every layer below it and its own headers;
     # none of the front ends'.
     'fleet': ('fleet/vpa-fleet.c',
               ['vpa-types.h', 'vpa-xml.h', 'vpa-policy.h', 'vpa-inventory.h',
-               'vpa-fleet.h', 'vpa-fleet-hosts.h', 'vpa-fleet-preselect.h'],
+               'vpa-fleet.h', 'vpa-fleet-store.h', 'vpa-fleet-schema.h',
+               'vpa-fleet-rows.h', 'vpa-fleet-filter.h', 'vpa-fleet-hosts.h',
+               'vpa-fleet-preselect.h'],
               ['vpa-cli-common.h', 'vpa-output.h', 'vpa-cli-fleet.h']),
     # The top: it sees every layer (the positive control for the
     # headers the layers below must not see).
