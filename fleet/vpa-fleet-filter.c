@@ -28,16 +28,13 @@ vpa_fleet_filter_verdict_free (VpaFleetVerdict *verdict)
 /* Nova's pool key view (docs/nova.md, "Pool keys"): numa_node is an integer and
  * never equals a string, so it reads as absent here. */
 static const char *
-pool_tag (const VpaFleetPool *pool, const char *key)
+pool_tag (const VpaPool *pool, const char *key)
 {
-  for (guint i = 0; pool->tag_kv != NULL && pool->tag_kv[i] != NULL; i += 2)
-    if (strcmp (pool->tag_kv[i], key) == 0)
-      return pool->tag_kv[i + 1];
-  return NULL;
+  return vpa_pool_tag (pool, NULL, key);
 }
 
 static const char *
-pool_prop (const VpaFleetPool *pool, const char *key)
+pool_prop (const VpaPool *pool, const char *key)
 {
   const char *tag = pool_tag (pool, key);
 
@@ -55,12 +52,12 @@ pool_prop (const VpaFleetPool *pool, const char *key)
 }
 
 static guint
-pool_key_count (const VpaFleetPool *pool)
+pool_key_count (const VpaPool *pool)
 {
   guint n = 4; /* vendor_id, product_id, numa_node, dev_type */
 
-  for (guint i = 0; pool->tag_kv != NULL && pool->tag_kv[i] != NULL; i += 2)
-    n++;
+  if (pool->tags != NULL)
+    n += pool->tags->len;
   /* the implicit remote_managed='false' of VFs and PFs */
   if (pool->dev_type != VPA_DEV_TYPE_PCI && pool_tag (pool, "remote_managed") == NULL)
     n++;
@@ -68,7 +65,7 @@ pool_key_count (const VpaFleetPool *pool)
 }
 
 static gboolean
-spec_match (const VpaFleetPool *pool, const VpaSpec *spec)
+spec_match (const VpaPool *pool, const VpaSpec *spec)
 {
   for (guint i = 0; i < spec->pairs->len; i++)
     {
@@ -83,7 +80,7 @@ spec_match (const VpaFleetPool *pool, const VpaSpec *spec)
 }
 
 gboolean
-vpa_fleet_filter_request_match (const VpaFleetPool *pool, const VpaRequest *req)
+vpa_fleet_filter_request_match (const VpaPool *pool, const VpaRequest *req)
 {
   for (guint i = 0; i < req->specs->len; i++)
     if (spec_match (pool, g_ptr_array_index (req->specs, i)))
@@ -93,7 +90,7 @@ vpa_fleet_filter_request_match (const VpaFleetPool *pool, const VpaRequest *req)
 
 /* Per-evaluation state of one pool. */
 typedef struct {
-  const VpaFleetPool *pool;
+  const VpaPool *pool;
   guint count;
   gboolean gone; /* apply_requests deleted it */
   VpaTier tier;  /* of its NUMA node for the guest */
@@ -296,8 +293,8 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
 static gint
 slot_nova_cmp (gconstpointer a, gconstpointer b)
 {
-  const VpaFleetPool *pa = ((const Slot *) a)->pool;
-  const VpaFleetPool *pb = ((const Slot *) b)->pool;
+  const VpaPool *pa = ((const Slot *) a)->pool;
+  const VpaPool *pb = ((const Slot *) b)->pool;
   guint ka = pool_key_count (pa), kb = pool_key_count (pb);
 
   if (ka != kb)

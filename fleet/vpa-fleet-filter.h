@@ -39,7 +39,7 @@ void vpa_fleet_filter_verdict_free (VpaFleetVerdict *verdict);
 char *vpa_fleet_filter_trait_unmet (const VpaFleetQuery *query, const VpaFleetHost *host);
 
 /* A pool matches one of the request's spec dicts (Nova's prop match). */
-gboolean vpa_fleet_filter_request_match (const VpaFleetPool *pool, const VpaRequest *req);
+gboolean vpa_fleet_filter_request_match (const VpaPool *pool, const VpaRequest *req);
 
 /* vpa-fleet-locality.c: NULL when every required locality group of the
  * requests has a domain at its level (a root port, host bridge, NUMA

@@ -384,26 +384,26 @@ static GPtrArray *
 pg_pool_rows (VpaFleetPg *self, const PGresult *res, GHashTable *by_id, GError **error)
 {
   g_autoptr (GPtrArray) pools =
-    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
+  g_autoptr (GHashTable) tagsets = vpa_fleet_rows_tagsets_new ();
 
   for (int r = 0; r < PQntuples (res); r++)
     {
       const char *v[VPA_FLEET_PRESELECT_COLUMNS];
-      VpaFleetPool *pool;
+      VpaPool *pool;
 
       row_texts (res, r, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
       if (by_id != NULL)
         {
-          if (!vpa_fleet_preselect_add_row (by_id, pools, v, self->parent.uri, error))
+          if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))
             return NULL;
           continue;
         }
-      pool = vpa_fleet_rows_pool (v, self->parent.uri, error);
+      pool = vpa_fleet_rows_pool (v, tagsets, self->parent.uri, error);
       if (pool == NULL)
         return NULL;
       g_ptr_array_add (pools, pool);
     }
-  vpa_fleet_pools_finish (pools);
   return g_steal_pointer (&pools);
 }
 

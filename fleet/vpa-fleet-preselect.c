@@ -188,17 +188,17 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
 }
 
 gboolean
-vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, const char *const *v,
-                             const char *uri, GError **error)
+vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, GHashTable *tagsets,
+                             const char *const *v, const char *uri, GError **error)
 {
-  VpaFleetPool *pool;
+  VpaPool *pool;
   gint64 id;
   guint64 which, free;
   VpaFleetHost *host;
 
   if (v[16] == NULL)
     {
-      if ((pool = vpa_fleet_rows_pool (v, uri, error)) == NULL)
+      if ((pool = vpa_fleet_rows_pool (v, tagsets, uri, error)) == NULL)
         return FALSE;
       g_ptr_array_add (pools, pool);
       return TRUE;

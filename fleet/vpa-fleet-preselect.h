@@ -32,7 +32,7 @@ char *vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *host
 /* One row of it: a pool appended to pools (its host column the host's
  * id, as vpa_fleet_rows_attach_pools takes them), or the host marked
  * (VpaFleetHost.ruled_out). */
-gboolean vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools,
+gboolean vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, GHashTable *tagsets,
                                       const char *const *values, const char *uri,
                                       GError **error);
 

@@ -196,22 +196,46 @@ vpa_fleet_rows_free_pools_sql (void)
          " GROUP BY " POOL_GROUP_COLUMNS ", pcie_root, pcie_port";
 }
 
-VpaFleetPool *
-vpa_fleet_rows_pool (const char *const *v, const char *uri, GError **error)
+GHashTable *
+vpa_fleet_rows_tagsets_new (void)
 {
-  g_autoptr (VpaFleetPool) pool = g_new0 (VpaFleetPool, 1);
-  gint64 n[4], numa = VPA_NUMA_NONE, socket = VPA_SOCKET_NONE;
+  return g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                (GDestroyNotify) g_ptr_array_unref);
+}
 
+/* The tags of a canonical tag string, parsed once per string. */
+static GPtrArray *
+tagset_get (GHashTable *tagsets, const char *tags)
+{
+  GPtrArray *pairs = g_hash_table_lookup (tagsets, tags);
+
+  if (pairs == NULL)
+    {
+      pairs = vpa_fleet_tags_parse (tags);
+      g_hash_table_insert (tagsets, g_strdup (tags), pairs);
+    }
+  return g_ptr_array_ref (pairs);
+}
+
+VpaPool *
+vpa_fleet_rows_pool (const char *const *v, GHashTable *tagsets, const char *uri,
+                     GError **error)
+{
+  g_autoptr (VpaPool) pool = vpa_pool_new ();
+  gint64 n[4], numa = VPA_NUMA_NONE, socket = VPA_SOCKET_NONE, key;
+
+  pool->keys = VPA_POOL_KEYS_FLEET;
   pool->host = g_strdup (v[0]);
   g_strlcpy (pool->vendor_id, v[1] != NULL ? v[1] : "", sizeof pool->vendor_id);
   g_strlcpy (pool->product_id, v[2] != NULL ? v[2] : "", sizeof pool->product_id);
   if (!vpa_dev_type_from_string (v[3], &pool->dev_type) ||
       (v[4] != NULL && !parse_int64 (v[4], &numa)) ||
-      (v[5] != NULL && !parse_int64 (v[5], &socket)) ||
-      !parse_int64 (v[6], &pool->tagset) || v[7] == NULL ||
-      !parse_int64 (v[9], &n[0]) || !parse_int64 (v[10], &n[1]) ||
+      (v[5] != NULL && !parse_int64 (v[5], &socket)) || !parse_int64 (v[6], &key) ||
+      v[7] == NULL || !parse_int64 (v[9], &n[0]) || !parse_int64 (v[10], &n[1]) ||
       !parse_int64 (v[11], &n[2]) || !parse_int64 (v[12], &n[3]) ||
-      !vpa_addr_parse (v[13], &pool->first_addr))
+      !vpa_addr_parse (v[13], &pool->first_addr) ||
+      (v[14] != NULL && !vpa_pcie_root_parse (v[14], &pool->pcie_root)) ||
+      (v[15] != NULL && !vpa_addr_parse (v[15], &pool->pcie_port)))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                    "store '%s': host '%s': malformed device row (dev_type '%s', address '%s')",
@@ -227,12 +251,10 @@ vpa_fleet_rows_pool (const char *const *v, const char *uri, GError **error)
     }
   pool->numa_node = numa < 0 ? VPA_NUMA_NONE : (gint) numa;
   pool->socket = socket < 0 ? VPA_SOCKET_NONE : (gint) socket;
-  pool->tags = g_strdup (v[7]);
-  pool->pcie_root = g_strdup (v[14]);
-  pool->pcie_port = g_strdup (v[15]);
+  pool->tags = tagset_get (tagsets, v[7]);
   pool->total = (guint) n[0];
   pool->free = (guint) n[1];
-  pool->held = (guint) n[2];
+  pool->used = (guint) n[2];
   pool->blocked = (guint) n[3];
   return g_steal_pointer (&pool);
 }
@@ -247,12 +269,12 @@ vpa_fleet_rows_attach_pools (GPtrArray *hosts, GPtrArray *pools)
   for (guint i = 0; i < hosts->len; i++)
     {
       VpaFleetHost *host = g_ptr_array_index (hosts, i);
-      host->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+      host->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
       g_hash_table_insert (by_id, &host->id, host);
     }
   for (guint i = 0; i < pools->len; i++)
     {
-      VpaFleetPool *pool = g_ptr_array_index (pools, i);
+      VpaPool *pool = g_ptr_array_index (pools, i);
       gint64 id;
       VpaFleetHost *host;
 

@@ -15,8 +15,12 @@ G_BEGIN_DECLS
  * vpa_fleet_rows_pool() decodes, as text. */
 const char *vpa_fleet_rows_pools_sql (gboolean one_host);
 const char *vpa_fleet_rows_free_pools_sql (void);
-VpaFleetPool *vpa_fleet_rows_pool (const char *const *values, const char *uri,
-                                   GError **error);
+/* The tag sets of the pools one query reads back: each canonical string
+ * parsed once (vpa_fleet_rows_pool's tagsets). */
+GHashTable *vpa_fleet_rows_tagsets_new (void);
+/* A pool (VPA_POOL_KEYS_FLEET) of those columns; its tags from tagsets. */
+VpaPool *vpa_fleet_rows_pool (const char *const *values, GHashTable *tagsets, const char *uri,
+                              GError **error);
 /* Row id, name, traits, last_sync. */
 VpaFleetHost *vpa_fleet_rows_host (const char *const *values);
 /* Row host_id, node, socket, memory_kib, cpus, pages, distances; by_id

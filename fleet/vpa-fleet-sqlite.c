@@ -427,22 +427,23 @@ static GPtrArray *
 sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GHashTable *by_id, GError **error)
 {
   g_autoptr (GPtrArray) pools =
-    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
+  g_autoptr (GHashTable) tagsets = vpa_fleet_rows_tagsets_new ();
   int rc;
 
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       const char *v[VPA_FLEET_PRESELECT_COLUMNS];
-      VpaFleetPool *pool;
+      VpaPool *pool;
 
       row_texts (stmt, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
       if (by_id != NULL)
         {
-          if (!vpa_fleet_preselect_add_row (by_id, pools, v, self->parent.uri, error))
+          if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))
             return NULL;
           continue;
         }
-      pool = vpa_fleet_rows_pool (v, self->parent.uri, error);
+      pool = vpa_fleet_rows_pool (v, tagsets, self->parent.uri, error);
       if (pool == NULL)
         return NULL;
       g_ptr_array_add (pools, pool);
@@ -452,7 +453,6 @@ sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GHashTable *by_id, G
       sql_fail (self, "reading pools", error);
       return NULL;
     }
-  vpa_fleet_pools_finish (pools);
   return g_steal_pointer (&pools);
 }
 

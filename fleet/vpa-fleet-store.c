@@ -160,28 +160,11 @@ vpa_fleet_store_sync_host (VpaFleetStore *store, const VpaFleetHostData *data,
   return store->ops->sync_host (store, data, error);
 }
 
-/* Tag sets pair by pair, a prefix first: the order vpa_pools_generate()
- * gives them, which a comparison of the JSON strings does not. */
-static gint
-tag_kv_cmp (char **a, char **b)
-{
-  guint i;
-
-  for (i = 0; a[i] != NULL && b[i] != NULL; i++)
-    {
-      gint c = strcmp (a[i], b[i]);
-      if (c != 0)
-        return c;
-    }
-  return a[i] != NULL ? 1 : b[i] != NULL ? -1
-                                         : 0;
-}
-
 static gint
 pool_output_cmp (gconstpointer pa, gconstpointer pb)
 {
-  const VpaFleetPool *a = *(VpaFleetPool *const *) pa;
-  const VpaFleetPool *b = *(VpaFleetPool *const *) pb;
+  const VpaPool *a = *(VpaPool *const *) pa;
+  const VpaPool *b = *(VpaPool *const *) pb;
   gint c;
 
   if ((c = strcmp (a->host, b->host)) != 0 ||
@@ -193,7 +176,9 @@ pool_output_cmp (gconstpointer pa, gconstpointer pb)
   if ((c = vpa_pool_null_last_cmp (a->numa_node, b->numa_node)) != 0 ||
       (c = vpa_pool_null_last_cmp (a->socket, b->socket)) != 0)
     return c;
-  return tag_kv_cmp (a->tag_kv, b->tag_kv);
+  /* Tag sets pair by pair, a prefix first: the order vpa_pools_generate()
+   * gives them, which a comparison of the JSON strings does not. */
+  return vpa_pool_tags_cmp (a->tags, b->tags);
 }
 
 GPtrArray *

@@ -68,7 +68,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetStore, vpa_fleet_store_close)
 
 gboolean vpa_fleet_store_sync_host (VpaFleetStore *store,
                                     const VpaFleetHostData *data, GError **error);
-/* VpaFleetPool*; host NULL for every host. */
+/* VpaPool* (VPA_POOL_KEYS_FLEET); host NULL for every host. */
 GPtrArray *vpa_fleet_store_query_pools (VpaFleetStore *store, const char *host,
                                         GError **error);
 /* VpaFleetHost*, by name. */

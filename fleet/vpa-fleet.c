@@ -383,19 +383,6 @@ vpa_fleet_now (void)
 /* ------------------------------------------------------------------ */
 
 void
-vpa_fleet_pool_free (VpaFleetPool *pool)
-{
-  if (pool == NULL)
-    return;
-  g_free (pool->host);
-  g_free (pool->tags);
-  g_strfreev (pool->tag_kv);
-  g_free (pool->pcie_root);
-  g_free (pool->pcie_port);
-  g_free (pool);
-}
-
-void
 vpa_fleet_host_free (VpaFleetHost *host)
 {
   if (host == NULL)
@@ -421,52 +408,38 @@ vpa_fleet_host_has_trait (const VpaFleetHost *host, const char *trait)
   return host->traits != NULL && g_strv_contains ((const char *const *) host->traits, trait);
 }
 
-/* Parses a canonical tag string into key, value, key, value, ..., NULL.
- * Configuration tags are strings; anything else is not a tag we wrote. */
-static GStrv
-tags_parse (const char *tags)
+static void
+tag_pair_free (VpaSpecPair *pair)
+{
+  g_free (pair->key);
+  g_free (pair->value);
+  g_free (pair);
+}
+
+GPtrArray *
+vpa_fleet_tags_parse (const char *tags)
 {
   g_autoptr (JsonParser) parser = json_parser_new ();
-  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) tag_pair_free);
   JsonNode *root;
   JsonObject *obj;
   g_autoptr (GList) members = NULL;
 
-  if (!json_parser_load_from_data (parser, tags, -1, NULL) ||
-      (root = json_parser_get_root (parser)) == NULL ||
-      !JSON_NODE_HOLDS_OBJECT (root))
-    return g_new0 (char *, 1);
+  if (tags == NULL || !json_parser_load_from_data (parser, tags, -1, NULL) ||
+      (root = json_parser_get_root (parser)) == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return out;
   obj = json_node_get_object (root);
   members = json_object_get_members (obj);
   for (GList *l = members; l != NULL; l = l->next)
     {
       JsonNode *value = json_object_get_member (obj, l->data);
-      if (JSON_NODE_HOLDS_VALUE (value) &&
-          json_node_get_value_type (value) == G_TYPE_STRING)
+      if (JSON_NODE_HOLDS_VALUE (value) && json_node_get_value_type (value) == G_TYPE_STRING)
         {
-          g_strv_builder_add (builder, l->data);
-          g_strv_builder_add (builder, json_node_get_string (value));
+          VpaSpecPair *pair = g_new0 (VpaSpecPair, 1);
+          pair->key = g_strdup (l->data);
+          pair->value = g_strdup (json_node_get_string (value));
+          g_ptr_array_add (out, pair);
         }
     }
-  return g_strv_builder_end (builder);
-}
-
-void
-vpa_fleet_pools_finish (GPtrArray *pools)
-{
-  g_autoptr (GHashTable) cache =
-    g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) g_strfreev);
-
-  for (guint i = 0; i < pools->len; i++)
-    {
-      VpaFleetPool *pool = g_ptr_array_index (pools, i);
-      GStrv kv = g_hash_table_lookup (cache, pool->tags);
-
-      if (kv == NULL)
-        {
-          kv = tags_parse (pool->tags);
-          g_hash_table_insert (cache, pool->tags, kv);
-        }
-      pool->tag_kv = g_strdupv (kv);
-    }
+  return out;
 }

@@ -18,6 +18,7 @@
 #include "vpa-types.h"
 #include "vpa-inventory.h"
 #include "vpa-place.h"
+#include "vpa-pools.h"
 #include "vpa-traits.h"
 #include "vpa-domain.h"
 
@@ -110,26 +111,10 @@ gboolean vpa_fleet_host_name_valid (const char *name, GError **error);
 /* What queries return                                                 */
 /* ------------------------------------------------------------------ */
 
-typedef struct {
-  char *host;
-  char vendor_id[8];
-  char product_id[8];
-  gint numa_node; /* VPA_NUMA_NONE = null */
-  gint socket;    /* VPA_SOCKET_NONE = null */
-  VpaDevType dev_type;
-  gint64 tagset;
-  char *tags;   /* canonical JSON object */
-  GStrv tag_kv; /* tags parsed: key, value, key, value, ..., NULL */
-  guint total, free, held, blocked;
-  VpaAddr first_addr; /* lowest member address */
-  char *pcie_root;    /* free pools (filter): the host bridge, or NULL */
-  char *pcie_port;    /* free pools (filter): the root port, or NULL */
-} VpaFleetPool;
-
-void vpa_fleet_pool_free (VpaFleetPool *pool);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetPool, vpa_fleet_pool_free)
-/* Fills tag_kv of every pool (backends call it on what they load). */
-void vpa_fleet_pools_finish (GPtrArray *pools);
+/* A pool's canonical tag string (vpa_fleet_tags_canonical) as its tags:
+ * VpaSpecPair*, sorted by key. Configuration tags are strings; anything
+ * else is not a tag we wrote and is left out. */
+GPtrArray *vpa_fleet_tags_parse (const char *tags);
 
 typedef struct {
   gint64 id;
@@ -137,7 +122,7 @@ typedef struct {
   GStrv traits;
   char *last_sync;  /* ISO 8601 UTC */
   GArray *cells;    /* VpaFleetCell, ascending node */
-  GPtrArray *pools; /* VpaFleetPool* of free devices (filter), or NULL */
+  GPtrArray *pools; /* VpaPool* of free devices (filter), or NULL */
   /* With VPA_FLEET_LOAD_CAPACITY: */
   GPtrArray *devices; /* VpaDevice* of its device rows, or NULL */
   GPtrArray *bridges; /* VpaDevice*: the root ports and switches above

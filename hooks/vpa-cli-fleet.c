@@ -184,7 +184,7 @@ cmd_sync (FleetCli *cli, GError **error)
 
 /* The keys and order of vpa_output_pool_json_add, "host" first. */
 static void
-pool_json_add (JsonBuilder *b, const VpaFleetPool *p)
+pool_json_add (JsonBuilder *b, const VpaPool *p)
 {
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "host");
@@ -199,10 +199,11 @@ pool_json_add (JsonBuilder *b, const VpaFleetPool *p)
   json_builder_add_string_value (b, vpa_dev_type_to_string (p->dev_type));
   json_builder_set_member_name (b, "tags");
   json_builder_begin_object (b);
-  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL; i += 2)
+  for (guint i = 0; p->tags != NULL && i < p->tags->len; i++)
     {
-      json_builder_set_member_name (b, p->tag_kv[i]);
-      json_builder_add_string_value (b, p->tag_kv[i + 1]);
+      const VpaSpecPair *pair = g_ptr_array_index (p->tags, i);
+      json_builder_set_member_name (b, pair->key);
+      json_builder_add_string_value (b, pair->value);
     }
   json_builder_end_object (b);
   json_builder_set_member_name (b, "total");
@@ -210,7 +211,7 @@ pool_json_add (JsonBuilder *b, const VpaFleetPool *p)
   json_builder_set_member_name (b, "free");
   json_builder_add_int_value (b, p->free);
   json_builder_set_member_name (b, "used");
-  json_builder_add_int_value (b, p->held);
+  json_builder_add_int_value (b, p->used);
   json_builder_set_member_name (b, "blocked");
   json_builder_add_int_value (b, p->blocked);
   json_builder_end_object (b);
@@ -240,12 +241,15 @@ id_or_dash (gint v)
 }
 
 static char *
-tags_text (const VpaFleetPool *p)
+tags_text (const VpaPool *p)
 {
   GString *s = g_string_new (NULL);
 
-  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL; i += 2)
-    g_string_append_printf (s, "%s%s=%s", i > 0 ? "," : "", p->tag_kv[i], p->tag_kv[i + 1]);
+  for (guint i = 0; p->tags != NULL && i < p->tags->len; i++)
+    {
+      const VpaSpecPair *pair = g_ptr_array_index (p->tags, i);
+      g_string_append_printf (s, "%s%s=%s", i > 0 ? "," : "", pair->key, pair->value);
+    }
   if (s->len == 0)
     g_string_append_c (s, '-');
   return g_string_free (s, FALSE);
@@ -261,7 +265,7 @@ pools_text (GPtrArray *pools)
   g_ptr_array_add (rows, g_strdupv ((char **) header));
   for (guint i = 0; i < pools->len; i++)
     {
-      const VpaFleetPool *p = g_ptr_array_index (pools, i);
+      const VpaPool *p = g_ptr_array_index (pools, i);
       char **row = g_new0 (char *, 12);
 
       row[0] = g_strdup (p->host);
@@ -273,21 +277,11 @@ pools_text (GPtrArray *pools)
       row[6] = tags_text (p);
       row[7] = g_strdup_printf ("%u", p->total);
       row[8] = g_strdup_printf ("%u", p->free);
-      row[9] = g_strdup_printf ("%u", p->held);
+      row[9] = g_strdup_printf ("%u", p->used);
       row[10] = g_strdup_printf ("%u", p->blocked);
       g_ptr_array_add (rows, row);
     }
   return vpa_output_table_text (rows, 11, NULL, 7);
-}
-
-static const char *
-tag_value (const VpaFleetPool *p, const char *key)
-{
-  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL && p->tag_kv[i + 1] != NULL;
-       i += 2)
-    if (strcmp (p->tag_kv[i], key) == 0)
-      return p->tag_kv[i + 1];
-  return NULL;
 }
 
 /* The pools of every host with a host label, and each host's last sync
@@ -302,9 +296,9 @@ pools_openmetrics (VpaFleetStore *store, GPtrArray *pools, const char *only, GEr
     return NULL;
   for (guint i = 0; i < pools->len; i++)
     {
-      const VpaFleetPool *p = g_ptr_array_index (pools, i);
+      const VpaPool *p = g_ptr_array_index (pools, i);
       vpa_metrics_add_pool (m, p->host, p->vendor_id, p->product_id, p->dev_type, p->numa_node,
-                            p->socket, tag_value (p, "physical_network"), p->free, p->held,
+                            p->socket, vpa_pool_tag (p, NULL, "physical_network"), p->free, p->used,
                             p->blocked);
     }
   for (guint i = 0; i < hosts->len; i++)

@@ -258,11 +258,12 @@ pools_to_string (GPtrArray *pools)
 
   for (guint i = 0; i < pools->len; i++)
     {
-      const VpaFleetPool *p = g_ptr_array_index (pools, i);
+      const VpaPool *p = g_ptr_array_index (pools, i);
+      g_autofree char *tags = vpa_fleet_tags_canonical (p->tags);
       g_string_append_printf (out, "%s %s:%s %s %d/%d %s %u/%u/%u/%u\n", p->host,
                               p->vendor_id, p->product_id, vpa_dev_type_to_string (p->dev_type),
-                              p->numa_node, p->socket, p->tags, p->total, p->free,
-                              p->held, p->blocked);
+                              p->numa_node, p->socket, tags, p->total, p->free,
+                              p->used, p->blocked);
     }
   return g_string_free (out, FALSE);
 }
@@ -850,23 +851,24 @@ filter_host (const char *name, gint s2, const char *const *pools)
   host->traits = g_new0 (char *, 1);
   host->cells = g_array_new (FALSE, FALSE, sizeof (VpaFleetCell));
   g_array_append_vals (host->cells, cells, G_N_ELEMENTS (cells));
-  host->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+  host->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
   for (guint i = 0; pools[i] != NULL; i++)
     {
       g_auto (GStrv) f = g_strsplit (pools[i], ":", 5);
-      VpaFleetPool *p = g_new0 (VpaFleetPool, 1);
+      VpaPool *p = vpa_pool_new ();
 
+      p->keys = VPA_POOL_KEYS_FLEET;
       p->host = g_strdup (name);
       g_strlcpy (p->vendor_id, "8086", sizeof p->vendor_id);
       g_strlcpy (p->product_id, f[0], sizeof p->product_id);
       g_assert_true (vpa_dev_type_from_string (f[1], &p->dev_type));
       p->numa_node = atoi (f[2]);
+      p->socket = 0;
       p->free = p->total = (guint) atoi (f[3]);
-      p->tags = g_strdup (f[4] != NULL ? f[4] : "{}");
+      p->tags = vpa_fleet_tags_parse (f[4] != NULL ? f[4] : "{}");
       p->first_addr = VPA_ADDR (0, 0x10 + i, 0, 0);
       g_ptr_array_add (host->pools, p);
     }
-  vpa_fleet_pools_finish (host->pools);
   return host;
 }
 
