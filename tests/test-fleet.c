@@ -1617,7 +1617,12 @@ inprocess_pools_json (const char *xml, const char *conf, const char *name)
   json_builder_set_member_name (b, "pools");
   json_builder_begin_array (b);
   for (guint i = 0; i < pools->len; i++)
-    vpa_output_pool_json_add (b, config, &g_array_index (pools, VpaPool, i), "host", name);
+    {
+      VpaPool *pool = &g_array_index (pools, VpaPool, i);
+      pool->keys |= VPA_POOL_KEY_HOST;
+      pool->host = g_strdup (name);
+      vpa_output_pool_json_add (b, config, pool);
+    }
   json_builder_end_array (b);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
