@@ -30,7 +30,8 @@ vpa_fleet_filter_verdict_free (VpaFleetVerdict *verdict)
 static const char *
 pool_tag (const VpaPool *pool, const char *key)
 {
-  return vpa_pool_tag (pool, NULL, key);
+  /* A fleet's pool carries its own tags (no configuration). */
+  return pool->tags != NULL ? vpa_pool_tag (pool, NULL, key) : NULL;
 }
 
 static const char *
