@@ -9,8 +9,8 @@
 #include "vpa-fleet-hosts.h"
 #include "vpa-output.h"
 
-static char *
-hosts_json (GPtrArray *hosts, GDateTime *now)
+char *
+vpa_cli_fleet_hosts_json (GPtrArray *items, VpaCliFleetHostJson add, gpointer data)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -18,39 +18,40 @@ hosts_json (GPtrArray *hosts, GDateTime *now)
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "hosts");
   json_builder_begin_array (b);
-  for (guint i = 0; i < hosts->len; i++)
+  for (guint i = 0; i < items->len; i++)
     {
-      const VpaFleetHostSummary *h = g_ptr_array_index (hosts, i);
-      gint64 age = vpa_fleet_sync_age (h->last_sync, now);
-
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "host");
-      json_builder_add_string_value (b, h->name);
-      json_builder_set_member_name (b, "devices");
-      json_builder_add_int_value (b, h->devices);
-      json_builder_set_member_name (b, "free");
-      json_builder_add_int_value (b, h->free);
-      json_builder_set_member_name (b, "last_sync");
-      if (h->last_sync != NULL)
-        json_builder_add_string_value (b, h->last_sync);
-      else
-        json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "age_seconds");
-      if (age >= 0)
-        json_builder_add_int_value (b, age);
-      else
-        json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "traits");
-      json_builder_begin_array (b);
-      for (guint t = 0; h->traits != NULL && h->traits[t] != NULL; t++)
-        json_builder_add_string_value (b, h->traits[t]);
-      json_builder_end_array (b);
+      add (b, g_ptr_array_index (items, i), data);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   return vpa_output_json_to_string (root);
+}
+
+static void
+host_json (JsonBuilder *b, gconstpointer item, gpointer data)
+{
+  const VpaFleetHostSummary *h = item;
+  gint64 age = vpa_fleet_sync_age (h->last_sync, data);
+
+  vpa_output_json_add_string_or_null (b, "host", h->name);
+  json_builder_set_member_name (b, "devices");
+  json_builder_add_int_value (b, h->devices);
+  json_builder_set_member_name (b, "free");
+  json_builder_add_int_value (b, h->free);
+  vpa_output_json_add_string_or_null (b, "last_sync", h->last_sync);
+  json_builder_set_member_name (b, "age_seconds");
+  if (age >= 0)
+    json_builder_add_int_value (b, age);
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "traits");
+  json_builder_begin_array (b);
+  for (guint t = 0; h->traits != NULL && h->traits[t] != NULL; t++)
+    json_builder_add_string_value (b, h->traits[t]);
+  json_builder_end_array (b);
 }
 
 static char *
@@ -89,7 +90,7 @@ vpa_cli_fleet_hosts (const char *store_uri, gboolean json, GError **error)
   if ((store = vpa_fleet_store_open (store_uri, VPA_FLEET_OPEN_READ, error)) == NULL ||
       (hosts = vpa_fleet_store_list_hosts (store, error)) == NULL)
     return FALSE;
-  out = json ? hosts_json (hosts, now) : hosts_text (hosts, now);
+  out = json ? vpa_cli_fleet_hosts_json (hosts, host_json, now) : hosts_text (hosts, now);
   return vpa_cli_write_stdout (out, error);
 }
 

@@ -6,8 +6,16 @@
 #pragma once
 
 #include <glib.h>
+#include <json-glib/json-glib.h>
 
 G_BEGIN_DECLS
+
+/* The members of one host's object in vpa_cli_fleet_hosts_json. */
+typedef void (*VpaCliFleetHostJson) (JsonBuilder *builder, gconstpointer item, gpointer data);
+
+/* {"hosts": [{...}, ...]}, one object per item, its members added by add:
+ * the JSON of `fleet hosts` and of `fleet filter`'s verdicts. */
+char *vpa_cli_fleet_hosts_json (GPtrArray *items, VpaCliFleetHostJson add, gpointer data);
 
 /* Prints every host of store (name, devices, free, last sync, age,
  * traits) as text or JSON. */

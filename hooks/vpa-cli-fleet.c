@@ -13,7 +13,8 @@
 #include "vpa-cli-fleet-hosts.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
-#include "vpa-fleet.h"
+#include "vpa-fleet-filter.h"
+#include "vpa-fleet-store.h"
 #include "vpa-fleet-hosts.h"
 #include "vpa-fleet-preselect.h"
 #include "vpa-inventory.h"
@@ -181,114 +182,6 @@ cmd_sync (FleetCli *cli, GError **error)
 /* pools                                                               */
 /* ------------------------------------------------------------------ */
 
-/* The keys and order of vpa_output_pool_json_add, "host" first. */
-static void
-pool_json_add (JsonBuilder *b, const VpaFleetPool *p)
-{
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "host");
-  json_builder_add_string_value (b, p->host);
-  json_builder_set_member_name (b, "vendor_id");
-  json_builder_add_string_value (b, p->vendor_id);
-  json_builder_set_member_name (b, "product_id");
-  json_builder_add_string_value (b, p->product_id);
-  vpa_output_json_add_int_or_null (b, "numa_node", p->numa_node);
-  vpa_output_json_add_int_or_null (b, "socket", p->socket);
-  json_builder_set_member_name (b, "dev_type");
-  json_builder_add_string_value (b, vpa_dev_type_to_string (p->dev_type));
-  json_builder_set_member_name (b, "tags");
-  json_builder_begin_object (b);
-  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL; i += 2)
-    {
-      json_builder_set_member_name (b, p->tag_kv[i]);
-      json_builder_add_string_value (b, p->tag_kv[i + 1]);
-    }
-  json_builder_end_object (b);
-  json_builder_set_member_name (b, "total");
-  json_builder_add_int_value (b, p->total);
-  json_builder_set_member_name (b, "free");
-  json_builder_add_int_value (b, p->free);
-  json_builder_set_member_name (b, "used");
-  json_builder_add_int_value (b, p->held);
-  json_builder_set_member_name (b, "blocked");
-  json_builder_add_int_value (b, p->blocked);
-  json_builder_end_object (b);
-}
-
-static char *
-pools_json (GPtrArray *pools)
-{
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonNode) root = NULL;
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "pools");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < pools->len; i++)
-    pool_json_add (b, g_ptr_array_index (pools, i));
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  return vpa_output_json_to_string (root);
-}
-
-static char *
-id_or_dash (gint v)
-{
-  return v < 0 ? g_strdup ("-") : g_strdup_printf ("%d", v);
-}
-
-static char *
-tags_text (const VpaFleetPool *p)
-{
-  GString *s = g_string_new (NULL);
-
-  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL; i += 2)
-    g_string_append_printf (s, "%s%s=%s", i > 0 ? "," : "", p->tag_kv[i], p->tag_kv[i + 1]);
-  if (s->len == 0)
-    g_string_append_c (s, '-');
-  return g_string_free (s, FALSE);
-}
-
-static char *
-pools_text (GPtrArray *pools)
-{
-  g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
-  const char *header[] = { "HOST", "VENDOR", "PRODUCT", "TYPE", "NUMA", "SOCKET", "TAGS",
-                           "TOTAL", "FREE", "USED", "BLOCKED", NULL };
-
-  g_ptr_array_add (rows, g_strdupv ((char **) header));
-  for (guint i = 0; i < pools->len; i++)
-    {
-      const VpaFleetPool *p = g_ptr_array_index (pools, i);
-      char **row = g_new0 (char *, 12);
-
-      row[0] = g_strdup (p->host);
-      row[1] = g_strdup (p->vendor_id);
-      row[2] = g_strdup (p->product_id);
-      row[3] = g_strdup (vpa_dev_type_to_string (p->dev_type));
-      row[4] = id_or_dash (p->numa_node);
-      row[5] = id_or_dash (p->socket);
-      row[6] = tags_text (p);
-      row[7] = g_strdup_printf ("%u", p->total);
-      row[8] = g_strdup_printf ("%u", p->free);
-      row[9] = g_strdup_printf ("%u", p->held);
-      row[10] = g_strdup_printf ("%u", p->blocked);
-      g_ptr_array_add (rows, row);
-    }
-  return vpa_output_table_text (rows, 11, NULL, 7);
-}
-
-static const char *
-tag_value (const VpaFleetPool *p, const char *key)
-{
-  for (guint i = 0; p->tag_kv != NULL && p->tag_kv[i] != NULL && p->tag_kv[i + 1] != NULL;
-       i += 2)
-    if (strcmp (p->tag_kv[i], key) == 0)
-      return p->tag_kv[i + 1];
-  return NULL;
-}
-
 /* The pools of every host with a host label, and each host's last sync
  * (docs/operations.md). */
 static char *
@@ -300,12 +193,7 @@ pools_openmetrics (VpaFleetStore *store, GPtrArray *pools, const char *only, GEr
   if (hosts == NULL)
     return NULL;
   for (guint i = 0; i < pools->len; i++)
-    {
-      const VpaFleetPool *p = g_ptr_array_index (pools, i);
-      vpa_metrics_add_pool (m, p->host, p->vendor_id, p->product_id, p->dev_type, p->numa_node,
-                            p->socket, tag_value (p, "physical_network"), p->free, p->held,
-                            p->blocked);
-    }
+    vpa_metrics_add_pool (m, NULL, NULL, g_ptr_array_index (pools, i));
   for (guint i = 0; i < hosts->len; i++)
     {
       const VpaFleetHost *h = g_ptr_array_index (hosts, i);
@@ -347,8 +235,11 @@ cmd_pools (FleetCli *cli, GError **error)
     return FALSE;
   if (metrics)
     out = pools_openmetrics (store, pools, cli->host, error);
+  else if (json)
+    out = vpa_output_pools_json_list (NULL, (const VpaPool *const *) pools->pdata, pools->len);
   else
-    out = json ? pools_json (pools) : pools_text (pools);
+    out = vpa_output_pools_table (NULL, (const VpaPool *const *) pools->pdata, pools->len,
+                                  VPA_POOL_KEYS_FLEET, NULL);
   if (out == NULL)
     return FALSE;
   if (cli->output != NULL)
@@ -414,42 +305,22 @@ add_node_list (JsonBuilder *b, const char *nodes)
   json_builder_end_array (b);
 }
 
-static char *
-verdicts_json (GPtrArray *verdicts)
+static void
+verdict_json (JsonBuilder *b, gconstpointer item, gpointer data)
 {
-  g_autoptr (JsonBuilder) b = json_builder_new ();
-  g_autoptr (JsonNode) root = NULL;
+  const VpaFleetVerdict *v = item;
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "hosts");
-  json_builder_begin_array (b);
-  for (guint i = 0; i < verdicts->len; i++)
-    {
-      const VpaFleetVerdict *v = g_ptr_array_index (verdicts, i);
-
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "host");
-      json_builder_add_string_value (b, v->host);
-      json_builder_set_member_name (b, "passes");
-      json_builder_add_boolean_value (b, v->passes);
-      json_builder_set_member_name (b, "weight");
-      json_builder_add_double_value (b, v->weight);
-      json_builder_set_member_name (b, "reason");
-      if (v->reason != NULL)
-        json_builder_add_string_value (b, v->reason);
-      else
-        json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "nodes");
-      if (v->nodes != NULL)
-        add_node_list (b, v->nodes);
-      else
-        json_builder_add_null_value (b);
-      json_builder_end_object (b);
-    }
-  json_builder_end_array (b);
-  json_builder_end_object (b);
-  root = json_builder_get_root (b);
-  return vpa_output_json_to_string (root);
+  vpa_output_json_add_string_or_null (b, "host", v->host);
+  json_builder_set_member_name (b, "passes");
+  json_builder_add_boolean_value (b, v->passes);
+  json_builder_set_member_name (b, "weight");
+  json_builder_add_double_value (b, v->weight);
+  vpa_output_json_add_string_or_null (b, "reason", v->reason);
+  json_builder_set_member_name (b, "nodes");
+  if (v->nodes != NULL)
+    add_node_list (b, v->nodes);
+  else
+    json_builder_add_null_value (b);
 }
 
 static char *
@@ -532,7 +403,7 @@ cmd_filter (FleetCli *cli, GError **error)
   /* Nothing on stdout on a non-zero exit: the reasons go to stderr. */
   if (verdicts->len == 0 || !((VpaFleetVerdict *) g_ptr_array_index (verdicts, 0))->passes)
     return vpa_cli_fleet_filter_failed (cli->common.args[0], verdicts, error);
-  out = json ? verdicts_json (verdicts) : verdicts_text (verdicts);
+  out = json ? vpa_cli_fleet_hosts_json (verdicts, verdict_json, NULL) : verdicts_text (verdicts);
   return vpa_cli_write_stdout (out, error);
 }
 

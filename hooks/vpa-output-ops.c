@@ -120,19 +120,18 @@ host_labels (const VpaMetrics *m, const char *host)
 }
 
 void
-vpa_metrics_add_pool (VpaMetrics *m, const char *host, const char *vendor_id,
-                      const char *product_id, VpaDevType dev_type, gint numa_node, gint socket,
-                      const char *physnet, guint free, guint used, guint blocked)
+vpa_metrics_add_pool (VpaMetrics *m, const VpaConfig *config, const char *host,
+                      const VpaPool *pool)
 {
-  GString *s = host_labels (m, host);
+  GString *s = host_labels (m, pool->host != NULL ? pool->host : host);
   PoolSeries *series;
 
-  append_label (s, "vendor_id", vendor_id);
-  append_label (s, "product_id", product_id);
-  append_label (s, "dev_type", vpa_dev_type_to_string (dev_type));
-  append_int_label (s, "numa_node", numa_node);
-  append_int_label (s, "socket", socket);
-  append_label (s, "physical_network", physnet);
+  append_label (s, "vendor_id", pool->vendor_id);
+  append_label (s, "product_id", pool->product_id);
+  append_label (s, "dev_type", vpa_dev_type_to_string (pool->dev_type));
+  append_int_label (s, "numa_node", pool->numa_node);
+  append_int_label (s, "socket", pool->socket);
+  append_label (s, "physical_network", vpa_pool_tag (pool, config, "physical_network"));
   series = g_hash_table_lookup (m->pools, s->str);
   if (series == NULL)
     {
@@ -142,9 +141,9 @@ vpa_metrics_add_pool (VpaMetrics *m, const char *host, const char *vendor_id,
     }
   else
     g_string_free (s, TRUE);
-  series->count[ST_FREE] += free;
-  series->count[ST_USED] += used;
-  series->count[ST_BLOCKED] += blocked;
+  series->count[ST_FREE] += pool->free;
+  series->count[ST_USED] += pool->used;
+  series->count[ST_BLOCKED] += pool->blocked;
 }
 
 /* The family virt_pci_affinity_NAME, created on first use. */
@@ -248,37 +247,13 @@ vpa_metrics_to_string (VpaMetrics *m)
   return g_string_free (out, FALSE);
 }
 
-static const char *
-tagset_value (const VpaConfig *config, gint tagset, const char *key)
-{
-  GPtrArray *tags;
-
-  if (tagset < 0 || (guint) tagset >= config->tagsets->len)
-    return NULL;
-  tags = g_ptr_array_index (config->tagsets, tagset);
-  for (guint i = 0; i < tags->len; i++)
-    {
-      const VpaSpecPair *pair = g_ptr_array_index (tags, i);
-      if (strcmp (pair->key, key) == 0)
-        return pair->value;
-    }
-  return NULL;
-}
-
 void
 vpa_metrics_add_pools (VpaMetrics *m, const VpaInventory *inv, GArray *pools)
 {
   const char *host = inv->host->hostname != NULL ? inv->host->hostname : "";
 
   for (guint p = 0; p < pools->len; p++)
-    {
-      const VpaPool *pool = &g_array_index (pools, VpaPool, p);
-
-      vpa_metrics_add_pool (m, host, pool->vendor_id, pool->product_id, pool->dev_type,
-                            pool->numa_node, pool->socket,
-                            tagset_value (inv->config, pool->tagset, "physical_network"),
-                            pool->free, pool->used, pool->blocked);
-    }
+    vpa_metrics_add_pool (m, inv->config, host, &g_array_index (pools, VpaPool, p));
 }
 
 guint
@@ -328,23 +303,13 @@ state_word (const VpaInventory *inv, guint i)
     }
 }
 
-static char *
-tags_text (const VpaConfig *config, gint tagset)
+/* Tag set tagset of config (inv->tagset[i], a pool's), or NULL. */
+static GPtrArray *
+config_tags (const VpaConfig *config, gint tagset)
 {
-  GString *s = g_string_new (NULL);
-  GPtrArray *tags = tagset >= 0 && (guint) tagset < config->tagsets->len
-                      ? g_ptr_array_index (config->tagsets, tagset)
-                      : NULL;
-
-  for (guint i = 0; tags != NULL && i < tags->len; i++)
-    {
-      const VpaSpecPair *pair = g_ptr_array_index (tags, i);
-      g_string_append_printf (s, "%s%s=%s", i ? "," : "", pair->key,
-                              pair->value != NULL ? pair->value : "");
-    }
-  if (s->len == 0)
-    g_string_append_c (s, '-');
-  return g_string_free (s, FALSE);
+  if (tagset < 0 || (guint) tagset >= config->tagsets->len)
+    return NULL;
+  return g_ptr_array_index (config->tagsets, tagset);
 }
 
 static char *
@@ -404,39 +369,12 @@ vpa_output_devices_text (const VpaInventory *inv, const VpaAlias *only)
       row[4] = int_or_dash (vpa_host_node_socket (inv->host, dev->numa_node));
       row[5] = dev->parent_addr != VPA_ADDR_NONE ? vpa_addr_to_string (dev->parent_addr)
                                                  : g_strdup ("-");
-      row[6] = tags_text (inv->config, inv->tagset[i]);
+      row[6] = vpa_output_tags_text (config_tags (inv->config, inv->tagset[i]));
       row[7] = g_strdup (state_word (inv, i));
       row[8] = holder_text (inv, i);
       g_ptr_array_add (rows, row);
     }
   return vpa_output_table_text (rows, 9, NULL, 9);
-}
-
-static void
-add_string_or_null (JsonBuilder *b, const char *key, const char *value)
-{
-  json_builder_set_member_name (b, key);
-  if (value == NULL)
-    json_builder_add_null_value (b);
-  else
-    json_builder_add_string_value (b, value);
-}
-
-static void
-add_tags (JsonBuilder *b, const VpaConfig *config, gint tagset)
-{
-  GPtrArray *tags = tagset >= 0 && (guint) tagset < config->tagsets->len
-                      ? g_ptr_array_index (config->tagsets, tagset)
-                      : NULL;
-
-  json_builder_set_member_name (b, "tags");
-  json_builder_begin_object (b);
-  for (guint i = 0; tags != NULL && i < tags->len; i++)
-    {
-      const VpaSpecPair *pair = g_ptr_array_index (tags, i);
-      add_string_or_null (b, pair->key, pair->value);
-    }
-  json_builder_end_object (b);
 }
 
 static void
@@ -447,17 +385,17 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
   gint r;
 
   json_builder_begin_object (b);
-  add_string_or_null (b, "address", vpa_addr_format (dev->addr, buf));
-  add_string_or_null (b, "vendor_id", dev->vendor_id);
-  add_string_or_null (b, "product_id", dev->product_id);
-  add_string_or_null (b, "dev_type", vpa_dev_type_to_string (dev->dev_type));
+  vpa_output_json_add_string_or_null (b, "address", vpa_addr_format (dev->addr, buf));
+  vpa_output_json_add_string_or_null (b, "vendor_id", dev->vendor_id);
+  vpa_output_json_add_string_or_null (b, "product_id", dev->product_id);
+  vpa_output_json_add_string_or_null (b, "dev_type", vpa_dev_type_to_string (dev->dev_type));
   vpa_output_json_add_int_or_null (b, "numa_node", dev->numa_node);
   vpa_output_json_add_int_or_null (b, "socket", vpa_host_node_socket (inv->host, dev->numa_node));
-  add_string_or_null (b, "pf", dev->parent_addr != VPA_ADDR_NONE ? vpa_addr_format (dev->parent_addr, buf) : NULL);
-  add_tags (b, inv->config, inv->tagset[i]);
-  add_string_or_null (b, "state", state_word (inv, i));
-  add_string_or_null (b, "domain",
-                      inv->state[i] == VPA_DEV_STATE_HELD ? inv->held_by[i] : NULL);
+  vpa_output_json_add_string_or_null (b, "pf", dev->parent_addr != VPA_ADDR_NONE ? vpa_addr_format (dev->parent_addr, buf) : NULL);
+  vpa_output_json_add_tags (b, config_tags (inv->config, inv->tagset[i]));
+  vpa_output_json_add_string_or_null (b, "state", state_word (inv, i));
+  vpa_output_json_add_string_or_null (b, "domain",
+                                      inv->state[i] == VPA_DEV_STATE_HELD ? inv->held_by[i] : NULL);
   json_builder_set_member_name (b, "blocked_by");
   r = inv->state[i] == VPA_DEV_STATE_BLOCKED ? blocking_relative (inv, i) : -1;
   if (r < 0)
@@ -465,9 +403,9 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
   else
     {
       json_builder_begin_object (b);
-      add_string_or_null (b, "address",
-                          vpa_addr_format (vpa_host_device (inv->host, (guint) r)->addr, buf));
-      add_string_or_null (b, "domain", inv->held_by[r]);
+      vpa_output_json_add_string_or_null (b, "address",
+                                          vpa_addr_format (vpa_host_device (inv->host, (guint) r)->addr, buf));
+      vpa_output_json_add_string_or_null (b, "domain", inv->held_by[r]);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
@@ -507,7 +445,7 @@ vpa_output_check_json (const char *domain, GPtrArray *results, gboolean ok)
   g_autoptr (JsonNode) root = NULL;
 
   json_builder_begin_object (b);
-  add_string_or_null (b, "domain", domain);
+  vpa_output_json_add_string_or_null (b, "domain", domain);
   json_builder_set_member_name (b, "ok");
   json_builder_add_boolean_value (b, ok);
   json_builder_set_member_name (b, "devices");
@@ -518,13 +456,13 @@ vpa_output_check_json (const char *domain, GPtrArray *results, gboolean ok)
       char buf[VPA_ADDR_BUFLEN];
 
       json_builder_begin_object (b);
-      add_string_or_null (b, "device", r->device);
-      add_string_or_null (b, "address",
-                          r->addr != VPA_ADDR_NONE ? vpa_addr_format (r->addr, buf) : NULL);
+      vpa_output_json_add_string_or_null (b, "device", r->device);
+      vpa_output_json_add_string_or_null (b, "address",
+                                          r->addr != VPA_ADDR_NONE ? vpa_addr_format (r->addr, buf) : NULL);
       vpa_output_json_add_int_or_null (b, "numa_node", r->numa_node);
-      add_string_or_null (b, "status",
-                          r->status < VPA_CHECK_LAST ? check_status_names[r->status] : "?");
-      add_string_or_null (b, "message", r->line);
+      vpa_output_json_add_string_or_null (b, "status",
+                                          r->status < VPA_CHECK_LAST ? check_status_names[r->status] : "?");
+      vpa_output_json_add_string_or_null (b, "message", r->line);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -679,7 +617,7 @@ vpa_output_netpool_text (const VpaInventory *inv, GArray *netrows)
       row[2] = g_strdup (r->pf_dev);
       row[3] = int_or_dash (pf != NULL ? pf->numa_node : -1);
       row[4] = int_or_dash (pf != NULL ? vpa_host_node_socket (inv->host, pf->numa_node) : -1);
-      row[5] = tags_text (inv->config, row_tagset (inv, pf));
+      row[5] = vpa_output_tags_text (config_tags (inv->config, row_tagset (inv, pf)));
       row[6] = g_strdup_printf ("%u", r->vfs);
       row[7] = g_strdup_printf ("%u", r->free);
       g_ptr_array_add (rows, row);
@@ -702,15 +640,15 @@ vpa_output_netpool_json_add (JsonBuilder *b, const VpaInventory *inv, GArray *ne
       char buf[VPA_ADDR_BUFLEN];
 
       json_builder_begin_object (b);
-      add_string_or_null (b, "network", r->net->name);
+      vpa_output_json_add_string_or_null (b, "network", r->net->name);
       json_builder_set_member_name (b, "active");
       json_builder_add_boolean_value (b, r->net->active);
-      add_string_or_null (b, "pf_dev", r->pf_dev);
-      add_string_or_null (b, "pf", pf != NULL ? vpa_addr_format (pf->addr, buf) : NULL);
+      vpa_output_json_add_string_or_null (b, "pf_dev", r->pf_dev);
+      vpa_output_json_add_string_or_null (b, "pf", pf != NULL ? vpa_addr_format (pf->addr, buf) : NULL);
       vpa_output_json_add_int_or_null (b, "numa_node", pf != NULL ? pf->numa_node : -1);
       vpa_output_json_add_int_or_null (
         b, "socket", pf != NULL ? vpa_host_node_socket (inv->host, pf->numa_node) : -1);
-      add_tags (b, inv->config, row_tagset (inv, pf));
+      vpa_output_json_add_tags (b, config_tags (inv->config, row_tagset (inv, pf)));
       json_builder_set_member_name (b, "vfs");
       json_builder_add_int_value (b, r->vfs);
       json_builder_set_member_name (b, "free");
@@ -726,12 +664,12 @@ vpa_output_pools_json_networks (const VpaInventory *inv, GArray *pools, GArray *
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
 
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "pools");
-  json_builder_begin_array (b);
+  g_autofree const VpaPool **ptrs = g_new (const VpaPool *, MAX (pools->len, 1));
+
   for (guint p = 0; p < pools->len; p++)
-    vpa_output_pool_json_add (b, inv->config, &g_array_index (pools, VpaPool, p), NULL, NULL);
-  json_builder_end_array (b);
+    ptrs[p] = &g_array_index (pools, VpaPool, p);
+  json_builder_begin_object (b);
+  vpa_output_pools_json_add (b, inv->config, ptrs, pools->len);
   vpa_output_netpool_json_add (b, inv, netrows);
   json_builder_end_object (b);
   root = json_builder_get_root (b);

@@ -13,19 +13,12 @@ pools_keys (GArray *pools)
   return g_array_index (pools, VpaPool, 0).keys;
 }
 
-static GPtrArray *
-pool_tags (const VpaConfig *config, const VpaPool *pool)
-{
-  if (pool->tagset < 0 || (guint) pool->tagset >= config->tagsets->len)
-    return NULL;
-  return g_ptr_array_index (config->tagsets, pool->tagset);
-}
-
 /* ------------------------------------------------------------------ */
 /* Text                                                                */
 /* ------------------------------------------------------------------ */
 
-enum { COL_VENDOR,
+enum { COL_HOST,
+       COL_VENDOR,
        COL_PRODUCT,
        COL_TYPE,
        COL_NUMA,
@@ -44,6 +37,7 @@ static const struct {
   const char *title;
   VpaPoolKeys key; /* 0: always shown */
 } columns[] = {
+  { "HOST", VPA_POOL_KEY_HOST },
   { "VENDOR", VPA_POOL_KEY_VENDOR },
   { "PRODUCT", VPA_POOL_KEY_PRODUCT },
   { "TYPE", VPA_POOL_KEY_DEV_TYPE },
@@ -66,10 +60,9 @@ id_or_dash (gint v)
   return v < 0 ? g_strdup ("-") : g_strdup_printf ("%d", v);
 }
 
-static char *
-tags_text (const VpaConfig *config, const VpaPool *pool)
+char *
+vpa_output_tags_text (GPtrArray *tags)
 {
-  GPtrArray *tags = pool_tags (config, pool);
   GString *s = g_string_new (NULL);
 
   for (guint i = 0; tags != NULL && i < tags->len; i++)
@@ -88,12 +81,13 @@ pool_row (const VpaConfig *config, const VpaPool *p)
 {
   char **row = g_new0 (char *, COL_LAST + 1);
 
+  row[COL_HOST] = g_strdup (p->host != NULL ? p->host : "-");
   row[COL_VENDOR] = g_strdup (p->vendor_id);
   row[COL_PRODUCT] = g_strdup (p->product_id);
   row[COL_TYPE] = g_strdup (vpa_dev_type_to_string (p->dev_type));
   row[COL_NUMA] = id_or_dash (p->numa_node);
   row[COL_SOCKET] = id_or_dash (p->socket);
-  row[COL_TAGS] = tags_text (config, p);
+  row[COL_TAGS] = vpa_output_tags_text (vpa_pool_tags (p, config));
   row[COL_PF] = p->pf == VPA_ADDR_NONE ? g_strdup ("-") : vpa_addr_to_string (p->pf);
   row[COL_PCIE_ROOT] =
     p->pcie_root == VPA_ADDR_NONE ? g_strdup ("-") : vpa_pcie_root_name (p->pcie_root);
@@ -183,9 +177,10 @@ column_order (const char *group_by, guint *order)
     order[c] = c;
 }
 
-/* Reorders every row's key columns (and shown) by column_order. */
+/* Reorders every row's key columns (and shown) by column_order; the
+ * last row is the totals line when there is one. */
 static void
-permute_columns (GPtrArray *rows, gboolean *shown, const char *group_by)
+permute_columns (GPtrArray *rows, gboolean *shown, const char *group_by, gboolean totals_line)
 {
   guint order[COL_LAST];
   gboolean was[COL_LAST];
@@ -205,7 +200,7 @@ permute_columns (GPtrArray *rows, gboolean *shown, const char *group_by)
         row[c] = old[order[c]];
     }
   /* "total" labels the first shown column of the totals line */
-  if (rows->len > 1)
+  if (totals_line && rows->len > 1)
     {
       char **totals = rows->pdata[rows->len - 1];
       for (guint c = 0; c < COL_TOTAL; c++)
@@ -226,9 +221,11 @@ permute_columns (GPtrArray *rows, gboolean *shown, const char *group_by)
 }
 
 char *
-vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools, const char *group_by)
+vpa_output_pools_table (const VpaConfig *config, const VpaPool *const *pools, guint n_pools,
+                        VpaPoolKeys keys, const char *group_by)
 {
-  VpaPoolKeys keys;
+  /* A fleet's pools are of many hosts: their sum is no one's. */
+  gboolean totals_line = (keys & VPA_POOL_KEY_HOST) == 0;
   gboolean shown[COL_LAST];
   guint sums[4] = { 0 };
   guint first = COL_TOTAL;
@@ -236,9 +233,6 @@ vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools, const cha
   char **header = g_new0 (char *, COL_LAST + 1);
   char **totals;
 
-  g_return_val_if_fail (inv != NULL && pools != NULL, NULL);
-
-  keys = pools_keys (pools);
   for (guint c = 0; c < COL_LAST; c++)
     {
       shown[c] = columns[c].key == 0 || (keys & columns[c].key) != 0;
@@ -247,25 +241,50 @@ vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools, const cha
         first = c;
     }
   g_ptr_array_add (rows, header);
-  for (guint p = 0; p < pools->len; p++)
+  for (guint p = 0; p < n_pools; p++)
     {
-      const VpaPool *pool = &g_array_index (pools, VpaPool, p);
+      const VpaPool *pool = pools[p];
       sums[0] += pool->total;
       sums[1] += pool->free;
       sums[2] += pool->used;
       sums[3] += pool->blocked;
-      g_ptr_array_add (rows, pool_row (inv->config, pool));
+      g_ptr_array_add (rows, pool_row (config, pool));
     }
-  totals = g_new0 (char *, COL_LAST + 1);
-  for (guint c = 0; c < COL_TOTAL; c++)
-    totals[c] = g_strdup (c == first ? "total" : "");
-  for (guint c = COL_TOTAL; c < COL_LAST; c++)
-    totals[c] = g_strdup_printf ("%u", sums[c - COL_TOTAL]);
-  g_ptr_array_add (rows, totals);
+  if (totals_line)
+    {
+      totals = g_new0 (char *, COL_LAST + 1);
+      for (guint c = 0; c < COL_TOTAL; c++)
+        totals[c] = g_strdup (c == first ? "total" : "");
+      for (guint c = COL_TOTAL; c < COL_LAST; c++)
+        totals[c] = g_strdup_printf ("%u", sums[c - COL_TOTAL]);
+      g_ptr_array_add (rows, totals);
+    }
   if (group_by != NULL)
-    permute_columns (rows, shown, group_by);
+    permute_columns (rows, shown, group_by, totals_line);
   /* counts right-aligned, the rest left-aligned */
   return vpa_output_table_text (rows, COL_LAST, shown, COL_TOTAL);
+}
+
+/* The pools of a GArray as the pointers vpa_output_pools_table takes. */
+static const VpaPool **
+pools_pointers (GArray *pools)
+{
+  const VpaPool **out = g_new (const VpaPool *, MAX (pools->len, 1));
+
+  for (guint p = 0; p < pools->len; p++)
+    out[p] = &g_array_index (pools, VpaPool, p);
+  return out;
+}
+
+char *
+vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools, const char *group_by)
+{
+  g_autofree const VpaPool **ptrs = NULL;
+
+  g_return_val_if_fail (inv != NULL && pools != NULL, NULL);
+
+  ptrs = pools_pointers (pools);
+  return vpa_output_pools_table (inv->config, ptrs, pools->len, pools_keys (pools), group_by);
 }
 
 char *
@@ -288,37 +307,37 @@ vpa_output_json_add_int_or_null (JsonBuilder *b, const char *key, gint v)
     json_builder_add_int_value (b, v);
 }
 
-static void
-add_tags (JsonBuilder *b, const VpaConfig *config, const VpaPool *pool)
+void
+vpa_output_json_add_string_or_null (JsonBuilder *b, const char *key, const char *value)
 {
-  GPtrArray *tags = pool_tags (config, pool);
+  json_builder_set_member_name (b, key);
+  if (value == NULL)
+    json_builder_add_null_value (b);
+  else
+    json_builder_add_string_value (b, value);
+}
 
+void
+vpa_output_json_add_tags (JsonBuilder *b, GPtrArray *tags)
+{
   json_builder_set_member_name (b, "tags");
   json_builder_begin_object (b);
   for (guint i = 0; tags != NULL && i < tags->len; i++)
     {
       const VpaSpecPair *pair = g_ptr_array_index (tags, i);
-      json_builder_set_member_name (b, pair->key);
-      if (pair->value == NULL)
-        json_builder_add_null_value (b);
-      else
-        json_builder_add_string_value (b, pair->value);
+      vpa_output_json_add_string_or_null (b, pair->key, pair->value);
     }
   json_builder_end_object (b);
 }
 
 void
-vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool *pool,
-                          const char *first_key, const char *first_value)
+vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool *pool)
 {
   VpaPoolKeys k = pool->keys;
 
   json_builder_begin_object (b);
-  if (first_key != NULL)
-    {
-      json_builder_set_member_name (b, first_key);
-      json_builder_add_string_value (b, first_value);
-    }
+  if (k & VPA_POOL_KEY_HOST)
+    vpa_output_json_add_string_or_null (b, "host", pool->host);
   if (k & VPA_POOL_KEY_VENDOR)
     {
       json_builder_set_member_name (b, "vendor_id");
@@ -339,7 +358,7 @@ vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool
       json_builder_add_string_value (b, vpa_dev_type_to_string (pool->dev_type));
     }
   if (k & VPA_POOL_KEY_TAGS)
-    add_tags (b, config, pool);
+    vpa_output_json_add_tags (b, vpa_pool_tags (pool, config));
   if (k & VPA_POOL_KEY_PF)
     {
       char buf[VPA_ADDR_BUFLEN];
@@ -377,25 +396,39 @@ vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool
   json_builder_end_object (b);
 }
 
+void
+vpa_output_pools_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool *const *pools,
+                           guint n_pools)
+{
+  json_builder_set_member_name (b, "pools");
+  json_builder_begin_array (b);
+  for (guint p = 0; p < n_pools; p++)
+    vpa_output_pool_json_add (b, config, pools[p]);
+  json_builder_end_array (b);
+}
+
 char *
-vpa_output_pools_json (const VpaInventory *inv, GArray *pools)
+vpa_output_pools_json_list (const VpaConfig *config, const VpaPool *const *pools, guint n_pools)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
 
-  g_return_val_if_fail (inv != NULL && pools != NULL, NULL);
-
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "pools");
-  json_builder_begin_array (b);
-  for (guint p = 0; p < pools->len; p++)
-    vpa_output_pool_json_add (b, inv->config, &g_array_index (pools, VpaPool, p), NULL,
-                              NULL);
-  json_builder_end_array (b);
+  vpa_output_pools_json_add (b, config, pools, n_pools);
   json_builder_end_object (b);
-
   root = json_builder_get_root (b);
   return vpa_output_json_to_string (root);
+}
+
+char *
+vpa_output_pools_json (const VpaInventory *inv, GArray *pools)
+{
+  g_autofree const VpaPool **ptrs = NULL;
+
+  g_return_val_if_fail (inv != NULL && pools != NULL, NULL);
+
+  ptrs = pools_pointers (pools);
+  return vpa_output_pools_json_list (inv->config, ptrs, pools->len);
 }
 
 /* ------------------------------------------------------------------ */

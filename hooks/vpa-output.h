@@ -11,8 +11,16 @@
 
 G_BEGIN_DECLS
 
-/* An aligned table: a header line, one line per pool, a totals line.
- * Only the grouped columns appear; unknown NUMA/socket print as "-". */
+/* The one table of pools, this host's or a fleet's: a header line, one
+ * line per pool and, but for a fleet's pools (VPA_POOL_KEY_HOST), a
+ * totals line. Only the columns of keys appear (HOST first); unknown
+ * NUMA/socket print as "-". group_by orders the key columns as
+ * vpa_output_pools_text_ordered says (NULL: the default order). config
+ * holds the tag sets of pools without their own (NULL for a fleet's). */
+char *vpa_output_pools_table (const VpaConfig *config, const VpaPool *const *pools,
+                              guint n_pools, VpaPoolKeys keys, const char *group_by);
+
+/* This host's pools as that table (keys: the pools', or the default). */
 char *vpa_output_pools_text (const VpaInventory *inv, GArray *pools);
 /* The same with the key columns in the order --group-by names them
  * (group_by NULL: the default order); a key grouped but not named (the
@@ -27,20 +35,35 @@ char *vpa_output_pools_text_ordered (const VpaInventory *inv, GArray *pools,
 char *vpa_output_table_text (GPtrArray *rows, guint n_cols, const gboolean *shown,
                              guint right_from);
 
-/* {"pools": [{"vendor_id": .., "product_id": .., "numa_node": .., "socket": ..,
- * "dev_type": .., "tags": {..}, "address": .., "total": .., "free": ..,
- * "used": .., "blocked": ..}, ...]}: keys not grouped are left out,
- * unknown NUMA/socket are null. Two-space indentation, trailing newline. */
+/* {"pools": [{"host": .., "vendor_id": .., "product_id": .., "numa_node": ..,
+ * "socket": .., "dev_type": .., "tags": {..}, "address": .., "total": ..,
+ * "free": .., "used": .., "blocked": ..}, ...]}: keys not grouped are left
+ * out ("host" is a fleet's), unknown NUMA/socket are null. Two-space
+ * indentation, trailing newline. config as for vpa_output_pools_table. */
+char *vpa_output_pools_json_list (const VpaConfig *config, const VpaPool *const *pools,
+                                  guint n_pools);
+/* This host's pools as that JSON. */
 char *vpa_output_pools_json (const VpaInventory *inv, GArray *pools);
 
-/* Adds one pool object to builder (inside an array), for front ends that
- * add keys of their own (first_key/first_value, e.g. "host"; may be NULL). */
+/* Adds the "pools" member (that array) to builder's object, for front
+ * ends that add members of their own. */
+void vpa_output_pools_json_add (JsonBuilder *builder, const VpaConfig *config,
+                                const VpaPool *const *pools, guint n_pools);
+/* Adds one pool object to builder (inside an array). */
 void vpa_output_pool_json_add (JsonBuilder *builder, const VpaConfig *config,
-                               const VpaPool *pool, const char *first_key,
-                               const char *first_value);
+                               const VpaPool *pool);
+
+/* A tag set (VpaSpecPair*) as "key=value,key=value", or "-" when empty:
+ * the TAGS cell of every table. */
+char *vpa_output_tags_text (GPtrArray *tags);
+/* "tags": {"key": "value", ...} (a value NULL is null). */
+void vpa_output_json_add_tags (JsonBuilder *builder, GPtrArray *tags);
 
 /* "key": value, or null for an unknown (negative) NUMA node or socket. */
 void vpa_output_json_add_int_or_null (JsonBuilder *builder, const char *key, gint value);
+/* "key": "value", or null for NULL. */
+void vpa_output_json_add_string_or_null (JsonBuilder *builder, const char *key,
+                                         const char *value);
 
 /* root as pretty JSON: "key": value, two-space indentation, members in
  * insertion order, a trailing newline. */

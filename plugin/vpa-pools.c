@@ -71,6 +71,91 @@ vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error)
 }
 
 /* ------------------------------------------------------------------ */
+/* One pool                                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+pool_init (VpaPool *pool)
+{
+  memset (pool, 0, sizeof (*pool));
+  pool->numa_node = VPA_NUMA_NONE;
+  pool->socket = VPA_SOCKET_NONE;
+  pool->tagset = -1;
+  pool->pf = VPA_ADDR_NONE;
+  pool->pcie_root = VPA_ADDR_NONE;
+  pool->pcie_port = VPA_ADDR_NONE;
+  pool->pcie_switch = VPA_ADDR_NONE;
+  pool->first_addr = VPA_ADDR_NONE;
+}
+
+VpaPool *
+vpa_pool_new (void)
+{
+  VpaPool *pool = g_new (VpaPool, 1);
+
+  pool_init (pool);
+  return pool;
+}
+
+void
+vpa_pool_clear (VpaPool *pool)
+{
+  g_clear_pointer (&pool->host, g_free);
+  g_clear_pointer (&pool->tags, g_ptr_array_unref);
+}
+
+void
+vpa_pool_free (VpaPool *pool)
+{
+  if (pool == NULL)
+    return;
+  vpa_pool_clear (pool);
+  g_free (pool);
+}
+
+GPtrArray *
+vpa_pool_tags (const VpaPool *pool, const VpaConfig *config)
+{
+  if (pool->tags != NULL)
+    return pool->tags;
+  if (config == NULL || pool->tagset < 0 || (guint) pool->tagset >= config->tagsets->len)
+    return NULL;
+  return g_ptr_array_index (config->tagsets, pool->tagset);
+}
+
+const char *
+vpa_pool_tag (const VpaPool *pool, const VpaConfig *config, const char *key)
+{
+  GPtrArray *tags = vpa_pool_tags (pool, config);
+
+  for (guint i = 0; tags != NULL && i < tags->len; i++)
+    {
+      const VpaSpecPair *pair = g_ptr_array_index (tags, i);
+      if (strcmp (pair->key, key) == 0)
+        return pair->value;
+    }
+  return NULL;
+}
+
+gint
+vpa_pool_tags_cmp (GPtrArray *a, GPtrArray *b)
+{
+  guint na = a != NULL ? a->len : 0, nb = b != NULL ? b->len : 0;
+
+  for (guint i = 0; i < na && i < nb; i++)
+    {
+      const VpaSpecPair *pa = g_ptr_array_index (a, i);
+      const VpaSpecPair *pb = g_ptr_array_index (b, i);
+      gint c = strcmp (pa->key, pb->key);
+      if (c == 0)
+        c = g_strcmp0 (pa->value, pb->value);
+      if (c != 0)
+        return c;
+    }
+  return na < nb ? -1 : na > nb;
+}
+
+/* ------------------------------------------------------------------ */
 /* Grouping                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -106,13 +191,9 @@ make_key (const Grouper *g, guint i, VpaPool *key)
   const VpaDevice *dev = vpa_host_device (g->inv->host, i);
   VpaPoolKeys k = g->keys;
 
-  memset (key, 0, sizeof (*key));
+  pool_init (key);
   key->keys = k;
-  key->numa_node = VPA_NUMA_NONE;
-  key->socket = VPA_SOCKET_NONE;
-  key->pf = VPA_ADDR_NONE;
-  key->pcie_root = VPA_ADDR_NONE;
-  key->pcie_switch = VPA_ADDR_NONE;
+  key->tagset = 0;
   if (k & VPA_POOL_KEY_VENDOR)
     copy_id (key->vendor_id, dev->vendor_id);
   if (k & VPA_POOL_KEY_PRODUCT)
@@ -216,6 +297,7 @@ grouper_init (Grouper *g, const VpaInventory *inv, VpaPoolKeys keys)
   g->inv = inv;
   g->keys = keys;
   g->pools = g_array_new (FALSE, TRUE, sizeof (VpaPool));
+  g_array_set_clear_func (g->pools, (GDestroyNotify) vpa_pool_clear);
   g->n_slots = 64;
   g->slots = g_new0 (guint, g->n_slots);
   g->n_nodes = 0;
@@ -237,28 +319,12 @@ grouper_init (Grouper *g, const VpaInventory *inv, VpaPoolKeys keys)
 /* ------------------------------------------------------------------ */
 
 static gint
-tagset_cmp (GPtrArray *a, GPtrArray *b)
-{
-  for (guint i = 0; i < a->len && i < b->len; i++)
-    {
-      const VpaSpecPair *pa = g_ptr_array_index (a, i);
-      const VpaSpecPair *pb = g_ptr_array_index (b, i);
-      gint c = strcmp (pa->key, pb->key);
-      if (c == 0)
-        c = g_strcmp0 (pa->value, pb->value);
-      if (c != 0)
-        return c;
-    }
-  return a->len < b->len ? -1 : a->len > b->len;
-}
-
-static gint
 tagset_order_cmp (gconstpointer a, gconstpointer b, gpointer data)
 {
   const VpaConfig *config = data;
 
-  return tagset_cmp (g_ptr_array_index (config->tagsets, *(const guint *) a),
-                     g_ptr_array_index (config->tagsets, *(const guint *) b));
+  return vpa_pool_tags_cmp (g_ptr_array_index (config->tagsets, *(const guint *) a),
+                            g_ptr_array_index (config->tagsets, *(const guint *) b));
 }
 
 /* Rank of every tag set by content, so the order does not depend on the

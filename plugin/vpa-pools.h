@@ -22,6 +22,7 @@ typedef enum {
   VPA_POOL_KEY_PF = 1 << 6,          /* a VF's parent PF address; a PF/PCI device's own */
   VPA_POOL_KEY_PCIE_ROOT = 1 << 7,   /* the host bridge (root complex) above it */
   VPA_POOL_KEY_PCIE_SWITCH = 1 << 8, /* the PCIe switch above it, if any */
+  VPA_POOL_KEY_HOST = 1 << 9,        /* a fleet's pools (fleet/): the host they are on */
 } VpaPoolKeys;
 
 /* The key a --group-by name stands for ("numa_node"), or 0. */
@@ -31,27 +32,56 @@ VpaPoolKeys vpa_pool_key_from_name (const char *name);
   (VPA_POOL_KEY_VENDOR | VPA_POOL_KEY_PRODUCT | VPA_POOL_KEY_NUMA_NODE | \
    VPA_POOL_KEY_DEV_TYPE | VPA_POOL_KEY_TAGS)
 
+/* The keys of a fleet's pools: the host, then the default keys and the
+ * socket (docs/fleet.md). */
+#define VPA_POOL_KEYS_FLEET (VPA_POOL_KEY_HOST | VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET)
+
 /* "vendor,product,numa_node,socket,dev_type,tags,pf,pcie-root,pcie-switch"
  * (also vendor_id, product_id); errors name the unknown key. */
 gboolean vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error);
 
+/* One pool: of this host (vpa_pools_generate) or of a host of the fleet
+ * store (fleet/, which reads them back from SQL). The front ends format
+ * both alike. */
 typedef struct {
   VpaPoolKeys keys; /* which fields below are meaningful */
+  char *host;       /* VPA_POOL_KEY_HOST: the host's name in the fleet; else NULL */
   char vendor_id[8];
   char product_id[8];
   gint numa_node; /* VPA_NUMA_NONE = null */
   gint socket;    /* VPA_SOCKET_NONE = null; derived from numa_node when grouped by it */
   VpaDevType dev_type;
-  gint tagset; /* index into config->tagsets */
+  gint tagset;     /* index into config->tagsets; -1: the pool's own tags */
+  GPtrArray *tags; /* VpaSpecPair*, sorted by key: the pool's own tag set (a fleet
+                    * pool's, read back from its JSON), or NULL */
   VpaAddr pf;
   VpaAddr pcie_root;   /* VPA_PCIE_ROOT of its host bridge; VPA_ADDR_NONE = unknown */
+  VpaAddr pcie_port;   /* a fleet's free pools: the root port above them, or VPA_ADDR_NONE */
   VpaAddr pcie_switch; /* the switch's upstream port; VPA_ADDR_NONE = not behind one */
   guint total, free, used, blocked;
   VpaAddr first_addr; /* lowest member address (for ordering) */
 } VpaPool;
 
+/* A pool with no key, unknown NUMA node and socket, no address and no
+ * tags. */
+VpaPool *vpa_pool_new (void);
+/* Frees what the pool owns (host, tags), not the pool. */
+void vpa_pool_clear (VpaPool *pool);
+void vpa_pool_free (VpaPool *pool);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaPool, vpa_pool_free)
+
+/* The pool's tags (VpaSpecPair*): its own, else its tag set of config;
+ * NULL when it has none (config may be NULL for a pool with its own). */
+GPtrArray *vpa_pool_tags (const VpaPool *pool, const VpaConfig *config);
+/* The value of the pool's tag key, or NULL. */
+const char *vpa_pool_tag (const VpaPool *pool, const VpaConfig *config, const char *key);
+/* Tag sets pair by pair, key then value, a prefix first (NULL is the
+ * empty set): the order of pools of the same other keys. */
+gint vpa_pool_tags_cmp (GPtrArray *a, GPtrArray *b);
+
 /* Pools ordered by (vendor, product, dev_type, numa_node with null last,
- * tags, pf): deterministic whatever the source's device order. */
+ * tags, pf): deterministic whatever the source's device order. The
+ * array clears its pools (vpa_pool_clear). */
 GArray *vpa_pools_generate (const VpaInventory *inv, VpaPoolKeys keys);
 
 /* NUMA nodes and sockets as pools are ordered by them: unknown (-1)

@@ -12,7 +12,8 @@
 #include <string.h>
 #include <glib/gstdio.h>
 #include "place-scenario.h"
-#include "vpa-fleet.h"
+#include "vpa-fleet-filter.h"
+#include "vpa-fleet-store.h"
 
 typedef struct {
   const Scenario *sc;
@@ -55,8 +56,8 @@ check_case (gconstpointer data)
   gboolean passes;
 
   g_assert_nonnull (host);
-  passes = vpa_fleet_supports_requests (host, sc->requests, sc->guest.numa_guest,
-                                        sc->guest.nodes, sc->guest.n_nodes, &weight, &reason);
+  passes = vpa_fleet_filter_supports_requests (host, sc->requests, sc->guest.numa_guest,
+                                               sc->guest.nodes, sc->guest.n_nodes, &weight, &reason);
   counts.checked++;
   if (passes != sc->nova_support)
     g_error ("%s (%s #%u): fleet filter says %s, Nova's support_requests %s%s%s", sc->name,

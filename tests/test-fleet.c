@@ -1,15 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The fleet store on SQLite (always) and PostgreSQL (a private server on
- * a Unix socket, started here with tests/fleet/pg-start), and the host
- * filter over pool rows.
+ * a Unix socket, tests/fleet/fleet-fixture.h), and the host filter over
+ * pool rows.
  */
 #include <string.h>
-#include <stdarg.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <glib/gstdio.h>
-#include "vpa-fleet.h"
+#include "vpa-fleet-filter.h"
+#include "vpa-fleet-store.h"
 #include "vpa-fleet-preselect.h"
 #include "vpa-config.h"
 #include "vpa-domain.h"
@@ -20,11 +19,11 @@
 #include "vpa-requests.h"
 #include "vpa-source.h"
 #include "vpa-test-util.h"
+#include "fleet-fixture.h"
 #include "fleet-locality.h"
 
-static char *pg_dir;      /* the private server's directory, or NULL */
-static char *pg_base_uri; /* its "postgres" database */
-static guint pg_databases;
+/* fleet ARGS... through tests/fleet/fleet-cli; returns the exit status. */
+#define fleet_cli(out, err, ...) fleet_fixture_cli (VPA_FLEET_CLI, out, err, __VA_ARGS__)
 
 /* ------------------------------------------------------------------ */
 /* Hand-made requests (the public structs, filled directly)            */
@@ -157,98 +156,6 @@ host_two_nodes (const char *name)
 /* Stores                                                              */
 /* ------------------------------------------------------------------ */
 
-typedef enum { BACKEND_SQLITE,
-               BACKEND_PG } Backend;
-
-typedef struct {
-  Backend backend;
-  char *uri;
-  char *tmpdir;
-} Fixture;
-
-static gboolean
-backend_skip (Backend backend)
-{
-  if (backend == BACKEND_PG && pg_base_uri == NULL)
-    {
-      g_test_skip ("PostgreSQL server binaries not found: PostgreSQL store tests skipped");
-      return TRUE;
-    }
-  return FALSE;
-}
-
-static char *
-pg_psql_uri (const char *db)
-{
-  return g_strdup_printf ("postgresql:///%s?host=%s&user=vpa", db, pg_dir);
-}
-
-/* A fresh, empty store URI. */
-static void
-fixture_setup (Fixture *fx, gconstpointer data)
-{
-  fx->backend = GPOINTER_TO_INT (data);
-  fx->tmpdir = g_dir_make_tmp ("vpa-fleet-XXXXXX", NULL);
-  g_assert_nonnull (fx->tmpdir);
-  if (fx->backend == BACKEND_SQLITE)
-    fx->uri = g_strdup_printf ("sqlite://%s/fleet.db", fx->tmpdir);
-  else if (pg_base_uri != NULL)
-    {
-      g_autofree char *db = g_strdup_printf ("vpa_test_%u", ++pg_databases);
-      g_autofree char *sql = g_strdup_printf ("CREATE DATABASE %s", db);
-      const char *argv[] = { "psql", "-q", "-v", "ON_ERROR_STOP=1", pg_base_uri, "-c", sql, NULL };
-      gint status;
-      g_autoptr (GError) error = NULL;
-
-      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                                   NULL, NULL, &status, &error));
-      g_assert_no_error (error);
-      g_assert_cmpint (status, ==, 0);
-      fx->uri = pg_psql_uri (db);
-    }
-}
-
-static void
-fixture_teardown (Fixture *fx, gconstpointer data)
-{
-  if (fx->tmpdir != NULL)
-    {
-      g_autofree char *db = g_build_filename (fx->tmpdir, "fleet.db", NULL);
-      g_autofree char *wal = g_strconcat (db, "-wal", NULL);
-      g_autofree char *shm = g_strconcat (db, "-shm", NULL);
-      g_unlink (db);
-      g_unlink (wal);
-      g_unlink (shm);
-      g_rmdir (fx->tmpdir);
-    }
-  g_free (fx->tmpdir);
-  g_free (fx->uri);
-}
-
-/* Runs SQL on the store behind the library's back (to corrupt it). */
-static void
-store_sql (Fixture *fx, const char *sql)
-{
-  gint status;
-  g_autoptr (GError) error = NULL;
-
-  if (fx->backend == BACKEND_SQLITE)
-    {
-      g_autofree char *path = g_build_filename (fx->tmpdir, "fleet.db", NULL);
-      const char *argv[] = { "sqlite3", path, sql, NULL };
-      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
-                                   NULL, NULL, NULL, &status, &error));
-    }
-  else
-    {
-      const char *argv[] = { "psql", "-q", "-v", "ON_ERROR_STOP=1", fx->uri, "-c", sql, NULL };
-      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL,
-                                   NULL, NULL, NULL, &status, &error));
-    }
-  g_assert_no_error (error);
-  g_assert_cmpint (status, ==, 0);
-}
-
 /* "host vendor:product type numa/socket tags total/free/held/blocked" */
 static char *
 pools_to_string (GPtrArray *pools)
@@ -257,11 +164,12 @@ pools_to_string (GPtrArray *pools)
 
   for (guint i = 0; i < pools->len; i++)
     {
-      const VpaFleetPool *p = g_ptr_array_index (pools, i);
+      const VpaPool *p = g_ptr_array_index (pools, i);
+      g_autofree char *tags = vpa_fleet_tags_canonical (p->tags);
       g_string_append_printf (out, "%s %s:%s %s %d/%d %s %u/%u/%u/%u\n", p->host,
                               p->vendor_id, p->product_id, vpa_dev_type_to_string (p->dev_type),
-                              p->numa_node, p->socket, p->tags, p->total, p->free,
-                              p->held, p->blocked);
+                              p->numa_node, p->socket, tags, p->total, p->free,
+                              p->used, p->blocked);
     }
   return g_string_free (out, FALSE);
 }
@@ -278,7 +186,7 @@ store_pools (VpaFleetStore *store, const char *host)
 }
 
 static VpaFleetStore *
-store_open (const Fixture *fx, VpaFleetOpenMode mode)
+store_open (const FleetFixture *fx, VpaFleetOpenMode mode)
 {
   g_autoptr (GError) error = NULL;
   VpaFleetStore *store = vpa_fleet_store_open (fx->uri, mode, &error);
@@ -302,14 +210,14 @@ store_sync (VpaFleetStore *store, const VpaFleetHostData *data)
 /* ------------------------------------------------------------------ */
 
 static void
-test_sync_pools (Fixture *fx, gconstpointer data)
+test_sync_pools (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (VpaFleetHostData) h1 = host_two_nodes ("h1");
   g_autoptr (VpaFleetHostData) h2 = vpa_fleet_host_data_new ("h2.example-2_b");
   g_autofree char *one = NULL, *all = NULL, *again = NULL;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
   add_cell (h2, 0, VPA_SOCKET_NONE);
@@ -334,7 +242,7 @@ test_sync_pools (Fixture *fx, gconstpointer data)
 }
 
 static void
-test_resync_replaces (Fixture *fx, gconstpointer data)
+test_resync_replaces (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (VpaFleetHostData) before = host_two_nodes ("h1");
@@ -344,7 +252,7 @@ test_resync_replaces (Fixture *fx, gconstpointer data)
   g_autofree char *pools = NULL;
   const VpaFleetHost *h;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
   store_sync (store, before);
@@ -367,7 +275,7 @@ test_resync_replaces (Fixture *fx, gconstpointer data)
 }
 
 static void
-test_atomic_replace (Fixture *fx, gconstpointer data)
+test_atomic_replace (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (VpaFleetHostData) good = host_two_nodes ("h1");
@@ -375,7 +283,7 @@ test_atomic_replace (Fixture *fx, gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_autofree char *before = NULL, *after = NULL;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
   store_sync (store, good);
@@ -423,7 +331,7 @@ sync_thread (gpointer user_data)
 }
 
 static void
-test_concurrent_syncs (Fixture *fx, gconstpointer data)
+test_concurrent_syncs (FleetFixture *fx, gconstpointer data)
 {
   SyncThread t[4] = {
     { fx->uri, "h1", 20, NULL },
@@ -437,7 +345,7 @@ test_concurrent_syncs (Fixture *fx, gconstpointer data)
   g_autofree char *expect = NULL;
   g_autoptr (GString) want = g_string_new (NULL);
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   /* Even the schema's creation races. */
   for (guint i = 0; i < G_N_ELEMENTS (t); i++)
@@ -458,12 +366,12 @@ test_concurrent_syncs (Fixture *fx, gconstpointer data)
 }
 
 static void
-test_schema_version (Fixture *fx, gconstpointer data)
+test_schema_version (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
   VpaFleetStore *store;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   /* Reading a store that has no schema yet is refused, and creates none. */
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
@@ -477,7 +385,7 @@ test_schema_version (Fixture *fx, gconstpointer data)
   vpa_fleet_store_close (store);
 
   /* A newer schema. */
-  store_sql (fx, "UPDATE schema_version SET version = 99");
+  fleet_fixture_exec (fx, "UPDATE schema_version SET version = 99");
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_null (store);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
@@ -485,7 +393,7 @@ test_schema_version (Fixture *fx, gconstpointer data)
   g_clear_error (&error);
 
   /* Another program's schema_version. */
-  store_sql (fx, "UPDATE schema_version SET version = 1, application = 'other-tool'");
+  fleet_fixture_exec (fx, "UPDATE schema_version SET version = 1, application = 'other-tool'");
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
   g_assert_null (store);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
@@ -493,7 +401,7 @@ test_schema_version (Fixture *fx, gconstpointer data)
   g_clear_error (&error);
 
   /* Tables like ours without a schema_version. */
-  store_sql (fx, "DROP TABLE schema_version");
+  fleet_fixture_exec (fx, "DROP TABLE schema_version");
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_null (store);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
@@ -503,25 +411,25 @@ test_schema_version (Fixture *fx, gconstpointer data)
 /* A version 1 store (no PCIe columns) is upgraded by the next sync and
  * refused by readers until then. */
 static void
-test_schema_upgrade (Fixture *fx, gconstpointer data)
+test_schema_upgrade (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
   VpaFleetStore *store;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
   vpa_fleet_store_close (store);
-  store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_root");
-  store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_port");
-  store_sql (fx, "ALTER TABLE devices DROP COLUMN pcie_switch");
+  fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_root");
+  fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_port");
+  fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_switch");
   /* and what version 3 added */
-  store_sql (fx, "DROP TABLE host_numa_claims");
-  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN memory_kib");
-  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN cpus");
-  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN pages");
-  store_sql (fx, "ALTER TABLE host_cells DROP COLUMN distances");
-  store_sql (fx, "UPDATE schema_version SET version = 1");
+  fleet_fixture_exec (fx, "DROP TABLE host_numa_claims");
+  fleet_fixture_exec (fx, "ALTER TABLE host_cells DROP COLUMN memory_kib");
+  fleet_fixture_exec (fx, "ALTER TABLE host_cells DROP COLUMN cpus");
+  fleet_fixture_exec (fx, "ALTER TABLE host_cells DROP COLUMN pages");
+  fleet_fixture_exec (fx, "ALTER TABLE host_cells DROP COLUMN distances");
+  fleet_fixture_exec (fx, "UPDATE schema_version SET version = 1");
 
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
   g_assert_null (store);
@@ -534,18 +442,18 @@ test_schema_upgrade (Fixture *fx, gconstpointer data)
   vpa_fleet_store_close (store);
   store = store_open (fx, VPA_FLEET_OPEN_READ);
   vpa_fleet_store_close (store);
-  store_sql (fx, "UPDATE devices SET pcie_root = 'pci0000:15', pcie_port = NULL, pcie_switch = NULL");
+  fleet_fixture_exec (fx, "UPDATE devices SET pcie_root = 'pci0000:15', pcie_port = NULL, pcie_switch = NULL");
 }
 
 static void
-test_unknown_host (Fixture *fx, gconstpointer data)
+test_unknown_host (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) pools = NULL;
   g_autoptr (VpaFleetHostData) bad = vpa_fleet_host_data_new ("h1;drop");
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
   pools = vpa_fleet_store_query_pools (store, "nohost", &error);
@@ -605,7 +513,7 @@ store_filter (VpaFleetStore *store, const VpaFleetQuery *query)
  * port and switch; a required locality group passes only where a root
  * port holds free devices for all its members. */
 static void
-test_filter_locality (Fixture *fx, gconstpointer data)
+test_filter_locality (FleetFixture *fx, gconstpointer data)
 {
   g_autofree char *snap = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.xml", NULL);
   g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.conf", NULL);
@@ -620,7 +528,7 @@ test_filter_locality (Fixture *fx, gconstpointer data)
   const VpaFleetDevice *gpu0 = NULL;
   VpaRequest *gpu, *net;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   g_assert_no_error (error);
   inv = vpa_inventory_new (vpa_source_load (snap, &error), config, NULL, &error);
@@ -675,7 +583,7 @@ test_filter_locality (Fixture *fx, gconstpointer data)
  * one GPU for the second group it passes (the first on sw0, the second
  * on a switch with one free). */
 static void
-test_filter_locality_joint (Fixture *fx, gconstpointer data)
+test_filter_locality_joint (FleetFixture *fx, gconstpointer data)
 {
   g_autofree char *snap = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.xml", NULL);
   g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "gpu-server.conf", NULL);
@@ -691,7 +599,7 @@ test_filter_locality_joint (Fixture *fx, gconstpointer data)
   VpaFleetQuery query = { reqs, FALSE, NULL, 0, FALSE, FALSE };
   guint n_held = 0;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   g_assert_no_error (error);
   inv = vpa_inventory_new (vpa_source_load (snap, &error), config, NULL, &error);
@@ -746,7 +654,7 @@ test_filter_locality_joint (Fixture *fx, gconstpointer data)
 }
 
 static void
-test_filter_store (Fixture *fx, gconstpointer data)
+test_filter_store (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (VpaFleetHostData) big = host_two_nodes ("big");
@@ -759,7 +667,7 @@ test_filter_store (Fixture *fx, gconstpointer data)
   VpaFleetQuery query = { reqs, TRUE, node0, 1, FALSE, FALSE };
   const VpaFleetVerdict *v;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
   add_cell (small, 0, 0);
@@ -849,23 +757,24 @@ filter_host (const char *name, gint s2, const char *const *pools)
   host->traits = g_new0 (char *, 1);
   host->cells = g_array_new (FALSE, FALSE, sizeof (VpaFleetCell));
   g_array_append_vals (host->cells, cells, G_N_ELEMENTS (cells));
-  host->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+  host->pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
   for (guint i = 0; pools[i] != NULL; i++)
     {
       g_auto (GStrv) f = g_strsplit (pools[i], ":", 5);
-      VpaFleetPool *p = g_new0 (VpaFleetPool, 1);
+      VpaPool *p = vpa_pool_new ();
 
+      p->keys = VPA_POOL_KEYS_FLEET;
       p->host = g_strdup (name);
       g_strlcpy (p->vendor_id, "8086", sizeof p->vendor_id);
       g_strlcpy (p->product_id, f[0], sizeof p->product_id);
       g_assert_true (vpa_dev_type_from_string (f[1], &p->dev_type));
       p->numa_node = atoi (f[2]);
+      p->socket = 0;
       p->free = p->total = (guint) atoi (f[3]);
-      p->tags = g_strdup (f[4] != NULL ? f[4] : "{}");
+      p->tags = vpa_fleet_tags_parse (f[4] != NULL ? f[4] : "{}");
       p->first_addr = VPA_ADDR (0, 0x10 + i, 0, 0);
       g_ptr_array_add (host->pools, p);
     }
-  vpa_fleet_pools_finish (host->pools);
   return host;
 }
 
@@ -873,7 +782,7 @@ static gboolean
 supports (const VpaFleetHost *host, GPtrArray *reqs, const gint *nodes, guint n,
           gdouble *weight)
 {
-  return vpa_fleet_supports_requests (host, reqs, nodes != NULL, nodes, n, weight, NULL);
+  return vpa_fleet_filter_supports_requests (host, reqs, nodes != NULL, nodes, n, weight, NULL);
 }
 
 static void
@@ -1047,8 +956,8 @@ test_store_uris (void)
   const char *unreachable[] = { "/nonexistent-dir/fleet.db",
                                 "sqlite:///nonexistent-dir/fleet.db",
                                 "postgresql:///x?host=/nonexistent-dir&connect_timeout=2", NULL };
-  g_autofree char *redacted = vpa_fleet_uri_redact ("postgresql://u:secret@db:5432/f?password=x&a=b");
-  g_autofree char *redacted2 = vpa_fleet_uri_redact ("postgresql://db/f?password=***&password=y");
+  g_autofree char *redacted = vpa_fleet_store_uri_redact ("postgresql://u:secret@db:5432/f?password=x&a=b");
+  g_autofree char *redacted2 = vpa_fleet_store_uri_redact ("postgresql://db/f?password=***&password=y");
   static const char *const libpq[][3] = {
     { "postgresql://u:s3cret@[::1/db", "in URI: \"postgresql://u:s3cret@[::1/db\"",
       "in URI: \"postgresql://u:***@[::1/db\"" },
@@ -1079,7 +988,7 @@ test_store_uris (void)
    * written and decoded) hidden */
   for (guint i = 0; i < G_N_ELEMENTS (libpq); i++)
     {
-      g_autofree char *out = vpa_fleet_message_redact (libpq[i][1], libpq[i][0]);
+      g_autofree char *out = vpa_fleet_store_message_redact (libpq[i][1], libpq[i][0]);
       g_assert_cmpstr (out, ==, libpq[i][2]);
     }
 }
@@ -1265,7 +1174,7 @@ fit_equals_place_one (VpaFleetStore *store, const char *name, VpaInventory *inv,
       g_assert_nonnull (strstr (place_error->message, fit_error->message));
       (*failed)++;
     }
-  vpa_fleet_verdict_free (v);
+  vpa_fleet_filter_verdict_free (v);
 }
 
 /* Every locality scenario (tests/fleet-locality.c) on one snapshot. */
@@ -1296,7 +1205,7 @@ fit_equals_place_locality (VpaFleetStore *store, const char *name, const char *x
  * same snapshot, on the nodes place chooses, and a failure says what
  * place says. */
 static void
-test_fit_equals_place (Fixture *fx, gconstpointer data)
+test_fit_equals_place (FleetFixture *fx, gconstpointer data)
 {
   static const char *const samples[] = { "pinned", "dual-socket" };
   g_autoptr (VpaFleetStore) store = NULL;
@@ -1305,7 +1214,7 @@ test_fit_equals_place (Fixture *fx, gconstpointer data)
   g_autofree char *dir = NULL;
   guint passed = 0, failed = 0;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_no_error (error);
@@ -1374,7 +1283,7 @@ auto_domain (guint vcpus, guint64 mem, guint64 page, const char *aliases)
 /* A host with room passes; one without CPUs, memory, pages or devices on
  * a node that has the rest fails, saying what the best node lacks. */
 static void
-test_fit_lacks (Fixture *fx, gconstpointer data)
+test_fit_lacks (FleetFixture *fx, gconstpointer data)
 {
   static const struct {
     guint vcpus;
@@ -1393,7 +1302,7 @@ test_fit_lacks (Fixture *fx, gconstpointer data)
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (GError) error = NULL;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_no_error (error);
@@ -1413,7 +1322,7 @@ test_fit_lacks (Fixture *fx, gconstpointer data)
           g_assert_nonnull (strstr (v->reason, "guest cell 0"));
           g_assert_nonnull (strstr (v->reason, cases[i].lacks));
         }
-      vpa_fleet_verdict_free (v);
+      vpa_fleet_filter_verdict_free (v);
     }
 }
 
@@ -1452,7 +1361,7 @@ static const char schema_v1[] =
  * or writer, once): its rows stay, a placement="auto" guest is refused
  * for want of capacity rows until the host syncs, then fits. */
 static void
-test_migration (Fixture *fx, gconstpointer data)
+test_migration (FleetFixture *fx, gconstpointer data)
 {
   g_autofree char *sql = NULL;
   g_autoptr (VpaFleetStore) store = NULL;
@@ -1464,14 +1373,14 @@ test_migration (Fixture *fx, gconstpointer data)
   g_autoptr (VpaDomain) dom = domain_parse (VPA_TEST_DATA "/numa/dedicated-prefer.xml", NULL);
   VpaFleetVerdict *v;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
-  if (fx->backend == BACKEND_SQLITE)
+  if (fx->backend == FLEET_BACKEND_SQLITE)
     sql = g_strdup_printf (schema_v1, "INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
   else
     sql = g_strdup_printf (schema_v1, "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
                            "TEXT COLLATE \"C\"", "");
-  store_sql (fx, sql);
+  fleet_fixture_exec (fx, sql);
 
   /* A reader refuses it; sync migrates it through every step (1 -> 2,
    * the PCIe columns, 2 -> 3, node capacity). */
@@ -1489,7 +1398,7 @@ test_migration (Fixture *fx, gconstpointer data)
   v = fit_verdict (store, config, dom, "pinned");
   g_assert_false (v->passes);
   g_assert_nonnull (strstr (v->reason, "no node capacity"));
-  vpa_fleet_verdict_free (v);
+  vpa_fleet_filter_verdict_free (v);
 
   /* Opened again: already at the current version (a second migration
    * would fail adding columns that exist). */
@@ -1499,10 +1408,10 @@ test_migration (Fixture *fx, gconstpointer data)
   v = fit_verdict (again, config, dom, "pinned");
   g_assert_true (v->passes);
   g_assert_cmpstr (v->nodes, ==, "1");
-  vpa_fleet_verdict_free (v);
+  vpa_fleet_filter_verdict_free (v);
 
   /* The version row says so. */
-  store_sql (fx, "DELETE FROM schema_version WHERE version = 3");
+  fleet_fixture_exec (fx, "DELETE FROM schema_version WHERE version = 3");
   g_clear_pointer (&again, vpa_fleet_store_close);
   again = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
@@ -1513,14 +1422,14 @@ test_migration (Fixture *fx, gconstpointer data)
  * VF ports required on the guest's node: node 1 has 4 such VFs. With 4
  * ports it passes on node 1. */
 static void
-test_fit_lacks_devices (Fixture *fx, gconstpointer data)
+test_fit_lacks_devices (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (VpaConfig) config = NULL;
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (GError) error = NULL;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_CREATE, &error);
   g_assert_no_error (error);
@@ -1556,40 +1465,13 @@ test_fit_lacks_devices (Fixture *fx, gconstpointer data)
           g_assert_false (v->passes);
           g_assert_nonnull (strstr (v->reason, "port 'ua-net"));
         }
-      vpa_fleet_verdict_free (v);
+      vpa_fleet_filter_verdict_free (v);
     }
 }
 
 /* ------------------------------------------------------------------ */
 /* The command line (tests/fleet/fleet-cli)                            */
 /* ------------------------------------------------------------------ */
-
-/* Runs fleet ARGS...; returns the exit status. */
-static gint
-fleet_cli (char **out, char **err, ...)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr (GError) error = NULL;
-  g_autofree char *o = NULL, *e = NULL;
-  gint status = 0;
-  const char *arg;
-  va_list ap;
-
-  g_ptr_array_add (argv, (char *) VPA_FLEET_CLI);
-  va_start (ap, err);
-  while ((arg = va_arg (ap, const char *)) != NULL)
-    g_ptr_array_add (argv, (char *) arg);
-  va_end (ap);
-  g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL,
-                               &o, &e, &status, &error));
-  g_assert_no_error (error);
-  if (out != NULL)
-    *out = g_steal_pointer (&o);
-  if (err != NULL)
-    *err = g_steal_pointer (&e);
-  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
-}
 
 /* pools' JSON of the in-process pools, with "host" first in each pool:
  * what `fleet pools --format json` must print after a sync. */
@@ -1614,7 +1496,12 @@ inprocess_pools_json (const char *xml, const char *conf, const char *name)
   json_builder_set_member_name (b, "pools");
   json_builder_begin_array (b);
   for (guint i = 0; i < pools->len; i++)
-    vpa_output_pool_json_add (b, config, &g_array_index (pools, VpaPool, i), "host", name);
+    {
+      VpaPool *pool = &g_array_index (pools, VpaPool, i);
+      pool->keys |= VPA_POOL_KEY_HOST;
+      pool->host = g_strdup (name);
+      vpa_output_pool_json_add (b, config, pool);
+    }
   json_builder_end_array (b);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
@@ -1624,12 +1511,12 @@ inprocess_pools_json (const char *xml, const char *conf, const char *name)
 /* After a sync, fleet pools --host H prints the in-process pools of H's
  * inventory, for every sample host. */
 static void
-test_samples_consistency (Fixture *fx, gconstpointer data)
+test_samples_consistency (FleetFixture *fx, gconstpointer data)
 {
   const char *dir = VPA_TEST_DATA "/hosts";
   g_autoptr (GPtrArray) names = NULL;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   names = vpa_test_list_fixtures (dir, "*.xml");
   for (guint i = 0; i < names->len; i++)
@@ -1668,7 +1555,7 @@ static const char filter_domain_tail[] =
   "</domain>";
 
 static void
-test_cli (Fixture *fx, gconstpointer data)
+test_cli (FleetFixture *fx, gconstpointer data)
 {
   g_autofree char *xml = g_build_filename (VPA_TEST_DATA, "hosts", "dual-socket.xml", NULL);
   g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "dual-socket.conf", NULL);
@@ -1678,7 +1565,7 @@ test_cli (Fixture *fx, gconstpointer data)
   g_autofree char *text1 = g_strconcat (filter_domain_head, "1", filter_domain_tail, NULL);
   g_autofree char *out = NULL, *err = NULL;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   g_assert_true (g_file_set_contents (dom0, text0, -1, NULL));
   g_assert_true (g_file_set_contents (dom1, text1, -1, NULL));
@@ -1727,7 +1614,7 @@ test_cli (Fixture *fx, gconstpointer data)
  * a placement="auto" guest on them (exit 0 with the node, exit 1 with
  * the reason and nothing on stdout). */
 static void
-test_fit_cli (Fixture *fx, gconstpointer data)
+test_fit_cli (FleetFixture *fx, gconstpointer data)
 {
   g_autofree char *xml = g_build_filename (VPA_TEST_DATA, "hosts", "pinned.xml", NULL);
   g_autofree char *conf = g_build_filename (VPA_TEST_DATA, "hosts", "pinned.conf", NULL);
@@ -1736,7 +1623,7 @@ test_fit_cli (Fixture *fx, gconstpointer data)
   g_autofree char *text = auto_domain (12, 1048576, 0, "");
   g_autofree char *out = NULL, *err = NULL;
 
-  if (backend_skip (fx->backend))
+  if (fleet_fixture_skip (fx))
     return;
   g_assert_true (g_file_set_contents (big, text, -1, NULL));
   g_assert_cmpint (fleet_cli (NULL, NULL, "sync", "--store", fx->uri, "--inventory", xml,
@@ -1764,58 +1651,6 @@ test_fit_cli (Fixture *fx, gconstpointer data)
 
 /* ------------------------------------------------------------------ */
 
-static void
-pg_server_start (void)
-{
-  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "fleet", "pg-start", NULL);
-  g_autofree char *out = NULL;
-  g_autofree char *err = NULL;
-  g_autoptr (GError) error = NULL;
-  gint status = 0;
-  const char *argv[] = { script, NULL, NULL };
-
-  pg_dir = g_dir_make_tmp ("vpa-pg-XXXXXX", &error);
-  g_assert_no_error (error);
-  argv[1] = pg_dir;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, &err,
-                     &status, &error))
-    g_error ("%s: %s", script, error->message);
-  if (g_spawn_check_wait_status (status, NULL))
-    pg_base_uri = g_strstrip (g_steal_pointer (&out));
-  else if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
-    g_test_message ("%s", g_strstrip (err));
-  else
-    g_error ("%s failed: %s", script, err);
-}
-
-static void
-pg_server_stop (void)
-{
-  g_autofree char *script = g_test_build_filename (G_TEST_DIST, "fleet", "pg-stop", NULL);
-  g_autofree char *rm = NULL;
-
-  if (pg_base_uri != NULL)
-    {
-      const char *argv[] = { script, pg_dir, NULL };
-      g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL,
-                    NULL, NULL);
-    }
-  rm = g_strdup_printf ("rm -rf '%s'", pg_dir);
-  g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL);
-}
-
-static void
-add_store_test (const char *name, void (*fn) (Fixture *, gconstpointer))
-{
-  static const char *const backends[] = { "sqlite", "pg" };
-
-  for (guint b = 0; b < G_N_ELEMENTS (backends); b++)
-    {
-      g_autofree char *path = g_strdup_printf ("/fleet/%s/%s", backends[b], name);
-      g_test_add (path, Fixture, GINT_TO_POINTER (b), fixture_setup, fn, fixture_teardown);
-    }
-}
-
 int
 main (int argc, char **argv)
 {
@@ -1830,26 +1665,26 @@ main (int argc, char **argv)
   g_test_add_func ("/fleet/filter/exclusions", test_filter_exclusions);
   g_test_add_func ("/fleet/filter/sequential", test_filter_sequential);
   g_test_add_func ("/fleet/filter/case-and-tags", test_filter_case_and_tags);
-  add_store_test ("schema-version", test_schema_version);
-  add_store_test ("schema-upgrade", test_schema_upgrade);
-  add_store_test ("filter-locality", test_filter_locality);
-  add_store_test ("filter-locality-joint", test_filter_locality_joint);
-  add_store_test ("sync-pools", test_sync_pools);
-  add_store_test ("resync-replaces", test_resync_replaces);
-  add_store_test ("atomic-replace", test_atomic_replace);
-  add_store_test ("concurrent-syncs", test_concurrent_syncs);
-  add_store_test ("unknown-host", test_unknown_host);
-  add_store_test ("filter", test_filter_store);
-  add_store_test ("samples-consistency", test_samples_consistency);
-  add_store_test ("cli", test_cli);
-  add_store_test ("fit-equals-place", test_fit_equals_place);
-  add_store_test ("fit-lacks", test_fit_lacks);
-  add_store_test ("fit-lacks-devices", test_fit_lacks_devices);
-  add_store_test ("migration", test_migration);
-  add_store_test ("fit-cli", test_fit_cli);
+  fleet_fixture_add ("fleet", "schema-version", test_schema_version);
+  fleet_fixture_add ("fleet", "schema-upgrade", test_schema_upgrade);
+  fleet_fixture_add ("fleet", "filter-locality", test_filter_locality);
+  fleet_fixture_add ("fleet", "filter-locality-joint", test_filter_locality_joint);
+  fleet_fixture_add ("fleet", "sync-pools", test_sync_pools);
+  fleet_fixture_add ("fleet", "resync-replaces", test_resync_replaces);
+  fleet_fixture_add ("fleet", "atomic-replace", test_atomic_replace);
+  fleet_fixture_add ("fleet", "concurrent-syncs", test_concurrent_syncs);
+  fleet_fixture_add ("fleet", "unknown-host", test_unknown_host);
+  fleet_fixture_add ("fleet", "filter", test_filter_store);
+  fleet_fixture_add ("fleet", "samples-consistency", test_samples_consistency);
+  fleet_fixture_add ("fleet", "cli", test_cli);
+  fleet_fixture_add ("fleet", "fit-equals-place", test_fit_equals_place);
+  fleet_fixture_add ("fleet", "fit-lacks", test_fit_lacks);
+  fleet_fixture_add ("fleet", "fit-lacks-devices", test_fit_lacks_devices);
+  fleet_fixture_add ("fleet", "migration", test_migration);
+  fleet_fixture_add ("fleet", "fit-cli", test_fit_cli);
 
-  pg_server_start ();
+  fleet_pg_start ();
   rc = g_test_run ();
-  pg_server_stop ();
+  fleet_pg_stop ();
   return rc;
 }

@@ -2,7 +2,7 @@
  *
  * A fresh fleet store per test on SQLite and on a private PostgreSQL
  * (tests/fleet/pg-start), and `fleet ARGS` run through tests/fleet/fleet-cli,
- * for the fleet tests kept outside tests/test-fleet.c.
+ * for every fleet test.
  */
 #pragma once
 

@@ -5,21 +5,22 @@
  * with too few free devices of a request's spec, and the hosts lacking a
  * trait the domain needs are never read back. The SQL narrows, it never
  * decides alone: every condition is one a device or host the filter's
- * own rules (vpa_fleet_request_match, policy/) accept also meets, so a
+ * own rules (vpa_fleet_filter_request_match, policy/) accept also meets, so a
  * host's verdict is the same as on every row.
  */
 #pragma once
 
-#include "vpa-fleet.h"
+#include "vpa-fleet-filter.h"
+#include "vpa-fleet-store.h"
 
 G_BEGIN_DECLS
 
 /* A boolean SQL expression over one devices row that holds for every
- * device whose pool vpa_fleet_request_match accepts for req ("1 = 1"
+ * device whose pool vpa_fleet_filter_request_match accepts for req ("1 = 1"
  * where a pair cannot be written safely in SQL). */
 char *vpa_fleet_preselect_match_sql (const VpaRequest *req);
 
-/* The free pools query (vpa_fleet_sql_free_pools) restricted to devices
+/* The free pools query (vpa_fleet_rows_free_pools_sql) restricted to devices
  * a request can match, of hosts not lacking a trait; a host with fewer
  * free matching devices than a request's count (in SQL's count, over
  * the whole host) comes back as one row that says so instead of its
@@ -29,9 +30,9 @@ char *vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *host
 #define VPA_FLEET_PRESELECT_COLUMNS 18
 
 /* One row of it: a pool appended to pools (its host column the host's
- * id, as vpa_fleet_hosts_attach_pools takes them), or the host marked
+ * id, as vpa_fleet_rows_attach_pools takes them), or the host marked
  * (VpaFleetHost.ruled_out). */
-gboolean vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools,
+gboolean vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, GHashTable *tagsets,
                                       const char *const *values, const char *uri,
                                       GError **error);
 

@@ -7,7 +7,8 @@
  */
 #pragma once
 
-#include "vpa-fleet.h"
+#include "vpa-fleet-filter.h"
+#include "vpa-fleet-store.h"
 
 G_BEGIN_DECLS
 

@@ -3,6 +3,7 @@
  * The filter's pre-selection in SQL (vpa-fleet-preselect.h).
  */
 #include "vpa-fleet-preselect.h"
+#include "vpa-fleet-rows.h"
 
 #include <string.h>
 
@@ -92,7 +93,7 @@ vpa_fleet_preselect_match_sql (const VpaRequest *req)
         return g_strdup ("1 = 1");
       g_string_append_printf (out, "%s(%s)", out->len > 0 ? " OR " : "", dict->str);
     }
-  /* No dict: vpa_fleet_request_match accepts nothing. */
+  /* No dict: vpa_fleet_filter_request_match accepts nothing. */
   if (out->len == 0)
     return g_strdup ("1 = 0");
   return g_string_free (g_steal_pointer (&out), FALSE);
@@ -129,7 +130,7 @@ append_ruled_out (GString *out, const VpaFleetQuery *query)
 char *
 vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
 {
-  const char *base = vpa_fleet_sql_free_pools ();
+  const char *base = vpa_fleet_rows_free_pools_sql ();
   const char *group = strstr (base, " GROUP BY ");
   const char *from = strstr (base, " FROM devices");
   g_autoptr (GString) inner = g_string_new ("SELECT host_id, vendor_id, product_id, dev_type,"
@@ -140,7 +141,7 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
   g_autoptr (GString) out = g_string_new (NULL);
   g_autoptr (GPtrArray) matches = g_ptr_array_new_with_free_func (g_free);
 
-  /* The free pools of vpa_fleet_sql_free_pools, named, of the devices a
+  /* The free pools of vpa_fleet_rows_free_pools_sql, named, of the devices a
    * request can match. */
   g_string_append_len (inner, from, group - from);
   g_string_append (inner, " AND (");
@@ -162,7 +163,7 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
   for (guint i = 0; i < hosts->len; i++)
     {
       const VpaFleetHost *host = g_ptr_array_index (hosts, i);
-      g_autofree char *trait = vpa_fleet_query_trait_unmet (query, host);
+      g_autofree char *trait = vpa_fleet_filter_trait_unmet (query, host);
 
       if (trait != NULL)
         g_string_append_printf (skip, "%s(%" G_GINT64_FORMAT ")", skip->len > 0 ? ", " : "",
@@ -187,17 +188,17 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
 }
 
 gboolean
-vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, const char *const *v,
-                             const char *uri, GError **error)
+vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, GHashTable *tagsets,
+                             const char *const *v, const char *uri, GError **error)
 {
-  VpaFleetPool *pool;
+  VpaPool *pool;
   gint64 id;
   guint64 which, free;
   VpaFleetHost *host;
 
   if (v[16] == NULL)
     {
-      if ((pool = vpa_fleet_pool_from_row (v, uri, error)) == NULL)
+      if ((pool = vpa_fleet_rows_pool (v, tagsets, uri, error)) == NULL)
         return FALSE;
       g_ptr_array_add (pools, pool);
       return TRUE;

@@ -4,7 +4,8 @@
  * front (BEGIN IMMEDIATE) and wait for each other through the busy
  * timeout; WAL lets readers run while a host syncs.
  */
-#include "vpa-fleet.h"
+#include "vpa-fleet-rows.h"
+#include "vpa-fleet-schema.h"
 #include "vpa-fleet-preselect.h"
 
 #include <sqlite3.h>
@@ -147,7 +148,7 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
 
   if (create)
     {
-      ddl = vpa_fleet_sql_schema ("INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+      ddl = vpa_fleet_schema_sql ("INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
       if (!sql_exec (self, ddl, error))
         return FALSE;
       version = 2;
@@ -155,8 +156,8 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
   /* Every migration after the store's version, in order. */
   for (gint64 v = version + 1; v <= VPA_FLEET_SCHEMA_VERSION; v++)
     {
-      g_autofree char *step = vpa_fleet_sql_migration (v, "INTEGER PRIMARY KEY", "TEXT",
-                                                       " WITHOUT ROWID");
+      g_autofree char *step = vpa_fleet_schema_migration (v, "INTEGER PRIMARY KEY", "TEXT",
+                                                          " WITHOUT ROWID");
       if (step == NULL || !sql_exec (self, step, error))
         {
           g_prefix_error (error, "migrating to schema version %" G_GINT64_FORMAT ": ", v);
@@ -426,22 +427,23 @@ static GPtrArray *
 sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GHashTable *by_id, GError **error)
 {
   g_autoptr (GPtrArray) pools =
-    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_pool_free);
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
+  g_autoptr (GHashTable) tagsets = vpa_fleet_rows_tagsets_new ();
   int rc;
 
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       const char *v[VPA_FLEET_PRESELECT_COLUMNS];
-      VpaFleetPool *pool;
+      VpaPool *pool;
 
       row_texts (stmt, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
       if (by_id != NULL)
         {
-          if (!vpa_fleet_preselect_add_row (by_id, pools, v, self->parent.uri, error))
+          if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))
             return NULL;
           continue;
         }
-      pool = vpa_fleet_pool_from_row (v, self->parent.uri, error);
+      pool = vpa_fleet_rows_pool (v, tagsets, self->parent.uri, error);
       if (pool == NULL)
         return NULL;
       g_ptr_array_add (pools, pool);
@@ -451,7 +453,6 @@ sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GHashTable *by_id, G
       sql_fail (self, "reading pools", error);
       return NULL;
     }
-  vpa_fleet_pools_finish (pools);
   return g_steal_pointer (&pools);
 }
 
@@ -464,7 +465,7 @@ sqlite_query_pools (VpaFleetStore *store, const char *host, GError **error)
 
   if (host != NULL && !sqlite_host_id (self, host, &id, error))
     return NULL;
-  stmt = sql_prepare (self, vpa_fleet_sql_pools (host != NULL), error);
+  stmt = sql_prepare (self, vpa_fleet_rows_pools_sql (host != NULL), error);
   if (stmt == NULL)
     return NULL;
   if (host != NULL)
@@ -517,22 +518,22 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
       VpaFleetHost *host;
 
       row_texts (stmt, v, G_N_ELEMENTS (v));
-      host = vpa_fleet_host_from_row (v);
+      host = vpa_fleet_rows_host (v);
       g_ptr_array_add (hosts, host);
       g_hash_table_insert (by_id, &host->id, host);
     }
   if (rc != SQLITE_DONE)
     return sql_fail (self, "reading hosts", error);
 
-  if (!sqlite_read_rows (self, VPA_FLEET_SQL_CELLS, 7, by_id, vpa_fleet_host_add_cell_row, error))
+  if (!sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_CELLS, 7, by_id, vpa_fleet_rows_add_cell, error))
     return FALSE;
   if (flags & VPA_FLEET_LOAD_CAPACITY)
     {
-      vpa_fleet_hosts_init_capacity (hosts);
-      if (!sqlite_read_rows (self, VPA_FLEET_SQL_DEVICES, VPA_FLEET_SQL_DEVICES_COLUMNS, by_id,
-                             vpa_fleet_host_add_device_row, error) ||
-          !sqlite_read_rows (self, VPA_FLEET_SQL_CLAIMS, 5, by_id,
-                             vpa_fleet_host_add_claim_row, error))
+      vpa_fleet_rows_init_capacity (hosts);
+      if (!sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_DEVICES, VPA_FLEET_ROWS_SQL_DEVICES_COLUMNS, by_id,
+                             vpa_fleet_rows_add_device, error) ||
+          !sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_CLAIMS, 5, by_id,
+                             vpa_fleet_rows_add_claim, error))
         return FALSE;
     }
   if (!(flags & VPA_FLEET_LOAD_POOLS))
@@ -541,11 +542,11 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
     pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
 
   g_clear_pointer (&stmt, sqlite3_finalize);
-  stmt = sql_prepare (self, pools_sql != NULL ? pools_sql : vpa_fleet_sql_free_pools (), error);
+  stmt = sql_prepare (self, pools_sql != NULL ? pools_sql : vpa_fleet_rows_free_pools_sql (), error);
   if (stmt == NULL ||
       (pools = sqlite_pool_rows (self, stmt, query != NULL ? by_id : NULL, error)) == NULL)
     return FALSE;
-  return vpa_fleet_hosts_attach_pools (hosts, pools);
+  return vpa_fleet_rows_attach_pools (hosts, pools);
 }
 
 static GPtrArray *

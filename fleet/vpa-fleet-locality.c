@@ -10,8 +10,9 @@
  * the free pools at once (a flow from requests to pools), so two groups
  * cannot both pass on the one switch that holds enough for only one.
  */
-#include "vpa-fleet.h"
+#include "vpa-fleet-filter.h"
 #include "vpa-flow.h"
+#include "vpa-pcie.h"
 
 #include <string.h>
 
@@ -35,7 +36,7 @@ node_socket (const VpaFleetHost *host, gint node)
 
 /* The devices a policy may ever take for this guest. */
 static gboolean
-policy_allows (const VpaFleetHost *host, const VpaRequest *req, const VpaFleetPool *pool,
+policy_allows (const VpaFleetHost *host, const VpaRequest *req, const VpaPool *pool,
                gboolean numa_guest, const gint *nodes, guint n_nodes)
 {
   gint socket;
@@ -70,14 +71,14 @@ wants_pf (const VpaRequest *req)
 
 /* The pool's domain at level, as a string; NULL when it has none. */
 static char *
-domain_of (const VpaFleetPool *pool, VpaLocality level)
+domain_of (const VpaPool *pool, VpaLocality level)
 {
   switch (level)
     {
     case VPA_LOCALITY_SWITCH:
-      return g_strdup (pool->pcie_port);
+      return pool->pcie_port != VPA_ADDR_NONE ? vpa_addr_to_string (pool->pcie_port) : NULL;
     case VPA_LOCALITY_ROOT_COMPLEX:
-      return g_strdup (pool->pcie_root);
+      return pool->pcie_root != VPA_ADDR_NONE ? vpa_pcie_root_name (pool->pcie_root) : NULL;
     case VPA_LOCALITY_NUMA_NODE:
       return pool->numa_node >= 0 ? g_strdup_printf ("%d", pool->numa_node) : NULL;
     case VPA_LOCALITY_SOCKET:
@@ -98,9 +99,9 @@ typedef struct {
 } Ctx;
 
 static gboolean
-member_may (const Ctx *ctx, const VpaRequest *req, const VpaFleetPool *pool)
+member_may (const Ctx *ctx, const VpaRequest *req, const VpaPool *pool)
 {
-  return pool->free > 0 && vpa_fleet_request_match (pool, req) &&
+  return pool->free > 0 && vpa_fleet_filter_request_match (pool, req) &&
          (pool->dev_type != VPA_DEV_TYPE_PF || wants_pf (req)) &&
          policy_allows (ctx->host, req, pool, ctx->numa_guest, ctx->nodes, ctx->n_nodes);
 }
@@ -113,7 +114,7 @@ domain_holds (const Ctx *ctx, GPtrArray *members, VpaLocality level, const char 
 
   for (guint p = 0; p < ctx->host->pools->len; p++)
     {
-      const VpaFleetPool *pool = g_ptr_array_index (ctx->host->pools, p);
+      const VpaPool *pool = g_ptr_array_index (ctx->host->pools, p);
       g_autofree char *d = domain_of (pool, level);
       gboolean any = FALSE;
 
@@ -130,7 +131,7 @@ domain_holds (const Ctx *ctx, GPtrArray *members, VpaLocality level, const char 
       need += req->count;
       for (guint p = 0; p < ctx->host->pools->len; p++)
         {
-          const VpaFleetPool *pool = g_ptr_array_index (ctx->host->pools, p);
+          const VpaPool *pool = g_ptr_array_index (ctx->host->pools, p);
           g_autofree char *d = domain_of (pool, level);
           if (member_may (ctx, req, pool) && g_strcmp0 (d, domain) == 0)
             mine += pool->free;
@@ -230,7 +231,7 @@ joint_flow (Joint *j)
         }
     }
   for (guint p = 0; p < pools->len; p++)
-    vpa_flow_add_edge (&f, 2 + n_r + p, 1, ((const VpaFleetPool *) g_ptr_array_index (pools, p))->free, 0);
+    vpa_flow_add_edge (&f, 2 + n_r + p, 1, ((const VpaPool *) g_ptr_array_index (pools, p))->free, 0);
   got = vpa_flow_run (&f, 0, 1, need);
   vpa_flow_clear (&f);
   return got == need;

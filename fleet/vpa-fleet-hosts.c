@@ -121,7 +121,7 @@ stale_verdict (const VpaFleetHost *host, gint64 age, gint64 max_age)
 GPtrArray *
 vpa_fleet_hosts_take_stale (GPtrArray *hosts, gint64 max_age, GDateTime *now)
 {
-  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_verdict_free);
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_filter_verdict_free);
 
   for (guint i = 0; i < hosts->len;)
     {

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * What both backends read back (vpa-fleet-sqlite.c, vpa-fleet-pg.c): the
+ * pool queries and their rows, the hosts with their cells, claims and
+ * devices, and a host rebuilt from its rows for the whole-guest fit.
+ */
+#pragma once
+
+#include "vpa-fleet-store.h"
+
+G_BEGIN_DECLS
+
+/* The pools GROUP BY, for one host ($1 = its id) or all; and the free
+ * pools of all hosts for the filter. Both return the columns
+ * vpa_fleet_rows_pool() decodes, as text. */
+const char *vpa_fleet_rows_pools_sql (gboolean one_host);
+const char *vpa_fleet_rows_free_pools_sql (void);
+/* The tag sets of the pools one query reads back: each canonical string
+ * parsed once (vpa_fleet_rows_pool's tagsets). */
+GHashTable *vpa_fleet_rows_tagsets_new (void);
+/* A pool (VPA_POOL_KEYS_FLEET) of those columns; its tags from tagsets. */
+VpaPool *vpa_fleet_rows_pool (const char *const *values, GHashTable *tagsets, const char *uri,
+                              GError **error);
+/* Row id, name, traits, last_sync. */
+VpaFleetHost *vpa_fleet_rows_host (const char *const *values);
+/* Row host_id, node, socket, memory_kib, cpus, pages, distances; by_id
+ * maps &host->id to hosts. */
+gboolean vpa_fleet_rows_add_cell (GHashTable *by_id, const char *const *values);
+#define VPA_FLEET_ROWS_SQL_CELLS "SELECT host_id, node, socket, memory_kib, cpus, pages, distances" \
+                                 " FROM host_cells ORDER BY host_id, node"
+/* Row host_id, domain, running, dedicated, memory. */
+gboolean vpa_fleet_rows_add_claim (GHashTable *by_id, const char *const *values);
+#define VPA_FLEET_ROWS_SQL_CLAIMS "SELECT host_id, domain, running, dedicated, memory" \
+                                  " FROM host_numa_claims ORDER BY host_id, domain"
+/* Row host_id, address, vendor_id, product_id, dev_type, numa_node,
+ * parent_addr, netdev, held_by, pcie_root, pcie_port, pcie_switch. */
+gboolean vpa_fleet_rows_add_device (GHashTable *by_id, const char *const *values);
+#define VPA_FLEET_ROWS_SQL_DEVICES "SELECT host_id, address, vendor_id, product_id, dev_type,"       \
+                                   " numa_node, parent_addr, netdev, held_by, pcie_root, pcie_port," \
+                                   " pcie_switch FROM devices ORDER BY host_id, address"
+#define VPA_FLEET_ROWS_SQL_DEVICES_COLUMNS 12
+/* Gives every host empty devices and claims arrays (before the rows). */
+void vpa_fleet_rows_init_capacity (GPtrArray *hosts);
+/* Moves the free pools (host column = host id) into their hosts. */
+gboolean vpa_fleet_rows_attach_pools (GPtrArray *hosts, GPtrArray *pools);
+
+/* The host as place would see it: its cells with their capacity, its
+ * devices and claims, under config's device specs. */
+VpaInventory *vpa_fleet_rows_inventory (const VpaFleetHost *host, const VpaConfig *config,
+                                        GError **error);
+
+G_END_DECLS

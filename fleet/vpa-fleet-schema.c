@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fleet store's schema: whether a store's schema_version lets this
+ * program use it, the schema's creation, and its migrations.
+ */
+#include "vpa-fleet-schema.h"
+
+#include <string.h>
+
+gboolean
+vpa_fleet_schema_check (const char *uri, const char *application, gint64 version,
+                        gboolean has_tables, VpaFleetOpenMode mode,
+                        gboolean *create, gboolean *upgrade, GError **error)
+{
+  *create = FALSE;
+  *upgrade = FALSE;
+  if (application == NULL)
+    {
+      if (has_tables)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                       "store '%s': not a fleet store: it has tables of ours but no schema_version",
+                       uri);
+          return FALSE;
+        }
+      if (mode != VPA_FLEET_OPEN_CREATE)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                       "store '%s': no fleet schema (run 'fleet sync' first)", uri);
+          return FALSE;
+        }
+      *create = TRUE;
+      return TRUE;
+    }
+  if (strcmp (application, VPA_FLEET_APPLICATION) != 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': schema_version belongs to '%s', not '%s'",
+                   uri, application, VPA_FLEET_APPLICATION);
+      return FALSE;
+    }
+  if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION && mode == VPA_FLEET_OPEN_CREATE)
+    {
+      /* sync migrates an older store of ours through every step. */
+      *upgrade = TRUE;
+      return TRUE;
+    }
+  if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': schema version '%" G_GINT64_FORMAT "' is older than this program's %d: 'fleet sync' upgrades it",
+                   uri, version, VPA_FLEET_SCHEMA_VERSION);
+      return FALSE;
+    }
+  if (version != VPA_FLEET_SCHEMA_VERSION)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': schema version '%" G_GINT64_FORMAT "' is %s than this program's %d; refusing to use it",
+                   uri, version, version > VPA_FLEET_SCHEMA_VERSION ? "newer" : "older",
+                   VPA_FLEET_SCHEMA_VERSION);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* From version 1 to 2: the PCIe columns (rows keep NULL until synced). */
+static const char *
+schema_upgrade_1_2 (void)
+{
+  return "ALTER TABLE devices ADD COLUMN pcie_root TEXT;"
+         "ALTER TABLE devices ADD COLUMN pcie_port TEXT;"
+         "ALTER TABLE devices ADD COLUMN pcie_switch TEXT;";
+}
+
+char *
+vpa_fleet_schema_sql (const char *id_type, const char *text_type, const char *table_options)
+{
+  return g_strdup_printf (
+    "CREATE TABLE schema_version ("
+    " application %2$s NOT NULL, version INTEGER NOT NULL, applied_at %2$s NOT NULL);"
+    "CREATE TABLE hosts ("
+    " id %1$s, name %2$s NOT NULL UNIQUE, traits %2$s NOT NULL DEFAULT '',"
+    " last_sync %2$s);"
+    "CREATE TABLE host_cells ("
+    " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+    " node INTEGER NOT NULL, socket INTEGER,"
+    " PRIMARY KEY (host_id, node))%3$s;"
+    "CREATE TABLE devices ("
+    " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+    " address %2$s NOT NULL,"
+    " vendor_id %2$s NOT NULL, product_id %2$s NOT NULL,"
+    " dev_type %2$s NOT NULL CHECK (dev_type IN ('type-PCI', 'type-PF', 'type-VF')),"
+    " numa_node INTEGER, parent_addr %2$s,"
+    " tags %2$s NOT NULL, tagset BIGINT NOT NULL,"
+    " netdev %2$s, held_by %2$s,"
+    " state %2$s NOT NULL CHECK (state IN ('free', 'held', 'blocked')),"
+    " pcie_root %2$s, pcie_port %2$s, pcie_switch %2$s,"
+    " PRIMARY KEY (host_id, address))%3$s;"
+    /* The GROUP BY's columns in its order: pools come from an index
+     * scan without a sort, and per-host deletes use the primary key. */
+    "CREATE INDEX devices_pools ON devices"
+    " (host_id, vendor_id, product_id, dev_type, numa_node, tagset, state);",
+    id_type, text_type, table_options);
+}
+
+/* vpa_fleet_schema_sql creates version 2; each later version is one
+ * script, and version 2 is also reached from 1 by its upgrade. */
+char *
+vpa_fleet_schema_migration (gint64 version, const char *id_type, const char *text_type,
+                            const char *table_options)
+{
+  (void) id_type;
+  switch (version)
+    {
+    case 2:
+      return g_strdup (schema_upgrade_1_2 ());
+    case 3:
+      /* Node capacity (raw, as the inventory source reports it) and the
+       * CPU/memory claims of the host's domains. */
+      return g_strdup_printf (
+        "ALTER TABLE host_cells ADD COLUMN memory_kib BIGINT;"
+        "ALTER TABLE host_cells ADD COLUMN cpus %1$s;"
+        "ALTER TABLE host_cells ADD COLUMN pages %1$s;"
+        "ALTER TABLE host_cells ADD COLUMN distances %1$s;"
+        "CREATE TABLE host_numa_claims ("
+        " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+        " domain %1$s NOT NULL, running INTEGER NOT NULL,"
+        " dedicated %1$s NOT NULL, memory %1$s NOT NULL,"
+        " PRIMARY KEY (host_id, domain))%2$s;",
+        text_type, table_options);
+    default:
+      return NULL;
+    }
+}

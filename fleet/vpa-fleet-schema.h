@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The fleet store's schema (docs/fleet.md): its version, whether a store
+ * can be used as it is, created, or migrated, and the scripts that do it.
+ */
+#pragma once
+
+#include "vpa-fleet-store.h"
+
+G_BEGIN_DECLS
+
+/* 1: devices, cells, traits. 2: devices.pcie_root, pcie_port,
+ * pcie_switch. 3: per-node capacity (cells gain memory, CPUs, pages,
+ * distances) and the CPU/memory claims of domains. Older stores are
+ * migrated by the next sync. */
+#define VPA_FLEET_SCHEMA_VERSION 3
+/* Written into schema_version.application, so that a database another
+ * program versions with a table of the same name is refused. */
+#define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
+
+/* Decides from what a store holds whether it can
+ * be used. application/version describe the schema_version row (NULL/0
+ * when the table is missing); has_tables says one of our tables exists.
+ * Sets *create when the schema must be created, *upgrade when an older
+ * version of ours must be migrated (VPA_FLEET_OPEN_CREATE; a reader is
+ * refused). */
+gboolean vpa_fleet_schema_check (const char *uri, const char *application,
+                                 gint64 version, gboolean has_tables,
+                                 VpaFleetOpenMode mode, gboolean *create,
+                                 gboolean *upgrade, GError **error);
+/* The script taking the schema from version - 1 to version (2 ..
+ * VPA_FLEET_SCHEMA_VERSION; vpa_fleet_schema_sql creates version 2),
+ * without the schema_version row. */
+char *vpa_fleet_schema_migration (gint64 version, const char *id_type, const char *text_type,
+                                  const char *table_options);
+/* The schema of version 2 as one script (then vpa_fleet_schema_migration). */
+char *vpa_fleet_schema_sql (const char *id_type, const char *text_type,
+                            const char *table_options);
+
+G_END_DECLS
