@@ -48,9 +48,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   const VpaAssignment *a;
   const VpaDevice *dev;
   VpaGuestNodes guest;
-  g_autofree char *guest_addr = NULL;
-  g_autofree char *head = NULL;
-  g_autofree char *mac_xml = NULL;
+  gint guest_bus = -1;
 
   g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
 
@@ -127,7 +125,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   a = g_ptr_array_index (placement->assignments, 0);
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
   *out_addr = dev->addr;
-  if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_addr, error))
+  if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_bus, error))
     return NULL;
   if (record != NULL)
     {
@@ -138,18 +136,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
         record->locality = (gint) vpa_attach_locality_reached (
           inv, dom, r, g_array_index (a->devices, guint, 0));
     }
-  head = g_markup_printf_escaped (
-    "<interface type='hostdev' managed='yes'>\n"
-    "  <source>\n"
-    "    <address type='pci' domain='0x%04x' bus='0x%02x' slot='0x%02x' function='0x%x'/>\n"
-    "  </source>\n"
-    "  <alias name='%s'/>\n",
-    VPA_ADDR_DOMAIN (dev->addr), VPA_ADDR_BUS (dev->addr), VPA_ADDR_SLOT (dev->addr),
-    VPA_ADDR_FUNCTION (dev->addr), alias);
-  if (mac != NULL)
-    mac_xml = g_markup_printf_escaped ("  <mac address='%s'/>\n", mac);
-  return g_strconcat (head, mac_xml != NULL ? mac_xml : "", guest_addr != NULL ? guest_addr : "",
-                      "</interface>\n", NULL);
+  return vpa_attach_interface (dev->addr, alias, mac, guest_bus);
 }
 
 char *
