@@ -5,6 +5,7 @@
  * group, the key and the offending value.
  */
 #include "vpa-config.h"
+#include "vpa-config-private.h"
 #include "vpa-domain.h"
 
 #include <stdarg.h>
@@ -12,7 +13,6 @@
 
 #define DEFAULT_SOURCE "sysfs:/"
 #define BUILTIN_PATH "(built-in defaults)"
-#define ALIAS_NAME_MAX 256
 #define IFNAME_MAX 15 /* IFNAMSIZ - 1 */
 #define ANY (-1)
 
@@ -45,26 +45,6 @@ device_spec_free (VpaDeviceSpec *spec)
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDeviceSpec, device_spec_free)
 
-static VpaAlias *
-alias_new (const char *name)
-{
-  VpaAlias *alias = g_new0 (VpaAlias, 1);
-  alias->name = g_strdup (name);
-  alias->specs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_spec_free);
-  alias->policy = VPA_POLICY_LEGACY;
-  return alias;
-}
-
-static void
-alias_free (VpaAlias *alias)
-{
-  if (alias == NULL)
-    return;
-  g_free (alias->name);
-  g_ptr_array_unref (alias->specs);
-  g_free (alias);
-}
-
 static VpaConfig *
 config_new (const char *path)
 {
@@ -74,7 +54,7 @@ config_new (const char *path)
   config->path = g_strdup (path);
   config->inventory_source = g_strdup (DEFAULT_SOURCE);
   config->device_specs = g_ptr_array_new_with_free_func ((GDestroyNotify) device_spec_free);
-  config->aliases = g_ptr_array_new_with_free_func ((GDestroyNotify) alias_free);
+  config->aliases = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_config_alias_free);
   config->state_dirs = g_strdupv ((char **) dirs);
   config->hook_state_dir = g_strdup (VPA_CONFIG_STATE_DIR_DEFAULT);
   config->tagsets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
@@ -116,13 +96,6 @@ vpa_config_free (VpaConfig *config)
   g_free (config);
 }
 
-const VpaAlias *
-vpa_config_alias (const VpaConfig *config, const char *name)
-{
-  g_return_val_if_fail (config != NULL && name != NULL, NULL);
-  return g_hash_table_lookup (config->alias_by_name, name);
-}
-
 const VpaDeviceSpec *
 vpa_config_device_spec (const VpaConfig *config, const char *name)
 {
@@ -134,19 +107,8 @@ vpa_config_device_spec (const VpaConfig *config, const char *name)
 /* Parsing helpers                                                     */
 /* ------------------------------------------------------------------ */
 
-/* Where a message points: "FILE: [GROUP] KEY='VALUE': reason". */
-typedef struct {
-  const char *path;
-  const char *group;
-  const char *key;   /* NULL: the whole group */
-  const char *value; /* NULL: the key is missing */
-} Loc;
-
-static gboolean loc_error (GError **error, const Loc *loc, const char *fmt, ...)
-  G_GNUC_PRINTF (3, 4);
-
-static gboolean
-loc_error (GError **error, const Loc *loc, const char *fmt, ...)
+gboolean
+vpa_config_loc_error (GError **error, const Loc *loc, const char *fmt, ...)
 {
   va_list ap;
   g_autofree char *reason = NULL;
@@ -179,16 +141,16 @@ check_escapes (const Loc *loc, const char *raw, GError **error)
         continue;
       p++;
       if (*p == '\0')
-        return loc_error (error, loc, "escape character at end of line");
+        return vpa_config_loc_error (error, loc, "escape character at end of line");
       if (strchr ("sntr\\", *p) == NULL)
-        return loc_error (error, loc, "invalid escape sequence '\\%c'", *p);
+        return vpa_config_loc_error (error, loc, "invalid escape sequence '\\%c'", *p);
     }
   return TRUE;
 }
 
 /* The value of key, whitespace-stripped. */
-static char *
-get_value (GKeyFile *kf, const Loc *loc, GError **error)
+char *
+vpa_config_get_value (GKeyFile *kf, const Loc *loc, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autofree char *raw = g_key_file_get_value (kf, loc->group, loc->key, NULL);
@@ -206,7 +168,7 @@ get_value (GKeyFile *kf, const Loc *loc, GError **error)
     {
       Loc raw_loc = *loc;
       raw_loc.value = raw;
-      loc_error (error, &raw_loc, "%s", local->message);
+      vpa_config_loc_error (error, &raw_loc, "%s", local->message);
       return NULL;
     }
   return g_strstrip (g_steal_pointer (&value));
@@ -249,8 +211,8 @@ strip_inline_comments (const char *data, gsize len)
 /* Nova's vendor_id/product_id: hex, at most 0xffff, normalised to four
  * lowercase digits. Device specs also take "*" (any) and fewer digits,
  * as int(value, 16) does; aliases want exactly four digits (the schema). */
-static gboolean
-parse_id (const Loc *loc, gboolean alias, char out[8], GError **error)
+gboolean
+vpa_config_parse_id (const Loc *loc, gboolean alias, char out[8], GError **error)
 {
   const char *v = loc->value;
   gsize len = strlen (v);
@@ -262,10 +224,10 @@ parse_id (const Loc *loc, gboolean alias, char out[8], GError **error)
       return TRUE;
     }
   if (len == 0 || len > 4 || (alias && len != 4))
-    return loc_error (error, loc, "expected %s hexadecimal digits", alias ? "4" : "1 to 4");
+    return vpa_config_loc_error (error, loc, "expected %s hexadecimal digits", alias ? "4" : "1 to 4");
   for (gsize i = 0; i < len; i++)
     if (!g_ascii_isxdigit (v[i]))
-      return loc_error (error, loc, "not a hexadecimal number");
+      return vpa_config_loc_error (error, loc, "not a hexadecimal number");
   n = g_ascii_strtoull (v, NULL, 16);
   g_snprintf (out, 8, "%04x", (guint) n);
   return TRUE;
@@ -287,10 +249,10 @@ parse_addr_field (const Loc *loc, const char *what, const char *field, guint max
     }
   for (gsize i = 0; i < len; i++)
     if (!g_ascii_isxdigit (s[i]))
-      return loc_error (error, loc, "%s '%s' is not a hexadecimal number", what, s);
+      return vpa_config_loc_error (error, loc, "%s '%s' is not a hexadecimal number", what, s);
   n = len > 8 ? G_MAXUINT64 : g_ascii_strtoull (s, NULL, 16);
   if (n > max)
-    return loc_error (error, loc, "%s '%s' is greater than the maximum %x", what, s, max);
+    return vpa_config_loc_error (error, loc, "%s '%s' is greater than the maximum %x", what, s, max);
   *out = (gint64) n;
   return TRUE;
 }
@@ -309,10 +271,10 @@ parse_address (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   const char *parts[4] = { "", "", "", dot ? dot + 1 : "" };
 
   if (*loc->value == '\0')
-    return loc_error (error, loc, "empty address");
+    return vpa_config_loc_error (error, loc, "empty address");
   if (n > 3)
-    return loc_error (error, loc,
-                      "expected [[[[domain]:]bus]:][slot][.[function]]");
+    return vpa_config_loc_error (error, loc,
+                                 "expected [[[[domain]:]bus]:][slot][.[function]]");
   for (guint i = 0; i < n; i++)
     parts[3 - n + i] = fields[i];
   for (guint i = 0; i < 4; i++)
@@ -481,10 +443,10 @@ check_near_miss (const char *tag, const Loc *loc, GError **error)
   const char *alias = vpa_config_key_alias (tag);
 
   if (alias != NULL)
-    return loc_error (error, loc,
-                      "unknown key; did you mean '%s'? ('%s' is another name for it, "
-                      "refused rather than taken as a tag)",
-                      alias, loc->key);
+    return vpa_config_loc_error (error, loc,
+                                 "unknown key; did you mean '%s'? ('%s' is another name for it, "
+                                 "refused rather than taken as a tag)",
+                                 alias, loc->key);
 
   /* physical_network, the usual tag, is one of them: no distance to
    * compute; nor where the lengths alone are more than 2 apart. */
@@ -501,10 +463,10 @@ check_near_miss (const char *tag, const Loc *loc, GError **error)
         {
           g_autofree char *want = g_strdup (near_miss_keys[i]);
           g_strdelimit (want, "_", '-');
-          return loc_error (error, loc,
-                            "unknown key; did you mean '%s'? (a key this close to it is "
-                            "refused rather than taken as a tag)",
-                            want);
+          return vpa_config_loc_error (error, loc,
+                                       "unknown key; did you mean '%s'? (a key this close to it is "
+                                       "refused rather than taken as a tag)",
+                                       want);
         }
     }
   return TRUE;
@@ -516,17 +478,17 @@ parse_device_spec_tag (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   g_autofree char *tag = g_strdup (loc->key);
 
   if (!valid_tag_key (loc->key))
-    return loc_error (error, loc, "a tag name takes letters, digits, '-' and '_' only");
+    return vpa_config_loc_error (error, loc, "a tag name takes letters, digits, '-' and '_' only");
   g_strdelimit (tag, "-", '_');
   if (!check_near_miss (tag, loc, error))
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (reserved_tags); i++)
     if (strcmp (tag, reserved_tags[i].tag) == 0)
-      return loc_error (error, loc, "'%s' is a device property, not a tag%s", tag,
-                        reserved_tags[i].hint);
+      return vpa_config_loc_error (error, loc, "'%s' is a device property, not a tag%s", tag,
+                                   reserved_tags[i].hint);
   for (guint i = 0; i < spec->tags->len; i++)
     if (strcmp (((VpaSpecPair *) g_ptr_array_index (spec->tags, i))->key, tag) == 0)
-      return loc_error (error, loc, "tag '%s' is set twice", tag);
+      return vpa_config_loc_error (error, loc, "tag '%s' is set twice", tag);
   g_ptr_array_add (spec->tags, vpa_spec_pair_new (tag, loc->value));
   return TRUE;
 }
@@ -537,14 +499,14 @@ parse_device_spec_key (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   if (strcmp (loc->key, "address") == 0)
     return parse_address (spec, loc, error);
   if (strcmp (loc->key, "vendor-id") == 0)
-    return parse_id (loc, FALSE, spec->vendor_id, error);
+    return vpa_config_parse_id (loc, FALSE, spec->vendor_id, error);
   if (strcmp (loc->key, "product-id") == 0)
-    return parse_id (loc, FALSE, spec->product_id, error);
+    return vpa_config_parse_id (loc, FALSE, spec->product_id, error);
   if (strcmp (loc->key, "devname") == 0)
     {
       if (*loc->value == '\0' || strlen (loc->value) > IFNAME_MAX ||
           strpbrk (loc->value, "/: \t") != NULL)
-        return loc_error (error, loc, "not a network interface name");
+        return vpa_config_loc_error (error, loc, "not a network interface name");
       g_free (spec->devname); /* a key written twice: see parse_address */
       spec->devname = g_strdup (loc->value);
       return TRUE;
@@ -562,7 +524,7 @@ parse_device_spec (VpaConfig *config, GKeyFile *kf, const char *group, const cha
   for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
     {
       Loc loc = { config->path, group, keys[i], NULL };
-      g_autofree char *value = get_value (kf, &loc, error);
+      g_autofree char *value = vpa_config_get_value (kf, &loc, error);
 
       if (value == NULL)
         return FALSE;
@@ -573,8 +535,8 @@ parse_device_spec (VpaConfig *config, GKeyFile *kf, const char *group, const cha
   if (spec->address != NULL && spec->devname != NULL)
     {
       Loc loc = { config->path, group, "devname", spec->devname };
-      return loc_error (error, &loc, "cannot be combined with address='%s'",
-                        spec->address);
+      return vpa_config_loc_error (error, &loc, "cannot be combined with address='%s'",
+                                   spec->address);
     }
   g_ptr_array_sort (spec->tags, pair_cmp);
   spec->tagset = intern_tagset (config, spec->tags);
@@ -583,141 +545,8 @@ parse_device_spec (VpaConfig *config, GKeyFile *kf, const char *group, const cha
   return TRUE;
 }
 
-static gboolean
-parse_alias_key (VpaSpec *spec, gboolean *has_policy, VpaPolicy *policy, const Loc *loc,
-                 GError **error)
-{
-  char id[8];
-  VpaDevType type;
-
-  if (strcmp (loc->key, "vendor-id") == 0 || strcmp (loc->key, "product-id") == 0)
-    {
-      if (!parse_id (loc, TRUE, id, error))
-        return FALSE;
-      vpa_spec_set (spec, loc->key[0] == 'v' ? "vendor_id" : "product_id", id);
-      return TRUE;
-    }
-  if (strcmp (loc->key, "device-type") == 0)
-    {
-      if (!vpa_dev_type_from_string (loc->value, &type))
-        return loc_error (error, loc, "expected type-PCI, type-PF or type-VF");
-      vpa_spec_set (spec, "dev_type", loc->value);
-      return TRUE;
-    }
-  if (strcmp (loc->key, "numa-policy") == 0)
-    {
-      /* Nova: an empty numa_policy is legacy, the default */
-      if (*loc->value == '\0')
-        return TRUE;
-      if (!vpa_policy_from_string (loc->value, policy))
-        return loc_error (error, loc, "expected required, legacy, preferred or socket");
-      *has_policy = TRUE;
-      return TRUE;
-    }
-  return loc_error (error, loc, "unknown key");
-}
-
-/* Repeated specs of one alias must agree (Nova's "NUMA policy mismatch"
- * and "Device type mismatch"); Nova also fails when one omits
- * device_type, so every spec of a repeated alias must give it. */
-static gboolean
-check_alias_agrees (VpaAlias *alias, VpaSpec *spec, gboolean has_policy,
-                    VpaPolicy policy, const Loc *group, GError **error)
-{
-  const VpaSpec *first = g_ptr_array_index (alias->specs, 0);
-  const char *type = vpa_spec_get (spec, "dev_type", NULL);
-  const char *first_type = vpa_spec_get (first, "dev_type", NULL);
-  VpaPolicy first_policy = alias->policy;
-  Loc loc = *group;
-
-  if (type == NULL)
-    {
-      loc.key = "device-type";
-      return loc_error (error, &loc, "required: alias '%s' has several specs",
-                        alias->name);
-    }
-  if (first_type == NULL)
-    return loc_error (error, &loc,
-                      "alias '%s' has several specs, so each must set device-type (an earlier one does not)", alias->name);
-  if (strcmp (type, first_type) != 0)
-    {
-      loc.key = "device-type";
-      loc.value = type;
-      return loc_error (error, &loc, "differs from '%s' in another spec of alias '%s'",
-                        first_type, alias->name);
-    }
-  if ((has_policy ? policy : VPA_POLICY_LEGACY) != first_policy)
-    {
-      loc.key = "numa-policy";
-      loc.value = has_policy ? vpa_policy_to_string (policy) : "";
-      return loc_error (error, &loc, "differs from '%s' in another spec of alias '%s'",
-                        vpa_policy_to_string (first_policy), alias->name);
-    }
-  return TRUE;
-}
-
-static gboolean
-parse_alias (VpaConfig *config, GKeyFile *kf, const char *group, const char *name,
-             GError **error)
-{
-  g_autoptr (VpaSpec) spec = vpa_spec_new ();
-  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
-  VpaAlias *alias = (VpaAlias *) vpa_config_alias (config, name);
-  gboolean has_policy = FALSE;
-  VpaPolicy policy = VPA_POLICY_LEGACY;
-  Loc loc = { config->path, group, NULL, NULL };
-
-  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
-    {
-      Loc kloc = { config->path, group, keys[i], NULL };
-      g_autofree char *value = get_value (kf, &kloc, error);
-
-      if (value == NULL)
-        return FALSE;
-      kloc.value = value;
-      if (!parse_alias_key (spec, &has_policy, &policy, &kloc, error))
-        return FALSE;
-    }
-  if (alias == NULL)
-    {
-      alias = alias_new (name);
-      alias->has_policy = has_policy;
-      alias->policy = policy;
-      g_ptr_array_add (config->aliases, alias);
-      g_hash_table_insert (config->alias_by_name, alias->name, alias);
-    }
-  else if (!check_alias_agrees (alias, spec, has_policy, policy, &loc, error))
-    return FALSE;
-  alias->has_policy |= has_policy;
-  g_ptr_array_add (alias->specs, g_steal_pointer (&spec));
-  return TRUE;
-}
-
-/* "NAME" or "NAME:N" (N >= 2, a further spec of the same alias). */
-static gboolean
-parse_alias_group_name (const Loc *loc, const char *rest, char **name, GError **error)
-{
-  const char *colon = strchr (rest, ':');
-  g_autofree char *base = g_strstrip (g_strndup (rest, colon ? (gsize) (colon - rest)
-                                                             : strlen (rest)));
-  guint64 n = 0;
-
-  if (colon != NULL &&
-      (!g_ascii_string_to_unsigned (colon + 1, 10, 2, G_MAXUINT, &n, NULL)))
-    return loc_error (error, loc,
-                      "alias names cannot contain ':' (further specs of alias NAME are [alias NAME:2], [alias NAME:3], ...)");
-  if (*base == '\0')
-    return loc_error (error, loc, "missing alias name");
-  if (strlen (base) > ALIAS_NAME_MAX)
-    return loc_error (error, loc, "alias name longer than %d characters", ALIAS_NAME_MAX);
-  if (strchr (base, ',') != NULL)
-    return loc_error (error, loc, "alias names cannot contain ','");
-  *name = g_steal_pointer (&base);
-  return TRUE;
-}
-
-static gboolean
-check_keys (GKeyFile *kf, const Loc *group, const char *const *known, GError **error)
+gboolean
+vpa_config_check_keys (GKeyFile *kf, const Loc *group, const char *const *known, GError **error)
 {
   g_auto (GStrv) keys = g_key_file_get_keys (kf, group->group, NULL, NULL);
 
@@ -727,7 +556,7 @@ check_keys (GKeyFile *kf, const Loc *group, const char *const *known, GError **e
         {
           g_autofree char *value = g_key_file_get_value (kf, group->group, keys[i], NULL);
           Loc loc = { group->path, group->group, keys[i], value };
-          return loc_error (error, &loc, "unknown key");
+          return vpa_config_loc_error (error, &loc, "unknown key");
         }
     }
   return TRUE;
@@ -740,16 +569,16 @@ parse_inventory (VpaConfig *config, GKeyFile *kf, const char *group, GError **er
   Loc loc = { config->path, group, "source", NULL };
   g_autofree char *value = NULL;
 
-  if (!check_keys (kf, &loc, known, error))
+  if (!vpa_config_check_keys (kf, &loc, known, error))
     return FALSE;
   if (!g_key_file_has_key (kf, group, "source", NULL))
     return TRUE;
-  value = get_value (kf, &loc, error);
+  value = vpa_config_get_value (kf, &loc, error);
   if (value == NULL)
     return FALSE;
   loc.value = value;
   if (*value == '\0')
-    return loc_error (error, &loc, "empty inventory source");
+    return vpa_config_loc_error (error, &loc, "empty inventory source");
   g_free (config->inventory_source);
   config->inventory_source = g_steal_pointer (&value);
   return TRUE;
@@ -764,11 +593,11 @@ parse_claims (VpaConfig *config, GKeyFile *kf, const char *group, GError **error
   g_autoptr (GPtrArray) dirs = g_ptr_array_new_with_free_func (g_free);
   g_auto (GStrv) items = NULL;
 
-  if (!check_keys (kf, &loc, known, error))
+  if (!vpa_config_check_keys (kf, &loc, known, error))
     return FALSE;
   if (!g_key_file_has_key (kf, group, "state-dirs", NULL))
     return TRUE;
-  value = get_value (kf, &loc, error);
+  value = vpa_config_get_value (kf, &loc, error);
   if (value == NULL)
     return FALSE;
   loc.value = value;
@@ -779,159 +608,12 @@ parse_claims (VpaConfig *config, GKeyFile *kf, const char *group, GError **error
       if (*dir == '\0')
         continue;
       if (!g_path_is_absolute (dir))
-        return loc_error (error, &loc, "'%s' is not an absolute path", dir);
+        return vpa_config_loc_error (error, &loc, "'%s' is not an absolute path", dir);
       g_ptr_array_add (dirs, g_strdup (dir));
     }
   g_ptr_array_add (dirs, NULL);
   g_strfreev (config->state_dirs);
   config->state_dirs = (GStrv) g_ptr_array_free (g_steal_pointer (&dirs), FALSE);
-  return TRUE;
-}
-
-/* A page size: KiB, or with a unit (K, M, G, KB, MB, GB, as Nova's
- * string_to_bytes reads them: binary). */
-static gboolean
-parse_page_size (const char *s, guint64 *kib)
-{
-  guint64 v, scale = 1;
-  char *end = NULL;
-
-  if (!g_ascii_isdigit (*s))
-    return FALSE;
-  v = g_ascii_strtoull (s, &end, 10);
-  if (*end != '\0')
-    {
-      if (g_ascii_strcasecmp (end, "K") == 0 || g_ascii_strcasecmp (end, "KB") == 0)
-        scale = 1;
-      else if (g_ascii_strcasecmp (end, "M") == 0 || g_ascii_strcasecmp (end, "MB") == 0)
-        scale = 1024;
-      else if (g_ascii_strcasecmp (end, "G") == 0 || g_ascii_strcasecmp (end, "GB") == 0)
-        scale = 1024 * 1024;
-      else
-        return FALSE;
-    }
-  if (v == 0 || v > G_MAXUINT32)
-    return FALSE;
-  *kib = v * scale;
-  return TRUE;
-}
-
-/* "node:0,size:2048,count:64" */
-static gboolean
-parse_reserved_entry (const Loc *loc, const char *entry, VpaReservedPages *out, GError **error)
-{
-  g_auto (GStrv) parts = g_strsplit (entry, ",", -1);
-  gboolean has_node = FALSE, has_size = FALSE, has_count = FALSE;
-
-  for (guint i = 0; parts[i] != NULL; i++)
-    {
-      char *kv = g_strstrip (parts[i]);
-      char *colon = strchr (kv, ':');
-      guint64 v;
-
-      if (colon == NULL)
-        return loc_error (error, loc, "'%s' is not KEY:VALUE (node, size, count)", kv);
-      *colon = '\0';
-      if (strcmp (kv, "node") == 0 &&
-          g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXINT, &v, NULL))
-        {
-          out->node = (gint) v;
-          has_node = TRUE;
-        }
-      else if (strcmp (kv, "size") == 0 && parse_page_size (colon + 1, &out->size_kib))
-        has_size = TRUE;
-      else if (strcmp (kv, "count") == 0 &&
-               g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXUINT32, &out->count, NULL))
-        has_count = TRUE;
-      else
-        return loc_error (error, loc, "'%s:%s' is not a node, a page size or a count", kv, colon + 1);
-    }
-  if (!has_node || !has_size || !has_count)
-    return loc_error (error, loc, "'%s' needs node, size and count", entry);
-  return TRUE;
-}
-
-static gboolean
-parse_host_cpuset (const Loc *loc, const char *value, GArray **out, GError **error)
-{
-  g_autoptr (GError) local = NULL;
-
-  if (!vpa_parse_cpuset (value, out, &local))
-    return loc_error (error, loc, "%s", local->message);
-  return TRUE;
-}
-
-static gboolean
-parse_host_key (VpaConfig *config, GKeyFile *kf, const Loc *kloc, GError **error)
-{
-  g_autofree char *value = get_value (kf, kloc, error);
-  Loc loc = *kloc;
-  guint64 v;
-
-  if (value == NULL)
-    return FALSE;
-  loc.value = value;
-  if (strcmp (loc.key, "cpu-dedicated-set") == 0)
-    return parse_host_cpuset (&loc, value, &config->cpu_dedicated_set, error);
-  if (strcmp (loc.key, "cpu-shared-set") == 0)
-    return parse_host_cpuset (&loc, value, &config->cpu_shared_set, error);
-  if (strcmp (loc.key, "reserved-memory-mb") == 0)
-    {
-      if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT32, &v, NULL))
-        return loc_error (error, &loc, "not a size in MiB");
-      config->reserved_memory_kib = v * 1024;
-      return TRUE;
-    }
-  if (strcmp (loc.key, "cell-allocation") == 0)
-    {
-      if (strcmp (value, "spread") != 0 && strcmp (value, "pack") != 0)
-        return loc_error (error, &loc, "expected spread or pack");
-      config->cell_pack = strcmp (value, "pack") == 0;
-      return TRUE;
-    }
-  {
-    g_auto (GStrv) entries = g_strsplit (value, ";", -1);
-    for (guint i = 0; entries[i] != NULL; i++)
-      {
-        VpaReservedPages r = { 0, 0, 0 };
-        char *e = g_strstrip (entries[i]);
-        if (*e == '\0')
-          continue;
-        if (!parse_reserved_entry (&loc, e, &r, error))
-          return FALSE;
-        g_array_append_val (config->reserved_huge_pages, r);
-      }
-  }
-  return TRUE;
-}
-
-static gboolean
-parse_host (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
-{
-  static const char *const known[] = { "cpu-dedicated-set", "cpu-shared-set",
-                                       "reserved-memory-mb", "reserved-huge-pages",
-                                       "cell-allocation", NULL };
-  Loc loc = { config->path, group, NULL, NULL };
-  g_auto (GStrv) keys = g_key_file_get_keys (kf, group, NULL, NULL);
-
-  if (!check_keys (kf, &loc, known, error))
-    return FALSE;
-  for (guint i = 0; keys != NULL && keys[i] != NULL; i++)
-    {
-      Loc kloc = { config->path, group, keys[i], NULL };
-      if (!parse_host_key (config, kf, &kloc, error))
-        return FALSE;
-    }
-  if (config->cpu_dedicated_set != NULL && config->cpu_shared_set != NULL)
-    for (guint i = 0; i < config->cpu_dedicated_set->len; i++)
-      for (guint j = 0; j < config->cpu_shared_set->len; j++)
-        if (g_array_index (config->cpu_dedicated_set, guint, i) ==
-            g_array_index (config->cpu_shared_set, guint, j))
-          {
-            Loc oloc = { config->path, group, "cpu-shared-set", NULL };
-            return loc_error (error, &oloc, "CPU %u is also in cpu-dedicated-set",
-                              g_array_index (config->cpu_dedicated_set, guint, i));
-          }
   return TRUE;
 }
 
@@ -942,7 +624,7 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
   g_autofree char *name = NULL;
 
   if (strcmp (group, "host") == 0)
-    return parse_host (config, kf, group, error);
+    return vpa_config_host_parse (config, kf, group, error);
   if (strcmp (group, "inventory") == 0)
     return parse_inventory (config, kf, group, error);
   if (strcmp (group, "claims") == 0)
@@ -953,9 +635,9 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
     {
       name = g_strstrip (g_strdup (group + strlen ("device-spec")));
       if (*name == '\0')
-        return loc_error (error, &loc, "missing device spec name");
+        return vpa_config_loc_error (error, &loc, "missing device spec name");
       if (vpa_config_device_spec (config, name) != NULL)
-        return loc_error (error, &loc, "device spec '%s' defined twice", name);
+        return vpa_config_loc_error (error, &loc, "device spec '%s' defined twice", name);
       return parse_device_spec (config, kf, group, name, error);
     }
   if (g_str_has_prefix (group, "physnet ") || strcmp (group, "physnet") == 0 ||
@@ -963,13 +645,13 @@ parse_group (VpaConfig *config, GKeyFile *kf, const char *group, GError **error)
     return vpa_config_parse_vswitch (config, kf, group, error);
   if (g_str_has_prefix (group, "alias ") || strcmp (group, "alias") == 0)
     {
-      if (!parse_alias_group_name (&loc, group + strlen ("alias"), &name, error))
+      if (!vpa_config_alias_parse_name (&loc, group + strlen ("alias"), &name, error))
         return FALSE;
-      return parse_alias (config, kf, group, name, error);
+      return vpa_config_alias_parse (config, kf, group, name, error);
     }
-  return loc_error (error, &loc,
-                    "unknown group (expected inventory, device-spec NAME, alias NAME, claims, host, "
-                    "hook, physnet NAME or tunnel)");
+  return vpa_config_loc_error (error, &loc,
+                               "unknown group (expected inventory, device-spec NAME, alias NAME, claims, host, "
+                               "hook, physnet NAME or tunnel)");
 }
 
 /* GKeyFile merges a group written twice into one, silently (the second

@@ -159,7 +159,7 @@ vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid, gsize
  * whose node backs no guest cell, or an i440fx guest (QEMU's pxb takes
  * no hot-plug), is left where libvirt puts it. */
 gboolean
-vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, const VpaDevice *dev, char **out,
+vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, const VpaDevice *dev, gint *out_bus,
                                    GError **error)
 {
   g_autoptr (GArray) cells = NULL;
@@ -167,7 +167,7 @@ vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, cons
   char buf[VPA_ADDR_BUFLEN];
   gint cell;
 
-  *out = NULL;
+  *out_bus = -1;
   if (!dom->guest_numa || dom->bus == NULL || dom->bus->machine != VPA_MACHINE_Q35)
     return TRUE;
   cells = vpa_pipeline_guest_cells (dom);
@@ -181,8 +181,6 @@ vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, cons
                    alias, vpa_addr_format (dev->addr, buf), dev->numa_node, cell);
       return FALSE;
     }
-  *out = g_strdup_printf ("  <address type='pci' domain='0x0000' bus='0x%02x' slot='0x00' "
-                          "function='0x0'/>\n",
-                          spare->index);
+  *out_bus = (gint) spare->index;
   return TRUE;
 }

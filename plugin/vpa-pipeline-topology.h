@@ -47,11 +47,12 @@ char *vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid,
                                     const char *what, const VpaNumaBinding *binding,
                                     gsize *out_len, GError **error);
 
-/* For attach: *out is the guest <address> line putting dev into a free
- * spare root port of its cell's expander, or NULL (no guest-numa, an
- * i440fx guest, a node backing no cell). No free spare: VPA_ERROR_UNSATISFIABLE
+/* For attach: *out_bus is the bus of a free spare root port of dev's
+ * cell's expander, whose slot 0 the device is put into
+ * (vpa_attach_interface), or -1 (no guest-numa, an i440fx guest, a node
+ * backing no cell). No free spare: VPA_ERROR_UNSATISFIABLE
  * saying to raise spare-ports. */
 gboolean vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias,
-                                            const VpaDevice *dev, char **out, GError **error);
+                                            const VpaDevice *dev, gint *out_bus, GError **error);
 
 G_END_DECLS

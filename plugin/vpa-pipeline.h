@@ -2,8 +2,10 @@
  *
  * The whole flow for one domain, shared by the CLI and the hook:
  * domain XML -> requests (with effective policies) -> placement over the
- * inventory (minus the domain's own claims) -> rewritten domain XML; and
- * the check of an already placed domain.
+ * inventory (minus the domain's own claims) -> rewritten domain XML
+ * (vpa-pipeline.c); the check of an already placed domain
+ * (vpa-pipeline-check.c); one port placed for a hot-plug
+ * (vpa-pipeline-attach.c).
  */
 #pragma once
 
@@ -109,6 +111,6 @@ GPtrArray *vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaC
                                     const VpaDomain *dom, GPtrArray *nets,
                                     gboolean running_only, gboolean *ok, GError **error);
 
-void vpa_check_result_free (VpaCheckResult *res);
+void vpa_pipeline_check_result_free (VpaCheckResult *res);
 
 G_END_DECLS

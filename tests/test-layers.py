@@ -30,13 +30,15 @@ LAYERS = {
     'core': ('plugin/core/vpa-types.c',
              ['vpa-types.h', 'vpa-cpuset.h'] + CORE_MODEL,
              ['vpa-xml.h', 'vpa-domain.h', 'vpa-policy.h', 'vpa-inventory.h',
-              'vpa-place.h', 'vpa-source.h', 'vpa-cli-common.h', 'vpa-fleet.h']),
+              'vpa-place.h', 'vpa-source.h', 'vpa-virt.h', 'vpa-live.h',
+              'vpa-cli-common.h', 'vpa-fleet.h']),
     'xml': ('xml/vpa-xml.c',
             ['vpa-types.h', 'vpa-cpuset.h'] + CORE_MODEL + ['vpa-xml.h', 'vpa-domain.h',
              'vpa-rewrite.h', 'vpa-nodedev.h', 'vpa-capabilities.h',
              'vpa-snapshot.h', 'vpa-statedirs.h'],
             ['vpa-policy.h', 'vpa-guest-plan.h', 'vpa-inventory.h', 'vpa-place.h', 'vpa-source.h',
-             'vpa-sysfs.h', 'vpa-config.h', 'vpa-cli-common.h', 'vpa-fleet.h']),
+             'vpa-sysfs.h', 'vpa-config.h', 'vpa-virt.h', 'vpa-live.h', 'vpa-cli-common.h',
+             'vpa-fleet.h']),
     'policy': ('policy/vpa-policy.c',
                ['vpa-types.h', 'vpa-policy.h', 'vpa-flow.h', 'vpa-place.h',
                 'vpa-locality.h', 'vpa-fit.h', 'vpa-guest-plan.h'] + CORE_MODEL,
@@ -44,25 +46,34 @@ LAYERS = {
                 'vpa-rewrite.h', 'vpa-nodedev.h',
                 'vpa-inventory.h', 'vpa-config.h', 'vpa-requests.h', 'vpa-capacity.h',
                 'vpa-topology.h', 'vpa-pipeline.h', 'vpa-source.h', 'vpa-sysfs.h',
-                'vpa-cli-common.h', 'vpa-fleet.h']),
+                'vpa-virt.h', 'vpa-live.h', 'vpa-cli-common.h', 'vpa-fleet.h']),
     'plugin': ('plugin/vpa-inventory.c',
                CORE_MODEL + ['vpa-types.h', 'vpa-domain.h', 'vpa-policy.h', 'vpa-inventory.h',
                 'vpa-place.h', 'vpa-source.h', 'vpa-pipeline.h'],
-               ['vpa-cli-common.h', 'vpa-hook.h', 'vpa-output.h', 'vpa-fleet.h',
+               ['vpa-virt.h', 'vpa-virt-watch.h', 'vpa-virt-request.h', 'vpa-live.h',
+                'vpa-cli-common.h', 'vpa-hook.h', 'vpa-output.h', 'vpa-fleet.h',
                 'vpa-fleet-store.h', 'vpa-fleet-filter.h', 'vpa-fleet-hosts.h']),
+    # libvpa-virt and libvpa-live (virt/): every layer below, and their
+    # own; neither the fleet's nor the front ends'.
+    'virt': ('virt/vpa-virt.c',
+             ['vpa-types.h', 'vpa-xml.h', 'vpa-policy.h', 'vpa-source.h',
+              'vpa-pipeline.h', 'vpa-virt.h', 'vpa-virt-watch.h', 'vpa-live.h'],
+             ['vpa-fleet.h', 'vpa-fleet-store.h', 'vpa-cli-common.h', 'vpa-hook.h',
+              'vpa-output.h']),
     # The fleet store (fleet/): every layer below it and its own headers;
-    # none of the front ends'.
+    # neither libvpa-virt's nor the front ends'.
     'fleet': ('fleet/vpa-fleet.c',
               ['vpa-types.h', 'vpa-xml.h', 'vpa-policy.h', 'vpa-inventory.h',
                'vpa-fleet.h', 'vpa-fleet-store.h', 'vpa-fleet-schema.h',
                'vpa-fleet-rows.h', 'vpa-fleet-filter.h', 'vpa-fleet-hosts.h',
                'vpa-fleet-preselect.h'],
-              ['vpa-cli-common.h', 'vpa-output.h', 'vpa-cli-fleet.h']),
+              ['vpa-virt.h', 'vpa-live.h', 'vpa-cli-common.h', 'vpa-output.h',
+               'vpa-cli-fleet.h']),
     # The top: it sees every layer (the positive control for the
     # headers the layers below must not see).
     'hooks': ('hooks/vpa-cli.c',
               ['vpa-types.h', 'vpa-xml.h', 'vpa-policy.h', 'vpa-place.h',
-               'vpa-cli-common.h', 'vpa-output.h', 'vpa-hook.h'],
+               'vpa-virt.h', 'vpa-cli-common.h', 'vpa-output.h', 'vpa-hook.h'],
               []),
 }
 

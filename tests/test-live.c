@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * check --live (plugin/vpa-live.c) on a fake /proc and sysfs, with the
+ * check --live (virt/vpa-live.c) on a fake /proc and sysfs, with the
  * page query injected: the sampling, the mapping of cells, the vCPU
  * threads and the verdict, without a running guest.
  */

@@ -2,7 +2,7 @@
  *
  * `request`: the edits of a domain's requests (xml/vpa-request-edit.c),
  * and the round trip through virDomainSetMetadata on the in-process
- * test:/// driver (plugin/vpa-virt-request.c), placed and defined under
+ * test:/// driver (virt/vpa-virt-request.c), placed and defined under
  * the define lock as `request ... --place` does. The real daemon's
  * round trip is tests/libvirtd/test-request.sh.
  */

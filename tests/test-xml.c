@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <string.h>
+#include "vpa-attach.h"
 #include "vpa-domain.h"
 #include "vpa-source.h"
 #include "vpa-xml.h"
@@ -336,6 +337,33 @@ test_oversized (void)
   refused_by (READER_SNAPSHOT, "<node/>", (gsize) G_MAXINT + 1, "oversized");
 }
 
+/* The interface element attach hot-plugs, written by xml/ (the
+ * pipeline hands it the device, the alias, the MAC and the guest bus). */
+static void
+test_attach_interface (void)
+{
+  g_autofree char *plain = vpa_attach_interface (VPA_ADDR (0, 0x81, 0x10, 3), "ua-hot", NULL, -1);
+  g_autofree char *full = vpa_attach_interface (VPA_ADDR (0, 0x81, 0x10, 3), "ua-a&b",
+                                                "52:54:00:aa:bb:cc", 0x0c);
+
+  g_assert_cmpstr (plain, ==,
+                   "<interface type='hostdev' managed='yes'>\n"
+                   "  <source>\n"
+                   "    <address type='pci' domain='0x0000' bus='0x81' slot='0x10' function='0x3'/>\n"
+                   "  </source>\n"
+                   "  <alias name='ua-hot'/>\n"
+                   "</interface>\n");
+  g_assert_cmpstr (full, ==,
+                   "<interface type='hostdev' managed='yes'>\n"
+                   "  <source>\n"
+                   "    <address type='pci' domain='0x0000' bus='0x81' slot='0x10' function='0x3'/>\n"
+                   "  </source>\n"
+                   "  <alias name='ua-a&amp;b'/>\n"
+                   "  <mac address='52:54:00:aa:bb:cc'/>\n"
+                   "  <address type='pci' domain='0x0000' bus='0x0c' slot='0x00' function='0x0'/>\n"
+                   "</interface>\n");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -349,5 +377,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/xml/hostile/domain", GINT_TO_POINTER (READER_DOMAIN), test_hostile);
   g_test_add_data_func ("/xml/hostile/snapshot", GINT_TO_POINTER (READER_SNAPSHOT), test_hostile);
   g_test_add_func ("/xml/oversized", test_oversized);
+  g_test_add_func ("/xml/attach-interface", test_attach_interface);
   return g_test_run ();
 }

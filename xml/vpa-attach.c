@@ -143,3 +143,30 @@ vpa_attach_affinity (const char *affinity_xml, const char *what, const VpaAttach
   add_records (affinity, rec);
   return dump_node (doc, affinity);
 }
+
+char *
+vpa_attach_interface (VpaAddr addr, const char *alias, const char *mac, gint guest_bus)
+{
+  g_autofree char *head = NULL;
+  g_autofree char *mac_xml = NULL;
+  g_autofree char *guest_addr = NULL;
+
+  g_return_val_if_fail (alias != NULL, NULL);
+
+  head = g_markup_printf_escaped (
+    "<interface type='hostdev' managed='yes'>\n"
+    "  <source>\n"
+    "    <address type='pci' domain='0x%04x' bus='0x%02x' slot='0x%02x' function='0x%x'/>\n"
+    "  </source>\n"
+    "  <alias name='%s'/>\n",
+    VPA_ADDR_DOMAIN (addr), VPA_ADDR_BUS (addr), VPA_ADDR_SLOT (addr), VPA_ADDR_FUNCTION (addr),
+    alias);
+  if (mac != NULL)
+    mac_xml = g_markup_printf_escaped ("  <mac address='%s'/>\n", mac);
+  if (guest_bus >= 0)
+    guest_addr = g_strdup_printf ("  <address type='pci' domain='0x0000' bus='0x%02x' slot='0x00' "
+                                  "function='0x0'/>\n",
+                                  (guint) guest_bus);
+  return g_strconcat (head, mac_xml != NULL ? mac_xml : "", guest_addr != NULL ? guest_addr : "",
+                      "</interface>\n", NULL);
+}

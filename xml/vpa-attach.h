@@ -46,4 +46,10 @@ char *vpa_attach_domain (const char *xml, gsize len, const char *what, const cha
 char *vpa_attach_affinity (const char *affinity_xml, const char *what,
                            const VpaAttachRecord *rec, GError **error);
 
+/* The <interface type='hostdev' managed='yes'> element attach hot-plugs:
+ * the host device at addr as its source, the user alias alias, mac
+ * (NULL: libvirt picks one) and, when guest_bus is not negative, the
+ * guest PCI address slot 0 of that bus (a spare root port). */
+char *vpa_attach_interface (VpaAddr addr, const char *alias, const char *mac, gint guest_bus);
+
 G_END_DECLS

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The pipeline's own helpers, defined in vpa-pipeline.c (place) and
+ * shared with check (vpa-pipeline-check.c) and attach
+ * (vpa-pipeline-attach.c). Not for other files.
+ */
+#pragma once
+
+#include "vpa-pipeline.h"
+#include "vpa-place.h"
+
+G_BEGIN_DECLS
+
+/* The guest's NUMA nodes as the domain binds them. */
+void vpa_pipeline_guest_from_domain (const VpaDomain *dom, VpaGuestNodes *guest);
+/* The guest's nodes for messages: "0,1", "unbound" or "none (...)". */
+char *vpa_pipeline_format_nodes (const VpaGuestNodes *guest);
+/* Without a device spec nothing is assignable (Nova's empty whitelist):
+ * VPA_ERROR_UNSATISFIABLE saying so when there are requests. */
+gboolean vpa_pipeline_config_admits_devices (const VpaConfig *config, GPtrArray *requests,
+                                             GError **error);
+/* Whether device idx matches one of r's specs. */
+gboolean vpa_pipeline_request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r);
+
+G_END_DECLS
