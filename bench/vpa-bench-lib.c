@@ -16,6 +16,7 @@
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
+#include "vpa-pipeline.h"
 #include "vpa-place.h"
 #include "vpa-pools.h"
 #include "vpa-requests.h"
@@ -144,7 +145,7 @@ run (int argc, char **argv, GError **error)
       !vpa_host_seal (host, error) ||
       (config = vpa_config_load_file (argv[2], error)) == NULL ||
       !g_file_get_contents (argv[3], &xml, &len, error) ||
-      (dom = vpa_domain_parse (xml, len, argv[3], error)) == NULL ||
+      (dom = vpa_pipeline_parse (xml, len, argv[3], error)) == NULL ||
       !vpa_domain_bind_nodes (dom, host, error) ||
       (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
     return FALSE;

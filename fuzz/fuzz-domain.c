@@ -7,6 +7,7 @@
  */
 #include "vpa-fuzz.h"
 #include "vpa-domain.h"
+#include "vpa-guest-bus-rules.h"
 
 static void
 check_domain (const VpaDomain *dom)
@@ -55,6 +56,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (dom == NULL)
     return 0;
   check_domain (dom);
+  ok = vpa_guest_bus_rules_check (dom->bus, dom->source, &error);
+  VPA_FUZZ_CHECK_RESULT (ok, error);
+  if (!ok)
+    return 0;
   host = vpa_fuzz_small_host ();
   ok = vpa_domain_bind_nodes (dom, host, &error);
   VPA_FUZZ_CHECK_RESULT (ok, error);

@@ -151,7 +151,7 @@ vpa_cli_domain_check (VpaCli *cli, GError **error)
 
   if (!vpa_cli_world_load (cli, &w, error) || (nets = vpa_cli_world_load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
-  dom = vpa_domain_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
+  dom = vpa_pipeline_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
   if (dom == NULL)
     return FALSE;
   results = vpa_pipeline_check_nets (g_steal_pointer (&w.host), w.claims, w.config, dom, nets,
@@ -323,7 +323,7 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
 
   if ((xml = vpa_cli_world_domain_xml (vpa_cli_world_connect_uri (ctx->cli), ctx->cli->common.args[0], error)) == NULL)
     return NULL;
-  dom = vpa_domain_parse (xml, strlen (xml), ctx->cli->common.args[0], error);
+  dom = vpa_pipeline_parse (xml, strlen (xml), ctx->cli->common.args[0], error);
   if (dom == NULL)
     return NULL;
   if ((host = vpa_source_load (vpa_cli_world_inventory_uri (ctx->cli), error)) == NULL)

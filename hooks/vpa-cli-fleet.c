@@ -20,6 +20,7 @@
 #include "vpa-inventory.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
+#include "vpa-pipeline.h"
 #include "vpa-requests.h"
 #include "vpa-source.h"
 
@@ -379,7 +380,7 @@ cmd_filter (FleetCli *cli, GError **error)
     }
   if ((config = vpa_cli_load_config (&cli->common, error)) == NULL ||
       !read_domain (cli->common.args[0], &buf, &len, error) ||
-      (dom = vpa_domain_parse (buf, len, cli->common.args[0], error)) == NULL ||
+      (dom = vpa_pipeline_parse (buf, len, cli->common.args[0], error)) == NULL ||
       (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
     return FALSE;
   query_from_domain (dom, requests, &query);

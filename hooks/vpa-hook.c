@@ -326,7 +326,7 @@ hook_check (HookRun *run)
   VpaVerdictReason reason = VPA_VERDICT_REASON_INPUT;
   gboolean ok = FALSE;
 
-  dom = vpa_domain_parse (run->xml, run->len, "stdin", &error);
+  dom = vpa_pipeline_parse (run->xml, run->len, "stdin", &error);
   if (dom == NULL)
     {
       /* A request we cannot read is refused; so is a document without
@@ -432,7 +432,7 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
 
   if (!g_str_has_prefix (source, "sysfs:") || *root == '\0')
     return FALSE;
-  dom = vpa_domain_parse (run->xml, run->len, "stdin", &error);
+  dom = vpa_pipeline_parse (run->xml, run->len, "stdin", &error);
   if (dom == NULL || !dom->has_affinity || dom->numa_auto)
     return FALSE;
   h = load_domain_devices (root, dom, NULL, &error);

@@ -12,6 +12,7 @@
 #include "vpa-attach-locality.h"
 #include "vpa-locality-rows.h"
 #include "vpa-policy.h"
+#include "vpa-guest-bus-rules.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
 #include "vpa-xml.h"
@@ -261,11 +262,21 @@ vpa_pipeline_config_admits_devices (const VpaConfig *config, GPtrArray *requests
   return FALSE;
 }
 
+VpaDomain *
+vpa_pipeline_parse (const char *buf, gsize len, const char *what, GError **error)
+{
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (buf, len, what, error);
+
+  if (dom == NULL || !vpa_guest_bus_rules_check (dom->bus, dom->source, error))
+    return NULL;
+  return g_steal_pointer (&dom);
+}
+
 static VpaDomain *
 parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *what,
                 GError **error)
 {
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (buf, len, what, error);
+  g_autoptr (VpaDomain) dom = vpa_pipeline_parse (buf, len, what, error);
 
   if (dom == NULL)
     return NULL;

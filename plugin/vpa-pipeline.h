@@ -28,6 +28,12 @@ typedef struct {
   gboolean must_move; /* out, with keep_only */
 } VpaPlaceReport;
 
+/* Parses a domain document (vpa_domain_parse) and refuses what libvirt
+ * would refuse in the guest PCI layout the planner reads
+ * (vpa-guest-bus-rules.h): a caller that goes on to place, check or
+ * attach parses with it. */
+VpaDomain *vpa_pipeline_parse (const char *buf, gsize len, const char *what, GError **error);
+
 /* Places every request of the domain document buf on host (transfer full)
  * with claims (borrowed; the domain's own claims are ignored). Returns the
  * rewritten document. Errors: VPA_ERROR_INVALID (bad document/metadata),
@@ -37,7 +43,7 @@ char *vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *con
                           VpaPlaceReport *report, GError **error);
 
 /* vpa_pipeline_place of a document already parsed: dom (transfer full)
- * is vpa_domain_parse() of buf, not yet bound to a host. */
+ * is vpa_pipeline_parse() of buf, not yet bound to a host. */
 char *vpa_pipeline_place_parsed (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                                  VpaDomain *dom, const char *buf, gsize len, const char *what,
                                  VpaPlaceReport *report, GError **error);
