@@ -44,6 +44,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   g_autoptr (GPtrArray) mine = g_ptr_array_new ();
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (VpaPlacement) placement = NULL;
+  g_autoptr (VpaBind) bind = NULL;
   VpaPortRequest *port;
   const VpaAssignment *a;
   const VpaDevice *dev;
@@ -71,7 +72,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
     }
   if (!owned->sealed && !vpa_host_seal (owned, error))
     return NULL;
-  if (!vpa_domain_bind_nodes (dom, owned, error))
+  if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
     return NULL;
 
   if (want->locality_group != NULL && vpa_domain_locality_group (dom, want->locality_group) == NULL)
@@ -104,7 +105,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
     return NULL;
   if (!vpa_pipeline_config_admits_devices (config, mine, error))
     return NULL;
-  vpa_pipeline_guest_from_domain (dom, &guest);
+  vpa_pipeline_guest_from_domain (dom, bind, &guest);
   /* The guest's nodes are its binding (<numatune>, for a placed
    * placement="auto" guest the one its <vpa:placed-cell>s record): the
    * port is placed under its policy relative to them, and the binding
@@ -125,7 +126,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   a = g_ptr_array_index (placement->assignments, 0);
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
   *out_addr = dev->addr;
-  if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_bus, error))
+  if (!vpa_pipeline_attach_guest_address (dom, bind, alias, dev, &guest_bus, error))
     return NULL;
   if (record != NULL)
     {

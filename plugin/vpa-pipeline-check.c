@@ -355,6 +355,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
   g_autoptr (GPtrArray) results = NULL;
   g_autoptr (GHashTable) units = NULL;
   g_autoptr (GPtrArray) order = NULL;
+  g_autoptr (VpaBind) bind = NULL;
   VpaGuestNodes guest;
 
   g_return_val_if_fail (host != NULL && config != NULL && dom != NULL && ok != NULL, NULL);
@@ -362,7 +363,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
   *ok = TRUE;
   if (!owned->sealed && !vpa_host_seal (owned, error))
     return NULL;
-  if (!vpa_domain_bind_nodes ((VpaDomain *) dom, owned, error))
+  if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
     return NULL;
   requests = vpa_requests_from_domain (dom, config, error);
   if (requests == NULL)
@@ -373,7 +374,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
                            vpa_claims_filter (claims, dom->name, running_only), error);
   if (inv == NULL)
     return NULL;
-  vpa_pipeline_guest_from_domain (dom, &guest);
+  vpa_pipeline_guest_from_domain (dom, bind, &guest);
 
   results = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pipeline_check_result_free);
   order = g_ptr_array_new ();
@@ -425,7 +426,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
     }
   vpa_pipeline_check_locality (inv, dom, requests, results, ok);
   check_cells (inv->host, claims, dom, running_only, results, ok);
-  if (!vpa_pipeline_check_vswitch (inv->host, config, dom, results, ok, error))
+  if (!vpa_pipeline_check_vswitch (inv->host, config, dom, bind, results, ok, error))
     return NULL;
   return g_steal_pointer (&results);
 }

@@ -8,11 +8,14 @@
 
 #include "vpa-pipeline.h"
 #include "vpa-place.h"
+#include "vpa-bind.h"
 
 G_BEGIN_DECLS
 
-/* The guest's NUMA nodes as the domain binds them. */
-void vpa_pipeline_guest_from_domain (const VpaDomain *dom, VpaGuestNodes *guest);
+/* The guest's NUMA nodes as bind (vpa-bind.h, of dom) has them; guest
+ * borrows bind's nodes. */
+void vpa_pipeline_guest_from_domain (const VpaDomain *dom, const VpaBind *bind,
+                                     VpaGuestNodes *guest);
 /* The guest's nodes for messages: "0,1", "unbound" or "none (...)". */
 char *vpa_pipeline_format_nodes (const VpaGuestNodes *guest);
 /* Without a device spec nothing is assignable (Nova's empty whitelist):

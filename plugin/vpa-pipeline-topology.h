@@ -14,12 +14,13 @@
 #include "vpa-guest-topology.h"
 #include "vpa-pipeline.h"
 #include "vpa-rewrite.h"
+#include "vpa-bind.h"
 
 G_BEGIN_DECLS
 
-/* VpaCellNodes of every guest cell of dom, from its own binding (after
- * vpa_domain_bind_nodes); the node arrays are borrowed from dom. */
-GArray *vpa_pipeline_guest_cells (const VpaDomain *dom);
+/* VpaCellNodes of every guest cell of dom, from its own binding bind
+ * (vpa-bind.h); the node arrays are borrowed from bind. */
+GArray *vpa_pipeline_guest_cells (const VpaDomain *dom, const VpaBind *bind);
 
 /* VpaCellNodes of a binding given as n (guest cell, host node) pairs, as
  * whole-guest placement chooses one node per cell. The node arrays live
@@ -52,7 +53,7 @@ char *vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid,
  * (vpa_attach_interface), or -1 (no guest-numa, an i440fx guest, a node
  * backing no cell). No free spare: VPA_ERROR_UNSATISFIABLE
  * saying to raise spare-ports. */
-gboolean vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias,
+gboolean vpa_pipeline_attach_guest_address (const VpaDomain *dom, const VpaBind *bind, const char *alias,
                                             const VpaDevice *dev, gint *out_bus, GError **error);
 
 G_END_DECLS

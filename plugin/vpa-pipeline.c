@@ -21,11 +21,11 @@
 #include "vpa-pipeline-topology.h"
 
 void
-vpa_pipeline_guest_from_domain (const VpaDomain *dom, VpaGuestNodes *guest)
+vpa_pipeline_guest_from_domain (const VpaDomain *dom, const VpaBind *bind, VpaGuestNodes *guest)
 {
   guest->numa_guest = dom->numa_guest;
-  guest->nodes = dom->guest_nodes != NULL ? (const gint *) (gpointer) dom->guest_nodes->data : NULL;
-  guest->n_nodes = dom->guest_nodes != NULL ? dom->guest_nodes->len : 0;
+  guest->nodes = (const gint *) (gpointer) bind->guest_nodes->data;
+  guest->n_nodes = bind->guest_nodes->len;
 }
 
 char *
@@ -268,19 +268,6 @@ vpa_pipeline_parse (const char *buf, gsize len, const char *what, GError **error
   g_autoptr (VpaDomain) dom = vpa_domain_parse (buf, len, what, error);
 
   if (dom == NULL || !vpa_guest_bus_rules_check (dom->bus, dom->source, error))
-    return NULL;
-  return g_steal_pointer (&dom);
-}
-
-static VpaDomain *
-parse_and_bind (const VpaHost *host, const char *buf, gsize len, const char *what,
-                GError **error)
-{
-  g_autoptr (VpaDomain) dom = vpa_pipeline_parse (buf, len, what, error);
-
-  if (dom == NULL)
-    return NULL;
-  if (!vpa_domain_bind_nodes (dom, host, error))
     return NULL;
   return g_steal_pointer (&dom);
 }
@@ -750,6 +737,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
   g_autoptr (GPtrArray) assignments = NULL;
   g_autoptr (GError) local = NULL;
   g_autoptr (GArray) cells = NULL;
+  g_autoptr (VpaBind) bind = NULL;
   VpaGuestNodes guest;
   Sticky st = { NULL, NULL, NULL };
   VpaXmlGrowth grown;
@@ -761,11 +749,9 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
 
   if (!owned->sealed && !vpa_host_seal (owned, error))
     return NULL;
-  if (dom == NULL)
-    dom = parse_and_bind (owned, buf, len, what, error);
-  else if (!vpa_domain_bind_nodes (dom, owned, error))
+  if (dom == NULL && (dom = vpa_pipeline_parse (buf, len, what, error)) == NULL)
     return NULL;
-  if (dom == NULL)
+  if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
     return NULL;
   requests = vpa_requests_from_domain (dom, config, error);
   if (requests == NULL)
@@ -785,7 +771,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
     return must_move (report, "placement='auto' fits the guest again", error);
   if (dom->numa_auto)
     return place_numa (dom, inv, config, claims, requests, buf, len, what, nets, report, error);
-  vpa_pipeline_guest_from_domain (dom, &guest);
+  vpa_pipeline_guest_from_domain (dom, bind, &guest);
   explain = report != NULL && report->explain != NULL;
   /* Placing again keeps what is still good; only the rest is placed,
    * around the kept devices. */
@@ -826,7 +812,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
       keep_network_decisions (dom, decisions);
       order_decisions (dom, decisions);
     }
-  cells = vpa_pipeline_guest_cells (dom);
+  cells = vpa_pipeline_guest_cells (dom, bind);
   out = vpa_pipeline_rewrite_placed (dom, config, buf, len, what, decisions, cells, report, &out_len,
                                      error);
   if (out != NULL)

@@ -896,10 +896,6 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
       !vpa_domain_parse_resources (&ctx, node, error) || !vpa_domain_parse_implicit_cell (&ctx, node, error) ||
       !parse_guest_bus (&ctx, node, error))
     return NULL;
-  /* Without a host only the nodesets bind; vpa_domain_bind_nodes() adds
-   * the pinned CPUs' nodes. */
-  if (!vpa_domain_bind_nodes (dom, NULL, error))
-    return NULL;
   return g_steal_pointer (&dom);
 }
 
