@@ -13,6 +13,7 @@
 #include "vpa-pipeline-locality.h"
 #include "vpa-pipeline-vswitch.h"
 #include "vpa-policy.h"
+#include "vpa-keep.h"
 #include "vpa-requests.h"
 
 void
@@ -165,7 +166,7 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   /* Every problem of the device, not only the first. */
   if (inv->state[idx] != VPA_DEV_STATE_FREE)
     add_problem (res, problems, VPA_CHECK_CLAIMED, holder_of (inv, (guint) idx));
-  if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !vpa_pipeline_request_matches (inv, (guint) idx, r)))
+  if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !vpa_keep_request_matches (inv, (guint) idx, r)))
     add_problem (res, problems, VPA_CHECK_POLICY, g_strdup_printf ("does not match %s", r->label));
   else if (r != NULL &&
            !vpa_policy_allows (r->policy, inv->host, guest,
@@ -311,7 +312,7 @@ check_network_port (const VpaInventory *inv, const VpaGuestNodes *guest, const V
         if (d->parent_index < 0 || inv->state[i] != VPA_DEV_STATE_FREE ||
             g_strcmp0 (vpa_host_device (inv->host, (guint) d->parent_index)->netdev,
                        net->pf_devs[p]) != 0 ||
-            !vpa_inventory_has (inv, i) || !vpa_pipeline_request_matches (inv, i, r))
+            !vpa_inventory_has (inv, i) || !vpa_keep_request_matches (inv, i, r))
           continue;
         res = check_one (inv, guest, &hd, r);
         /* "DEV: device VF on NUMA node N: ..." -> "DEV: network 'NET' (PF's VFs) on ..." */

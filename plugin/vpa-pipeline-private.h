@@ -22,7 +22,5 @@ char *vpa_pipeline_format_nodes (const VpaGuestNodes *guest);
  * VPA_ERROR_UNSATISFIABLE saying so when there are requests. */
 gboolean vpa_pipeline_config_admits_devices (const VpaConfig *config, GPtrArray *requests,
                                              GError **error);
-/* Whether device idx matches one of r's specs. */
-gboolean vpa_pipeline_request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r);
 
 G_END_DECLS
