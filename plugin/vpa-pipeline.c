@@ -14,6 +14,7 @@
 #include "vpa-policy.h"
 #include "vpa-guest-bus-rules.h"
 #include "vpa-keep.h"
+#include "vpa-decide.h"
 #include "vpa-requests.h"
 #include "vpa-rewrite.h"
 #include "vpa-xml.h"
@@ -111,39 +112,22 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
     }
 }
 
-/* A network port's decision names the network of the chosen VF's PF;
- * without nets, the network its record names. */
-static void
-decide_network (VpaDecision *dec, const VpaInventory *inv, const VpaDomain *dom,
-                GPtrArray *nets, guint idx)
+/* Per inventory device, the hostdev network of nets its PF serves (names
+ * borrowed from nets), for vpa_decide(); NULL without nets. */
+static const char **
+networks_of (const VpaInventory *inv, GPtrArray *nets)
 {
-  const VpaPortRequest *port = vpa_netpool_port (dom, dec->device);
-  const VpaHostdevNet *net;
+  const char **out;
 
-  if (port == NULL || port->network == NULL)
-    return;
-  net = vpa_netpool_network_of (inv, nets, idx);
-  dec->network = g_strdup (net != NULL ? net->name : port->network);
-}
-
-/* Without the networks (the hook), a network port keeps what its
- * <vpa:placed network=...> record says, or is left to libvirt. */
-static void
-keep_network_decisions (const VpaDomain *dom, GPtrArray *decisions)
-{
-  for (guint i = 0; i < dom->placed->len; i++)
+  if (nets == NULL)
+    return NULL;
+  out = g_new0 (const char *, MAX (inv->host->devices->len, 1));
+  for (guint i = 0; i < inv->host->devices->len; i++)
     {
-      const VpaPlacedRecord *rec = g_ptr_array_index (dom->placed, i);
-      const VpaPortRequest *port = vpa_netpool_port (dom, rec->device);
-      VpaDecision *dec;
-
-      if (rec->network == NULL || port == NULL || port->network == NULL)
-        continue;
-      dec = vpa_decision_new (VPA_DECISION_PORT, rec->device, 0, VPA_ADDR_NONE, rec->numa_node,
-                              rec->policy, rec->source);
-      dec->network = g_strdup (port->network);
-      g_ptr_array_add (decisions, dec);
+      const VpaHostdevNet *net = vpa_netpool_network_of (inv, nets, i);
+      out[i] = net != NULL ? net->name : NULL;
     }
+  return out;
 }
 
 /* The requests placement works on: without nets, none for network ports. */
@@ -160,93 +144,6 @@ drop_network_requests (GPtrArray *requests, const VpaDomain *dom)
       if (port != NULL && port->network != NULL)
         g_ptr_array_remove_index (requests, i - 1);
     }
-}
-
-/* Request order (aliases, then ports as the document lists them), as
- * the records were written: kept network decisions go back among the
- * ports, so that re-placing a placed domain changes nothing. */
-static gint
-decision_rank (const VpaDomain *dom, GPtrArray *decisions, const VpaDecision *d)
-{
-  guint pos = 0;
-
-  if (d->kind == VPA_DECISION_PORT)
-    for (guint i = 0; i < dom->ports->len; i++)
-      if (strcmp (((VpaPortRequest *) dom->ports->pdata[i])->device, d->device) == 0)
-        return (gint) (decisions->len + i);
-  g_ptr_array_find (decisions, d, &pos);
-  return (gint) pos;
-}
-
-static void
-order_decisions (const VpaDomain *dom, GPtrArray *decisions)
-{
-  g_autoptr (GPtrArray) sorted = g_ptr_array_new ();
-  g_autofree gint *rank = g_new (gint, MAX (decisions->len, 1));
-
-  for (guint i = 0; i < decisions->len; i++)
-    rank[i] = decision_rank (dom, decisions, decisions->pdata[i]);
-  /* a small insertion sort by rank: stable, and n is the domain's device count */
-  for (guint i = 0; i < decisions->len; i++)
-    {
-      guint j = sorted->len;
-      while (j > 0 && rank[GPOINTER_TO_UINT (sorted->pdata[j - 1])] > rank[i])
-        j--;
-      g_ptr_array_insert (sorted, (gint) j, GUINT_TO_POINTER (i));
-    }
-  {
-    g_autofree gpointer *copy = g_memdup2 (decisions->pdata, decisions->len * sizeof (gpointer));
-    for (guint i = 0; i < sorted->len; i++)
-      decisions->pdata[i] = copy[GPOINTER_TO_UINT (sorted->pdata[i])];
-  }
-}
-
-/* One decision per device; alias devices are numbered per alias name
- * across requests (the same alias listed twice continues N). */
-static GPtrArray *
-decisions_from_assignments (const VpaInventory *inv, GPtrArray *assignments,
-                            const VpaDomain *dom, GPtrArray *nets)
-{
-  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
-  g_autoptr (GHashTable) next_index = g_hash_table_new (g_str_hash, g_str_equal);
-
-  for (guint i = 0; i < assignments->len; i++)
-    {
-      const VpaAssignment *a = g_ptr_array_index (assignments, i);
-      const VpaRequest *r = a->request;
-
-      for (guint j = 0; j < a->devices->len; j++)
-        {
-          const VpaDevice *d = vpa_host_device (inv->host, g_array_index (a->devices, guint, j));
-          VpaDecision *dec = g_new0 (VpaDecision, 1);
-
-          dec->kind = r->kind == VPA_REQUEST_PORT     ? VPA_DECISION_PORT
-                      : r->kind == VPA_REQUEST_DEVICE ? VPA_DECISION_DEVICE
-                                                      : VPA_DECISION_ALIAS;
-          dec->device = g_strdup (r->device);
-          if (r->kind == VPA_REQUEST_ALIAS)
-            {
-              guint n = GPOINTER_TO_UINT (g_hash_table_lookup (next_index, r->device));
-              dec->index = n;
-              g_hash_table_insert (next_index, r->device, GUINT_TO_POINTER (n + 1));
-            }
-          dec->addr = d->addr;
-          dec->numa_node = d->numa_node;
-          dec->policy = r->policy;
-          dec->source = r->policy_source;
-          dec->locality = -1;
-          if (r->locality_group != NULL)
-            {
-              dec->locality_group = g_strdup (r->locality_group);
-              dec->locality = (gint) vpa_assignments_group_locality (inv, assignments,
-                                                                     r->locality_group);
-            }
-          if (r->kind == VPA_REQUEST_PORT)
-            decide_network (dec, inv, dom, nets, g_array_index (a->devices, guint, j));
-          g_ptr_array_add (out, dec);
-        }
-    }
-  return g_steal_pointer (&out);
 }
 
 /* Without a device spec nothing is assignable (Nova's empty whitelist):
@@ -331,6 +228,7 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
 {
   g_autoptr (VpaNumaResult) res = NULL;
   g_autoptr (GPtrArray) decisions = NULL;
+  g_autofree const char **networks = NULL;
   g_autofree char *mid = NULL;
   g_autofree guint *ids = NULL;
   g_autofree gint *nodes = NULL;
@@ -352,15 +250,11 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
     {
       if (explain != NULL)
         explain_placement (explain, inv, &guest, res->fit->placement, dom, nets);
-      decisions = decisions_from_assignments (inv, res->fit->placement->assignments, dom, nets);
     }
-  else
-    decisions = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
-  if (nets == NULL)
-    {
-      keep_network_decisions (dom, decisions);
-      order_decisions (dom, decisions);
-    }
+  networks = networks_of (inv, nets);
+  decisions = vpa_decide (inv,
+                          res->fit->placement != NULL ? res->fit->placement->assignments : NULL,
+                          dom, networks);
   /* The devices, and their guest PCI layout (<vpa:guest-numa>) on the
    * cells' chosen nodes. */
   ids = g_new (guint, MAX (res->fit->bindings->len, 1));
@@ -439,6 +333,7 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
   g_autoptr (VpaPlacement) placement = NULL;
   g_autoptr (VpaPlacement) failed = NULL;
   g_autoptr (GPtrArray) decisions = NULL;
+  g_autofree const char **networks = NULL;
   g_autoptr (GPtrArray) rest = NULL;
   g_autoptr (GPtrArray) assignments = NULL;
   g_autoptr (GError) local = NULL;
@@ -509,12 +404,8 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
       return NULL;
     }
   assignments = vpa_keep_merge (requests, st, placement);
-  decisions = decisions_from_assignments (inv, assignments, dom, nets);
-  if (nets == NULL)
-    {
-      keep_network_decisions (dom, decisions);
-      order_decisions (dom, decisions);
-    }
+  networks = networks_of (inv, nets);
+  decisions = vpa_decide (inv, assignments, dom, networks);
   cells = vpa_pipeline_guest_cells (dom, bind);
   out = vpa_pipeline_rewrite_placed (dom, config, buf, len, what, decisions, cells, report, &out_len,
                                      error);
