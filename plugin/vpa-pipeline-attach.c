@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "vpa-attach-locality.h"
+#include "vpa-locality-judge.h"
 #include "vpa-place.h"
 #include "vpa-requests.h"
 #include "vpa-pipeline-topology.h"
@@ -31,6 +31,18 @@ attach_record (VpaAttachRecord *record, const VpaPortRequest *port, const VpaReq
   record->numa_node = dev->numa_node;
   record->placed_policy = r->policy;
   record->placed_source = r->policy_source;
+}
+
+/* The port joins a locality group with placed members: the devices its
+ * group rules out (policy/vpa-locality-judge.h) are held. */
+static void
+hold_farther (VpaInventory *inv, const VpaDomain *dom, const VpaRequest *r)
+{
+  g_autoptr (GArray) out = vpa_locality_judge_excluded (inv, dom, r);
+
+  /* Held after the choice: holding a PF also blocks its VFs. */
+  for (guint k = 0; k < out->len; k++)
+    vpa_inventory_hold (inv, g_array_index (out, guint, k), "(farther than its locality group)");
 }
 
 char *
@@ -111,7 +123,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
    * port is placed under its policy relative to them, and the binding
    * stays as it is. */
   if (((VpaRequest *) g_ptr_array_index (mine, 0))->locality_group != NULL)
-    vpa_attach_locality_restrict (inv, dom, g_ptr_array_index (mine, 0));
+    hold_farther (inv, dom, g_ptr_array_index (mine, 0));
   placement = vpa_place (inv, mine, &guest, error);
   if (placement == NULL)
     {
@@ -134,7 +146,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
 
       attach_record (record, port, r, dev);
       if (r->locality_group != NULL)
-        record->locality = (gint) vpa_attach_locality_reached (
+        record->locality = (gint) vpa_locality_judge_reached (
           inv, dom, r, g_array_index (a->devices, guint, 0));
     }
   return vpa_attach_interface (dev->addr, alias, mac, guest_bus);

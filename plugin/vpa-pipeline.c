@@ -9,7 +9,6 @@
 #include "vpa-pipeline-numa.h"
 #include "vpa-pipeline-locality.h"
 #include "vpa-pipeline-vswitch.h"
-#include "vpa-attach-locality.h"
 #include "vpa-locality-rows.h"
 #include "vpa-policy.h"
 #include "vpa-guest-bus-rules.h"
