@@ -420,7 +420,8 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
 {
   const char *source = run->config->inventory_source;
   const char *root = source + 6;
-  VpaPlaceReport report = { .keep_guest_topology = TRUE, .keep_only = TRUE };
+  VpaPlaceOptions opts = { .claims = NULL, .config = run->config, .keep_guest_topology = TRUE, .keep_only = TRUE };
+  VpaPlaceReport report = { 0 };
   VpaStatedirsQuery sq = { (const char *const *) run->config->state_dirs, run->guest };
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaDomain) dom = NULL;
@@ -452,9 +453,9 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
       if ((h = load_domain_devices (root, dom, claims, &error)) == NULL)
         return FALSE;
     }
-  out = vpa_pipeline_place_parsed (g_steal_pointer (&h), claims, run->config,
-                                   g_steal_pointer (&dom), run->xml, run->len, "stdin", &report,
-                                   &error);
+  opts.claims = claims;
+  out = vpa_pipeline_place_parsed (g_steal_pointer (&h), &opts, g_steal_pointer (&dom), run->xml,
+                                   run->len, &report, &error);
   if (out == NULL || report.changed)
     g_debug ("domain '%s': re-placement: the full path answers: %s", run->guest,
              out == NULL ? error->message : "the document changes");
@@ -480,7 +481,8 @@ hook_place (HookRun *run)
   g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *out = NULL;
   /* the guest ABI keeps its PCI controllers across migrate and restore */
-  VpaPlaceReport report = { .keep_guest_topology = TRUE };
+  VpaPlaceOptions opts = { .config = run->config, .keep_guest_topology = TRUE };
+  VpaPlaceReport report = { 0 };
 
   if (memmem (run->xml, run->len, VPA_XMLNS_PREFIX, strlen (VPA_XMLNS_PREFIX)) == NULL)
     return 0;
@@ -496,8 +498,9 @@ hook_place (HookRun *run)
     }
   if (!load_host (run, NULL, &host, &claims, skipped, &error))
     return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
-  out = vpa_pipeline_place (g_steal_pointer (&host), claims, run->config, run->xml,
-                            run->len, "stdin", &report, &error);
+  opts.claims = claims;
+  out = vpa_pipeline_place (g_steal_pointer (&host), &opts, run->xml, run->len, "stdin", &report,
+                            &error);
   if (out == NULL)
     return fail (run, VPA_VERDICT_REASON_PLACEMENT, error->message);
   if (report.changed && !write_all (STDOUT_FILENO, out, strlen (out)))

@@ -121,35 +121,32 @@ plan_guest_topology (const VpaDomain *dom, const VpaConfig *config, GPtrArray *d
 }
 
 char *
-vpa_pipeline_rewrite_placed (const VpaDomain *dom, const VpaConfig *config, const char *buf,
-                             gsize len, const char *what, GPtrArray *decisions,
-                             const GArray *cells, VpaPlaceReport *report, gsize *out_len,
-                             GError **error)
+vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError **error)
 {
   g_autoptr (VpaGuestTopology) topo = NULL;
   g_autoptr (GError) local = NULL;
 
-  topo = plan_guest_topology (dom, config, decisions, cells,
-                              report != NULL && report->keep_guest_topology, &local);
+  topo = plan_guest_topology (in->dom, in->config, in->decisions, in->cells,
+                              in->keep_guest_topology, &local);
   if (local != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  if (topo != NULL && report != NULL && report->explain != NULL)
-    vpa_guest_topology_explain (topo, report->explain);
-  return vpa_domain_rewrite_topology (buf, len, what, decisions, topo, out_len, error);
+  if (topo != NULL && in->explain != NULL)
+    vpa_guest_topology_explain (topo, in->explain);
+  return vpa_domain_rewrite_topology (in->buf, in->len, in->what, in->decisions, topo, out_len,
+                                      error);
 }
 
 char *
-vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid, gsize mid_len,
-                              const char *what, const VpaNumaBinding *binding, gsize *out_len,
-                              GError **error)
+vpa_pipeline_rewrite_binding (const VpaRewriteInput *in, const char *mid, gsize mid_len,
+                              const VpaNumaBinding *binding, gsize *out_len, GError **error)
 {
   VpaXmlGrowth grown;
 
-  vpa_xml_growth (buf, len, mid, mid_len, &grown);
-  return vpa_domain_rewrite_numa_grown (mid, mid_len, what, binding, grown.elements,
+  vpa_xml_growth (in->buf, in->len, mid, mid_len, &grown);
+  return vpa_domain_rewrite_numa_grown (mid, mid_len, in->what, binding, grown.elements,
                                         grown.attributes, out_len, error);
 }
 

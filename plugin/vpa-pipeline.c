@@ -218,39 +218,72 @@ grown_since (const char *buf, gsize len, const char *out, gsize out_len, VpaXmlG
   return grown;
 }
 
-/* <vpa:numa placement="auto">: the fit chooses the nodes, then the
- * devices and the binding are written. */
+/* One document being placed: what the caller gave. */
+typedef struct {
+  const VpaPlaceOptions *opts;
+  const char *buf;
+  gsize len;
+  const char *what;
+  VpaPlaceReport *report; /* may be NULL */
+} Job;
+
+/* The plan written into the document, step by step: the devices and
+ * their guest PCI layout, the whole-guest binding (NULL: none), the
+ * 64-bit PCI hole, the guest cells' distances. */
 static char *
-place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *config,
-            GPtrArray *claims, GPtrArray *requests, const char *buf, gsize len, const char *what,
-            GPtrArray *nets, VpaPlaceReport *report, GError **error)
+rewrite_all (const Job *job, const VpaRewriteInput *rw, const VpaNumaBinding *binding,
+             GError **error)
 {
-  g_autoptr (VpaNumaResult) res = NULL;
-  g_autoptr (GPtrArray) decisions = NULL;
-  g_autofree const char **networks = NULL;
   g_autofree char *mid = NULL;
-  g_autofree guint *ids = NULL;
-  g_autofree gint *nodes = NULL;
-  g_autoptr (GPtrArray) owner = NULL;
-  g_autoptr (GArray) cells = NULL;
-  GString *explain = report != NULL ? report->explain : NULL;
-  VpaGuestNodes guest;
   VpaXmlGrowth grown;
   gsize mid_len = 0, out_len = 0;
   char *out;
 
-  res = vpa_pipeline_numa_fit (dom, inv, config, claims, requests, explain, error);
+  if (binding == NULL)
+    out = vpa_pipeline_rewrite_placed (rw, &out_len, error);
+  else if ((mid = vpa_pipeline_rewrite_placed (rw, &mid_len, error)) == NULL)
+    return NULL;
+  else
+    out = vpa_pipeline_rewrite_binding (rw, mid, mid_len, binding, &out_len, error);
+  if (out != NULL)
+    out = vpa_pipeline_rewrite_hole64 (rw, out, &out_len,
+                                       grown_since (job->buf, job->len, out, out_len, &grown),
+                                       error);
+  if (out != NULL)
+    out = vpa_pipeline_rewrite_distances (rw, out, &out_len,
+                                          grown_since (job->buf, job->len, out, out_len, &grown),
+                                          error);
+  if (out != NULL && job->report != NULL)
+    job->report->changed = out_len != job->len || memcmp (out, job->buf, job->len) != 0;
+  return out;
+}
+
+/* <vpa:numa placement="auto">: the fit chooses the nodes, then the
+ * devices and the binding are written. */
+static char *
+place_numa (const Job *job, const VpaDomain *dom, const VpaInventory *inv, GPtrArray *requests,
+            GError **error)
+{
+  const VpaPlaceOptions *opts = job->opts;
+  g_autoptr (VpaNumaResult) res = NULL;
+  g_autoptr (GPtrArray) decisions = NULL;
+  g_autofree const char **networks = NULL;
+  g_autofree guint *ids = NULL;
+  g_autofree gint *nodes = NULL;
+  g_autoptr (GPtrArray) owner = NULL;
+  g_autoptr (GArray) cells = NULL;
+  VpaGuestNodes guest;
+
+  res = vpa_pipeline_numa_fit (dom, inv, opts->config, opts->claims, requests, opts->explain,
+                               error);
   if (res == NULL)
     return NULL;
   guest.numa_guest = TRUE;
   guest.nodes = (const gint *) (gpointer) res->nodes->data;
   guest.n_nodes = res->nodes->len;
-  if (res->fit->placement != NULL)
-    {
-      if (explain != NULL)
-        explain_placement (explain, inv, &guest, res->fit->placement, dom, nets);
-    }
-  networks = networks_of (inv, nets);
+  if (res->fit->placement != NULL && opts->explain != NULL)
+    explain_placement (opts->explain, inv, &guest, res->fit->placement, dom, opts->nets);
+  networks = networks_of (inv, opts->nets);
   decisions = vpa_decide (inv,
                           res->fit->placement != NULL ? res->fit->placement->assignments : NULL,
                           dom, networks);
@@ -264,123 +297,44 @@ place_numa (const VpaDomain *dom, const VpaInventory *inv, const VpaConfig *conf
       nodes[i] = g_array_index (res->fit->bindings, VpaCellBinding, i).node;
     }
   cells = vpa_pipeline_guest_cells_of (ids, nodes, res->fit->bindings->len, &owner);
-  mid = vpa_pipeline_rewrite_placed (dom, config, buf, len, what, decisions, cells, report, &mid_len,
-                                     error);
-  if (mid == NULL)
-    return NULL;
-  out = vpa_pipeline_rewrite_binding (buf, len, mid, mid_len, what, &res->binding, &out_len,
-                                      error);
-  if (out != NULL)
-    out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
-                                       report, grown_since (buf, len, out, out_len, &grown),
-                                       error);
-  if (out != NULL)
-    out = vpa_pipeline_rewrite_distances (dom, inv->host, cells, out, &out_len, what, report,
-                                          grown_since (buf, len, out, out_len, &grown), error);
-  if (out != NULL && report != NULL)
-    report->changed = out_len != len || memcmp (out, buf, len) != 0;
-  return out;
+  {
+    VpaRewriteInput rw = { dom, inv->host, opts->config, job->buf, job->len, job->what,
+                           decisions, cells, opts->keep_guest_topology, opts->explain };
+    return rewrite_all (job, &rw, &res->binding, error);
+  }
 }
 
 /* keep_only: something must be placed. */
 static char *
-must_move (VpaPlaceReport *report, const char *why, GError **error)
+must_move (const Job *job, const char *why, GError **error)
 {
-  report->must_move = TRUE;
+  if (job->report != NULL)
+    job->report->must_move = TRUE;
   g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "not kept: %s", why);
   return NULL;
 }
 
-char *
-vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config, const char *buf,
-                    gsize len, const char *what, VpaPlaceReport *report, GError **error)
+/* The placement of the requests not kept, around the kept devices
+ * (held in inv); explained when asked, also on failure. */
+static GPtrArray *
+place_rest (const Job *job, const VpaDomain *dom, VpaInventory *inv, const VpaGuestNodes *guest,
+            GPtrArray *requests, GError **error)
 {
-  return vpa_pipeline_place_nets (host, claims, config, buf, len, what, NULL, report, error);
-}
-
-static char *place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                           VpaDomain *parsed, const char *buf, gsize len, const char *what,
-                           GPtrArray *nets, VpaPlaceReport *report, GError **error);
-
-char *
-vpa_pipeline_place_parsed (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                           VpaDomain *dom, const char *buf, gsize len, const char *what,
-                           VpaPlaceReport *report, GError **error)
-{
-  g_return_val_if_fail (dom != NULL, NULL);
-  return place_domain (host, claims, config, dom, buf, len, what, NULL, report, error);
-}
-
-char *
-vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                         const char *buf, gsize len, const char *what, GPtrArray *nets,
-                         VpaPlaceReport *report, GError **error)
-{
-  return place_domain (host, claims, config, NULL, buf, len, what, nets, report, error);
-}
-
-/* parsed: buf's domain (transfer full), or NULL to parse it here. */
-static char *
-place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDomain *parsed,
-              const char *buf, gsize len, const char *what, GPtrArray *nets,
-              VpaPlaceReport *report, GError **error)
-{
-  g_autoptr (VpaHost) owned = host;
-  g_autoptr (VpaDomain) dom = parsed;
-  g_autoptr (GPtrArray) requests = NULL;
-  g_autoptr (VpaInventory) inv = NULL;
+  GString *explain = job->opts->explain;
+  g_autoptr (VpaKeep) st = NULL;
+  g_autoptr (GPtrArray) rest = g_ptr_array_new ();
   g_autoptr (VpaPlacement) placement = NULL;
   g_autoptr (VpaPlacement) failed = NULL;
-  g_autoptr (GPtrArray) decisions = NULL;
-  g_autofree const char **networks = NULL;
-  g_autoptr (GPtrArray) rest = NULL;
-  g_autoptr (GPtrArray) assignments = NULL;
   g_autoptr (GError) local = NULL;
-  g_autoptr (GArray) cells = NULL;
-  g_autoptr (VpaBind) bind = NULL;
-  VpaGuestNodes guest;
-  g_autoptr (VpaKeep) st = NULL;
-  VpaXmlGrowth grown;
-  gboolean explain;
-  gsize out_len = 0;
-  char *out;
 
-  g_return_val_if_fail (host != NULL && config != NULL && buf != NULL, NULL);
-
-  if (!owned->sealed && !vpa_host_seal (owned, error))
-    return NULL;
-  if (dom == NULL && (dom = vpa_pipeline_parse (buf, len, what, error)) == NULL)
-    return NULL;
-  if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
-    return NULL;
-  requests = vpa_requests_from_domain (dom, config, error);
-  if (requests == NULL)
-    return NULL;
-  if (nets == NULL)
-    drop_network_requests (requests, dom);
-  else if (!vpa_netpool_restrict (requests, dom, nets, error))
-    return NULL;
-  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           vpa_claims_filter (claims, dom->name, FALSE), error);
-  if (inv == NULL)
-    return NULL;
-  hold_unrequested (inv, dom, requests);
-  if (!vpa_pipeline_config_admits_devices (config, requests, error))
-    return NULL;
-  if (dom->numa_auto && report != NULL && report->keep_only)
-    return must_move (report, "placement='auto' fits the guest again", error);
-  if (dom->numa_auto)
-    return place_numa (dom, inv, config, claims, requests, buf, len, what, nets, report, error);
-  vpa_pipeline_guest_from_domain (dom, bind, &guest);
-  explain = report != NULL && report->explain != NULL;
   /* Placing again keeps what is still good; only the rest is placed,
    * around the kept devices. */
-  st = vpa_keep_decide (inv, dom, &guest, requests);
-  rest = g_ptr_array_new ();
-  for (guint i = 0; report != NULL && report->keep_only && i < requests->len; i++)
+  st = vpa_keep_decide (inv, dom, guest, requests);
+  for (guint i = 0; job->opts->keep_only && i < requests->len; i++)
     if (!st->keep[i])
       {
-        return must_move (report, "a request is placed again", error);
+        must_move (job, "a request is placed again", error);
+        return NULL;
       }
   for (guint i = 0; i < requests->len; i++)
     if (st->keep[i])
@@ -389,33 +343,95 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
                             dom->name != NULL ? dom->name : "(this domain)");
     else
       g_ptr_array_add (rest, g_ptr_array_index (requests, i));
-  if (explain)
-    vpa_keep_explain (report->explain, inv, requests, st);
+  if (explain != NULL)
+    vpa_keep_explain (explain, inv, requests, st);
   /* A failure is explained too: every request's candidates and their
    * verdicts, no devices. */
-  placement = vpa_place_explain (inv, rest, &guest, explain ? &failed : NULL, &local);
-  if (explain && (placement != NULL || failed != NULL))
-    explain_placement (report->explain, inv, &guest, placement != NULL ? placement : failed, dom,
-                       nets);
+  placement = vpa_place_explain (inv, rest, guest, explain != NULL ? &failed : NULL, &local);
+  if (explain != NULL && (placement != NULL || failed != NULL))
+    explain_placement (explain, inv, guest, placement != NULL ? placement : failed, dom,
+                       job->opts->nets);
   if (placement == NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  assignments = vpa_keep_merge (requests, st, placement);
-  networks = networks_of (inv, nets);
+  return vpa_keep_merge (requests, st, placement);
+}
+
+/* parsed: buf's domain (transfer full), or NULL to parse it here. */
+static char *
+place_domain (VpaHost *host, VpaDomain *parsed, const Job *job, GError **error)
+{
+  const VpaPlaceOptions *opts = job->opts;
+  g_autoptr (VpaHost) owned = host;
+  g_autoptr (VpaDomain) dom = parsed;
+  g_autoptr (GPtrArray) requests = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  g_autoptr (GPtrArray) decisions = NULL;
+  g_autofree const char **networks = NULL;
+  g_autoptr (GPtrArray) assignments = NULL;
+  g_autoptr (GArray) cells = NULL;
+  g_autoptr (VpaBind) bind = NULL;
+  VpaGuestNodes guest;
+
+  if (!owned->sealed && !vpa_host_seal (owned, error))
+    return NULL;
+  if (dom == NULL && (dom = vpa_pipeline_parse (job->buf, job->len, job->what, error)) == NULL)
+    return NULL;
+  if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
+    return NULL;
+  requests = vpa_requests_from_domain (dom, opts->config, error);
+  if (requests == NULL)
+    return NULL;
+  if (opts->nets == NULL)
+    drop_network_requests (requests, dom);
+  else if (!vpa_netpool_restrict (requests, dom, opts->nets, error))
+    return NULL;
+  inv = vpa_inventory_new (g_steal_pointer (&owned), opts->config,
+                           vpa_claims_filter (opts->claims, dom->name, FALSE), error);
+  if (inv == NULL)
+    return NULL;
+  hold_unrequested (inv, dom, requests);
+  if (!vpa_pipeline_config_admits_devices (opts->config, requests, error))
+    return NULL;
+  if (dom->numa_auto && opts->keep_only)
+    return must_move (job, "placement='auto' fits the guest again", error);
+  if (dom->numa_auto)
+    return place_numa (job, dom, inv, requests, error);
+  vpa_pipeline_guest_from_domain (dom, bind, &guest);
+  if ((assignments = place_rest (job, dom, inv, &guest, requests, error)) == NULL)
+    return NULL;
+  networks = networks_of (inv, opts->nets);
   decisions = vpa_decide (inv, assignments, dom, networks);
   cells = vpa_pipeline_guest_cells (dom, bind);
-  out = vpa_pipeline_rewrite_placed (dom, config, buf, len, what, decisions, cells, report, &out_len,
-                                     error);
-  if (out != NULL)
-    out = vpa_pipeline_rewrite_hole64 (dom, inv->host, decisions, cells, out, &out_len, what,
-                                       report, grown_since (buf, len, out, out_len, &grown),
-                                       error);
-  if (out != NULL)
-    out = vpa_pipeline_rewrite_distances (dom, inv->host, cells, out, &out_len, what, report,
-                                          grown_since (buf, len, out, out_len, &grown), error);
-  if (out != NULL && report != NULL)
-    report->changed = out_len != len || memcmp (out, buf, len) != 0;
-  return out;
+  {
+    VpaRewriteInput rw = { dom, inv->host, opts->config, job->buf, job->len, job->what,
+                           decisions, cells, opts->keep_guest_topology, opts->explain };
+    return rewrite_all (job, &rw, NULL, error);
+  }
+}
+
+char *
+vpa_pipeline_place (VpaHost *host, const VpaPlaceOptions *opts, const char *buf, gsize len,
+                    const char *what, VpaPlaceReport *report, GError **error)
+{
+  Job job = { opts, buf, len, what, report };
+
+  g_return_val_if_fail (host != NULL && opts != NULL && opts->config != NULL && buf != NULL,
+                        NULL);
+  return place_domain (host, NULL, &job, error);
+}
+
+char *
+vpa_pipeline_place_parsed (VpaHost *host, const VpaPlaceOptions *opts, VpaDomain *dom,
+                           const char *buf, gsize len, VpaPlaceReport *report, GError **error)
+{
+  Job job = { opts, buf, len, NULL, report };
+
+  g_return_val_if_fail (host != NULL && opts != NULL && opts->config != NULL && buf != NULL,
+                        NULL);
+  g_return_val_if_fail (dom != NULL, NULL);
+  job.what = dom->source;
+  return place_domain (host, dom, &job, error);
 }
