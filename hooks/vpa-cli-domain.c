@@ -157,8 +157,9 @@ vpa_cli_domain_check (VpaCli *cli, GError **error)
   dom = vpa_pipeline_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
   if (dom == NULL)
     return FALSE;
-  results = vpa_pipeline_check_nets (g_steal_pointer (&w.host), w.claims, w.config, dom, nets,
-                                     TRUE, &ok, error);
+  results = vpa_pipeline_check_nets (g_steal_pointer (&w.host),
+                                     &(VpaPlaceOptions){ .claims = w.claims, .config = w.config, .nets = nets },
+                                     dom, TRUE, &ok, error);
   if (results == NULL)
     return FALSE;
   if (json)
@@ -322,7 +323,8 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
   g_autoptr (VpaDomain) dom = NULL;
   g_autofree char *xml = NULL;
   VpaHost *host;
-  VpaAddr addr;
+  VpaPlaceOptions opts = { .claims = claims, .config = ctx->config };
+  g_auto (VpaAttachRecord) own = { 0 };
 
   if ((xml = vpa_cli_world_domain_xml (vpa_cli_world_connect_uri (ctx->cli), ctx->cli->common.args[0], error)) == NULL)
     return NULL;
@@ -331,8 +333,8 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
     return NULL;
   if ((host = vpa_source_load (vpa_cli_world_inventory_uri (ctx->cli), error)) == NULL)
     return NULL;
-  return vpa_pipeline_attach_request (host, claims, ctx->config, dom, &ctx->want, ctx->cli->mac,
-                                      &addr, record, error);
+  return vpa_pipeline_attach_request (host, &opts, dom, &ctx->want, ctx->cli->mac,
+                                      record != NULL ? record : &own, error);
 }
 
 /* A MAC address as libvirt's <mac address>: six hex pairs, ':' apart. */

@@ -46,10 +46,12 @@ hold_farther (VpaInventory *inv, const VpaDomain *dom, const VpaRequest *r)
 }
 
 char *
-vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                             VpaDomain *dom, const VpaPortRequest *want, const char *mac,
-                             VpaAddr *out_addr, VpaAttachRecord *record, GError **error)
+vpa_pipeline_attach_request (VpaHost *host, const VpaPlaceOptions *opts, VpaDomain *dom,
+                             const VpaPortRequest *want, const char *mac, VpaAttachRecord *record,
+                             GError **error)
 {
+  GPtrArray *claims = opts->claims;
+  const VpaConfig *config = opts->config;
   const char *alias = want->device;
   g_autoptr (VpaHost) owned = host;
   g_autoptr (GPtrArray) requests = NULL;
@@ -63,7 +65,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   VpaGuestNodes guest;
   gint guest_bus = -1;
 
-  g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
+  g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL && record != NULL, NULL);
 
   for (guint i = 0; i < dom->hostdevs->len; i++)
     {
@@ -137,31 +139,15 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
     }
   a = g_ptr_array_index (placement->assignments, 0);
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
-  *out_addr = dev->addr;
   if (!vpa_pipeline_attach_guest_address (dom, bind, alias, dev, &guest_bus, error))
     return NULL;
-  if (record != NULL)
-    {
-      const VpaRequest *r = g_ptr_array_index (mine, 0);
+  {
+    const VpaRequest *r = g_ptr_array_index (mine, 0);
 
-      attach_record (record, port, r, dev);
-      if (r->locality_group != NULL)
-        record->locality = (gint) vpa_locality_judge_reached (
-          inv, dom, r, g_array_index (a->devices, guint, 0));
-    }
+    attach_record (record, port, r, dev);
+    if (r->locality_group != NULL)
+      record->locality = (gint) vpa_locality_judge_reached (inv, dom, r,
+                                                            g_array_index (a->devices, guint, 0));
+  }
   return vpa_attach_interface (dev->addr, alias, mac, guest_bus);
-}
-
-char *
-vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                          VpaDomain *dom, const char *alias, const char *physnet,
-                          const VpaPolicy *policy, VpaAddr *out_addr,
-                          VpaAttachRecord *record, GError **error)
-{
-  VpaPortRequest want = { .device = (char *) alias, .physnet = (char *) physnet, .trusted = -1, .has_policy = policy != NULL };
-
-  if (policy != NULL)
-    want.policy = *policy;
-  return vpa_pipeline_attach_request (host, claims, config, dom, &want, NULL, out_addr, record,
-                                      error);
 }

@@ -342,14 +342,18 @@ GPtrArray *
 vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                     const VpaDomain *dom, gboolean running_only, gboolean *ok, GError **error)
 {
-  return vpa_pipeline_check_nets (host, claims, config, dom, NULL, running_only, ok, error);
+  VpaPlaceOptions opts = { .claims = claims, .config = config };
+
+  return vpa_pipeline_check_nets (host, &opts, dom, running_only, ok, error);
 }
 
 GPtrArray *
-vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                         const VpaDomain *dom, GPtrArray *nets, gboolean running_only,
-                         gboolean *ok, GError **error)
+vpa_pipeline_check_nets (VpaHost *host, const VpaPlaceOptions *opts, const VpaDomain *dom,
+                         gboolean running_only, gboolean *ok, GError **error)
 {
+  GPtrArray *claims = opts->claims;
+  const VpaConfig *config = opts->config;
+  GPtrArray *nets = opts->nets;
   g_autoptr (VpaHost) owned = host;
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (GPtrArray) requests = NULL;

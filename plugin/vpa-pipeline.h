@@ -65,24 +65,18 @@ char *vpa_pipeline_place_parsed (VpaHost *host, const VpaPlaceOptions *opts, Vpa
                                  GError **error);
 
 /* Picks a device for one new port of a domain (hot-plug) by the same
- * rules: the domain's existing devices stay held (claims are used as
- * they are), only the new port is placed. dom is bound to host here.
- * Returns the <interface type='hostdev'> element to attach; *out_addr
- * receives the chosen address, *record (optional; clear it with
- * vpa_attach_record_clear) the port's request and placement as place
- * records them. */
-char *vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                                VpaDomain *dom, const char *alias, const char *physnet,
-                                const VpaPolicy *policy, VpaAddr *out_addr,
-                                VpaAttachRecord *record, GError **error);
-
-/* vpa_pipeline_attach_port for a port as want describes it (device,
- * physnet, want_pf for vnic-type direct-physical, trusted, policy; its
- * other fields are not read), the interface given mac (NULL: libvirt
- * picks one). */
-char *vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                                   VpaDomain *dom, const VpaPortRequest *want, const char *mac,
-                                   VpaAddr *out_addr, VpaAttachRecord *record, GError **error);
+ * rules, the port as want describes it (device, physnet, want_pf for
+ * vnic-type direct-physical, trusted, policy, locality_group; its other
+ * fields are not read): the domain's existing devices stay held
+ * (opts->claims are used as they are; opts->config; nets, explain and
+ * the keep flags are not read), only the new port is placed; dom is
+ * bound to host here. Returns the <interface type='hostdev'> element to
+ * attach, given mac (NULL: libvirt picks one); *record (clear it with
+ * vpa_attach_record_clear) receives the chosen address and the port's
+ * request and placement as place records them. */
+char *vpa_pipeline_attach_request (VpaHost *host, const VpaPlaceOptions *opts, VpaDomain *dom,
+                                   const VpaPortRequest *want, const char *mac,
+                                   VpaAttachRecord *record, GError **error);
 
 typedef enum {
   VPA_CHECK_OK,
@@ -114,15 +108,16 @@ GPtrArray *vpa_pipeline_check (VpaHost *host, GPtrArray *claims,
                                gboolean running_only, gboolean *ok,
                                GError **error);
 
-/* vpa_pipeline_check with libvirt's hostdev networks: a port on an
- * <interface type='network'> (no VF yet: a defined domain) is checked on
- * a free VF of its network's PF. Without nets (the hook at prepare
- * begin, before libvirt allocates the VF) it is accepted as such; the
- * VF libvirt picked is checked at start begin, where the live XML shows
- * it as an <interface type='hostdev'>. */
-GPtrArray *vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                                    const VpaDomain *dom, GPtrArray *nets,
-                                    gboolean running_only, gboolean *ok, GError **error);
+/* vpa_pipeline_check against opts' claims and config and libvirt's
+ * hostdev networks (opts->nets; explain and the keep flags are not read):
+ * a port on an <interface type='network'> (no VF yet: a defined domain)
+ * is checked on a free VF of its network's PF. Without nets (the hook at
+ * prepare begin, before libvirt allocates the VF) it is accepted as
+ * such; the VF libvirt picked is checked at start begin, where the live
+ * XML shows it as an <interface type='hostdev'>. */
+GPtrArray *vpa_pipeline_check_nets (VpaHost *host, const VpaPlaceOptions *opts,
+                                    const VpaDomain *dom, gboolean running_only, gboolean *ok,
+                                    GError **error);
 
 void vpa_pipeline_check_result_free (VpaCheckResult *res);
 
