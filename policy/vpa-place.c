@@ -153,8 +153,8 @@ group_node_get (const Place *pl, VpaFlow *f, GPtrArray *gnodes, gint *gindex, gu
 }
 
 static void
-group_link (const Place *pl, VpaFlow *f, GroupNode *gn, guint r, guint r_node, guint c,
-            guint c_node, gint64 cost)
+group_link (VpaFlow *f, GroupNode *gn, guint r, guint r_node, guint c, guint c_node,
+            gint64 cost)
 {
   guint in_node = g_array_index (f->edges, VpaFlowEdge, gn->in_edge ^ 1).to;
   gboolean have_r = FALSE, have_c = FALSE;
@@ -250,7 +250,7 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
               if (st->group_used[(gsize) g * pl->n_pf_ids + CLASS (pl, c)->pf_id])
                 continue;
               gn = group_node_get (pl, &f, gnodes, gindex, (guint) g, c);
-              group_link (pl, &f, gn, r, 2 + i, c, base_cls + c, cost[c]);
+              group_link (&f, gn, r, 2 + i, c, base_cls + c, cost[c]);
               continue;
             }
           e = vpa_flow_add_edge (&f, 2 + i, base_cls + c, REQ (pl, r)->count, cost[c]);
