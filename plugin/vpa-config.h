@@ -32,15 +32,16 @@ const char *vpa_spec_get (const VpaSpec *spec, const char *key, gboolean *presen
 
 /* [device-spec NAME] */
 typedef struct {
-  char *name;         /* the group's NAME */
-  char *address;      /* glob as written, or NULL for any */
-  VpaAddr exact_addr; /* the address when fully specified, else VPA_ADDR_NONE */
-  char vendor_id[8];  /* "" = any */
-  char product_id[8]; /* "" = any */
-  char *devname;      /* a PF netdev name, or NULL */
-  GPtrArray *tags;    /* VpaSpecPair*, sorted by key; keys use '_' ("physical_network") */
-  guint tagset;       /* index into VpaConfig.tagsets; equal tag sets share one */
-  gint64 glob[4];     /* parsed address: domain, bus, slot, function; -1 = any */
+  char *name;            /* the group's NAME */
+  char *address;         /* glob as written, or NULL for any */
+  VpaAddr exact_addr;    /* the address when fully specified, else VPA_ADDR_NONE */
+  char vendor_id[8];     /* "" = any */
+  char product_id[8];    /* "" = any */
+  char *devname;         /* a PF netdev name, or NULL */
+  GPtrArray *tags;       /* VpaSpecPair*, sorted by key; keys use '_' ("physical_network") */
+  guint tagset;          /* index into VpaConfig.tagsets; equal tag sets share one */
+  gint64 glob[4];        /* parsed address: domain, bus, slot, function; -1 = any */
+  gboolean one_time_use; /* one-time-use=true (docs/reservations.md) */
 } VpaDeviceSpec;
 
 /* [alias NAME] and further specs of the same alias as [alias NAME:2], ... */

@@ -26,6 +26,22 @@
 
 VPA_ENUM_IMPL (vpa_reserve_kind, VpaReserveKind, VPA_RESERVE_LAST, "one-time-use", "quarantine")
 
+gboolean
+vpa_reserve_one_time_use_value (const char *value, gboolean *out)
+{
+  static const char *const yes[] = { "1", "t", "true", "on", "y", "yes" };
+  static const char *const no[] = { "0", "f", "false", "off", "n", "no" };
+  g_autofree char *v = g_strstrip (g_ascii_strdown (value, -1));
+
+  for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
+    if (strcmp (v, yes[i]) == 0 || strcmp (v, no[i]) == 0)
+      {
+        *out = strcmp (v, yes[i]) == 0;
+        return TRUE;
+      }
+  return FALSE;
+}
+
 VpaReservation *
 vpa_reserve_item_new (VpaAddr addr, VpaReserveKind kind, gint64 since, const char *domain,
                       const char *uuid, const char *reason)

@@ -35,6 +35,11 @@ typedef enum {
   VPA_RESERVE_LAST
 } VpaReserveKind;
 
+/* A device spec's one-time-use= value, as Nova's strict bool_from_string
+ * reads one_time_use: 1, t, true, on, y, yes or 0, f, false, off, n, no,
+ * any case, blanks around ignored. FALSE for anything else. */
+gboolean vpa_reserve_one_time_use_value (const char *value, gboolean *out);
+
 const char *vpa_reserve_kind_to_string (VpaReserveKind kind);
 gboolean vpa_reserve_kind_from_string (const char *str, VpaReserveKind *out);
 
