@@ -20,6 +20,7 @@
 #include "vpa-hook-verdict.h"
 #include "vpa-pcie.h"
 #include "vpa-pipeline.h"
+#include "vpa-reserve-apply.h"
 #include "vpa-source.h"
 #include "vpa-statedirs.h"
 #include "vpa-sysfs.h"
@@ -310,8 +311,23 @@ unplaced_hint (const VpaDomain *dom, VpaVerdictReason reason, const char *failur
                           quoted, failures);
 }
 
+/* After a prepare that lets the domain start: its one-time-use devices
+ * (otu, NULL outside prepare) are recorded (docs/reservations.md); a
+ * record that cannot be written fails the start like any check. */
+static int
+record_one_time_use (const HookRun *run, const VpaDomain *dom, const GArray *otu)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (otu == NULL || vpa_reserve_apply_record (run->config, dom, otu,
+                                               g_get_real_time () / G_USEC_PER_SEC, &error))
+    return 0;
+  return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
+}
+
 /* prepare begin / start begin: refuse a domain whose devices break their
- * policy, are not on this host, or that another running domain holds. */
+ * policy, are not on this host, are reserved, or that another running
+ * domain holds. */
 static int
 hook_check (HookRun *run)
 {
@@ -323,8 +339,10 @@ hook_check (HookRun *run)
   g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *failures = NULL;
   g_autofree char *hinted = NULL;
+  g_autoptr (GArray) otu = NULL;
   VpaVerdictReason reason = VPA_VERDICT_REASON_INPUT;
   gboolean ok = FALSE;
+  int rc;
 
   dom = vpa_domain_parse (run->xml, run->len, "stdin", &error);
   if (dom == NULL)
@@ -341,7 +359,12 @@ hook_check (HookRun *run)
   if (!dom->has_affinity && dom->hostdevs->len == 0)
     return 0;
 
-  if (!load_host (run, dom, &host, &claims, skipped, &error))
+  /* a device whose reservation cannot be checked is not handed out */
+  if (!vpa_reserve_apply_load (run->config, &error) ||
+      !load_host (run, dom, &host, &claims, skipped, &error))
+    return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
+  if (run->op == HOOK_OP_PREPARE &&
+      (otu = vpa_reserve_apply_wanted (run->config, host, dom, &error)) == NULL)
     return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
   results = vpa_pipeline_check (g_steal_pointer (&host), claims, run->config, dom,
                                 TRUE, &ok, &error);
@@ -351,11 +374,13 @@ hook_check (HookRun *run)
     {
       warn_skipped (run, skipped);
       warn_notes (run, results);
-      return 0;
+      return record_one_time_use (run, dom, otu);
     }
   failures = check_failures (results, &reason);
   hinted = unplaced_hint (dom, reason, failures);
-  return fail (run, reason, hinted);
+  rc = fail (run, reason, hinted);
+  /* audited: the domain starts all the same */
+  return rc == 0 ? record_one_time_use (run, dom, otu) : rc;
 }
 
 static gboolean
@@ -484,6 +509,8 @@ hook_place (HookRun *run)
 
   if (memmem (run->xml, run->len, VPA_XMLNS_PREFIX, strlen (VPA_XMLNS_PREFIX)) == NULL)
     return 0;
+  if (!vpa_reserve_apply_load (run->config, &error))
+    return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
   if (fast_path_allowed ())
     {
       if (place_unchanged (run, skipped))

@@ -497,7 +497,7 @@ vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only, GArray *
 /* ------------------------------------------------------------------ */
 
 static const char *const check_status_names[] = { "ok", "missing", "policy", "claimed",
-                                                  "unplaced", "locality" };
+                                                  "unplaced", "locality", "reserved" };
 G_STATIC_ASSERT (G_N_ELEMENTS (check_status_names) == VPA_CHECK_LAST);
 
 char *

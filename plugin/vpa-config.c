@@ -203,6 +203,7 @@ vpa_config_free (VpaConfig *config)
   g_clear_pointer (&config->cpu_shared_set, g_array_unref);
   g_array_unref (config->reserved_huge_pages);
   g_ptr_array_unref (config->vswitch);
+  vpa_reserve_set_free (config->reservations);
   g_free (config);
 }
 

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "vpa-types.h"
+#include "vpa-reserve.h"
 
 G_BEGIN_DECLS
 
@@ -87,6 +88,7 @@ typedef struct {
   gboolean hook_audit;         /* [hook] mode=audit (default enforce) */
   char *hook_state_dir;        /* [hook] state-dir: the verdict counters */
   GPtrArray *vswitch;          /* VpaVswitchAffinity*, in file order */
+  VpaReserveSet *reservations; /* read by vpa_reserve_apply_load; NULL: none read */
   /* private: the lookups by name and by content, so that loading is
    * linear in the groups (tens of thousands of them cost milliseconds) */
   GHashTable *spec_by_name;  /* name -> VpaDeviceSpec* (borrowed) */

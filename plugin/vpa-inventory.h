@@ -9,13 +9,15 @@
 
 #include "vpa-types.h"
 #include "vpa-config.h"
+#include "vpa-domain.h"
 
 G_BEGIN_DECLS
 
 typedef enum {
-  VPA_DEV_STATE_FREE,    /* assignable */
-  VPA_DEV_STATE_HELD,    /* a domain holds it */
-  VPA_DEV_STATE_BLOCKED, /* a PF with a held VF, or a VF whose PF is held */
+  VPA_DEV_STATE_FREE,     /* assignable */
+  VPA_DEV_STATE_HELD,     /* a domain holds it */
+  VPA_DEV_STATE_BLOCKED,  /* a PF with a held VF, or a VF whose PF is held */
+  VPA_DEV_STATE_RESERVED, /* a reservation keeps it (vpa-reserve-apply.h) */
   VPA_DEV_STATE_LAST
 } VpaDevState;
 
@@ -36,6 +38,12 @@ typedef struct {
  * kept but change nothing. */
 VpaInventory *vpa_inventory_new (VpaHost *host, const VpaConfig *config,
                                  GPtrArray *claims, GError **error);
+/* The same for the domain viewer (may be NULL) being placed or checked,
+ * whose claims are left out of claims: the reservations of
+ * config->reservations are applied for it (vpa_reserve_apply). */
+VpaInventory *vpa_inventory_new_for (VpaHost *host, const VpaConfig *config,
+                                     GPtrArray *claims, const VpaDomain *viewer,
+                                     GError **error);
 void vpa_inventory_free (VpaInventory *inv);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaInventory, vpa_inventory_free)
 

@@ -16,6 +16,7 @@
 #include "vpa-pipeline-distances.h"
 #include "vpa-pipeline-hole64.h"
 #include "vpa-pipeline-topology.h"
+#include "vpa-reserve-apply.h"
 
 static void
 guest_from_domain (const VpaDomain *dom, VpaGuestNodes *guest)
@@ -343,6 +344,8 @@ why_move (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaRequest 
   idx = vpa_host_lookup (inv->host, addr);
   if (idx < 0)
     return g_strdup_printf ("%s is not on this host", buf);
+  if (inv->state[idx] == VPA_DEV_STATE_RESERVED)
+    return g_strdup_printf ("%s is reserved", buf);
   if (inv->state[idx] != VPA_DEV_STATE_FREE)
     return g_strdup_printf ("%s is not free", buf);
   if (!vpa_inventory_has (inv, (guint) idx) || !request_matches (inv, (guint) idx, r))
@@ -753,8 +756,8 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
     drop_network_requests (requests, dom);
   else if (!vpa_netpool_restrict (requests, dom, nets, error))
     return NULL;
-  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           vpa_claims_filter (claims, dom->name, FALSE), error);
+  inv = vpa_inventory_new_for (g_steal_pointer (&owned), config,
+                               vpa_claims_filter (claims, dom->name, FALSE), dom, error);
   if (inv == NULL)
     return NULL;
   hold_unrequested (inv, dom, requests);
@@ -841,6 +844,9 @@ holder_of (const VpaInventory *inv, guint idx)
 
   if (inv->state[idx] == VPA_DEV_STATE_HELD)
     return g_strdup_printf ("is held by domain '%s'", inv->held_by[idx]);
+  if (dev->parent_index >= 0 && inv->state[dev->parent_index] == VPA_DEV_STATE_RESERVED)
+    return g_strdup_printf ("is unusable: its PF %s is reserved",
+                            vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf));
   if (dev->parent_index >= 0 && inv->held_by[dev->parent_index] != NULL)
     return g_strdup_printf ("is unusable: its PF %s is held by domain '%s'",
                             vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf),
@@ -979,7 +985,10 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
     g_snprintf (numa, sizeof numa, "%d", res->numa_node);
 
   /* Every problem of the device, not only the first. */
-  if (inv->state[idx] != VPA_DEV_STATE_FREE)
+  if (inv->state[idx] == VPA_DEV_STATE_RESERVED)
+    add_problem (res, problems, VPA_CHECK_RESERVED,
+                 vpa_reserve_describe (vpa_reserve_apply_of (inv, (guint) idx)));
+  else if (inv->state[idx] != VPA_DEV_STATE_FREE)
     add_problem (res, problems, VPA_CHECK_CLAIMED, holder_of (inv, (guint) idx));
   if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !request_matches (inv, (guint) idx, r)))
     add_problem (res, problems, VPA_CHECK_POLICY, g_strdup_printf ("does not match %s", r->label));
@@ -1185,8 +1194,8 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
     return NULL;
   /* Other domains' claims (running ones only for a start), with PF/VF
    * exclusivity: a VF whose PF another domain holds is not ours either. */
-  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           vpa_claims_filter (claims, dom->name, running_only), error);
+  inv = vpa_inventory_new_for (g_steal_pointer (&owned), config,
+                               vpa_claims_filter (claims, dom->name, running_only), dom, error);
   if (inv == NULL)
     return NULL;
   guest_from_domain (dom, &guest);
@@ -1334,8 +1343,8 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
   g_ptr_array_add (mine, g_ptr_array_index (requests, requests->len - 1));
 
   /* The domain's own devices stay held: only the new port moves. */
-  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           vpa_claims_filter (claims, NULL, FALSE), error);
+  inv = vpa_inventory_new_for (g_steal_pointer (&owned), config,
+                               vpa_claims_filter (claims, NULL, FALSE), dom, error);
   if (inv == NULL)
     return NULL;
   if (!config_admits_devices (config, mine, error))

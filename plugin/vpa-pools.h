@@ -47,6 +47,7 @@ typedef struct {
   VpaAddr pcie_root;   /* VPA_PCIE_ROOT of its host bridge; VPA_ADDR_NONE = unknown */
   VpaAddr pcie_switch; /* the switch's upstream port; VPA_ADDR_NONE = not behind one */
   guint total, free, used, blocked;
+  guint reserved;     /* kept by a reservation (docs/reservations.md) */
   VpaAddr first_addr; /* lowest member address (for ordering) */
 } VpaPool;
 

@@ -42,6 +42,8 @@ vpa_reserve_one_time_use_value (const char *value, gboolean *out)
   return FALSE;
 }
 
+static gboolean uuid_ok (const char *w);
+
 VpaReservation *
 vpa_reserve_item_new (VpaAddr addr, VpaReserveKind kind, gint64 since, const char *domain,
                       const char *uuid, const char *reason)
@@ -52,7 +54,8 @@ vpa_reserve_item_new (VpaAddr addr, VpaReserveKind kind, gint64 since, const cha
   r->kind = kind;
   r->since = since;
   r->domain = g_strdup (domain);
-  r->uuid = g_strdup (uuid);
+  /* a UUID the file could not hold is as none (libvirt never gives one) */
+  r->uuid = uuid != NULL && uuid_ok (uuid) ? g_strdup (uuid) : NULL;
   r->reason = g_strdup (reason);
   return r;
 }
@@ -576,8 +579,13 @@ vpa_reserve_set_update (const char *state_dir, VpaReserveEdit edit, gpointer dat
        edit (set, data, &changed, error);
   if (ok && changed)
     {
+      g_autoptr (VpaReserveSet) again = NULL;
+
       text = vpa_reserve_set_format (set);
-      ok = replace_file (state_dir, text, error);
+      /* never a file that would stop every reader: what is written must
+       * read back */
+      again = vpa_reserve_set_parse (text, strlen (text), set->path, error);
+      ok = again != NULL && replace_file (state_dir, text, error);
     }
   close (lock);
   return ok;

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <glib/gstdio.h>
 
-#include "vpa-reserve.h"
+#include "vpa-reserve-apply.h"
 #include "vpa-test-util.h"
 
 static void
@@ -264,6 +264,90 @@ test_load_hostile (Tmp *t, gconstpointer data)
   g_assert_nonnull (strstr (error->message, "a directory, not a regular file"));
 }
 
+/* A PF 0000:81:00.0 with VFs .1 and .2, and a device 0000:3d:00.0. */
+static VpaHost *
+small_host (void)
+{
+  VpaHost *host = vpa_host_new ("t");
+  VpaAddr pf = addr ("0000:81:00.0");
+
+  vpa_test_add_device (host, pf, "8086:1572", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 0, "ens1");
+  vpa_test_add_device (host, addr ("0000:81:00.1"), "8086:154c", VPA_DEV_TYPE_VF, pf, 0, NULL);
+  vpa_test_add_device (host, addr ("0000:81:00.2"), "8086:154c", VPA_DEV_TYPE_VF, pf, 0, NULL);
+  vpa_test_add_device (host, addr ("0000:3d:00.0"), "8086:0443", VPA_DEV_TYPE_PCI,
+                       VPA_ADDR_NONE, 0, NULL);
+  return host;
+}
+
+/* The states of the four devices as letters: Free, Held, Blocked,
+ * Reserved, in address order (3d:00.0, 81:00.0, 81:00.1, 81:00.2). */
+static char *
+states (VpaConfig *config, GPtrArray *claims, const char *viewer_xml)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaDomain) viewer = NULL;
+  g_autoptr (VpaInventory) inv = NULL;
+  GString *s = g_string_new (NULL);
+
+  if (viewer_xml != NULL)
+    {
+      viewer = vpa_domain_parse (viewer_xml, strlen (viewer_xml), "viewer", &error);
+      g_assert_no_error (error);
+    }
+  inv = vpa_inventory_new_for (small_host (), config, claims, viewer, &error);
+  g_assert_no_error (error);
+  for (guint i = 0; i < inv->host->devices->len; i++)
+    g_string_append_c (s, "FHBR"[inv->state[i]]);
+  return g_string_free (s, FALSE);
+}
+
+static GPtrArray *
+claims_of (const char *domain, const char *where)
+{
+  GPtrArray *claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+
+  if (domain != NULL)
+    g_ptr_array_add (claims, vpa_claim_new (domain, addr (where), TRUE));
+  return claims;
+}
+
+#define WEB1_NAMING_3D                                                                 \
+  "<domain type='kvm'><name>web1</name><devices><hostdev mode='subsystem' type='pci'>" \
+  "<source><address domain='0x0000' bus='0x3d' slot='0x00' function='0x0'/></source>"  \
+  "</hostdev></devices></domain>"
+
+/* Reservations in the inventory: a quarantined VF is reserved and keeps
+ * its PF from being handed out whole; a one-time-use device is held
+ * (used) while the domain that used it names it, free for that domain
+ * when it is placed or checked again, reserved for everyone else. */
+static void
+test_apply (void)
+{
+  g_autoptr (VpaConfig) config = vpa_test_config_load ("[device-spec all]\naddress=*:*:*.*\n");
+  g_autofree char *s1 = NULL, *s2 = NULL, *s3 = NULL, *s4 = NULL, *s5 = NULL, *s6 = NULL;
+
+  config->reservations = vpa_reserve_set_new ("t");
+  s1 = states (config, NULL, NULL);
+  g_assert_cmpstr (s1, ==, "FFFF");
+  vpa_reserve_set_put (config->reservations,
+                       vpa_reserve_item_new (addr ("0000:81:00.1"), VPA_RESERVE_QUARANTINE, 1,
+                                             NULL, NULL, "flaps"));
+  vpa_reserve_set_put (config->reservations,
+                       vpa_reserve_item_new (addr ("0000:3d:00.0"), VPA_RESERVE_ONE_TIME_USE, 1,
+                                             "web1", NULL, NULL));
+  s2 = states (config, claims_of (NULL, NULL), NULL);
+  g_assert_cmpstr (s2, ==, "RBRF");
+  s3 = states (config, claims_of ("web1", "0000:3d:00.0"), NULL);
+  g_assert_cmpstr (s3, ==, "HBRF");
+  s4 = states (config, claims_of ("web2", "0000:3d:00.0"), NULL);
+  g_assert_cmpstr (s4, ==, "RBRF");
+  s5 = states (config, claims_of (NULL, NULL), WEB1_NAMING_3D);
+  g_assert_cmpstr (s5, ==, "FBRF");
+  s6 = states (config, claims_of (NULL, NULL),
+               "<domain type='kvm'><name>web1</name><devices/></domain>");
+  g_assert_cmpstr (s6, ==, "RBRF");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -276,6 +360,7 @@ main (int argc, char **argv)
   g_test_add_func ("/reserve/set", test_set);
   g_test_add_func ("/reserve/blocks", test_blocks);
   g_test_add_func ("/reserve/bounds", test_bounds);
+  g_test_add_func ("/reserve/apply", test_apply);
   g_test_add ("/reserve/load-missing", Tmp, NULL, tmp_setup, test_load_missing, tmp_teardown);
   g_test_add ("/reserve/update", Tmp, NULL, tmp_setup, test_update, tmp_teardown);
   g_test_add ("/reserve/update-damaged", Tmp, NULL, tmp_setup, test_update_damaged, tmp_teardown);
