@@ -304,7 +304,7 @@ pools_openmetrics (VpaFleetStore *store, GPtrArray *pools, const char *only, GEr
       const VpaFleetPool *p = g_ptr_array_index (pools, i);
       vpa_metrics_add_pool (m, p->host, p->vendor_id, p->product_id, p->dev_type, p->numa_node,
                             p->socket, tag_value (p, "physical_network"), p->free, p->held,
-                            p->blocked);
+                            p->blocked, 0);
     }
   for (guint i = 0; i < hosts->len; i++)
     {

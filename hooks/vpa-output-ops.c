@@ -9,6 +9,7 @@
 
 #include "vpa-output.h"
 #include "vpa-pools.h"
+#include "vpa-reserve-apply.h"
 
 /* ------------------------------------------------------------------ */
 /* OpenMetrics                                                         */
@@ -17,8 +18,9 @@
 enum { ST_FREE,
        ST_USED,
        ST_BLOCKED,
+       ST_RESERVED,
        ST_LAST };
-static const char *const state_names[ST_LAST] = { "free", "used", "blocked" };
+static const char *const state_names[ST_LAST] = { "free", "used", "blocked", "reserved" };
 
 typedef struct {
   char *labels; /* the label set without state, already escaped */
@@ -122,7 +124,8 @@ host_labels (const VpaMetrics *m, const char *host)
 void
 vpa_metrics_add_pool (VpaMetrics *m, const char *host, const char *vendor_id,
                       const char *product_id, VpaDevType dev_type, gint numa_node, gint socket,
-                      const char *physnet, guint free, guint used, guint blocked)
+                      const char *physnet, guint free, guint used, guint blocked,
+                      guint reserved)
 {
   GString *s = host_labels (m, host);
   PoolSeries *series;
@@ -145,6 +148,7 @@ vpa_metrics_add_pool (VpaMetrics *m, const char *host, const char *vendor_id,
   series->count[ST_FREE] += free;
   series->count[ST_USED] += used;
   series->count[ST_BLOCKED] += blocked;
+  series->count[ST_RESERVED] += reserved;
 }
 
 /* The family virt_pci_affinity_NAME, created on first use. */
@@ -219,7 +223,8 @@ vpa_metrics_to_string (VpaMetrics *m)
   qsort (keys, n, sizeof keys[0], str_cmp);
   g_string_append (out, "# HELP " VPA_METRIC_POOL_DEVICES
                         " PCI devices of each pool by state (free: assignable, used: held by a "
-                        "domain, blocked: a PF with a held VF or a VF of a held PF).\n"
+                        "domain, blocked: a PF with a held VF or a VF of a held PF, reserved: "
+                        "one-time-use or quarantined until released).\n"
                         "# TYPE " VPA_METRIC_POOL_DEVICES " gauge\n");
   for (guint i = 0; i < n; i++)
     {
@@ -277,7 +282,7 @@ vpa_metrics_add_pools (VpaMetrics *m, const VpaInventory *inv, GArray *pools)
       vpa_metrics_add_pool (m, host, pool->vendor_id, pool->product_id, pool->dev_type,
                             pool->numa_node, pool->socket,
                             tagset_value (inv->config, pool->tagset, "physical_network"),
-                            pool->free, pool->used, pool->blocked);
+                            pool->free, pool->used, pool->blocked, pool->reserved);
     }
 }
 
@@ -302,18 +307,20 @@ blocking_relative (const VpaInventory *inv, guint i)
 {
   const VpaDevice *dev = vpa_host_device (inv->host, i);
 
-  if (dev->parent_index >= 0 && inv->state[dev->parent_index] == VPA_DEV_STATE_HELD)
+  if (dev->parent_index >= 0 && (inv->state[dev->parent_index] == VPA_DEV_STATE_HELD ||
+                                 inv->state[dev->parent_index] == VPA_DEV_STATE_RESERVED))
     return dev->parent_index;
   for (guint v = 0; dev->vf_indices != NULL && v < dev->vf_indices->len; v++)
     {
       guint vf = g_array_index (dev->vf_indices, guint, v);
-      if (inv->state[vf] == VPA_DEV_STATE_HELD)
+      if (inv->state[vf] == VPA_DEV_STATE_HELD || inv->state[vf] == VPA_DEV_STATE_RESERVED)
         return (gint) vf;
     }
   return -1;
 }
 
-/* "free", "used" (held by a domain) or "blocked": the pools' words. */
+/* "free", "used" (held by a domain), "blocked" or "reserved": the pools'
+ * words. */
 static const char *
 state_word (const VpaInventory *inv, guint i)
 {
@@ -323,6 +330,8 @@ state_word (const VpaInventory *inv, guint i)
       return "used";
     case VPA_DEV_STATE_BLOCKED:
       return "blocked";
+    case VPA_DEV_STATE_RESERVED:
+      return "reserved";
     default:
       return "free";
     }
@@ -364,7 +373,10 @@ holder_text (const VpaInventory *inv, guint i)
   if (inv->state[i] == VPA_DEV_STATE_BLOCKED && (r = blocking_relative (inv, i)) >= 0)
     return g_strdup_printf ("%s (%s)",
                             vpa_addr_format (vpa_host_device (inv->host, (guint) r)->addr, buf),
-                            inv->held_by[r] != NULL ? inv->held_by[r] : "?");
+                            inv->held_by[r] != NULL ? inv->held_by[r] : "reserved");
+  /* a reserved device a domain still names: that domain */
+  if (inv->state[i] == VPA_DEV_STATE_RESERVED && inv->held_by[i] != NULL)
+    return g_strdup (inv->held_by[i]);
   return g_strdup ("-");
 }
 
@@ -439,6 +451,28 @@ add_tags (JsonBuilder *b, const VpaConfig *config, gint tagset)
   json_builder_end_object (b);
 }
 
+/* "reservation": what keeps a reserved device (docs/reservations.md), or
+ * null. */
+static void
+add_reservation (JsonBuilder *b, const VpaInventory *inv, guint i)
+{
+  const VpaReservation *r = vpa_reserve_apply_of (inv, i);
+  g_autofree char *since = r != NULL ? vpa_reserve_since_text (r) : NULL;
+
+  json_builder_set_member_name (b, "reservation");
+  if (r == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  add_string_or_null (b, "kind", vpa_reserve_kind_to_string (r->kind));
+  add_string_or_null (b, "since", since);
+  add_string_or_null (b, "domain", r->domain);
+  add_string_or_null (b, "reason", r->reason);
+  json_builder_end_object (b);
+}
+
 static void
 device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
 {
@@ -470,6 +504,7 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
       add_string_or_null (b, "domain", inv->held_by[r]);
       json_builder_end_object (b);
     }
+  add_reservation (b, inv, i);
   json_builder_end_object (b);
 }
 

@@ -28,13 +28,13 @@ VpaMetrics *vpa_metrics_new (gboolean with_host);
 void vpa_metrics_free (VpaMetrics *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaMetrics, vpa_metrics_free)
 
-/* Adds a pool's free/used/blocked counts to the series of its labels;
+/* Adds a pool's free/used/blocked/reserved counts to the series of its labels;
  * pools that differ only in tags other than physical_network add up.
  * numa_node/socket < 0 and physnet NULL are the empty label value. */
 void vpa_metrics_add_pool (VpaMetrics *m, const char *host, const char *vendor_id,
                            const char *product_id, VpaDevType dev_type, gint numa_node,
                            gint socket, const char *physnet, guint free, guint used,
-                           guint blocked);
+                           guint blocked, guint reserved);
 
 /* Sets a host gauge (name without the virt_pci_affinity_ prefix). */
 void vpa_metrics_set_gauge (VpaMetrics *m, const char *host, const char *name, const char *help,

@@ -47,6 +47,18 @@ has "device list: the reason" "$work/out" "QAT firmware hang"
 expect 0 "device list --format json" "$cli" device list --config "$C" --format json
 has "device list --format json: the kind" "$work/out" '"kind": "quarantine"'
 
+expect 0 "pools" "$cli" pools -c "$H" --config "$C" --group-by product
+has "pools: the quarantined QuickAssist counted as reserved, not free" "$work/out" \
+  "4940         1     0     0        0         1"
+expect 0 "pools --format json" "$cli" pools -c "$H" --config "$C" --format json
+has "pools --format json: reserved" "$work/out" '"reserved": 1'
+expect 0 "pools --format openmetrics" "$cli" pools -c "$H" --config "$C" --format openmetrics
+has "pools --format openmetrics: state reserved" "$work/out" \
+  'product_id="4940",dev_type="type-PCI",numa_node="0",socket="0",physical_network="",state="reserved"} 1'
+expect 0 "devices" "$cli" devices -c "$H" --config "$C" --alias QuickAssist
+has "devices: state reserved" "$work/out" "0000:6b:00.0  8086:4940  type-PCI  0     0       -   -     reserved  -"
+expect 0 "devices --format json" "$cli" devices -c "$H" --config "$C" --format json
+has "devices --format json: the reservation's reason" "$work/out" '"reason": "QAT firmware hang"'
 expect 1 "place: no device for QuickAssist while it is quarantined" \
   "$cli" place -c "$H" --config "$C" "$data/domains/demo.xml"
 if [ ! -s "$work/out" ]; then ok "place: nothing on stdout"; else notok "place: nothing on stdout"; fi
