@@ -854,6 +854,9 @@ holder_of (const VpaInventory *inv, guint idx)
   for (guint i = 0; dev->vf_indices != NULL && i < dev->vf_indices->len; i++)
     {
       guint vf = g_array_index (dev->vf_indices, guint, i);
+      if (inv->state[vf] == VPA_DEV_STATE_RESERVED)
+        return g_strdup_printf ("is unusable as a whole PF: its VF %s is reserved",
+                                vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf));
       if (inv->held_by[vf] != NULL)
         return g_strdup_printf ("is unusable as a whole PF: its VF %s is held by domain '%s'",
                                 vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf),
