@@ -62,6 +62,10 @@ has "devices --format json: the reservation's reason" "$work/out" '"reason": "QA
 expect 1 "place: no device for QuickAssist while it is quarantined" \
   "$cli" place -c "$H" --config "$C" "$data/domains/demo.xml"
 if [ ! -s "$work/out" ]; then ok "place: nothing on stdout"; else notok "place: nothing on stdout"; fi
+expect 1 "place --explain: no device for QuickAssist" \
+  "$cli" place --explain -c "$H" --config "$C" "$data/domains/demo.xml"
+has "place --explain: the pool's devices counted as reserved, not blocked" "$work/err" \
+  "pool 8086:4940 type-PCI node 0 socket 0 free 0: 0 free (0 held, 0 blocked, 1 reserved)"
 expect 1 "check: the placed domain's device is reserved" \
   "$cli" check -c "$H" --config "$C" "$work/placed.xml"
 has "check: the report names the reservation" "$work/out" \
