@@ -285,7 +285,7 @@ parse_line (const char *line, const char *path, guint no, GError **error)
   if (!vpa_reserve_kind_from_string (w[1], &r->kind))
     return line_error (error, path, no, line, "expected one-time-use or quarantine");
   if (!g_ascii_string_to_signed (w[2], 10, 0, G_MAXINT64, &r->since, NULL) ||
-      w[2][0] == '+' || (w[2][0] == '0' && w[2][1] != '\0'))
+      !g_ascii_isdigit (w[2][0]) || (w[2][0] == '0' && w[2][1] != '\0'))
     return line_error (error, path, no, line, "not a time in seconds");
   if (r->kind == VPA_RESERVE_QUARANTINE)
     {
