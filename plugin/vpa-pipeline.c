@@ -18,6 +18,7 @@
 #include "vpa-pipeline-distances.h"
 #include "vpa-pipeline-hole64.h"
 #include "vpa-pipeline-topology.h"
+#include "vpa-reserve-apply.h"
 
 void
 vpa_pipeline_guest_from_domain (const VpaDomain *dom, VpaGuestNodes *guest)
@@ -353,6 +354,8 @@ why_move (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaRequest 
   idx = vpa_host_lookup (inv->host, addr);
   if (idx < 0)
     return g_strdup_printf ("%s is not on this host", buf);
+  if (inv->state[idx] == VPA_DEV_STATE_RESERVED)
+    return g_strdup_printf ("%s is reserved", buf);
   if (inv->state[idx] != VPA_DEV_STATE_FREE)
     return g_strdup_printf ("%s is not free", buf);
   if (!vpa_inventory_has (inv, (guint) idx) || !vpa_pipeline_request_matches (inv, (guint) idx, r))
@@ -763,8 +766,8 @@ place_domain (VpaHost *host, GPtrArray *claims, const VpaConfig *config, VpaDoma
     drop_network_requests (requests, dom);
   else if (!vpa_netpool_restrict (requests, dom, nets, error))
     return NULL;
-  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           vpa_claims_filter (claims, dom->name, FALSE), error);
+  inv = vpa_inventory_new_for (g_steal_pointer (&owned), config,
+                               vpa_claims_filter (claims, dom->name, FALSE), dom, error);
   if (inv == NULL)
     return NULL;
   hold_unrequested (inv, dom, requests);
