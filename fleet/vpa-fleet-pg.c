@@ -159,7 +159,7 @@ pg_schema (VpaFleetPg *self, VpaFleetOpenMode mode, GError **error)
   /* Every migration after the store's version, in order. */
   for (gint64 v = version + 1; v <= VPA_FLEET_SCHEMA_VERSION; v++)
     {
-      g_autofree char *step = vpa_fleet_schema_migration (v, PG_ID, PG_TEXT, "");
+      g_autofree char *step = vpa_fleet_schema_migration (v, VPA_FLEET_SQL_PG, PG_ID, PG_TEXT, "");
       if (step == NULL || !pg_exec (self, step, error))
         {
           if (step == NULL)

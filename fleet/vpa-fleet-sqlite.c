@@ -156,7 +156,7 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
   /* Every migration after the store's version, in order. */
   for (gint64 v = version + 1; v <= VPA_FLEET_SCHEMA_VERSION; v++)
     {
-      g_autofree char *step = vpa_fleet_schema_migration (v, "INTEGER PRIMARY KEY", "TEXT",
+      g_autofree char *step = vpa_fleet_schema_migration (v, VPA_FLEET_SQL_SQLITE, "INTEGER PRIMARY KEY", "TEXT",
                                                           " WITHOUT ROWID");
       if (step == NULL || !sql_exec (self, step, error))
         {
