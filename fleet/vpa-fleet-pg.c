@@ -392,7 +392,7 @@ pg_pool_rows (VpaFleetPg *self, const PGresult *res, GHashTable *by_id, GError *
       const char *v[VPA_FLEET_PRESELECT_COLUMNS];
       VpaPool *pool;
 
-      row_texts (res, r, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
+      row_texts (res, r, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : VPA_FLEET_ROWS_POOL_COLUMNS);
       if (by_id != NULL)
         {
           if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))

@@ -436,7 +436,7 @@ sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GHashTable *by_id, G
       const char *v[VPA_FLEET_PRESELECT_COLUMNS];
       VpaPool *pool;
 
-      row_texts (stmt, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
+      row_texts (stmt, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : VPA_FLEET_ROWS_POOL_COLUMNS);
       if (by_id != NULL)
         {
           if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))
