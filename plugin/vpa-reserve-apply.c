@@ -73,9 +73,17 @@ vpa_reserve_apply (VpaInventory *inv, const VpaDomain *viewer)
        * (claims carry names only; the hook compares UUIDs as viewer) */
       if (inv->state[i] == VPA_DEV_STATE_HELD && !vpa_reserve_blocks (r, inv->held_by[i], NULL))
         continue;
-      inv->state[i] = VPA_DEV_STATE_RESERVED;
-      block_relatives (inv, (guint) i);
+      vpa_reserve_apply_one (inv, (guint) i);
     }
+}
+
+void
+vpa_reserve_apply_one (VpaInventory *inv, guint i)
+{
+  g_return_if_fail (inv != NULL && i < inv->host->devices->len);
+
+  inv->state[i] = VPA_DEV_STATE_RESERVED;
+  block_relatives (inv, i);
 }
 
 const VpaReservation *

@@ -32,6 +32,11 @@ gboolean vpa_reserve_apply_load (VpaConfig *config, GError **error);
  * devices that it still names (its hostdevs) stay free for it. */
 void vpa_reserve_apply (VpaInventory *inv, const VpaDomain *viewer);
 
+/* Makes device i reserved as a reservation does (its free relatives
+ * blocked): for an inventory whose reservations are known otherwise
+ * (the fleet's rows). */
+void vpa_reserve_apply_one (VpaInventory *inv, guint i);
+
 /* The reservation that makes device i reserved, or NULL. */
 const VpaReservation *vpa_reserve_apply_of (const VpaInventory *inv, guint i);
 
