@@ -159,7 +159,7 @@ pg_schema (VpaFleetPg *self, VpaFleetOpenMode mode, GError **error)
   /* Every migration after the store's version, in order. */
   for (gint64 v = version + 1; v <= VPA_FLEET_SCHEMA_VERSION; v++)
     {
-      g_autofree char *step = vpa_fleet_schema_migration (v, PG_ID, PG_TEXT, "");
+      g_autofree char *step = vpa_fleet_schema_migration (v, VPA_FLEET_SQL_PG, PG_ID, PG_TEXT, "");
       if (step == NULL || !pg_exec (self, step, error))
         {
           if (step == NULL)
@@ -392,7 +392,7 @@ pg_pool_rows (VpaFleetPg *self, const PGresult *res, GHashTable *by_id, GError *
       const char *v[VPA_FLEET_PRESELECT_COLUMNS];
       VpaPool *pool;
 
-      row_texts (res, r, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
+      row_texts (res, r, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : VPA_FLEET_ROWS_POOL_COLUMNS);
       if (by_id != NULL)
         {
           if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))

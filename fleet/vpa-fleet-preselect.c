@@ -177,7 +177,7 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
   /* Each host's sums over its pools; a host short of a request keeps one
    * row, which carries only that. */
   g_string_append (out, "SELECT host_id, vendor_id, product_id, dev_type, numa_node, NULL,"
-                        " tagset, tags, tags_max, n, n, 0, 0, first_addr, pcie_root, pcie_port,"
+                        " tagset, tags, tags_max, n, n, 0, 0, 0, first_addr, pcie_root, pcie_port,"
                         " ruled, ruled_free FROM (SELECT p.*, ");
   append_ruled_out (out, query);
   g_string_append_printf (out, ", ROW_NUMBER () OVER w AS nth FROM (%s) AS p"
@@ -196,17 +196,19 @@ vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, GHashTable *ta
   guint64 which, free;
   VpaFleetHost *host;
 
-  if (v[16] == NULL)
+  if (v[VPA_FLEET_ROWS_POOL_COLUMNS] == NULL)
     {
       if ((pool = vpa_fleet_rows_pool (v, tagsets, uri, error)) == NULL)
         return FALSE;
       g_ptr_array_add (pools, pool);
       return TRUE;
     }
-  if (v[0] == NULL || v[17] == NULL ||
+  if (v[0] == NULL || v[VPA_FLEET_ROWS_POOL_COLUMNS + 1] == NULL ||
       !g_ascii_string_to_signed (v[0], 10, G_MININT64, G_MAXINT64, &id, NULL) ||
-      !g_ascii_string_to_unsigned (v[16], 10, 1, G_MAXUINT, &which, NULL) ||
-      !g_ascii_string_to_unsigned (v[17], 10, 0, G_MAXUINT, &free, NULL))
+      !g_ascii_string_to_unsigned (v[VPA_FLEET_ROWS_POOL_COLUMNS], 10, 1, G_MAXUINT, &which,
+                                   NULL) ||
+      !g_ascii_string_to_unsigned (v[VPA_FLEET_ROWS_POOL_COLUMNS + 1], 10, 0, G_MAXUINT, &free,
+                                   NULL))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                    "store '%s': malformed pre-selection row", uri);

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "vpa-fleet-filter.h"
+#include "vpa-fleet-rows.h"
 #include "vpa-fleet-store.h"
 
 G_BEGIN_DECLS
@@ -27,7 +28,7 @@ char *vpa_fleet_preselect_match_sql (const VpaRequest *req);
  * pools. VPA_FLEET_PRESELECT_COLUMNS columns: the pool's, then the
  * request (1 + its index) and the count, NULL for a pool. */
 char *vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts);
-#define VPA_FLEET_PRESELECT_COLUMNS 18
+#define VPA_FLEET_PRESELECT_COLUMNS (VPA_FLEET_ROWS_POOL_COLUMNS + 2)
 
 /* One row of it: a pool appended to pools (its host column the host's
  * id, as vpa_fleet_rows_attach_pools takes them), or the host marked

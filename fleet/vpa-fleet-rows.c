@@ -6,6 +6,7 @@
  */
 #include "vpa-fleet-rows.h"
 #include "vpa-pcie.h"
+#include "vpa-reserve-apply.h"
 
 #include <string.h>
 
@@ -100,6 +101,7 @@ vpa_fleet_rows_inventory (const VpaFleetHost *host, const VpaConfig *config, GEr
 {
   g_autoptr (VpaHost) h = vpa_host_new (host->name);
   g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+  VpaInventory *inv;
 
   for (guint i = 0; i < host->cells->len; i++)
     {
@@ -148,12 +150,23 @@ vpa_fleet_rows_inventory (const VpaFleetHost *host, const VpaConfig *config, GEr
       g_prefix_error (error, "host '%s': ", host->name);
       return NULL;
     }
-  return vpa_inventory_new (g_steal_pointer (&h), config, g_steal_pointer (&claims), error);
+  inv = vpa_inventory_new (g_steal_pointer (&h), config, g_steal_pointer (&claims), error);
+  /* A reserved device is never handed out; one its domain still names
+   * is held already (its row has held_by). */
+  for (guint r = 0; inv != NULL && host->reserved != NULL && r < host->reserved->len; r++)
+    {
+      gint i = vpa_host_lookup (inv->host, g_array_index (host->reserved, VpaAddr, r));
+
+      if (i >= 0 && inv->state[i] != VPA_DEV_STATE_HELD)
+        vpa_reserve_apply_one (inv, (guint) i);
+    }
+  return inv;
 }
 
 /* The columns both pool queries return, decoded by vpa_fleet_rows_pool:
  * host, vendor_id, product_id, dev_type, numa_node, socket, tagset,
- * tags (min), tags (max), total, free, held, blocked, first_addr. */
+ * tags (min), tags (max), total, free, held, blocked, reserved, first_addr,
+ * pcie_root, pcie_port (VPA_FLEET_ROWS_POOL_COLUMNS). */
 #define POOL_GROUP_COLUMNS \
   "host_id, vendor_id, product_id, dev_type, numa_node, tagset"
 
@@ -163,21 +176,22 @@ vpa_fleet_rows_pools_sql (gboolean one_host)
   /* The seed design's GROUP BY with what Nova's pools need (dev_type,
    * tags, NULL NUMA as its own group, state), joined to the host's cells
    * for the socket. MIN/MAX of tags detect a tagset key collision. */
-#define POOLS_SQL(where)                                                             \
-  "SELECT h.name, p.vendor_id, p.product_id, p.dev_type, p.numa_node, c.socket,"     \
-  " p.tagset, p.tags, p.tags_max, p.total, p.free, p.held, p.blocked, p.first_addr," \
-  " p.pcie_root, p.pcie_port"                                                        \
-  " FROM (SELECT " POOL_GROUP_COLUMNS ","                                            \
-  "  MIN(tags) AS tags, MAX(tags) AS tags_max, COUNT(*) AS total,"                   \
-  "  SUM(CASE WHEN state = 'free' THEN 1 ELSE 0 END) AS free,"                       \
-  "  SUM(CASE WHEN state = 'held' THEN 1 ELSE 0 END) AS held,"                       \
-  "  SUM(CASE WHEN state = 'blocked' THEN 1 ELSE 0 END) AS blocked,"                 \
-  "  MIN(address) AS first_addr, NULL AS pcie_root, NULL AS pcie_port"               \
-  "  FROM devices" where                                                             \
-  "  GROUP BY " POOL_GROUP_COLUMNS ") AS p"                                          \
-  " JOIN hosts AS h ON h.id = p.host_id"                                             \
-  " LEFT JOIN host_cells AS c ON c.host_id = p.host_id AND c.node = p.numa_node"     \
-  " ORDER BY h.name, p.vendor_id, p.product_id, p.dev_type,"                         \
+#define POOLS_SQL(where)                                                           \
+  "SELECT h.name, p.vendor_id, p.product_id, p.dev_type, p.numa_node, c.socket,"   \
+  " p.tagset, p.tags, p.tags_max, p.total, p.free, p.held, p.blocked, p.reserved," \
+  " p.first_addr, p.pcie_root, p.pcie_port"                                        \
+  " FROM (SELECT " POOL_GROUP_COLUMNS ","                                          \
+  "  MIN(tags) AS tags, MAX(tags) AS tags_max, COUNT(*) AS total,"                 \
+  "  SUM(CASE WHEN state = 'free' THEN 1 ELSE 0 END) AS free,"                     \
+  "  SUM(CASE WHEN state = 'held' THEN 1 ELSE 0 END) AS held,"                     \
+  "  SUM(CASE WHEN state = 'blocked' THEN 1 ELSE 0 END) AS blocked,"               \
+  "  SUM(CASE WHEN state = 'reserved' THEN 1 ELSE 0 END) AS reserved,"             \
+  "  MIN(address) AS first_addr, NULL AS pcie_root, NULL AS pcie_port"             \
+  "  FROM devices" where                                                           \
+  "  GROUP BY " POOL_GROUP_COLUMNS ") AS p"                                        \
+  " JOIN hosts AS h ON h.id = p.host_id"                                           \
+  " LEFT JOIN host_cells AS c ON c.host_id = p.host_id AND c.node = p.numa_node"   \
+  " ORDER BY h.name, p.vendor_id, p.product_id, p.dev_type,"                       \
   "  p.numa_node IS NULL, p.numa_node, p.tags"
 
   return one_host ? POOLS_SQL (" WHERE host_id = $1") : POOLS_SQL ("");
@@ -190,7 +204,7 @@ vpa_fleet_rows_free_pools_sql (void)
   /* Nova's pools hold only available devices; the host (its id here)
    * and socket are resolved by the caller from the hosts it loaded. */
   return "SELECT host_id, vendor_id, product_id, dev_type, numa_node, NULL,"
-         " tagset, MIN(tags), MAX(tags), COUNT(*), COUNT(*), 0, 0, MIN(address),"
+         " tagset, MIN(tags), MAX(tags), COUNT(*), COUNT(*), 0, 0, 0, MIN(address),"
          " pcie_root, pcie_port"
          " FROM devices WHERE state = 'free'"
          " GROUP BY " POOL_GROUP_COLUMNS ", pcie_root, pcie_port";
@@ -222,7 +236,7 @@ vpa_fleet_rows_pool (const char *const *v, GHashTable *tagsets, const char *uri,
                      GError **error)
 {
   g_autoptr (VpaPool) pool = vpa_pool_new ();
-  gint64 n[4], numa = VPA_NUMA_NONE, socket = VPA_SOCKET_NONE, key;
+  gint64 n[5], numa = VPA_NUMA_NONE, socket = VPA_SOCKET_NONE, key;
 
   pool->keys = VPA_POOL_KEYS_FLEET;
   pool->host = g_strdup (v[0]);
@@ -233,13 +247,13 @@ vpa_fleet_rows_pool (const char *const *v, GHashTable *tagsets, const char *uri,
       (v[5] != NULL && !parse_int64 (v[5], &socket)) || !parse_int64 (v[6], &key) ||
       v[7] == NULL || !parse_int64 (v[9], &n[0]) || !parse_int64 (v[10], &n[1]) ||
       !parse_int64 (v[11], &n[2]) || !parse_int64 (v[12], &n[3]) ||
-      !vpa_addr_parse (v[13], &pool->first_addr) ||
-      (v[14] != NULL && !vpa_pcie_root_parse (v[14], &pool->pcie_root)) ||
-      (v[15] != NULL && !vpa_addr_parse (v[15], &pool->pcie_port)))
+      !parse_int64 (v[13], &n[4]) || !vpa_addr_parse (v[14], &pool->first_addr) ||
+      (v[15] != NULL && !vpa_pcie_root_parse (v[15], &pool->pcie_root)) ||
+      (v[16] != NULL && !vpa_addr_parse (v[16], &pool->pcie_port)))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                    "store '%s': host '%s': malformed device row (dev_type '%s', address '%s')",
-                   uri, v[0], v[3] != NULL ? v[3] : "", v[13] != NULL ? v[13] : "");
+                   uri, v[0], v[3] != NULL ? v[3] : "", v[14] != NULL ? v[14] : "");
       return NULL;
     }
   if (g_strcmp0 (v[7], v[8]) != 0)
@@ -256,6 +270,7 @@ vpa_fleet_rows_pool (const char *const *v, GHashTable *tagsets, const char *uri,
   pool->free = (guint) n[1];
   pool->used = (guint) n[2];
   pool->blocked = (guint) n[3];
+  pool->reserved = (guint) n[4];
   return g_steal_pointer (&pool);
 }
 
@@ -338,6 +353,7 @@ vpa_fleet_rows_init_capacity (GPtrArray *hosts)
       host->devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_free);
       host->bridges = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_device_free);
       host->claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
+      host->reserved = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
     }
 }
 
@@ -441,6 +457,8 @@ vpa_fleet_rows_add_device (GHashTable *by_id, const char *const *v)
   dev->netdev = g_strdup (v[7]);
   if (v[8] != NULL)
     g_ptr_array_add (host->claims, vpa_claim_new (v[8], dev->addr, TRUE));
+  if (g_strcmp0 (v[12], "reserved") == 0 && host->reserved != NULL)
+    g_array_append_val (host->reserved, dev->addr);
   g_ptr_array_add (host->devices, g_steal_pointer (&dev));
   return TRUE;
 }

@@ -15,6 +15,7 @@ G_BEGIN_DECLS
  * vpa_fleet_rows_pool() decodes, as text. */
 const char *vpa_fleet_rows_pools_sql (gboolean one_host);
 const char *vpa_fleet_rows_free_pools_sql (void);
+#define VPA_FLEET_ROWS_POOL_COLUMNS 17
 /* The tag sets of the pools one query reads back: each canonical string
  * parsed once (vpa_fleet_rows_pool's tagsets). */
 GHashTable *vpa_fleet_rows_tagsets_new (void);
@@ -33,19 +34,22 @@ gboolean vpa_fleet_rows_add_claim (GHashTable *by_id, const char *const *values)
 #define VPA_FLEET_ROWS_SQL_CLAIMS "SELECT host_id, domain, running, dedicated, memory" \
                                   " FROM host_numa_claims ORDER BY host_id, domain"
 /* Row host_id, address, vendor_id, product_id, dev_type, numa_node,
- * parent_addr, netdev, held_by, pcie_root, pcie_port, pcie_switch. */
+ * parent_addr, netdev, held_by, pcie_root, pcie_port, pcie_switch,
+ * state. */
 gboolean vpa_fleet_rows_add_device (GHashTable *by_id, const char *const *values);
 #define VPA_FLEET_ROWS_SQL_DEVICES "SELECT host_id, address, vendor_id, product_id, dev_type,"       \
                                    " numa_node, parent_addr, netdev, held_by, pcie_root, pcie_port," \
-                                   " pcie_switch FROM devices ORDER BY host_id, address"
-#define VPA_FLEET_ROWS_SQL_DEVICES_COLUMNS 12
+                                   " pcie_switch, state FROM devices ORDER BY host_id, address"
+#define VPA_FLEET_ROWS_SQL_DEVICES_COLUMNS 13
 /* Gives every host empty devices and claims arrays (before the rows). */
 void vpa_fleet_rows_init_capacity (GPtrArray *hosts);
 /* Moves the free pools (host column = host id) into their hosts. */
 gboolean vpa_fleet_rows_attach_pools (GPtrArray *hosts, GPtrArray *pools);
 
 /* The host as place would see it: its cells with their capacity, its
- * devices and claims, under config's device specs. */
+ * devices and claims, its reserved rows reserved, under config's device
+ * specs (config's own reservations, of the host that reads the store,
+ * must be none). */
 VpaInventory *vpa_fleet_rows_inventory (const VpaFleetHost *host, const VpaConfig *config,
                                         GError **error);
 

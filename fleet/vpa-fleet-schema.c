@@ -72,9 +72,63 @@ schema_upgrade_1_2 (void)
          "ALTER TABLE devices ADD COLUMN pcie_switch TEXT;";
 }
 
+/* The devices table named name, its state one of states (an SQL list). */
+static char *
+devices_table_sql (const char *name, const char *text_type, const char *table_options,
+                   const char *states)
+{
+  return g_strdup_printf (
+    "CREATE TABLE %1$s ("
+    " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+    " address %2$s NOT NULL,"
+    " vendor_id %2$s NOT NULL, product_id %2$s NOT NULL,"
+    " dev_type %2$s NOT NULL CHECK (dev_type IN ('type-PCI', 'type-PF', 'type-VF')),"
+    " numa_node INTEGER, parent_addr %2$s,"
+    " tags %2$s NOT NULL, tagset BIGINT NOT NULL,"
+    " netdev %2$s, held_by %2$s,"
+    " state %2$s NOT NULL CHECK (state IN (%4$s)),"
+    " pcie_root %2$s, pcie_port %2$s, pcie_switch %2$s,"
+    " PRIMARY KEY (host_id, address))%3$s;",
+    name, text_type, table_options, states);
+}
+
+/* The GROUP BY's columns in its order: pools come from an index scan
+ * without a sort, and per-host deletes use the primary key. */
+#define DEVICES_POOLS_INDEX               \
+  "CREATE INDEX devices_pools ON devices" \
+  " (host_id, vendor_id, product_id, dev_type, numa_node, tagset, state);"
+
+/* The states of a device row from version 4 on (before: no 'reserved'). */
+#define DEVICE_STATES "'free', 'held', 'blocked', 'reserved'"
+
+/* Version 4: devices in state 'reserved' (docs/reservations.md). A
+ * CHECK constraint is dropped and added again on PostgreSQL (named by
+ * its table and column); SQLite cannot alter one, so the table is
+ * rebuilt with the same columns in the same order (the copy refuses a
+ * table that has others) within the migration's transaction. */
+static char *
+schema_upgrade_reserved (VpaFleetSqlDialect dialect, const char *text_type,
+                         const char *table_options)
+{
+  g_autofree char *rebuilt = NULL;
+
+  if (dialect == VPA_FLEET_SQL_PG)
+    return g_strdup ("ALTER TABLE devices DROP CONSTRAINT devices_state_check,"
+                     " ADD CONSTRAINT devices_state_check CHECK (state IN (" DEVICE_STATES "));");
+  rebuilt = devices_table_sql ("devices_new", text_type, table_options, DEVICE_STATES);
+  return g_strconcat (rebuilt,
+                      "INSERT INTO devices_new SELECT * FROM devices;"
+                      "DROP TABLE devices;"
+                      "ALTER TABLE devices_new RENAME TO devices;" DEVICES_POOLS_INDEX,
+                      NULL);
+}
+
 char *
 vpa_fleet_schema_sql (const char *id_type, const char *text_type, const char *table_options)
 {
+  g_autofree char *devices = devices_table_sql ("devices", text_type, table_options,
+                                                "'free', 'held', 'blocked'");
+
   return g_strdup_printf (
     "CREATE TABLE schema_version ("
     " application %2$s NOT NULL, version INTEGER NOT NULL, applied_at %2$s NOT NULL);"
@@ -85,29 +139,15 @@ vpa_fleet_schema_sql (const char *id_type, const char *text_type, const char *ta
     " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
     " node INTEGER NOT NULL, socket INTEGER,"
     " PRIMARY KEY (host_id, node))%3$s;"
-    "CREATE TABLE devices ("
-    " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
-    " address %2$s NOT NULL,"
-    " vendor_id %2$s NOT NULL, product_id %2$s NOT NULL,"
-    " dev_type %2$s NOT NULL CHECK (dev_type IN ('type-PCI', 'type-PF', 'type-VF')),"
-    " numa_node INTEGER, parent_addr %2$s,"
-    " tags %2$s NOT NULL, tagset BIGINT NOT NULL,"
-    " netdev %2$s, held_by %2$s,"
-    " state %2$s NOT NULL CHECK (state IN ('free', 'held', 'blocked')),"
-    " pcie_root %2$s, pcie_port %2$s, pcie_switch %2$s,"
-    " PRIMARY KEY (host_id, address))%3$s;"
-    /* The GROUP BY's columns in its order: pools come from an index
-     * scan without a sort, and per-host deletes use the primary key. */
-    "CREATE INDEX devices_pools ON devices"
-    " (host_id, vendor_id, product_id, dev_type, numa_node, tagset, state);",
-    id_type, text_type, table_options);
+    "%4$s%5$s",
+    id_type, text_type, table_options, devices, DEVICES_POOLS_INDEX);
 }
 
 /* vpa_fleet_schema_sql creates version 2; each later version is one
  * script, and version 2 is also reached from 1 by its upgrade. */
 char *
-vpa_fleet_schema_migration (gint64 version, const char *id_type, const char *text_type,
-                            const char *table_options)
+vpa_fleet_schema_migration (gint64 version, VpaFleetSqlDialect dialect, const char *id_type,
+                            const char *text_type, const char *table_options)
 {
   (void) id_type;
   switch (version)
@@ -128,6 +168,8 @@ vpa_fleet_schema_migration (gint64 version, const char *id_type, const char *tex
         " dedicated %1$s NOT NULL, memory %1$s NOT NULL,"
         " PRIMARY KEY (host_id, domain))%2$s;",
         text_type, table_options);
+    case 4:
+      return schema_upgrade_reserved (dialect, text_type, table_options);
     default:
       return NULL;
     }

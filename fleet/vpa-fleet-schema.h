@@ -11,9 +11,9 @@ G_BEGIN_DECLS
 
 /* 1: devices, cells, traits. 2: devices.pcie_root, pcie_port,
  * pcie_switch. 3: per-node capacity (cells gain memory, CPUs, pages,
- * distances) and the CPU/memory claims of domains. Older stores are
- * migrated by the next sync. */
-#define VPA_FLEET_SCHEMA_VERSION 3
+ * distances) and the CPU/memory claims of domains. 4: devices.state
+ * 'reserved'. Older stores are migrated by the next sync. */
+#define VPA_FLEET_SCHEMA_VERSION 4
 /* Written into schema_version.application, so that a database another
  * program versions with a table of the same name is refused. */
 #define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
@@ -28,10 +28,17 @@ gboolean vpa_fleet_schema_check (const char *uri, const char *application,
                                  gint64 version, gboolean has_tables,
                                  VpaFleetOpenMode mode, gboolean *create,
                                  gboolean *upgrade, GError **error);
+/* The SQL a migration is written in: SQLite cannot alter a constraint. */
+typedef enum {
+  VPA_FLEET_SQL_SQLITE,
+  VPA_FLEET_SQL_PG,
+} VpaFleetSqlDialect;
+
 /* The script taking the schema from version - 1 to version (2 ..
  * VPA_FLEET_SCHEMA_VERSION; vpa_fleet_schema_sql creates version 2),
  * without the schema_version row. */
-char *vpa_fleet_schema_migration (gint64 version, const char *id_type, const char *text_type,
+char *vpa_fleet_schema_migration (gint64 version, VpaFleetSqlDialect dialect,
+                                  const char *id_type, const char *text_type,
                                   const char *table_options);
 /* The schema of version 2 as one script (then vpa_fleet_schema_migration). */
 char *vpa_fleet_schema_sql (const char *id_type, const char *text_type,

@@ -156,7 +156,7 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
   /* Every migration after the store's version, in order. */
   for (gint64 v = version + 1; v <= VPA_FLEET_SCHEMA_VERSION; v++)
     {
-      g_autofree char *step = vpa_fleet_schema_migration (v, "INTEGER PRIMARY KEY", "TEXT",
+      g_autofree char *step = vpa_fleet_schema_migration (v, VPA_FLEET_SQL_SQLITE, "INTEGER PRIMARY KEY", "TEXT",
                                                           " WITHOUT ROWID");
       if (step == NULL || !sql_exec (self, step, error))
         {
@@ -436,7 +436,7 @@ sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GHashTable *by_id, G
       const char *v[VPA_FLEET_PRESELECT_COLUMNS];
       VpaPool *pool;
 
-      row_texts (stmt, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : 16);
+      row_texts (stmt, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : VPA_FLEET_ROWS_POOL_COLUMNS);
       if (by_id != NULL)
         {
           if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))

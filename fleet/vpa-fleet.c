@@ -399,6 +399,8 @@ vpa_fleet_host_free (VpaFleetHost *host)
     g_ptr_array_unref (host->bridges);
   if (host->claims != NULL)
     g_ptr_array_unref (host->claims);
+  if (host->reserved != NULL)
+    g_array_unref (host->reserved);
   g_free (host);
 }
 

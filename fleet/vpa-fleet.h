@@ -128,6 +128,7 @@ typedef struct {
   GPtrArray *bridges; /* VpaDevice*: the root ports and switches above
                        * them (their PCIe tree, rebuilt from the rows) */
   GPtrArray *claims;  /* VpaClaim*: device holds and CPU/memory claims */
+  GArray *reserved;   /* VpaAddr of its rows in state reserved */
   /* Pre-selection (vpa-fleet-preselect.h): 1 + the index of the first
    * request the host has too few free devices of, by SQL's count, or 0;
    * its rows were then not read back. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-cli-common.h"
+#include "vpa-reserve-apply.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -67,7 +68,13 @@ vpa_cli_inventory_uri (const VpaCliCommon *common)
 VpaConfig *
 vpa_cli_load_config (const VpaCliCommon *common, GError **error)
 {
-  return vpa_config_lookup (common->config_path, TRUE, error);
+  g_autoptr (VpaConfig) config = vpa_config_lookup (common->config_path, TRUE, error);
+
+  /* with the reservations: a command that cannot read them stops rather
+   * than hand out a reserved device (docs/reservations.md) */
+  if (config == NULL || !vpa_reserve_apply_load (config, error))
+    return NULL;
+  return g_steal_pointer (&config);
 }
 
 gboolean

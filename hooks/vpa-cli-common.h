@@ -35,7 +35,8 @@ const char *vpa_cli_connect_uri (const VpaCliCommon *common);
 const char *vpa_cli_inventory_uri (const VpaCliCommon *common);
 
 /* --config, else $VPA_CONFIG, else the installed file when it exists,
- * else the built-in defaults. */
+ * else the built-in defaults; with the reservations of its [hook]
+ * state-dir (vpa_reserve_apply_load: an error when they cannot be read). */
 VpaConfig *vpa_cli_load_config (const VpaCliCommon *common, GError **error);
 
 /* --format: text (the default) or json. */

@@ -381,7 +381,9 @@ cmd_filter (FleetCli *cli, GError **error)
                    "--max-age '%" G_GINT64_FORMAT "': expected seconds, 0 or more", cli->max_age);
       return FALSE;
     }
-  if ((config = vpa_cli_load_config (&cli->common, error)) == NULL ||
+  /* Without this host's reservations: the store's rows say which
+   * devices of each host are reserved. */
+  if ((config = vpa_config_lookup (cli->common.config_path, TRUE, error)) == NULL ||
       !read_domain (cli->common.args[0], &buf, &len, error) ||
       (dom = vpa_pipeline_parse (buf, len, cli->common.args[0], error)) == NULL ||
       (bind = vpa_bind_nodes (dom, NULL, error)) == NULL ||

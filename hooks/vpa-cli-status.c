@@ -16,6 +16,7 @@
 #include "vpa-config-lint.h"
 #include "vpa-config.h"
 #include "vpa-output-verdicts.h"
+#include "vpa-reserve.h"
 #include "vpa-source.h"
 #include "vpa-verdict.h"
 
@@ -320,6 +321,39 @@ check_verdicts (Status *s, const VpaConfig *config)
   say_ok (s, "verdicts", "%s", text);
 }
 
+/* The reservations (docs/reservations.md): a file that cannot be read
+ * stops every start with a PCI device and every command that hands one
+ * out, so it is a fault here too. */
+static void
+check_reservations (Status *s, const VpaConfig *config)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaReserveSet) set = vpa_reserve_set_load (config->hook_state_dir, &error);
+  guint n_quarantined = 0;
+
+  if (set == NULL)
+    {
+      say_fix (s, "reservations", "%s: until it reads, the hook refuses every domain with a PCI "
+                                  "device and no command hands one out; move it aside (its "
+                                  "reservations are then forgotten) and quarantine the failing "
+                                  "devices again",
+               error->message);
+      return;
+    }
+  if (set->items->len == 0)
+    {
+      say_ok (s, "reservations", "no device reserved (%s)", set->path);
+      return;
+    }
+  for (guint i = 0; i < set->items->len; i++)
+    if (((const VpaReservation *) g_ptr_array_index (set->items, i))->kind ==
+        VPA_RESERVE_QUARANTINE)
+      n_quarantined++;
+  say_ok (s, "reservations", "%u reservation(s), %u one-time-use and %u quarantine (%s): "
+                             "virt-pci-affinity device list",
+          set->items->len, set->items->len - n_quarantined, n_quarantined, set->path);
+}
+
 guint
 vpa_cli_status_run (const VpaCliStatus *st)
 {
@@ -332,6 +366,7 @@ vpa_cli_status_run (const VpaCliStatus *st)
   if (config != NULL)
     {
       check_inventory (&s, config);
+      check_reservations (&s, config);
       say_ok (&s, "mode", "%s",
               config->hook_audit ? "audit: nothing is refused; what would be is logged and counted"
                                  : "enforce");

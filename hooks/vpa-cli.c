@@ -16,6 +16,7 @@
 #include "vpa-inventory.h"
 #include "vpa-cli-status.h"
 #include "vpa-cli-request.h"
+#include "vpa-cli-device.h"
 #include "vpa-output-discovery.h"
 #include "vpa-output-verdicts.h"
 #include "vpa-output.h"
@@ -115,6 +116,8 @@ usage (FILE *f)
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (f, "  %-9s %-20s %s\n", commands[i].name, commands[i].args, commands[i].summary);
   fprintf (f, "  %-9s %-20s %s\n", "fleet", "sync|pools|filter", "pools and filters of many hosts");
+  fprintf (f, "  %-9s %-20s %s\n", "device", "list|release|quarantine",
+           "reserved devices: one-time-use, quarantined");
   fprintf (f, "\nCommon options: -c/--connect URI, --inventory SOURCE, --config FILE.\n"
               "Run 'virt-pci-affinity COMMAND --help' for a command's options.\n");
 }
@@ -305,6 +308,8 @@ main (int argc, char **argv)
     }
   if (strcmp (argv[1], "fleet") == 0)
     return run_fleet (argc - 1, argv + 1);
+  if (strcmp (argv[1], "device") == 0)
+    return vpa_cli_device_run (argc - 1, argv + 1);
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       return run_command (&commands[i], argc - 1, argv + 1);

@@ -20,6 +20,7 @@
 #include "vpa-hook-verdict.h"
 #include "vpa-pcie.h"
 #include "vpa-pipeline.h"
+#include "vpa-reserve-apply.h"
 #include "vpa-source.h"
 #include "vpa-statedirs.h"
 #include "vpa-sysfs.h"
@@ -78,10 +79,11 @@ load_config (GError **error)
   return vpa_config_lookup (NULL, vpa_hook_env_allowed (), error);
 }
 
-/* The domain's devices and their PFs from sysfs; with extra (may be NULL)
- * added to the addresses read. */
+/* The domain's devices and their PFs from sysfs; with extra (VpaAddr,
+ * may be NULL) added to the addresses read. */
 static VpaHost *
-load_domain_devices (const char *root, const VpaDomain *dom, GPtrArray *extra, GError **error)
+load_domain_devices (const char *root, const VpaDomain *dom, const GArray *extra,
+                     GError **error)
 {
   g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
 
@@ -91,10 +93,36 @@ load_domain_devices (const char *root, const VpaDomain *dom, GPtrArray *extra, G
       if (hd->addr != VPA_ADDR_NONE)
         g_array_append_val (addrs, hd->addr);
     }
-  for (guint i = 0; extra != NULL && i < extra->len; i++)
-    g_array_append_val (addrs, ((const VpaClaim *) g_ptr_array_index (extra, i))->addr);
+  if (extra != NULL)
+    g_array_append_vals (addrs, extra->data, extra->len);
   return vpa_sysfs_load_devices (root, (const VpaAddr *) (gpointer) addrs->data, addrs->len,
                                  error);
+}
+
+/* A domain holding a whole PF (holds_pf) needs the VFs of it that another
+ * domain holds (claims) or that a reservation keeps: either makes the PF
+ * unusable (docs/reservations.md). *h, read without them, is read again
+ * with them when there are any; addrs are check_addrs()'s. */
+static gboolean
+load_blocking_vfs (const char *root, const VpaConfig *config, const VpaDomain *dom,
+                   gboolean holds_pf, const GArray *addrs, const GPtrArray *claims, VpaHost **h,
+                   GError **error)
+{
+  g_autoptr (GArray) extra = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+
+  for (guint i = 0; holds_pf && i < claims->len; i++)
+    g_array_append_val (extra, ((const VpaClaim *) g_ptr_array_index (claims, i))->addr);
+  for (guint i = 0; holds_pf && i < addrs->len; i++)
+    {
+      VpaAddr a = g_array_index (addrs, VpaAddr, i);
+      if (vpa_reserve_set_find (config->reservations, a) != NULL && vpa_host_lookup (*h, a) < 0)
+        g_array_append_val (extra, a);
+    }
+  if (extra->len == 0)
+    return TRUE;
+  g_clear_pointer (h, vpa_host_free);
+  *h = load_domain_devices (root, dom, extra, error);
+  return *h != NULL;
 }
 
 /* The addresses whose holders a check needs: every device of h (the
@@ -157,8 +185,9 @@ add_source_claims (GPtrArray *claims, const VpaHost *h, const char *guest)
  * claims are those of the running domains that may hold one of them or
  * a VF of a PF it holds whole (vpa_hook_claims): on a host where they
  * are bound to host drivers, no state file is read at all. Only a domain
- * holding a whole PF then also reads the held devices, to find held VFs
- * of that PF. A placement reads every device and every claim. */
+ * holding a whole PF then also reads the held and the reserved devices,
+ * to find such VFs of that PF. A placement reads every device and every
+ * claim. */
 static gboolean
 load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray **claims,
            GPtrArray *skipped, GError **error)
@@ -186,11 +215,9 @@ load_host (const HookRun *run, const VpaDomain *dom, VpaHost **host, GPtrArray *
        * every state file. */
       q.nodes = dom->placed_cells->len > 0;
       c = vpa_hook_claims (&q, error);
-      if (c != NULL && holds_pf && c->len > 0)
-        {
-          g_clear_pointer (&h, vpa_host_free);
-          h = load_domain_devices (q.sysfs_root, dom, c, error);
-        }
+      if (c != NULL &&
+          !load_blocking_vfs (q.sysfs_root, run->config, dom, holds_pf, addrs, c, &h, error))
+        return FALSE;
     }
   else
     {
@@ -310,8 +337,23 @@ unplaced_hint (const VpaDomain *dom, VpaVerdictReason reason, const char *failur
                           quoted, failures);
 }
 
+/* After a prepare that lets the domain start: its one-time-use devices
+ * (otu, NULL outside prepare) are recorded (docs/reservations.md); a
+ * record that cannot be written fails the start like any check. */
+static int
+record_one_time_use (const HookRun *run, const VpaDomain *dom, const GArray *otu)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (otu == NULL || vpa_reserve_apply_record (run->config, dom, otu,
+                                               g_get_real_time () / G_USEC_PER_SEC, &error))
+    return 0;
+  return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
+}
+
 /* prepare begin / start begin: refuse a domain whose devices break their
- * policy, are not on this host, or that another running domain holds. */
+ * policy, are not on this host, are reserved, or that another running
+ * domain holds. */
 static int
 hook_check (HookRun *run)
 {
@@ -323,8 +365,10 @@ hook_check (HookRun *run)
   g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *failures = NULL;
   g_autofree char *hinted = NULL;
+  g_autoptr (GArray) otu = NULL;
   VpaVerdictReason reason = VPA_VERDICT_REASON_INPUT;
   gboolean ok = FALSE;
+  int rc;
 
   dom = vpa_pipeline_parse (run->xml, run->len, "stdin", &error);
   if (dom == NULL)
@@ -341,7 +385,12 @@ hook_check (HookRun *run)
   if (!dom->has_affinity && dom->hostdevs->len == 0)
     return 0;
 
-  if (!load_host (run, dom, &host, &claims, skipped, &error))
+  /* a device whose reservation cannot be checked is not handed out */
+  if (!vpa_reserve_apply_load (run->config, &error) ||
+      !load_host (run, dom, &host, &claims, skipped, &error))
+    return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
+  if (run->op == HOOK_OP_PREPARE &&
+      (otu = vpa_reserve_apply_wanted (run->config, host, dom, &error)) == NULL)
     return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
   results = vpa_pipeline_check (g_steal_pointer (&host), claims, run->config, dom,
                                 TRUE, &ok, &error);
@@ -351,11 +400,13 @@ hook_check (HookRun *run)
     {
       warn_skipped (run, skipped);
       warn_notes (run, results);
-      return 0;
+      return record_one_time_use (run, dom, otu);
     }
   failures = check_failures (results, &reason);
   hinted = unplaced_hint (dom, reason, failures);
-  return fail (run, reason, hinted);
+  rc = fail (run, reason, hinted);
+  /* audited: the domain starts all the same */
+  return rc == 0 ? record_one_time_use (run, dom, otu) : rc;
 }
 
 static gboolean
@@ -446,13 +497,9 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
   sq.defined_only = !holds_pf && !any_may_be_assigned (h, addrs);
   if ((claims = vpa_statedirs_query (&sq, &error)) == NULL)
     return FALSE;
-  /* A held VF of a PF the domain holds whole blocks it: read those VFs. */
-  if (holds_pf && claims->len > 0)
-    {
-      g_clear_pointer (&h, vpa_host_free);
-      if ((h = load_domain_devices (root, dom, claims, &error)) == NULL)
-        return FALSE;
-    }
+  /* A held or reserved VF of a PF the domain holds whole blocks it. */
+  if (!load_blocking_vfs (root, run->config, dom, holds_pf, addrs, claims, &h, &error))
+    return FALSE;
   opts.claims = claims;
   out = vpa_pipeline_place_parsed (g_steal_pointer (&h), &opts, g_steal_pointer (&dom), run->xml,
                                    run->len, &report, &error);
@@ -486,6 +533,8 @@ hook_place (HookRun *run)
 
   if (memmem (run->xml, run->len, VPA_XMLNS_PREFIX, strlen (VPA_XMLNS_PREFIX)) == NULL)
     return 0;
+  if (!vpa_reserve_apply_load (run->config, &error))
+    return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
   if (fast_path_allowed ())
     {
       if (place_unchanged (run, skipped))

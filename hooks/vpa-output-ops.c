@@ -9,6 +9,7 @@
 
 #include "vpa-output.h"
 #include "vpa-pools.h"
+#include "vpa-reserve-apply.h"
 
 /* ------------------------------------------------------------------ */
 /* OpenMetrics                                                         */
@@ -17,8 +18,9 @@
 enum { ST_FREE,
        ST_USED,
        ST_BLOCKED,
+       ST_RESERVED,
        ST_LAST };
-static const char *const state_names[ST_LAST] = { "free", "used", "blocked" };
+static const char *const state_names[ST_LAST] = { "free", "used", "blocked", "reserved" };
 
 typedef struct {
   char *labels; /* the label set without state, already escaped */
@@ -144,6 +146,7 @@ vpa_metrics_add_pool (VpaMetrics *m, const VpaConfig *config, const char *host,
   series->count[ST_FREE] += pool->free;
   series->count[ST_USED] += pool->used;
   series->count[ST_BLOCKED] += pool->blocked;
+  series->count[ST_RESERVED] += pool->reserved;
 }
 
 /* The family virt_pci_affinity_NAME, created on first use. */
@@ -218,7 +221,8 @@ vpa_metrics_to_string (VpaMetrics *m)
   qsort (keys, n, sizeof keys[0], str_cmp);
   g_string_append (out, "# HELP " VPA_METRIC_POOL_DEVICES
                         " PCI devices of each pool by state (free: assignable, used: held by a "
-                        "domain, blocked: a PF with a held VF or a VF of a held PF).\n"
+                        "domain, blocked: a PF with a held VF or a VF of a held PF, reserved: "
+                        "one-time-use or quarantined until released).\n"
                         "# TYPE " VPA_METRIC_POOL_DEVICES " gauge\n");
   for (guint i = 0; i < n; i++)
     {
@@ -277,18 +281,20 @@ blocking_relative (const VpaInventory *inv, guint i)
 {
   const VpaDevice *dev = vpa_host_device (inv->host, i);
 
-  if (dev->parent_index >= 0 && inv->state[dev->parent_index] == VPA_DEV_STATE_HELD)
+  if (dev->parent_index >= 0 && (inv->state[dev->parent_index] == VPA_DEV_STATE_HELD ||
+                                 inv->state[dev->parent_index] == VPA_DEV_STATE_RESERVED))
     return dev->parent_index;
   for (guint v = 0; dev->vf_indices != NULL && v < dev->vf_indices->len; v++)
     {
       guint vf = g_array_index (dev->vf_indices, guint, v);
-      if (inv->state[vf] == VPA_DEV_STATE_HELD)
+      if (inv->state[vf] == VPA_DEV_STATE_HELD || inv->state[vf] == VPA_DEV_STATE_RESERVED)
         return (gint) vf;
     }
   return -1;
 }
 
-/* "free", "used" (held by a domain) or "blocked": the pools' words. */
+/* "free", "used" (held by a domain), "blocked" or "reserved": the pools'
+ * words. */
 static const char *
 state_word (const VpaInventory *inv, guint i)
 {
@@ -298,6 +304,8 @@ state_word (const VpaInventory *inv, guint i)
       return "used";
     case VPA_DEV_STATE_BLOCKED:
       return "blocked";
+    case VPA_DEV_STATE_RESERVED:
+      return "reserved";
     default:
       return "free";
     }
@@ -329,7 +337,10 @@ holder_text (const VpaInventory *inv, guint i)
   if (inv->state[i] == VPA_DEV_STATE_BLOCKED && (r = blocking_relative (inv, i)) >= 0)
     return g_strdup_printf ("%s (%s)",
                             vpa_addr_format (vpa_host_device (inv->host, (guint) r)->addr, buf),
-                            inv->held_by[r] != NULL ? inv->held_by[r] : "?");
+                            inv->held_by[r] != NULL ? inv->held_by[r] : "reserved");
+  /* a reserved device a domain still names: that domain */
+  if (inv->state[i] == VPA_DEV_STATE_RESERVED && inv->held_by[i] != NULL)
+    return g_strdup (inv->held_by[i]);
   return g_strdup ("-");
 }
 
@@ -377,6 +388,28 @@ vpa_output_devices_text (const VpaInventory *inv, const VpaAlias *only)
   return vpa_output_table_text (rows, 9, NULL, 9);
 }
 
+/* "reservation": what keeps a reserved device (docs/reservations.md), or
+ * null. */
+static void
+add_reservation (JsonBuilder *b, const VpaInventory *inv, guint i)
+{
+  const VpaReservation *r = vpa_reserve_apply_of (inv, i);
+  g_autofree char *since = r != NULL ? vpa_reserve_since_text (r) : NULL;
+
+  json_builder_set_member_name (b, "reservation");
+  if (r == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  vpa_output_json_add_string_or_null (b, "kind", vpa_reserve_kind_to_string (r->kind));
+  vpa_output_json_add_string_or_null (b, "since", since);
+  vpa_output_json_add_string_or_null (b, "domain", r->domain);
+  vpa_output_json_add_string_or_null (b, "reason", r->reason);
+  json_builder_end_object (b);
+}
+
 static void
 device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
 {
@@ -408,6 +441,7 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
       vpa_output_json_add_string_or_null (b, "domain", inv->held_by[r]);
       json_builder_end_object (b);
     }
+  add_reservation (b, inv, i);
   json_builder_end_object (b);
 }
 
@@ -435,7 +469,7 @@ vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only, GArray *
 /* ------------------------------------------------------------------ */
 
 static const char *const check_status_names[] = { "ok", "missing", "policy", "claimed",
-                                                  "unplaced", "locality" };
+                                                  "unplaced", "locality", "reserved" };
 G_STATIC_ASSERT (G_N_ELEMENTS (check_status_names) == VPA_CHECK_LAST);
 
 char *

@@ -29,7 +29,7 @@ VpaMetrics *vpa_metrics_new (gboolean with_host);
 void vpa_metrics_free (VpaMetrics *m);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaMetrics, vpa_metrics_free)
 
-/* Adds a pool's free/used/blocked counts to the series of its labels
+/* Adds a pool's free/used/blocked/reserved counts to the series of its labels
  * (host: a fleet pool's own host, else the host given; its tags from
  * config unless it has its own); pools that differ only in tags other
  * than physical_network add up. An unknown NUMA node or socket and no

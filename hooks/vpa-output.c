@@ -31,6 +31,7 @@ enum { COL_HOST,
        COL_FREE,
        COL_USED,
        COL_BLOCKED,
+       COL_RESERVED,
        COL_LAST };
 
 static const struct {
@@ -51,6 +52,7 @@ static const struct {
   { "FREE", 0 },
   { "USED", 0 },
   { "BLOCKED", 0 },
+  { "RESERVED", 0 },
 };
 G_STATIC_ASSERT (G_N_ELEMENTS (columns) == COL_LAST);
 
@@ -97,6 +99,7 @@ pool_row (const VpaConfig *config, const VpaPool *p)
   row[COL_FREE] = g_strdup_printf ("%u", p->free);
   row[COL_USED] = g_strdup_printf ("%u", p->used);
   row[COL_BLOCKED] = g_strdup_printf ("%u", p->blocked);
+  row[COL_RESERVED] = g_strdup_printf ("%u", p->reserved);
   return row;
 }
 
@@ -227,7 +230,7 @@ vpa_output_pools_table (const VpaConfig *config, const VpaPool *const *pools, gu
   /* A fleet's pools are of many hosts: their sum is no one's. */
   gboolean totals_line = (keys & VPA_POOL_KEY_HOST) == 0;
   gboolean shown[COL_LAST];
-  guint sums[4] = { 0 };
+  guint sums[COL_LAST - COL_TOTAL] = { 0 };
   guint first = COL_TOTAL;
   g_autoptr (GPtrArray) rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
   char **header = g_new0 (char *, COL_LAST + 1);
@@ -248,6 +251,7 @@ vpa_output_pools_table (const VpaConfig *config, const VpaPool *const *pools, gu
       sums[1] += pool->free;
       sums[2] += pool->used;
       sums[3] += pool->blocked;
+      sums[4] += pool->reserved;
       g_ptr_array_add (rows, pool_row (config, pool));
     }
   if (totals_line)
@@ -393,6 +397,8 @@ vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool
   json_builder_add_int_value (b, pool->used);
   json_builder_set_member_name (b, "blocked");
   json_builder_add_int_value (b, pool->blocked);
+  json_builder_set_member_name (b, "reserved");
+  json_builder_add_int_value (b, pool->reserved);
   json_builder_end_object (b);
 }
 

@@ -7,6 +7,7 @@
 #include "vpa-config.h"
 #include "vpa-config-private.h"
 #include "vpa-domain.h"
+#include "vpa-reserve.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -93,6 +94,7 @@ vpa_config_free (VpaConfig *config)
   g_clear_pointer (&config->cpu_shared_set, g_array_unref);
   g_array_unref (config->reserved_huge_pages);
   g_ptr_array_unref (config->vswitch);
+  vpa_reserve_set_free (config->reservations);
   g_free (config);
 }
 
@@ -404,6 +406,7 @@ static const char *const near_miss_keys[] = {
   "devname",
   "physical_network",
   "trusted",
+  "one_time_use",
 };
 
 /* Other names for the keys above, too far from them for the distance:
@@ -489,7 +492,14 @@ parse_device_spec_tag (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   for (guint i = 0; i < spec->tags->len; i++)
     if (strcmp (((VpaSpecPair *) g_ptr_array_index (spec->tags, i))->key, tag) == 0)
       return vpa_config_loc_error (error, loc, "tag '%s' is set twice", tag);
-  g_ptr_array_add (spec->tags, vpa_spec_pair_new (tag, loc->value));
+  /* Nova's one_time_use, a tag normalised to true or false (vpa-reserve.h) */
+  if (strcmp (tag, "one_time_use") == 0 &&
+      !vpa_reserve_one_time_use_value (loc->value, &spec->one_time_use))
+    return vpa_config_loc_error (error, loc, "expected true or false");
+  g_ptr_array_add (spec->tags,
+                   vpa_spec_pair_new (tag, strcmp (tag, "one_time_use") != 0 ? loc->value
+                                           : spec->one_time_use              ? "true"
+                                                                             : "false"));
   return TRUE;
 }
 

@@ -9,20 +9,22 @@
 
 #include "vpa-types.h"
 #include "vpa-spec.h"
+#include "vpa-reserve.h"
 
 G_BEGIN_DECLS
 
 /* [device-spec NAME] */
 typedef struct {
-  char *name;         /* the group's NAME */
-  char *address;      /* glob as written, or NULL for any */
-  VpaAddr exact_addr; /* the address when fully specified, else VPA_ADDR_NONE */
-  char vendor_id[8];  /* "" = any */
-  char product_id[8]; /* "" = any */
-  char *devname;      /* a PF netdev name, or NULL */
-  GPtrArray *tags;    /* VpaSpecPair*, sorted by key; keys use '_' ("physical_network") */
-  guint tagset;       /* index into VpaConfig.tagsets; equal tag sets share one */
-  gint64 glob[4];     /* parsed address: domain, bus, slot, function; -1 = any */
+  char *name;            /* the group's NAME */
+  char *address;         /* glob as written, or NULL for any */
+  VpaAddr exact_addr;    /* the address when fully specified, else VPA_ADDR_NONE */
+  char vendor_id[8];     /* "" = any */
+  char product_id[8];    /* "" = any */
+  char *devname;         /* a PF netdev name, or NULL */
+  GPtrArray *tags;       /* VpaSpecPair*, sorted by key; keys use '_' ("physical_network") */
+  guint tagset;          /* index into VpaConfig.tagsets; equal tag sets share one */
+  gint64 glob[4];        /* parsed address: domain, bus, slot, function; -1 = any */
+  gboolean one_time_use; /* one-time-use=true (docs/reservations.md) */
 } VpaDeviceSpec;
 
 /* [alias NAME] and further specs of the same alias as [alias NAME:2], ... */
@@ -68,6 +70,7 @@ typedef struct _VpaConfig {
   gboolean hook_audit;         /* [hook] mode=audit (default enforce) */
   char *hook_state_dir;        /* [hook] state-dir: the verdict counters */
   GPtrArray *vswitch;          /* VpaVswitchAffinity*, in file order */
+  VpaReserveSet *reservations; /* read by vpa_reserve_apply_load; NULL: none read */
   /* private: the lookups by name and by content, so that loading is
    * linear in the groups (tens of thousands of them cost milliseconds) */
   GHashTable *spec_by_name;  /* name -> VpaDeviceSpec* (borrowed) */

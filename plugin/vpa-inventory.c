@@ -9,11 +9,12 @@
  */
 #include "vpa-inventory.h"
 #include "vpa-pcie.h"
+#include "vpa-reserve-apply.h"
 
 static void
 block (VpaInventory *inv, guint i)
 {
-  if (inv->state[i] != VPA_DEV_STATE_HELD)
+  if (inv->state[i] == VPA_DEV_STATE_FREE)
     inv->state[i] = VPA_DEV_STATE_BLOCKED;
 }
 
@@ -61,6 +62,13 @@ VpaInventory *
 vpa_inventory_new (VpaHost *host, const VpaConfig *config, GPtrArray *claims,
                    GError **error)
 {
+  return vpa_inventory_new_for (host, config, claims, NULL, error);
+}
+
+VpaInventory *
+vpa_inventory_new_for (VpaHost *host, const VpaConfig *config, GPtrArray *claims,
+                       const VpaDomain *viewer, GError **error)
+{
   g_autoptr (VpaHost) owned_host = host;
   g_autoptr (GPtrArray) owned_claims = claims;
   g_autoptr (VpaInventory) inv = NULL;
@@ -92,6 +100,7 @@ vpa_inventory_new (VpaHost *host, const VpaConfig *config, GPtrArray *claims,
       if (i >= 0)
         hold (inv, (guint) i, claim->domain);
     }
+  vpa_reserve_apply (inv, viewer);
   return g_steal_pointer (&inv);
 }
 

@@ -10,6 +10,7 @@
 #include "vpa-types.h"
 #include "vpa-config.h"
 #include "vpa-inventory-model.h"
+#include "vpa-domain-model.h"
 
 G_BEGIN_DECLS
 
@@ -18,6 +19,12 @@ G_BEGIN_DECLS
  * kept but change nothing. */
 VpaInventory *vpa_inventory_new (VpaHost *host, const VpaConfig *config,
                                  GPtrArray *claims, GError **error);
+/* The same for the domain viewer (may be NULL) being placed or checked,
+ * whose claims are left out of claims: the reservations of
+ * config->reservations are applied for it (vpa_reserve_apply). */
+VpaInventory *vpa_inventory_new_for (VpaHost *host, const VpaConfig *config,
+                                     GPtrArray *claims, const VpaDomain *viewer,
+                                     GError **error);
 void vpa_inventory_free (VpaInventory *inv);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaInventory, vpa_inventory_free)
 

@@ -15,6 +15,7 @@
 #include "vpa-policy.h"
 #include "vpa-keep.h"
 #include "vpa-requests.h"
+#include "vpa-reserve-apply.h"
 
 void
 vpa_pipeline_check_result_free (VpaCheckResult *res)
@@ -35,6 +36,9 @@ holder_of (const VpaInventory *inv, guint idx)
 
   if (inv->state[idx] == VPA_DEV_STATE_HELD)
     return g_strdup_printf ("is held by domain '%s'", inv->held_by[idx]);
+  if (dev->parent_index >= 0 && inv->state[dev->parent_index] == VPA_DEV_STATE_RESERVED)
+    return g_strdup_printf ("is unusable: its PF %s is reserved",
+                            vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf));
   if (dev->parent_index >= 0 && inv->held_by[dev->parent_index] != NULL)
     return g_strdup_printf ("is unusable: its PF %s is held by domain '%s'",
                             vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf),
@@ -42,6 +46,9 @@ holder_of (const VpaInventory *inv, guint idx)
   for (guint i = 0; dev->vf_indices != NULL && i < dev->vf_indices->len; i++)
     {
       guint vf = g_array_index (dev->vf_indices, guint, i);
+      if (inv->state[vf] == VPA_DEV_STATE_RESERVED)
+        return g_strdup_printf ("is unusable as a whole PF: its VF %s is reserved",
+                                vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf));
       if (inv->held_by[vf] != NULL)
         return g_strdup_printf ("is unusable as a whole PF: its VF %s is held by domain '%s'",
                                 vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf),
@@ -164,7 +171,10 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
     g_snprintf (numa, sizeof numa, "%d", res->numa_node);
 
   /* Every problem of the device, not only the first. */
-  if (inv->state[idx] != VPA_DEV_STATE_FREE)
+  if (inv->state[idx] == VPA_DEV_STATE_RESERVED)
+    add_problem (res, problems, VPA_CHECK_RESERVED,
+                 vpa_reserve_describe (vpa_reserve_apply_of (inv, (guint) idx)));
+  else if (inv->state[idx] != VPA_DEV_STATE_FREE)
     add_problem (res, problems, VPA_CHECK_CLAIMED, holder_of (inv, (guint) idx));
   if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !vpa_keep_request_matches (inv, (guint) idx, r)))
     add_problem (res, problems, VPA_CHECK_POLICY, g_strdup_printf ("does not match %s", r->label));
@@ -375,8 +385,8 @@ vpa_pipeline_check_nets (VpaHost *host, const VpaPlaceOptions *opts, const VpaDo
     return NULL;
   /* Other domains' claims (running ones only for a start), with PF/VF
    * exclusivity: a VF whose PF another domain holds is not ours either. */
-  inv = vpa_inventory_new (g_steal_pointer (&owned), config,
-                           vpa_claims_filter (claims, dom->name, running_only), error);
+  inv = vpa_inventory_new_for (g_steal_pointer (&owned), config,
+                               vpa_claims_filter (claims, dom->name, running_only), dom, error);
   if (inv == NULL)
     return NULL;
   vpa_pipeline_guest_from_domain (dom, bind, &guest);

@@ -20,6 +20,7 @@
 #include "vpa-pipeline-distances.h"
 #include "vpa-pipeline-hole64.h"
 #include "vpa-pipeline-topology.h"
+#include "vpa-reserve-apply.h"
 
 void
 vpa_pipeline_guest_from_domain (const VpaDomain *dom, const VpaBind *bind, VpaGuestNodes *guest)
@@ -388,8 +389,8 @@ place_domain (VpaHost *host, VpaDomain *parsed, const Job *job, GError **error)
     drop_network_requests (requests, dom);
   else if (!vpa_netpool_restrict (requests, dom, opts->nets, error))
     return NULL;
-  inv = vpa_inventory_new (g_steal_pointer (&owned), opts->config,
-                           vpa_claims_filter (opts->claims, dom->name, FALSE), error);
+  inv = vpa_inventory_new_for (g_steal_pointer (&owned), opts->config,
+                               vpa_claims_filter (opts->claims, dom->name, FALSE), dom, error);
   if (inv == NULL)
     return NULL;
   hold_unrequested (inv, dom, requests);

@@ -85,6 +85,7 @@ typedef enum {
   VPA_CHECK_CLAIMED,  /* another domain holds it */
   VPA_CHECK_UNPLACED, /* a request without a device yet */
   VPA_CHECK_LOCALITY, /* a required locality group is farther than its level */
+  VPA_CHECK_RESERVED, /* a reservation keeps it (docs/reservations.md) */
   VPA_CHECK_LAST
 } VpaCheckStatus;
 

@@ -417,6 +417,9 @@ vpa_pools_generate (const VpaInventory *inv, VpaPoolKeys keys)
         case VPA_DEV_STATE_BLOCKED:
           pool->blocked++;
           break;
+        case VPA_DEV_STATE_RESERVED:
+          pool->reserved++;
+          break;
         case VPA_DEV_STATE_FREE:
         case VPA_DEV_STATE_LAST:
         default:

@@ -59,6 +59,7 @@ typedef struct {
   VpaAddr pcie_port;   /* a fleet's free pools: the root port above them, or VPA_ADDR_NONE */
   VpaAddr pcie_switch; /* the switch's upstream port; VPA_ADDR_NONE = not behind one */
   guint total, free, used, blocked;
+  guint reserved;     /* kept by a reservation (docs/reservations.md) */
   VpaAddr first_addr; /* lowest member address (for ordering) */
 } VpaPool;
 

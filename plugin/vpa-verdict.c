@@ -27,7 +27,8 @@
 
 VPA_ENUM_IMPL (vpa_verdict, VpaVerdict, VPA_VERDICT_LAST, "refused", "would-refuse")
 VPA_ENUM_IMPL (vpa_verdict_reason, VpaVerdictReason, VPA_VERDICT_REASON_LAST, "config",
-               "input", "inventory", "missing", "policy", "claimed", "unplaced", "placement")
+               "input", "inventory", "missing", "policy", "claimed", "unplaced", "placement",
+               "reserved")
 VPA_ENUM_IMPL (vpa_verdict_op, VpaVerdictOp, VPA_VERDICT_OP_LAST, "prepare", "start",
                "migrate", "restore")
 
@@ -44,6 +45,8 @@ vpa_verdict_reason_from_check (VpaCheckStatus status)
       return VPA_VERDICT_REASON_CLAIMED;
     case VPA_CHECK_UNPLACED:
       return VPA_VERDICT_REASON_UNPLACED;
+    case VPA_CHECK_RESERVED:
+      return VPA_VERDICT_REASON_RESERVED;
     default:
       return VPA_VERDICT_REASON_INPUT;
     }

@@ -30,6 +30,7 @@ typedef enum {
   VPA_VERDICT_REASON_CLAIMED,   /* another domain holds a device or CPU */
   VPA_VERDICT_REASON_UNPLACED,  /* a request has no device */
   VPA_VERDICT_REASON_PLACEMENT, /* the re-placement failed */
+  VPA_VERDICT_REASON_RESERVED,  /* a device is reserved (docs/reservations.md) */
   VPA_VERDICT_REASON_LAST
 } VpaVerdictReason;
 

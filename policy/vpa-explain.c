@@ -256,6 +256,9 @@ vpa_place_candidates (const Place *pl, guint r, const PlaceState *st)
         cand->verdict = k->dist > 0 && k->dist < VPA_PLACE_DIST_MAX
                           ? g_strdup_printf ("taken %u (nearest allowed: distance %u)", cand->taken, k->dist + 10)
                           : g_strdup_printf ("taken %u", cand->taken);
+      else if (cand->free == 0 && k->n_reserved > 0)
+        cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked, %u reserved)", k->n_held,
+                                         k->n_blocked, k->n_reserved);
       else if (cand->free == 0)
         cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked)", k->n_held,
                                          k->n_blocked);

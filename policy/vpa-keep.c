@@ -48,6 +48,8 @@ why_move (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaRequest 
   idx = vpa_host_lookup (inv->host, addr);
   if (idx < 0)
     return g_strdup_printf ("%s is not on this host", buf);
+  if (inv->state[idx] == VPA_DEV_STATE_RESERVED)
+    return g_strdup_printf ("%s is reserved", buf);
   if (inv->state[idx] != VPA_DEV_STATE_FREE)
     return g_strdup_printf ("%s is not free", buf);
   if (!vpa_inventory_has (inv, (guint) idx) || !vpa_keep_request_matches (inv, (guint) idx, r))

@@ -128,6 +128,9 @@ class_add_device (PlaceClass *c, const VpaInventory *inv, guint i)
     case VPA_DEV_STATE_HELD:
       c->n_held++;
       break;
+    case VPA_DEV_STATE_RESERVED:
+      c->n_reserved++;
+      break;
     case VPA_DEV_STATE_BLOCKED:
     case VPA_DEV_STATE_LAST:
     default:

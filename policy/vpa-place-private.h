@@ -25,7 +25,7 @@ typedef struct {
   gint pcie_port;    /* with locality groups: root port index, else -1 */
   VpaAddr pcie_root; /* with locality groups: host bridge, else VPA_ADDR_NONE */
   GArray *free_devs; /* guint host indices, ascending */
-  guint n_held, n_blocked;
+  guint n_held, n_blocked, n_reserved;
   VpaTier tier;
   guint dist;        /* socket/remote tier: distance to the nearest guest
                       * node less 10 (VPA_PLACE_DIST_MAX unknown); else 0 */

@@ -21,7 +21,8 @@ read, so that the guest is refused, moved or started as they say.
 
 Then the same for hostile environments: a sysfs tree with a FIFO where
 an attribute should be (the hook and the CLI must refuse it, not block),
-and a configuration of 20 000 groups (device specs and aliases).
+a configuration of 20 000 groups (device specs and aliases), and the
+reservations file at its bounds and past them.
 """
 import os
 import re
@@ -463,6 +464,79 @@ def environment_runs(cli, hook, data, tmp, host, conf_text, env):
     return runs
 
 
+RESERVE_HEADER = '# virt-pci-affinity reservations 1\n'
+RESERVE_FILE_MAX = 1024 * 1024  # plugin/vpa-reserve.h
+RESERVE_MAX = 4096
+
+
+def reservations_text(n, size):
+    """n reservations (none of the guest's VF) in exactly size bytes, in
+    descending address order (the reader sorts them): one-time-use
+    devices of domains whose names are escapes, and quarantines whose
+    reasons are, as every byte past ASCII is written."""
+    lines = []
+    for i in reversed(range(n)):
+        addr = '0000:%02x:%02x.%x' % (i // 256, (i // 8) % 32, i % 8)
+        if i % 2:
+            lines.append('%s one-time-use 1718000000 6b1f3c5e-8a0e-4d55-9a43-0c2f0d6e0481 '
+                         % addr)
+        else:
+            lines.append('%s quarantine 1718000000 ' % addr)
+    room = size - len(RESERVE_HEADER) - sum(len(line) + 1 for line in lines)
+    per, extra = divmod(room, n)
+    out = [RESERVE_HEADER]
+    for k, line in enumerate(lines):
+        width = per + (1 if k < extra else 0)
+        # '\303\251' (é) as g_strescape writes it, then plain letters
+        fill = '\\303\\251' * (width // 8) + 'x' * (width % 8)
+        out.append(line + fill + '\n')
+    return ''.join(out)
+
+
+def reservation_runs(cli, hook, data, tmp, host, conf_text, env):
+    """The reservations file (docs/reservations.md) at its bounds (1 MiB,
+    4096 reservations) and one byte or one reservation past them, read by
+    the hook for every start and by the CLI's commands: the first is read
+    (and its names are escapes, each decoded and escaped again), the
+    others refused before any device is handed out."""
+    runs = []
+    domain_path = os.path.join(tmp, 'reserve-domain.xml')
+    with open(domain_path, 'w') as f:
+        f.write(domain(PORT))
+    test_host = 'test://' + host
+    files = [
+        ('at its bounds', reservations_text(RESERVE_MAX, RESERVE_FILE_MAX), True),
+        ('one byte past 1 MiB', reservations_text(RESERVE_MAX, RESERVE_FILE_MAX + 1), False),
+        ('one reservation past 4096',
+         reservations_text(RESERVE_MAX + 1, RESERVE_FILE_MAX - 4096), False),
+    ]
+    for i, (name, text, good) in enumerate(files):
+        sdir = os.path.join(tmp, 'reserve-%d' % i)
+        os.mkdir(sdir)
+        with open(os.path.join(sdir, 'reservations'), 'w') as f:
+            f.write(text)
+        conf = os.path.join(sdir, 'hook.conf')
+        with open(conf, 'w') as f:
+            f.write(conf_text + '\n[hook]\nstate-dir=%s\n' % sdir)
+        size = len(text)
+        run_env = dict(env, VPA_CONFIG=conf)
+        label = 'reservations %s' % name
+        for op in ('prepare', 'restore'):
+            runs.append(('hook %s, %s' % (op, label), size, [hook, 'guest', op, 'begin', '-'],
+                         domain_path, run_env, (0,) if good else (1,)))
+        for argv in (['check', domain_path], ['place', domain_path], ['pools']):
+            runs.append(('%s, %s' % (argv[0], label), size,
+                         [cli, argv[0], '-c', test_host, '--config', conf] + argv[1:],
+                         '/dev/null', env, (0,) if good else (3,)))
+        runs.append(('device list, %s' % label, size, [cli, 'device', 'list', '--config', conf],
+                     '/dev/null', env, (0,) if good else (3,)))
+        # never rewritten: a full file refuses another reservation
+        runs.append(('device quarantine, %s' % label, size,
+                     [cli, 'device', 'quarantine', '0000:81:10.0', '--reason', 'x',
+                      '--config', conf], '/dev/null', env, (3,)))
+    return runs
+
+
 def main():
     cli, hook, data = sys.argv[1:4]
     # Under valgrind or a sanitizer the figures are the tool's, not ours:
@@ -505,6 +579,7 @@ def main():
                                  state_runs(tmp, data, hook, env, make, name, scale)]
         runs += distances_runs(cli, data, tmp, env)
         runs += environment_runs(cli, hook, data, tmp, host, text, env)
+        runs += reservation_runs(cli, hook, data, tmp, host, text, env)
         runs = [r + (None,) for r in runs] + state_class_runs(tmp, data, hook, env)
         print('1..%d' % len(runs))
         for label, size, argv, stdin_path, run_env, statuses, check_out in runs:

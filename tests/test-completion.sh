@@ -71,10 +71,13 @@ contains() {
 
 S=$data/hosts/dual-socket.xml
 C=$data/hosts/dual-socket.conf
-contains "commands" "pools devices place check define attach snapshot traits config fleet --help --version" ""
+contains "commands" "pools devices place check define attach snapshot traits config fleet device --help --version" ""
 expect "a command's prefix" "pools place" "p"
 expect "fleet's commands" "sync pools filter hosts remove" fleet ""
 expect "config's command" "check" config ""
+expect "device's commands" "list release quarantine" device ""
+contains "device quarantine's options" "--reason --config --help" device quarantine "-"
+expect "device list --format" "text json" device list --format ""
 contains "pools' options" "--format --group-by --output --connect --inventory --config -c -o" pools "-"
 expect "pools --format" "text json openmetrics" pools --format ""
 expect "devices --format" "text json" devices --format ""
@@ -109,6 +112,11 @@ trap 'rm -rf "$work"' EXIT
 mkdir "$work/sub"
 touch "$work/dom.xml" "$work/notes.txt"
 cd "$work" || exit 1
+printf '[hook]\nstate-dir=%s/state\n' "$work" > "$work/r.conf"
+mkdir "$work/state"
+printf '# virt-pci-affinity reservations 1\n0000:81:00.0 quarantine 1 x\n' > "$work/state/reservations"
+expect "device release: the reserved devices" "0000:81:00.0" device release --config "$work/r.conf" ""
+rm -r "$work/state" "$work/r.conf"
 expect "place: XML files and directories" "dom.xml sub" place ""
 expect "--config: any file" "dom.xml notes.txt sub" pools --config ""
 expect "--output: any file" "dom.xml notes.txt sub" pools --output ""

@@ -352,6 +352,25 @@ test_match_bridge (void)
     }
 }
 
+/* one-time-use= (Nova's one_time_use): read as Nova reads the tag, kept
+ * as a tag normalised to true or false. */
+static void
+test_one_time_use (void)
+{
+  static const char conf[] = "[device-spec nvme]\naddress=0000:81:00.0\none-time-use= Yes \n"
+                             "[device-spec gpu]\naddress=0000:82:00.0\none_time_use=off\n"
+                             "[device-spec nic]\naddress=0000:83:00.0\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (VpaConfig) config = vpa_config_load_data (conf, strlen (conf), "t.conf", &error);
+
+  g_assert_no_error (error);
+  g_assert_true (vpa_config_device_spec (config, "nvme")->one_time_use);
+  assert_tags (vpa_config_device_spec (config, "nvme"), "one_time_use=true");
+  g_assert_false (vpa_config_device_spec (config, "gpu")->one_time_use);
+  assert_tags (vpa_config_device_spec (config, "gpu"), "one_time_use=false");
+  g_assert_false (vpa_config_device_spec (config, "nic")->one_time_use);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -364,6 +383,7 @@ main (int argc, char **argv)
   g_test_add_func ("/config/match", test_match);
   g_test_add_func ("/config/match-none", test_match_none);
   g_test_add_func ("/config/match-bridge", test_match_bridge);
+  g_test_add_func ("/config/one-time-use", test_one_time_use);
 
   vpa_test_add_fixture_cases (VPA_TEST_DATA "/config", "bad-*.conf", "/config/bad",
                               test_bad);

@@ -445,7 +445,20 @@ def body(rng, work):
         elif r < 0.46:
             xml = xml.replace("<alias name='ua-p0'/>", "<alias name='ua-gone'/>")
             what.append('device element gone')
+        # now and then one of those quarantined (docs/reservations.md), often
+        # a VF of a PF the domain holds whole (which blocks that PF), drawn
+        # apart so that the other cases stay as they were
+        state_dir = os.path.join(cdir, 'state')
+        rrng = random.Random(SEED * 1000 + c)
+        pf_vfs = [v for a in mine.values() for v in vfs_of(devs, a)[:3]]
+        if (pf_vfs and rrng.random() < 0.5) or (targets and rrng.random() < 0.15):
+            os.makedirs(state_dir)
+            write(os.path.join(state_dir, 'reservations'),
+                  '# virt-pci-affinity reservations 1\n%s quarantine 1718000000 test\n'
+                  % rrng.choice(pf_vfs if pf_vfs and rrng.random() < 0.7 else targets))
+            what.append('reserved')
         conf = make_config(cdir, 'hook.conf', sysfs, base_conf, run_dir, etc_dir, edit)
+        write(conf, '\n[hook]\nstate-dir=%s\n' % state_dir, 'a')
         op = rng.choice(['migrate', 'restore'])
         saved = bind_vfio(sysfs, vfio)
         full = run_hook(op, xml, conf, True)

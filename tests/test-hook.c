@@ -25,6 +25,10 @@
  *                                  (@STATE@): KIND fifo, dir, link-zero
  *                                  (a link to /dev/zero) or oversized (a
  *                                  sparse file past the 16 MiB bound)
+ *   reservations=../reserve/x.txt  copied to @STATE@/reservations (made
+ *                                  empty when there is no state=); the
+ *                                  file after the run is compared with
+ *                                  NAME.reservations, its times as @NOW@
  * and the expected NAME.stdout / NAME.stderr beside it (absent: empty).
  * The former keys are still read: args= (the words after the program)
  * for command=, exit= for status=, and with them stdin= and config=
@@ -325,6 +329,37 @@ load_config (GKeyFile *kf, const char *sysfs, const char *state, GError **error)
   return g_steal_pointer (&out);
 }
 
+/* state/reservations after a run, each one-time-use record's time as
+ * @NOW@ (the hook writes the time of the start); "" when absent. */
+static char *
+read_reservations (const char *state)
+{
+  g_autofree char *path = g_build_filename (state, "reservations", NULL);
+  g_autofree char *text = NULL;
+  g_autoptr (GRegex) re = NULL;
+
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return g_strdup ("");
+  re = g_regex_new ("^(\\S+ one-time-use )[0-9]+ ", G_REGEX_MULTILINE, 0, NULL);
+  return g_regex_replace (re, text, -1, 0, "\\1@NOW@ ", 0, NULL);
+}
+
+/* reservations=REL: the case's reservations file in state. */
+static void
+copy_reservations (GKeyFile *kf, const char *state)
+{
+  g_autofree char *rel = g_key_file_get_string (kf, "case", "reservations", NULL);
+  g_autofree char *src = NULL, *text = NULL, *dst = NULL;
+  gsize len = 0;
+
+  if (rel == NULL || g_str_equal (rel, "none"))
+    return;
+  src = g_build_filename (VPA_TEST_DATA, "hook", "cases", rel, NULL);
+  dst = g_build_filename (state, "reservations", NULL);
+  g_assert_true (g_file_get_contents (src, &text, &len, NULL));
+  g_assert_true (g_file_set_contents (dst, text, (gssize) len, NULL));
+}
+
 static void
 test_case (gconstpointer data)
 {
@@ -397,6 +432,12 @@ test_case (gconstpointer data)
                                g_key_file_get_boolean (kf, "case", "sysfs-iommu", NULL));
   if ((state_spec = g_key_file_get_string (kf, "case", "state", NULL)) != NULL)
     state = make_state_dir (state_spec);
+  if (g_key_file_has_key (kf, "case", "reservations", NULL))
+    {
+      if (state == NULL)
+        state = g_dir_make_tmp ("vpa-hook-state-XXXXXX", NULL);
+      copy_reservations (kf, state);
+    }
   config = load_config (kf, sysfs, state, &error);
   g_assert_no_error (error);
   env_config = g_strconcat ("VPA_CONFIG=", config, NULL);
@@ -405,6 +446,13 @@ test_case (gconstpointer data)
     run_hook ((const char *const *) args, input, len, env, &res);
   }
   g_unlink (config);
+  base = g_strndup (c->path, strlen (c->path) - strlen (".case"));
+  if (g_key_file_has_key (kf, "case", "reservations", NULL))
+    {
+      g_autofree char *after = read_reservations (state);
+      g_autofree char *want = g_strconcat (base, ".reservations", NULL);
+      compare_golden (want, after);
+    }
   if (state != NULL)
     remove_state_dir (state);
 
@@ -415,7 +463,6 @@ test_case (gconstpointer data)
   err = replace_all (tmp3, VPA_TEST_DATA, "@DATA@");
   out = g_strdup (res.out);
 
-  base = g_strndup (c->path, strlen (c->path) - strlen (".case"));
   golden = g_strconcat (base, ".stderr", NULL);
   compare_golden (golden, err);
   g_free (golden);

@@ -45,6 +45,7 @@ for cmd in $(commands "$cli"); do
   case $cmd in
     fleet) for sub in $(commands "$cli" fleet); do check_command "fleet $sub"; done ;;
     config) check_command "config check" ;;
+    device) for sub in $(commands "$cli" device); do check_command "device $sub"; done ;;
     *) check_command "$cmd" ;;
   esac
 done

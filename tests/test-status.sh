@@ -70,6 +70,7 @@ expect 0 "healthy" "^ok   hook: $qemu_d/virt-pci-affinity -> $hook, where libvir
   "^ok   daemon: libvirtd (pid $pid) started .*, after the hook .*: it runs it$" \
   "^ok   config: $work/c.conf parses" \
   "^ok   inventory: the hook's source $data/hosts/dual-socket.xml sees the same 41 PCI devices as $H$" \
+  "^ok   reservations: no device reserved ($work/state/reservations)$" \
   "^ok   mode: enforce$" "^ok   verdicts: none yet"
 [ ! -s "$work/err" ] && ok "healthy: nothing on stderr" || notok "healthy: stderr not empty"
 
@@ -109,6 +110,20 @@ mkdir -p "$work/state"
 printf '# virt-pci-affinity hook verdicts 1\ncount start would-refuse policy 2\nrecent 1764633600 start would-refuse policy vm1\n' > "$work/state/verdicts"
 expect 0 "audit mode and recent verdicts" "^ok   mode: audit" \
   "^ok   verdicts: 0 refused, 2 would-refuse$" "^  2025-12-02T00:00:00Z start would-refuse (policy) domain 'vm1'$"
+
+host 1 -60
+mkdir -p "$work/state"
+printf '# virt-pci-affinity reservations 1\n0000:6b:00.0 quarantine 1718000000 QAT firmware hang\n0000:ca:00.0 one-time-use 1718000000 - gpu-vm\n' > "$work/state/reservations"
+expect 0 "reserved devices" \
+  "^ok   reservations: 2 reservation(s), 1 one-time-use and 1 quarantine ($work/state/reservations): virt-pci-affinity device list$"
+
+host 1 -60
+printf '# virt-pci-affinity reservations 1\n0000:ca:00.0 one-time-use\n' > "$work/state/reservations"
+expect 1 "reservations that cannot be read" \
+  "^FIX  reservations: $work/state/reservations:2: '0000:ca:00.0 one-time-use': expected ADDRESS KIND SINCE and more: until it reads, the hook refuses every domain with a PCI device .*; move it aside"
+grep -q '^virt-pci-affinity: status: 1 thing to fix, each on stdout$' "$work/err" &&
+  ok "reservations: one summary line on stderr" || notok "reservations: one summary line on stderr"
+rm "$work/state/reservations"
 
 echo "1..$n"
 exit $failed

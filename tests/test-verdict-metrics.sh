@@ -45,7 +45,7 @@ conf audit
 desc="audit: the hook lets the start go on"; check [ "$(hook start required-bad.xml)" = 0 ]
 desc="a pass is not counted"; check [ "$(hook start required-ok.xml)" = 0 ]
 metrics
-desc="every op, verdict and reason has a series (4 x 2 x 8)"; check [ "$(series)" = 64 ]
+desc="every op, verdict and reason has a series (4 x 2 x 9)"; check [ "$(series)" = 72 ]
 desc="prepare refused policy 1"; check [ "$(value prepare refused policy)" = 1 ]
 desc="start would-refuse policy 1"; check [ "$(value start would-refuse policy)" = 1 ]
 desc="start refused policy 0"; check [ "$(value start refused policy)" = 0 ]

@@ -8,7 +8,8 @@
 
 #include <string.h>
 
-VPA_ENUM_TO_STRING (vpa_dev_state, VpaDevState, VPA_DEV_STATE_LAST, "free", "held", "blocked")
+VPA_ENUM_TO_STRING (vpa_dev_state, VpaDevState, VPA_DEV_STATE_LAST, "free", "held", "blocked",
+                    "reserved")
 
 static const char *
 tag_value (const VpaInventory *inv, guint i, const char *key, gboolean *present)

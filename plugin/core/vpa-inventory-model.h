@@ -13,9 +13,10 @@
 G_BEGIN_DECLS
 
 typedef enum {
-  VPA_DEV_STATE_FREE,    /* assignable */
-  VPA_DEV_STATE_HELD,    /* a domain holds it */
-  VPA_DEV_STATE_BLOCKED, /* a PF with a held VF, or a VF whose PF is held */
+  VPA_DEV_STATE_FREE,     /* assignable */
+  VPA_DEV_STATE_HELD,     /* a domain holds it */
+  VPA_DEV_STATE_BLOCKED,  /* a PF with a held VF, or a VF whose PF is held */
+  VPA_DEV_STATE_RESERVED, /* a reservation keeps it (plugin/vpa-reserve-apply.h) */
   VPA_DEV_STATE_LAST
 } VpaDevState;
 

@@ -134,6 +134,7 @@ def with_claims(devs, held):
                      blocked_by={"address": kids[0], "domain": held[kids[0]]})
         else:
             d.update(state="free", domain=None, blocked_by=None)
+        d["reservation"] = None  # no reservations on the replayed host
         out.append(d)
     return out
 
