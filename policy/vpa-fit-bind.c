@@ -107,7 +107,7 @@ uint_cmp (gconstpointer a, gconstpointer b)
 static void
 add_unique (GArray *set, const GArray *from)
 {
-  for (guint i = 0; i < from->len; i++)
+  for (guint i = 0; from != NULL && i < from->len; i++)
     {
       guint v = g_array_index (from, guint, i);
       gboolean seen = FALSE;
