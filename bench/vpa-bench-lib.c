@@ -16,6 +16,8 @@
 #include "vpa-config.h"
 #include "vpa-domain.h"
 #include "vpa-inventory.h"
+#include "vpa-pipeline.h"
+#include "vpa-bind.h"
 #include "vpa-place.h"
 #include "vpa-pools.h"
 #include "vpa-requests.h"
@@ -130,6 +132,7 @@ run (int argc, char **argv, GError **error)
   g_autoptr (VpaHost) host = NULL;
   g_autoptr (VpaConfig) config = NULL;
   g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (VpaBind) bind = NULL;
   g_autoptr (GPtrArray) requests = NULL;
   g_autofree char *xml = NULL;
   gsize len = 0;
@@ -144,13 +147,13 @@ run (int argc, char **argv, GError **error)
       !vpa_host_seal (host, error) ||
       (config = vpa_config_load_file (argv[2], error)) == NULL ||
       !g_file_get_contents (argv[3], &xml, &len, error) ||
-      (dom = vpa_domain_parse (xml, len, argv[3], error)) == NULL ||
-      !vpa_domain_bind_nodes (dom, host, error) ||
+      (dom = vpa_pipeline_parse (xml, len, argv[3], error)) == NULL ||
+      (bind = vpa_bind_nodes (dom, host, error)) == NULL ||
       (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
     return FALSE;
   guest.numa_guest = dom->numa_guest;
-  guest.nodes = (const gint *) (gpointer) dom->guest_nodes->data;
-  guest.n_nodes = dom->guest_nodes->len;
+  guest.nodes = (const gint *) (gpointer) bind->guest_nodes->data;
+  guest.n_nodes = bind->guest_nodes->len;
   n_devices = host->devices->len;
 
   t.inventory = g_array_new (FALSE, FALSE, sizeof (gint64));

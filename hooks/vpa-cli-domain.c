@@ -41,7 +41,7 @@ vpa_cli_domain_place (VpaCli *cli, GError **error)
   g_autoptr (GPtrArray) nets = NULL;
   const char *path;
   gsize len;
-  VpaPlaceReport report = { 0 };
+  VpaPlaceOptions opts = { 0 };
 
   if (cli->common.args == NULL || g_strv_length (cli->common.args) != 1)
     {
@@ -54,13 +54,16 @@ vpa_cli_domain_place (VpaCli *cli, GError **error)
   if (!vpa_cli_world_load (cli, &w, error) || (nets = vpa_cli_world_load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
   if (cli->explain)
-    report.explain = g_string_new (NULL);
-  out = vpa_pipeline_place_nets (g_steal_pointer (&w.host), w.claims, w.config, buf, len,
-                                 strcmp (path, "-") == 0 ? "stdin" : path, nets, &report, error);
-  if (report.explain != NULL)
+    opts.explain = g_string_new (NULL);
+  opts.claims = w.claims;
+  opts.config = w.config;
+  opts.nets = nets;
+  out = vpa_pipeline_place (g_steal_pointer (&w.host), &opts, buf, len,
+                            strcmp (path, "-") == 0 ? "stdin" : path, NULL, error);
+  if (opts.explain != NULL)
     {
-      fputs (report.explain->str, stderr);
-      g_string_free (report.explain, TRUE);
+      fputs (opts.explain->str, stderr);
+      g_string_free (opts.explain, TRUE);
     }
   if (out == NULL)
     return FALSE;
@@ -151,11 +154,12 @@ vpa_cli_domain_check (VpaCli *cli, GError **error)
 
   if (!vpa_cli_world_load (cli, &w, error) || (nets = vpa_cli_world_load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
-  dom = vpa_domain_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
+  dom = vpa_pipeline_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
   if (dom == NULL)
     return FALSE;
-  results = vpa_pipeline_check_nets (g_steal_pointer (&w.host), w.claims, w.config, dom, nets,
-                                     TRUE, &ok, error);
+  results = vpa_pipeline_check_nets (g_steal_pointer (&w.host),
+                                     &(VpaPlaceOptions){ .claims = w.claims, .config = w.config, .nets = nets },
+                                     dom, TRUE, &ok, error);
   if (results == NULL)
     return FALSE;
   if (json)
@@ -207,11 +211,11 @@ define_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
 {
   DefineCtx *ctx = user_data;
   VpaHost *host = vpa_source_load (vpa_cli_world_inventory_uri (ctx->cli), error);
+  VpaPlaceOptions opts = { .claims = claims, .config = ctx->config, .nets = ctx->nets };
 
   if (host == NULL)
     return NULL;
-  return vpa_pipeline_place_nets (host, claims, ctx->config, ctx->buf, ctx->len, ctx->what,
-                                  ctx->nets, NULL, error);
+  return vpa_pipeline_place (host, &opts, ctx->buf, ctx->len, ctx->what, NULL, error);
 }
 
 /* libvirt gives the devices it adds at define time (a USB controller, the
@@ -319,17 +323,18 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
   g_autoptr (VpaDomain) dom = NULL;
   g_autofree char *xml = NULL;
   VpaHost *host;
-  VpaAddr addr;
+  VpaPlaceOptions opts = { .claims = claims, .config = ctx->config };
+  g_auto (VpaAttachRecord) own = { 0 };
 
   if ((xml = vpa_cli_world_domain_xml (vpa_cli_world_connect_uri (ctx->cli), ctx->cli->common.args[0], error)) == NULL)
     return NULL;
-  dom = vpa_domain_parse (xml, strlen (xml), ctx->cli->common.args[0], error);
+  dom = vpa_pipeline_parse (xml, strlen (xml), ctx->cli->common.args[0], error);
   if (dom == NULL)
     return NULL;
   if ((host = vpa_source_load (vpa_cli_world_inventory_uri (ctx->cli), error)) == NULL)
     return NULL;
-  return vpa_pipeline_attach_request (host, claims, ctx->config, dom, &ctx->want, ctx->cli->mac,
-                                      &addr, record, error);
+  return vpa_pipeline_attach_request (host, &opts, dom, &ctx->want, ctx->cli->mac,
+                                      record != NULL ? record : &own, error);
 }
 
 /* A MAC address as libvirt's <mac address>: six hex pairs, ':' apart. */

@@ -20,6 +20,8 @@
 #include "vpa-inventory.h"
 #include "vpa-output.h"
 #include "vpa-output-ops.h"
+#include "vpa-pipeline.h"
+#include "vpa-bind.h"
 #include "vpa-requests.h"
 #include "vpa-source.h"
 
@@ -272,12 +274,13 @@ read_domain (const char *path, char **buf, gsize *len, GError **error)
  * their own policy (the port-scoped SR-IOV spec), SR-IOV or vSwitch
  * (docs/vswitch.md). */
 static void
-query_from_domain (const VpaDomain *dom, GPtrArray *requests, VpaFleetQuery *query)
+query_from_domain (const VpaDomain *dom, const VpaBind *bind, GPtrArray *requests,
+                   VpaFleetQuery *query)
 {
   query->requests = requests;
   query->numa_guest = dom->numa_guest;
-  query->guest_nodes = dom->guest_nodes != NULL ? (const gint *) dom->guest_nodes->data : NULL;
-  query->n_guest_nodes = dom->guest_nodes != NULL ? dom->guest_nodes->len : 0;
+  query->guest_nodes = (const gint *) (gpointer) bind->guest_nodes->data;
+  query->n_guest_nodes = bind->guest_nodes->len;
   query->need_socket_trait =
     (dom->has_flavor_policy && dom->flavor_policy == VPA_POLICY_SOCKET) ||
     (dom->has_image_policy && dom->image_policy == VPA_POLICY_SOCKET);
@@ -351,6 +354,7 @@ cmd_filter (FleetCli *cli, GError **error)
 {
   g_autoptr (VpaConfig) config = NULL;
   g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (VpaBind) bind = NULL;
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (GPtrArray) hosts = NULL;
@@ -381,10 +385,11 @@ cmd_filter (FleetCli *cli, GError **error)
    * devices of each host are reserved. */
   if ((config = vpa_config_lookup (cli->common.config_path, TRUE, error)) == NULL ||
       !read_domain (cli->common.args[0], &buf, &len, error) ||
-      (dom = vpa_domain_parse (buf, len, cli->common.args[0], error)) == NULL ||
+      (dom = vpa_pipeline_parse (buf, len, cli->common.args[0], error)) == NULL ||
+      (bind = vpa_bind_nodes (dom, NULL, error)) == NULL ||
       (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
     return FALSE;
-  query_from_domain (dom, requests, &query);
+  query_from_domain (dom, bind, requests, &query);
   /* placement="auto": the whole-guest fit on each host's capacity rows. */
   query.numa_auto = dom->numa_auto ? dom : NULL;
   query.config = config;

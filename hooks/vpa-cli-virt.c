@@ -10,6 +10,7 @@
 #include "vpa-virt-watch.h"
 #include "vpa-virt.h"
 #include "vpa-virt-request.h"
+#include "vpa-pipeline.h"
 
 static gboolean
 virt_probe (const char *uri)
@@ -143,7 +144,7 @@ virt_check_live (const char *name, const char *xml, const char *format, char **f
                    pid_path);
       return NULL;
     }
-  if ((dom = vpa_domain_parse (xml, strlen (xml), name, error)) == NULL)
+  if ((dom = vpa_pipeline_parse (xml, strlen (xml), name, error)) == NULL)
     return NULL;
   if ((report = vpa_live_check (dom, (int) pid, &env, error)) == NULL)
     return NULL;

@@ -370,7 +370,7 @@ hook_check (HookRun *run)
   gboolean ok = FALSE;
   int rc;
 
-  dom = vpa_domain_parse (run->xml, run->len, "stdin", &error);
+  dom = vpa_pipeline_parse (run->xml, run->len, "stdin", &error);
   if (dom == NULL)
     {
       /* A request we cannot read is refused; so is a document without
@@ -471,7 +471,8 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
 {
   const char *source = run->config->inventory_source;
   const char *root = source + 6;
-  VpaPlaceReport report = { .keep_guest_topology = TRUE, .keep_only = TRUE };
+  VpaPlaceOptions opts = { .claims = NULL, .config = run->config, .keep_guest_topology = TRUE, .keep_only = TRUE };
+  VpaPlaceReport report = { 0 };
   VpaStatedirsQuery sq = { (const char *const *) run->config->state_dirs, run->guest };
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaDomain) dom = NULL;
@@ -483,7 +484,7 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
 
   if (!g_str_has_prefix (source, "sysfs:") || *root == '\0')
     return FALSE;
-  dom = vpa_domain_parse (run->xml, run->len, "stdin", &error);
+  dom = vpa_pipeline_parse (run->xml, run->len, "stdin", &error);
   if (dom == NULL || !dom->has_affinity || dom->numa_auto)
     return FALSE;
   h = load_domain_devices (root, dom, NULL, &error);
@@ -499,9 +500,9 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
   /* A held or reserved VF of a PF the domain holds whole blocks it. */
   if (!load_blocking_vfs (root, run->config, dom, holds_pf, addrs, claims, &h, &error))
     return FALSE;
-  out = vpa_pipeline_place_parsed (g_steal_pointer (&h), claims, run->config,
-                                   g_steal_pointer (&dom), run->xml, run->len, "stdin", &report,
-                                   &error);
+  opts.claims = claims;
+  out = vpa_pipeline_place_parsed (g_steal_pointer (&h), &opts, g_steal_pointer (&dom), run->xml,
+                                   run->len, &report, &error);
   if (out == NULL || report.changed)
     g_debug ("domain '%s': re-placement: the full path answers: %s", run->guest,
              out == NULL ? error->message : "the document changes");
@@ -527,7 +528,8 @@ hook_place (HookRun *run)
   g_autoptr (GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *out = NULL;
   /* the guest ABI keeps its PCI controllers across migrate and restore */
-  VpaPlaceReport report = { .keep_guest_topology = TRUE };
+  VpaPlaceOptions opts = { .config = run->config, .keep_guest_topology = TRUE };
+  VpaPlaceReport report = { 0 };
 
   if (memmem (run->xml, run->len, VPA_XMLNS_PREFIX, strlen (VPA_XMLNS_PREFIX)) == NULL)
     return 0;
@@ -545,8 +547,9 @@ hook_place (HookRun *run)
     }
   if (!load_host (run, NULL, &host, &claims, skipped, &error))
     return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
-  out = vpa_pipeline_place (g_steal_pointer (&host), claims, run->config, run->xml,
-                            run->len, "stdin", &report, &error);
+  opts.claims = claims;
+  out = vpa_pipeline_place (g_steal_pointer (&host), &opts, run->xml, run->len, "stdin", &report,
+                            &error);
   if (out == NULL)
     return fail (run, VPA_VERDICT_REASON_PLACEMENT, error->message);
   if (report.changed && !write_all (STDOUT_FILENO, out, strlen (out)))

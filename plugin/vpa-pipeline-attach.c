@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "vpa-attach-locality.h"
+#include "vpa-locality-judge.h"
 #include "vpa-place.h"
 #include "vpa-requests.h"
 #include "vpa-pipeline-topology.h"
@@ -33,24 +33,39 @@ attach_record (VpaAttachRecord *record, const VpaPortRequest *port, const VpaReq
   record->placed_source = r->policy_source;
 }
 
-char *
-vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                             VpaDomain *dom, const VpaPortRequest *want, const char *mac,
-                             VpaAddr *out_addr, VpaAttachRecord *record, GError **error)
+/* The port joins a locality group with placed members: the devices its
+ * group rules out (policy/vpa-locality-judge.h) are held. */
+static void
+hold_farther (VpaInventory *inv, const VpaDomain *dom, const VpaRequest *r)
 {
+  g_autoptr (GArray) out = vpa_locality_judge_excluded (inv, dom, r);
+
+  /* Held after the choice: holding a PF also blocks its VFs. */
+  for (guint k = 0; k < out->len; k++)
+    vpa_inventory_hold (inv, g_array_index (out, guint, k), "(farther than its locality group)");
+}
+
+char *
+vpa_pipeline_attach_request (VpaHost *host, const VpaPlaceOptions *opts, VpaDomain *dom,
+                             const VpaPortRequest *want, const char *mac, VpaAttachRecord *record,
+                             GError **error)
+{
+  GPtrArray *claims = opts->claims;
+  const VpaConfig *config = opts->config;
   const char *alias = want->device;
   g_autoptr (VpaHost) owned = host;
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (GPtrArray) mine = g_ptr_array_new ();
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (VpaPlacement) placement = NULL;
+  g_autoptr (VpaBind) bind = NULL;
   VpaPortRequest *port;
   const VpaAssignment *a;
   const VpaDevice *dev;
   VpaGuestNodes guest;
   gint guest_bus = -1;
 
-  g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL, NULL);
+  g_return_val_if_fail (host != NULL && dom != NULL && alias != NULL && record != NULL, NULL);
 
   for (guint i = 0; i < dom->hostdevs->len; i++)
     {
@@ -71,7 +86,7 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
     }
   if (!owned->sealed && !vpa_host_seal (owned, error))
     return NULL;
-  if (!vpa_domain_bind_nodes (dom, owned, error))
+  if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
     return NULL;
 
   if (want->locality_group != NULL && vpa_domain_locality_group (dom, want->locality_group) == NULL)
@@ -104,13 +119,13 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
     return NULL;
   if (!vpa_pipeline_config_admits_devices (config, mine, error))
     return NULL;
-  vpa_pipeline_guest_from_domain (dom, &guest);
+  vpa_pipeline_guest_from_domain (dom, bind, &guest);
   /* The guest's nodes are its binding (<numatune>, for a placed
    * placement="auto" guest the one its <vpa:placed-cell>s record): the
    * port is placed under its policy relative to them, and the binding
    * stays as it is. */
   if (((VpaRequest *) g_ptr_array_index (mine, 0))->locality_group != NULL)
-    vpa_attach_locality_restrict (inv, dom, g_ptr_array_index (mine, 0));
+    hold_farther (inv, dom, g_ptr_array_index (mine, 0));
   placement = vpa_place (inv, mine, &guest, error);
   if (placement == NULL)
     {
@@ -124,31 +139,15 @@ vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *
     }
   a = g_ptr_array_index (placement->assignments, 0);
   dev = vpa_host_device (inv->host, g_array_index (a->devices, guint, 0));
-  *out_addr = dev->addr;
-  if (!vpa_pipeline_attach_guest_address (dom, alias, dev, &guest_bus, error))
+  if (!vpa_pipeline_attach_guest_address (dom, bind, alias, dev, &guest_bus, error))
     return NULL;
-  if (record != NULL)
-    {
-      const VpaRequest *r = g_ptr_array_index (mine, 0);
+  {
+    const VpaRequest *r = g_ptr_array_index (mine, 0);
 
-      attach_record (record, port, r, dev);
-      if (r->locality_group != NULL)
-        record->locality = (gint) vpa_attach_locality_reached (
-          inv, dom, r, g_array_index (a->devices, guint, 0));
-    }
+    attach_record (record, port, r, dev);
+    if (r->locality_group != NULL)
+      record->locality = (gint) vpa_locality_judge_reached (inv, dom, r,
+                                                            g_array_index (a->devices, guint, 0));
+  }
   return vpa_attach_interface (dev->addr, alias, mac, guest_bus);
-}
-
-char *
-vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                          VpaDomain *dom, const char *alias, const char *physnet,
-                          const VpaPolicy *policy, VpaAddr *out_addr,
-                          VpaAttachRecord *record, GError **error)
-{
-  VpaPortRequest want = { .device = (char *) alias, .physnet = (char *) physnet, .trusted = -1, .has_policy = policy != NULL };
-
-  if (policy != NULL)
-    want.policy = *policy;
-  return vpa_pipeline_attach_request (host, claims, config, dom, &want, NULL, out_addr, record,
-                                      error);
 }

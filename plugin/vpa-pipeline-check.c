@@ -13,6 +13,7 @@
 #include "vpa-pipeline-locality.h"
 #include "vpa-pipeline-vswitch.h"
 #include "vpa-policy.h"
+#include "vpa-keep.h"
 #include "vpa-requests.h"
 #include "vpa-reserve-apply.h"
 
@@ -175,7 +176,7 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
                  vpa_reserve_describe (vpa_reserve_apply_of (inv, (guint) idx)));
   else if (inv->state[idx] != VPA_DEV_STATE_FREE)
     add_problem (res, problems, VPA_CHECK_CLAIMED, holder_of (inv, (guint) idx));
-  if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !vpa_pipeline_request_matches (inv, (guint) idx, r)))
+  if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !vpa_keep_request_matches (inv, (guint) idx, r)))
     add_problem (res, problems, VPA_CHECK_POLICY, g_strdup_printf ("does not match %s", r->label));
   else if (r != NULL &&
            !vpa_policy_allows (r->policy, inv->host, guest,
@@ -321,7 +322,7 @@ check_network_port (const VpaInventory *inv, const VpaGuestNodes *guest, const V
         if (d->parent_index < 0 || inv->state[i] != VPA_DEV_STATE_FREE ||
             g_strcmp0 (vpa_host_device (inv->host, (guint) d->parent_index)->netdev,
                        net->pf_devs[p]) != 0 ||
-            !vpa_inventory_has (inv, i) || !vpa_pipeline_request_matches (inv, i, r))
+            !vpa_inventory_has (inv, i) || !vpa_keep_request_matches (inv, i, r))
           continue;
         res = check_one (inv, guest, &hd, r);
         /* "DEV: device VF on NUMA node N: ..." -> "DEV: network 'NET' (PF's VFs) on ..." */
@@ -351,20 +352,25 @@ GPtrArray *
 vpa_pipeline_check (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
                     const VpaDomain *dom, gboolean running_only, gboolean *ok, GError **error)
 {
-  return vpa_pipeline_check_nets (host, claims, config, dom, NULL, running_only, ok, error);
+  VpaPlaceOptions opts = { .claims = claims, .config = config };
+
+  return vpa_pipeline_check_nets (host, &opts, dom, running_only, ok, error);
 }
 
 GPtrArray *
-vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                         const VpaDomain *dom, GPtrArray *nets, gboolean running_only,
-                         gboolean *ok, GError **error)
+vpa_pipeline_check_nets (VpaHost *host, const VpaPlaceOptions *opts, const VpaDomain *dom,
+                         gboolean running_only, gboolean *ok, GError **error)
 {
+  GPtrArray *claims = opts->claims;
+  const VpaConfig *config = opts->config;
+  GPtrArray *nets = opts->nets;
   g_autoptr (VpaHost) owned = host;
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (GPtrArray) requests = NULL;
   g_autoptr (GPtrArray) results = NULL;
   g_autoptr (GHashTable) units = NULL;
   g_autoptr (GPtrArray) order = NULL;
+  g_autoptr (VpaBind) bind = NULL;
   VpaGuestNodes guest;
 
   g_return_val_if_fail (host != NULL && config != NULL && dom != NULL && ok != NULL, NULL);
@@ -372,7 +378,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
   *ok = TRUE;
   if (!owned->sealed && !vpa_host_seal (owned, error))
     return NULL;
-  if (!vpa_domain_bind_nodes ((VpaDomain *) dom, owned, error))
+  if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
     return NULL;
   requests = vpa_requests_from_domain (dom, config, error);
   if (requests == NULL)
@@ -383,7 +389,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
                                vpa_claims_filter (claims, dom->name, running_only), dom, error);
   if (inv == NULL)
     return NULL;
-  vpa_pipeline_guest_from_domain (dom, &guest);
+  vpa_pipeline_guest_from_domain (dom, bind, &guest);
 
   results = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pipeline_check_result_free);
   order = g_ptr_array_new ();
@@ -435,7 +441,7 @@ vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *conf
     }
   vpa_pipeline_check_locality (inv, dom, requests, results, ok);
   check_cells (inv->host, claims, dom, running_only, results, ok);
-  if (!vpa_pipeline_check_vswitch (inv->host, config, dom, results, ok, error))
+  if (!vpa_pipeline_check_vswitch (inv->host, config, dom, bind, results, ok, error))
     return NULL;
   return g_steal_pointer (&results);
 }

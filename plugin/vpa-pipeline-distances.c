@@ -69,11 +69,11 @@ vpa_pipeline_cell_distances (const VpaHost *host, const GArray *cells, guint **i
 }
 
 char *
-vpa_pipeline_rewrite_distances (const VpaDomain *dom, const VpaHost *host, const GArray *cells,
-                                char *buf, gsize *len, const char *what,
-                                const VpaPlaceReport *report, const VpaXmlGrowth *grown,
-                                GError **error)
+vpa_pipeline_rewrite_distances (const VpaRewriteInput *rw, char *buf, gsize *len,
+                                const VpaXmlGrowth *grown, GError **error)
 {
+  const VpaDomain *dom = rw->dom;
+  const GArray *cells = rw->cells;
   g_autofree char *in = buf;
   g_autofree guint *ids = NULL;
   g_autofree guint *values = NULL;
@@ -81,16 +81,16 @@ vpa_pipeline_rewrite_distances (const VpaDomain *dom, const VpaHost *host, const
   VpaCellDistances d;
 
   if (dom->keep_distances || dom->cells->len == 0 ||
-      (report != NULL && report->keep_guest_topology))
+      rw->keep_guest_topology)
     return g_steal_pointer (&in);
-  if (!vpa_pipeline_cell_distances (host, cells, &ids, &values, &why))
+  if (!vpa_pipeline_cell_distances (rw->host, cells, &ids, &values, &why))
     {
-      if (report != NULL && report->explain != NULL && cells->len > 1)
-        g_string_append_printf (report->explain, "guest distances: not written: %s\n", why);
+      if (rw->explain != NULL && cells->len > 1)
+        g_string_append_printf (rw->explain, "guest distances: not written: %s\n", why);
       return g_steal_pointer (&in);
     }
   d.n = cells->len;
   d.ids = ids;
   d.values = values;
-  return vpa_domain_rewrite_distances_grown (in, *len, what, &d, grown, len, error);
+  return vpa_domain_rewrite_distances_grown (in, *len, rw->what, &d, grown, len, error);
 }

@@ -9,6 +9,7 @@
 
 #include "vpa-domain.h"
 #include "vpa-pipeline.h"
+#include "vpa-pipeline-topology.h"
 #include "vpa-xml.h"
 
 G_BEGIN_DECLS
@@ -21,15 +22,13 @@ G_BEGIN_DECLS
 gboolean vpa_pipeline_cell_distances (const VpaHost *host, const GArray *cells, guint **ids,
                                       guint **values, const char **why);
 
-/* buf (transfer full, *len bytes) with the distances written into its
- * <cpu><numa> cells, or buf itself when none are to be written:
- * <vpa:numa distances='keep'>, and report->keep_guest_topology (the
- * view of a running guest does not change under it). explain (may be
- * NULL) says why none are written when the guest has two cells or more.
- * buf, our rewrite, may pass the document's bounds by grown. */
-char *vpa_pipeline_rewrite_distances (const VpaDomain *dom, const VpaHost *host,
-                                      const GArray *cells, char *buf, gsize *len,
-                                      const char *what, const VpaPlaceReport *report,
+/* buf (transfer full, *len bytes) with the distances between in's cells
+ * written into its <cpu><numa> cells, or buf itself when none are to be
+ * written: <vpa:numa distances='keep'>, and in->keep_guest_topology (the
+ * view of a running guest does not change under it). in->explain (may
+ * be NULL) says why none are written when the guest has two cells or
+ * more. buf, our rewrite, may pass the document's bounds by grown. */
+char *vpa_pipeline_rewrite_distances (const VpaRewriteInput *in, char *buf, gsize *len,
                                       const VpaXmlGrowth *grown, GError **error);
 
 G_END_DECLS

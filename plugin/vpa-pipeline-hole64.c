@@ -36,23 +36,22 @@ vpa_pipeline_expander_bars (const VpaHost *host, GPtrArray *decisions, const GAr
 }
 
 char *
-vpa_pipeline_rewrite_hole64 (const VpaDomain *dom, const VpaHost *host, GPtrArray *decisions,
-                             const GArray *cells, char *buf, gsize *len, const char *what,
-                             const VpaPlaceReport *report, const VpaXmlGrowth *grown,
-                             GError **error)
+vpa_pipeline_rewrite_hole64 (const VpaRewriteInput *rw, char *buf, gsize *len,
+                             const VpaXmlGrowth *grown, GError **error)
 {
+  const VpaDomain *dom = rw->dom;
   g_autofree char *in = buf;
-  GString *explain = report != NULL ? report->explain : NULL;
+  GString *explain = rw->explain;
   const VpaDecision *unknown = NULL;
   gboolean q35;
   guint64 bytes, window;
   guint n;
 
   if (!dom->guest_numa || dom->bus == NULL || !dom->bus->known_machine ||
-      (report != NULL && report->keep_guest_topology))
+      rw->keep_guest_topology)
     return g_steal_pointer (&in);
   q35 = dom->bus->machine == VPA_MACHINE_Q35;
-  bytes = vpa_pipeline_expander_bars (host, decisions, cells, &n, &unknown);
+  bytes = vpa_pipeline_expander_bars (rw->host, rw->decisions, rw->cells, &n, &unknown);
   if (unknown != NULL && explain != NULL)
     {
       g_autofree char *alias = vpa_decision_user_alias (unknown);
@@ -78,6 +77,6 @@ vpa_pipeline_rewrite_hole64 (const VpaDomain *dom, const VpaHost *host, GPtrArra
                             "(<cpu><maxphysaddr mode='passthrough'/></cpu>), else QEMU does "
                             "not start the guest\n",
                             window >> 30);
-  return vpa_domain_rewrite_pcihole64_grown (in, *len, what, q35 ? "pcie-root" : "pci-root",
+  return vpa_domain_rewrite_pcihole64_grown (in, *len, rw->what, q35 ? "pcie-root" : "pci-root",
                                              window >> 10, grown, len, error);
 }

@@ -10,6 +10,7 @@
 
 #include "vpa-domain.h"
 #include "vpa-pipeline.h"
+#include "vpa-pipeline-topology.h"
 #include "vpa-rewrite.h"
 
 G_BEGIN_DECLS
@@ -26,16 +27,14 @@ guint64 vpa_pipeline_expander_bars (const VpaHost *host, GPtrArray *decisions,
                                     const GArray *cells, guint *n, const VpaDecision **unknown);
 
 /* buf (transfer full, *len bytes) with <pcihole64> on the root
- * controller sized to the next power of two of those BARs when that is
- * more than QEMU's default and than the document's, else buf itself:
- * only with <vpa:guest-numa>, never under report->keep_guest_topology
- * (the guest's PCI layout is its ABI). buf, our rewrite, may pass the
- * document's bounds by grown. explain says what it did, and
- * names a device whose BARs are unknown (libvirt's nodedev XML has
- * none): the hole is then sized for the others. */
-char *vpa_pipeline_rewrite_hole64 (const VpaDomain *dom, const VpaHost *host,
-                                   GPtrArray *decisions, const GArray *cells, char *buf,
-                                   gsize *len, const char *what, const VpaPlaceReport *report,
+ * controller sized to the next power of two of the BARs of in's
+ * decisions when that is more than QEMU's default and than the
+ * document's, else buf itself: only with <vpa:guest-numa>, never under
+ * in->keep_guest_topology (the guest's PCI layout is its ABI). buf, our
+ * rewrite, may pass the document's bounds by grown. in->explain says
+ * what it did, and names a device whose BARs are unknown (libvirt's
+ * nodedev XML has none): the hole is then sized for the others. */
+char *vpa_pipeline_rewrite_hole64 (const VpaRewriteInput *in, char *buf, gsize *len,
                                    const VpaXmlGrowth *grown, GError **error);
 
 G_END_DECLS

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The check of a placed domain's locality groups (vpa-pipeline-locality.h).
+ * The check of a placed domain's locality groups (vpa-pipeline-locality.h):
+ * what each group's members hold now, gathered here and judged by
+ * policy/vpa-locality-judge.c.
  */
 #include "vpa-pipeline-locality.h"
 
 #include "vpa-locality.h"
+#include "vpa-locality-judge.h"
 #include "vpa-requests.h"
 
 /* What a group's members hold now. */
@@ -69,54 +72,24 @@ group_now (const VpaInventory *inv, const VpaDomain *dom, GPtrArray *requests,
     }
 }
 
-static const char *
-share_text (VpaLocality level)
-{
-  static const char *const texts[] = { "one switch", "one root-complex", "one numa-node",
-                                       "one socket", "no socket (system)" };
-  G_STATIC_ASSERT (G_N_ELEMENTS (texts) == VPA_LOCALITY_LAST);
-
-  return level < VPA_LOCALITY_LAST ? texts[level] : "-";
-}
-
-/* The result of one group, or NULL when it cannot be judged yet. */
+/* The check result of one group, or NULL when it cannot be judged yet
+ * (vpa_locality_judge_group decides). */
 static VpaCheckResult *
 check_group (const VpaInventory *inv, const VpaLocalityGroupState *g, const GroupNow *now)
 {
-  VpaLocality found = vpa_pcie_locality_of (inv->host, (const guint *) (void *) now->devices->data,
-                                            now->devices->len);
+  VpaLocalityGroupNow judged = { now->devices, now->members->str, now->missing, now->recorded };
+  g_autoptr (VpaLocalityVerdict) v = vpa_locality_judge_group (inv->host, g, &judged);
   VpaCheckResult *res;
-  g_autofree char *head = g_strdup_printf ("locality group '%s' (level %s, policy %s): %s",
-                                           g->name, vpa_locality_to_string (g->level),
-                                           g->required ? "required" : "preferred",
-                                           now->members->str);
 
-  /* A member without its device fails on its own line; the others are
-   * judged only when they are too far apart already. */
-  if (now->devices->len == 0 || (now->missing > 0 && (!g->required || found <= g->level)))
+  if (v == NULL)
     return NULL;
   res = g_new0 (VpaCheckResult, 1);
   res->device = g_strdup_printf ("locality group '%s'", g->name);
   res->addr = VPA_ADDR_NONE;
   res->numa_node = VPA_NUMA_NONE;
-  res->status = VPA_CHECK_OK;
-  if (g->required && found > g->level)
-    {
-      res->status = VPA_CHECK_LOCALITY;
-      res->line = g_strdup_printf ("%s: they share %s, farther than its level %s", head,
-                                   share_text (found), vpa_locality_to_string (g->level));
-    }
-  else if (now->recorded >= 0 && (gint) found > now->recorded)
-    {
-      res->note = TRUE;
-      res->line = g_strdup_printf ("%s: ok, but they share %s, farther than the %s its records "
-                                   "say (a group farther than recorded but within its policy is "
-                                   "reported, not refused)",
-                                   head, share_text (found),
-                                   vpa_locality_to_string ((VpaLocality) now->recorded));
-    }
-  else
-    res->line = g_strdup_printf ("%s: ok, they share %s", head, share_text (found));
+  res->status = v->refused ? VPA_CHECK_LOCALITY : VPA_CHECK_OK;
+  res->note = v->note;
+  res->line = g_steal_pointer (&v->line);
   return res;
 }
 

@@ -9,16 +9,16 @@
 
 /* Each guest cell with the host nodes that back it. Today these are the
  * domain's own binding; whole-guest placement hands its chosen nodes in
- * the same shape. The nodes are borrowed from dom. */
+ * the same shape. The nodes are borrowed from bind. */
 GArray *
-vpa_pipeline_guest_cells (const VpaDomain *dom)
+vpa_pipeline_guest_cells (const VpaDomain *dom, const VpaBind *bind)
 {
   GArray *cells = g_array_new (FALSE, FALSE, sizeof (VpaCellNodes));
 
   for (guint i = 0; i < dom->cells->len; i++)
     {
       const VpaDomainCell *c = g_ptr_array_index (dom->cells, i);
-      VpaCellNodes cn = { c->id, c->host_nodes };
+      VpaCellNodes cn = { c->id, vpa_bind_cell_nodes (bind, i) };
       g_array_append_val (cells, cn);
     }
   return cells;
@@ -121,35 +121,32 @@ plan_guest_topology (const VpaDomain *dom, const VpaConfig *config, GPtrArray *d
 }
 
 char *
-vpa_pipeline_rewrite_placed (const VpaDomain *dom, const VpaConfig *config, const char *buf,
-                             gsize len, const char *what, GPtrArray *decisions,
-                             const GArray *cells, VpaPlaceReport *report, gsize *out_len,
-                             GError **error)
+vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError **error)
 {
   g_autoptr (VpaGuestTopology) topo = NULL;
   g_autoptr (GError) local = NULL;
 
-  topo = plan_guest_topology (dom, config, decisions, cells,
-                              report != NULL && report->keep_guest_topology, &local);
+  topo = plan_guest_topology (in->dom, in->config, in->decisions, in->cells,
+                              in->keep_guest_topology, &local);
   if (local != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  if (topo != NULL && report != NULL && report->explain != NULL)
-    vpa_guest_topology_explain (topo, report->explain);
-  return vpa_domain_rewrite_topology (buf, len, what, decisions, topo, out_len, error);
+  if (topo != NULL && in->explain != NULL)
+    vpa_guest_topology_explain (topo, in->explain);
+  return vpa_domain_rewrite_topology (in->buf, in->len, in->what, in->decisions, topo, out_len,
+                                      error);
 }
 
 char *
-vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid, gsize mid_len,
-                              const char *what, const VpaNumaBinding *binding, gsize *out_len,
-                              GError **error)
+vpa_pipeline_rewrite_binding (const VpaRewriteInput *in, const char *mid, gsize mid_len,
+                              const VpaNumaBinding *binding, gsize *out_len, GError **error)
 {
   VpaXmlGrowth grown;
 
-  vpa_xml_growth (buf, len, mid, mid_len, &grown);
-  return vpa_domain_rewrite_numa_grown (mid, mid_len, what, binding, grown.elements,
+  vpa_xml_growth (in->buf, in->len, mid, mid_len, &grown);
+  return vpa_domain_rewrite_numa_grown (mid, mid_len, in->what, binding, grown.elements,
                                         grown.attributes, out_len, error);
 }
 
@@ -159,8 +156,8 @@ vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid, gsize
  * whose node backs no guest cell, or an i440fx guest (QEMU's pxb takes
  * no hot-plug), is left where libvirt puts it. */
 gboolean
-vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, const VpaDevice *dev, gint *out_bus,
-                                   GError **error)
+vpa_pipeline_attach_guest_address (const VpaDomain *dom, const VpaBind *bind, const char *alias,
+                                   const VpaDevice *dev, gint *out_bus, GError **error)
 {
   g_autoptr (GArray) cells = NULL;
   const VpaGuestController *spare;
@@ -170,7 +167,7 @@ vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias, cons
   *out_bus = -1;
   if (!dom->guest_numa || dom->bus == NULL || dom->bus->machine != VPA_MACHINE_Q35)
     return TRUE;
-  cells = vpa_pipeline_guest_cells (dom);
+  cells = vpa_pipeline_guest_cells (dom, bind);
   if ((cell = vpa_guest_cell_of_node (cells, dev->numa_node)) < 0)
     return TRUE;
   spare = vpa_guest_bus_free_spare (dom->bus, (guint) cell);

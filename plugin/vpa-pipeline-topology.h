@@ -14,12 +14,13 @@
 #include "vpa-guest-topology.h"
 #include "vpa-pipeline.h"
 #include "vpa-rewrite.h"
+#include "vpa-bind.h"
 
 G_BEGIN_DECLS
 
-/* VpaCellNodes of every guest cell of dom, from its own binding (after
- * vpa_domain_bind_nodes); the node arrays are borrowed from dom. */
-GArray *vpa_pipeline_guest_cells (const VpaDomain *dom);
+/* VpaCellNodes of every guest cell of dom, from its own binding bind
+ * (vpa-bind.h); the node arrays are borrowed from bind. */
+GArray *vpa_pipeline_guest_cells (const VpaDomain *dom, const VpaBind *bind);
 
 /* VpaCellNodes of a binding given as n (guest cell, host node) pairs, as
  * whole-guest placement chooses one node per cell. The node arrays live
@@ -27,32 +28,43 @@ GArray *vpa_pipeline_guest_cells (const VpaDomain *dom);
 GArray *vpa_pipeline_guest_cells_of (const guint *cells, const gint *nodes, guint n,
                                      GPtrArray **owner);
 
-/* vpa_domain_rewrite() of decisions, plus the guest PCI layout they need
- * when the domain asks for <vpa:guest-numa> (or still has our
- * controllers): cells (VpaCellNodes) say which guest cell each host node
- * backs; config (may be NULL) gives the vSwitch ports' networks their
- * nodes, and each port's <interface> goes behind the expander of the
- * first cell on one of them. report (may be NULL): keep_guest_topology
- * keeps the guest's controllers (an error when a device would need a
- * change); explain receives the topology. */
-char *vpa_pipeline_rewrite_placed (const VpaDomain *dom, const VpaConfig *config,
-                                   const char *buf, gsize len, const char *what,
-                                   GPtrArray *decisions, const GArray *cells,
-                                   VpaPlaceReport *report, gsize *out_len, GError **error);
+/* What every step of one domain's rewrite reads: the domain, the
+ * document as given, the plan, and the caller's wishes. */
+typedef struct {
+  const VpaDomain *dom;
+  const VpaHost *host;
+  const VpaConfig *config; /* may be NULL */
+  const char *buf;         /* the document as given, len bytes, what in messages */
+  gsize len;
+  const char *what;
+  GPtrArray *decisions;         /* VpaDecision*, final (policy/vpa-decide.h) */
+  const GArray *cells;          /* VpaCellNodes: which guest cell each host node backs */
+  gboolean keep_guest_topology; /* the guest's PCI controllers must not change */
+  GString *explain;             /* may be NULL */
+} VpaRewriteInput;
 
-/* vpa_domain_rewrite_numa() of binding into mid, the rewrite of buf by
- * vpa_pipeline_rewrite_placed(): mid may pass the document's bounds buf
- * was within by what that rewrite added. */
-char *vpa_pipeline_rewrite_binding (const char *buf, gsize len, const char *mid, gsize mid_len,
-                                    const char *what, const VpaNumaBinding *binding,
-                                    gsize *out_len, GError **error);
+/* vpa_domain_rewrite() of in->decisions, plus the guest PCI layout they
+ * need when the domain asks for <vpa:guest-numa> (or still has our
+ * controllers): in->config (may be NULL) gives the vSwitch ports'
+ * networks their nodes, and each port's <interface> goes behind the
+ * expander of the first cell on one of them. keep_guest_topology keeps
+ * the guest's controllers (an error when a device would need a change);
+ * explain receives the topology. */
+char *vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError **error);
+
+/* vpa_domain_rewrite_numa() of binding into mid, the rewrite of in->buf
+ * by vpa_pipeline_rewrite_placed(): mid may pass the document's bounds
+ * in->buf was within by what that rewrite added. */
+char *vpa_pipeline_rewrite_binding (const VpaRewriteInput *in, const char *mid, gsize mid_len,
+                                    const VpaNumaBinding *binding, gsize *out_len,
+                                    GError **error);
 
 /* For attach: *out_bus is the bus of a free spare root port of dev's
  * cell's expander, whose slot 0 the device is put into
  * (vpa_attach_interface), or -1 (no guest-numa, an i440fx guest, a node
  * backing no cell). No free spare: VPA_ERROR_UNSATISFIABLE
  * saying to raise spare-ports. */
-gboolean vpa_pipeline_attach_guest_address (const VpaDomain *dom, const char *alias,
+gboolean vpa_pipeline_attach_guest_address (const VpaDomain *dom, const VpaBind *bind, const char *alias,
                                             const VpaDevice *dev, gint *out_bus, GError **error);
 
 G_END_DECLS

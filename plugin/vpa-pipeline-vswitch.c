@@ -89,15 +89,15 @@ nodes_text (const GArray *nodes)
 }
 
 static VpaCheckResult *
-check_rule (const VpaHost *host, const VpaDomain *dom, const VpaNetRule *rule)
+check_rule (const VpaHost *host, const GArray *nodes, const VpaNetRule *rule)
 {
   VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
   g_autofree char *what = vpa_net_rule_describe (rule);
-  g_autofree char *have = nodes_text (dom->guest_nodes);
+  g_autofree char *have = nodes_text (nodes);
   gboolean met = FALSE;
 
-  for (guint i = 0; i < dom->guest_nodes->len && !met; i++)
-    met = node_meets (host, rule, g_array_index (dom->guest_nodes, gint, i));
+  for (guint i = 0; i < nodes->len && !met; i++)
+    met = node_meets (host, rule, g_array_index (nodes, gint, i));
   res->device = g_strdup (rule->port);
   res->addr = VPA_ADDR_NONE;
   res->numa_node = VPA_NUMA_NONE;
@@ -105,21 +105,21 @@ check_rule (const VpaHost *host, const VpaDomain *dom, const VpaNetRule *rule)
   res->note = !met && rule->policy == VPA_POLICY_PREFERRED;
   if (met)
     res->line = g_strdup_printf ("%s: guest on host node%s %s: ok", what,
-                                 dom->guest_nodes->len > 1 ? "s" : "", have);
-  else if (dom->guest_nodes->len == 0)
+                                 nodes->len > 1 ? "s" : "", have);
+  else if (nodes->len == 0)
     res->line = g_strdup_printf ("%s, but the guest's cells are bound to no host node (bind "
                                  "them: <vpa:numa placement='auto'> or <numatune>)",
                                  what);
   else
     res->line = g_strdup_printf ("%s, but the guest's cells are on host node%s %s%s", what,
-                                 dom->guest_nodes->len > 1 ? "s" : "", have,
+                                 nodes->len > 1 ? "s" : "", have,
                                  res->note ? " (preferred: accepted)" : "");
   return res;
 }
 
 gboolean
 vpa_pipeline_check_vswitch (const VpaHost *host, const VpaConfig *config, const VpaDomain *dom,
-                            GPtrArray *results, gboolean *ok, GError **error)
+                            const VpaBind *bind, GPtrArray *results, gboolean *ok, GError **error)
 {
   g_autoptr (GPtrArray) rules = NULL;
 
@@ -135,7 +135,7 @@ vpa_pipeline_check_vswitch (const VpaHost *host, const VpaConfig *config, const 
     return FALSE;
   for (guint i = 0; i < rules->len; i++)
     {
-      VpaCheckResult *res = check_rule (host, dom, g_ptr_array_index (rules, i));
+      VpaCheckResult *res = check_rule (host, bind->guest_nodes, g_ptr_array_index (rules, i));
       if (res->status != VPA_CHECK_OK)
         *ok = FALSE;
       g_ptr_array_add (results, res);

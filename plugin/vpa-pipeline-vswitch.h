@@ -10,6 +10,7 @@
 #include "vpa-domain.h"
 #include "vpa-fit.h"
 #include "vpa-pipeline.h"
+#include "vpa-bind.h"
 
 G_BEGIN_DECLS
 
@@ -19,13 +20,13 @@ G_BEGIN_DECLS
  * image's, else legacy. Empty when none. */
 GPtrArray *vpa_pipeline_net_rules (const VpaDomain *dom, const VpaConfig *config);
 
-/* A bound NUMA guest against its network rules, one VpaCheckResult per
+/* A NUMA guest, bound by bind (vpa-bind.h), against its network rules, one VpaCheckResult per
  * rule appended to results: a hard rule no host node of the guest meets
  * is VPA_CHECK_POLICY (naming the port, the network and the nodes), a
  * preferred one a note. [physnet]/[tunnel] nodes host lacks are
  * VPA_ERROR_INVALID. */
 gboolean vpa_pipeline_check_vswitch (const VpaHost *host, const VpaConfig *config,
-                                     const VpaDomain *dom, GPtrArray *results, gboolean *ok,
-                                     GError **error);
+                                     const VpaDomain *dom, const VpaBind *bind,
+                                     GPtrArray *results, gboolean *ok, GError **error);
 
 G_END_DECLS

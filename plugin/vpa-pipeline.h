@@ -15,61 +15,68 @@
 
 G_BEGIN_DECLS
 
+/* What placing one domain takes besides the host and its document:
+ * the caller's inputs, read only. */
 typedef struct {
-  gboolean changed;             /* the rewritten document differs from the input */
-  GString *explain;             /* if not NULL on input: the --explain report, also on failure */
-  gboolean keep_guest_topology; /* in: the guest's PCI controllers must not
+  GPtrArray *claims;       /* every domain's claims (borrowed); the domain's own are ignored */
+  const VpaConfig *config; /* required */
+  /* libvirt's hostdev networks (VpaHostdevNet*, vpa-netpool.h), or NULL:
+   * with them a port whose device is an <interface type='network'> takes
+   * a VF of one of their PFs, and the interface's <source network>
+   * becomes that PF's network (libvirt then picks the VF); without them
+   * (the hook) such a port keeps the network it was placed on. */
+  GPtrArray *nets;
+  GString *explain;             /* if not NULL: receives the --explain report, also on failure */
+  gboolean keep_guest_topology; /* the guest's PCI controllers must not
                                  * change (migration, restore) */
-  /* in: only keep, never place: unless every request keeps the devices
-   * it holds (and the domain is not placement="auto"), fail with
-   * VPA_ERROR_UNSATISFIABLE and must_move set. host may then hold only
-   * the domain's devices and their relatives (the hook's fast path). */
+  /* only keep, never place: unless every request keeps the devices it
+   * holds (and the domain is not placement="auto"), fail with
+   * VPA_ERROR_UNSATISFIABLE and the report's must_move set. host may then
+   * hold only the domain's devices and their relatives (the hook's fast
+   * path). */
   gboolean keep_only;
-  gboolean must_move; /* out, with keep_only */
+} VpaPlaceOptions;
+
+/* What placing one domain reports besides the document. */
+typedef struct {
+  gboolean changed;   /* the rewritten document differs from the input */
+  gboolean must_move; /* with keep_only: something must be placed */
 } VpaPlaceReport;
 
-/* Places every request of the domain document buf on host (transfer full)
- * with claims (borrowed; the domain's own claims are ignored). Returns the
- * rewritten document. Errors: VPA_ERROR_INVALID (bad document/metadata),
- * VPA_ERROR_UNSATISFIABLE (a request cannot be met). */
-char *vpa_pipeline_place (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                          const char *buf, gsize len, const char *what,
-                          VpaPlaceReport *report, GError **error);
+/* Parses a domain document (vpa_domain_parse) and refuses what libvirt
+ * would refuse in the guest PCI layout the planner reads
+ * (vpa-guest-bus-rules.h): a caller that goes on to place, check or
+ * attach parses with it. */
+VpaDomain *vpa_pipeline_parse (const char *buf, gsize len, const char *what, GError **error);
+
+/* Places every request of the domain document buf (what names it in
+ * messages) on host (transfer full) as opts say. Returns the rewritten
+ * document; report (may be NULL) receives what happened. Errors:
+ * VPA_ERROR_INVALID (bad document/metadata), VPA_ERROR_UNSATISFIABLE (a
+ * request cannot be met). */
+char *vpa_pipeline_place (VpaHost *host, const VpaPlaceOptions *opts, const char *buf, gsize len,
+                          const char *what, VpaPlaceReport *report, GError **error);
 
 /* vpa_pipeline_place of a document already parsed: dom (transfer full)
- * is vpa_domain_parse() of buf, not yet bound to a host. */
-char *vpa_pipeline_place_parsed (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                                 VpaDomain *dom, const char *buf, gsize len, const char *what,
-                                 VpaPlaceReport *report, GError **error);
-
-/* vpa_pipeline_place with libvirt's hostdev networks (VpaHostdevNet*,
- * vpa-netpool.h): a port whose device is an <interface type='network'>
- * takes a VF of one of their PFs, and the interface's <source network>
- * becomes that PF's network (libvirt then picks the VF). Without nets
- * (the hook) such a port keeps the network it was placed on. */
-char *vpa_pipeline_place_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                               const char *buf, gsize len, const char *what, GPtrArray *nets,
-                               VpaPlaceReport *report, GError **error);
+ * is vpa_pipeline_parse() of buf, not yet bound to a host; its source
+ * names it in messages. */
+char *vpa_pipeline_place_parsed (VpaHost *host, const VpaPlaceOptions *opts, VpaDomain *dom,
+                                 const char *buf, gsize len, VpaPlaceReport *report,
+                                 GError **error);
 
 /* Picks a device for one new port of a domain (hot-plug) by the same
- * rules: the domain's existing devices stay held (claims are used as
- * they are), only the new port is placed. dom is bound to host here.
- * Returns the <interface type='hostdev'> element to attach; *out_addr
- * receives the chosen address, *record (optional; clear it with
- * vpa_attach_record_clear) the port's request and placement as place
- * records them. */
-char *vpa_pipeline_attach_port (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                                VpaDomain *dom, const char *alias, const char *physnet,
-                                const VpaPolicy *policy, VpaAddr *out_addr,
-                                VpaAttachRecord *record, GError **error);
-
-/* vpa_pipeline_attach_port for a port as want describes it (device,
- * physnet, want_pf for vnic-type direct-physical, trusted, policy; its
- * other fields are not read), the interface given mac (NULL: libvirt
- * picks one). */
-char *vpa_pipeline_attach_request (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                                   VpaDomain *dom, const VpaPortRequest *want, const char *mac,
-                                   VpaAddr *out_addr, VpaAttachRecord *record, GError **error);
+ * rules, the port as want describes it (device, physnet, want_pf for
+ * vnic-type direct-physical, trusted, policy, locality_group; its other
+ * fields are not read): the domain's existing devices stay held
+ * (opts->claims are used as they are; opts->config; nets, explain and
+ * the keep flags are not read), only the new port is placed; dom is
+ * bound to host here. Returns the <interface type='hostdev'> element to
+ * attach, given mac (NULL: libvirt picks one); *record (clear it with
+ * vpa_attach_record_clear) receives the chosen address and the port's
+ * request and placement as place records them. */
+char *vpa_pipeline_attach_request (VpaHost *host, const VpaPlaceOptions *opts, VpaDomain *dom,
+                                   const VpaPortRequest *want, const char *mac,
+                                   VpaAttachRecord *record, GError **error);
 
 typedef enum {
   VPA_CHECK_OK,
@@ -102,15 +109,16 @@ GPtrArray *vpa_pipeline_check (VpaHost *host, GPtrArray *claims,
                                gboolean running_only, gboolean *ok,
                                GError **error);
 
-/* vpa_pipeline_check with libvirt's hostdev networks: a port on an
- * <interface type='network'> (no VF yet: a defined domain) is checked on
- * a free VF of its network's PF. Without nets (the hook at prepare
- * begin, before libvirt allocates the VF) it is accepted as such; the
- * VF libvirt picked is checked at start begin, where the live XML shows
- * it as an <interface type='hostdev'>. */
-GPtrArray *vpa_pipeline_check_nets (VpaHost *host, GPtrArray *claims, const VpaConfig *config,
-                                    const VpaDomain *dom, GPtrArray *nets,
-                                    gboolean running_only, gboolean *ok, GError **error);
+/* vpa_pipeline_check against opts' claims and config and libvirt's
+ * hostdev networks (opts->nets; explain and the keep flags are not read):
+ * a port on an <interface type='network'> (no VF yet: a defined domain)
+ * is checked on a free VF of its network's PF. Without nets (the hook at
+ * prepare begin, before libvirt allocates the VF) it is accepted as
+ * such; the VF libvirt picked is checked at start begin, where the live
+ * XML shows it as an <interface type='hostdev'>. */
+GPtrArray *vpa_pipeline_check_nets (VpaHost *host, const VpaPlaceOptions *opts,
+                                    const VpaDomain *dom, gboolean running_only, gboolean *ok,
+                                    GError **error);
 
 void vpa_pipeline_check_result_free (VpaCheckResult *res);
 

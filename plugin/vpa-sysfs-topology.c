@@ -365,12 +365,21 @@ number_distances (VpaHost *host)
     }
 }
 
+/* One walk over the node directories: what every node's read takes. */
+typedef struct {
+  Reader *r;
+  const char *root;
+  const char *nodes_path;
+  int cpu_fd;
+  const GArray *online;
+  gboolean capacity;
+} Walk;
+
 /* One node: its CPUs, distances and socket; with capacity its memory
  * and pages too. Without capacity its files are read through nodes_fd
  * ("node3/cpulist"): the node's directory is never opened. */
 static gboolean
-read_cell (Reader *r, int nodes_fd, const char *nodes_path, const char *name, int cpu_fd,
-           const GArray *online, gboolean capacity, GPtrArray *packages, VpaCell *cell,
+read_cell (const Walk *w, int nodes_fd, const char *name, GPtrArray *packages, VpaCell *cell,
            GError **error)
 {
   g_autofree char *cpulist_path = g_strconcat (name, "/cpulist", NULL);
@@ -380,42 +389,42 @@ read_cell (Reader *r, int nodes_fd, const char *nodes_path, const char *name, in
   int fd = -1;
   int e;
 
-  if (capacity && (fd = openat (nodes_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+  if (w->capacity && (fd = openat (nodes_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s: cannot read: %s",
-                   nodes_path, name, g_strerror (errno));
+                   w->nodes_path, name, g_strerror (errno));
       return FALSE;
     }
-  e = vpa_sysfs_read_attr (r, nodes_fd, cpulist_path, cpulist, sizeof cpulist);
-  if (e == 0 && capacity && vpa_sysfs_read_attr (r, fd, "meminfo", meminfo, sizeof meminfo) == 0)
+  e = vpa_sysfs_read_attr (w->r, nodes_fd, cpulist_path, cpulist, sizeof cpulist);
+  if (e == 0 && w->capacity && vpa_sysfs_read_attr (w->r, fd, "meminfo", meminfo, sizeof meminfo) == 0)
     cell->memory_kib = meminfo_value (meminfo, "MemTotal:");
-  if (e == 0 && capacity)
-    cell_set_pages (r, cell, fd);
+  if (e == 0 && w->capacity)
+    cell_set_pages (w->r, cell, fd);
   if (e == 0)
-    cell_set_distances (r, cell, nodes_fd, distance_path);
+    cell_set_distances (w->r, cell, nodes_fd, distance_path);
   if (fd >= 0)
     close (fd);
-  if (e == ENOTDIR && !capacity)
+  if (e == ENOTDIR && !w->capacity)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s: cannot read: %s",
-                   nodes_path, name, g_strerror (e));
+                   w->nodes_path, name, g_strerror (e));
       return FALSE;
     }
   if (e != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s/%s/cpulist: cannot read: %s",
-                   nodes_path, name, g_strerror (e));
+                   w->nodes_path, name, g_strerror (e));
       return FALSE;
     }
   if (!parse_cpulist (cpulist, cell->cpus))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s/%s/cpulist: '%s' is not a CPU list", nodes_path, name, cpulist);
+                   "%s/%s/cpulist: '%s' is not a CPU list", w->nodes_path, name, cpulist);
       return FALSE;
     }
-  cell_set_socket (r, cell, cpu_fd, online, packages);
-  if (capacity)
-    cell_set_topo (r, cell, cpu_fd);
+  cell_set_socket (w->r, cell, w->cpu_fd, w->online, packages);
+  if (w->capacity)
+    cell_set_topo (w->r, cell, w->cpu_fd);
   return TRUE;
 }
 
@@ -423,37 +432,35 @@ read_cell (Reader *r, int nodes_fd, const char *nodes_path, const char *name, in
  * every CPU and all memory (virCapabilitiesHostNUMAInitFake); do the same
  * from cpu/present and /proc/meminfo. */
 static gboolean
-add_fake_cell (Reader *r, VpaHost *host, const char *root, int cpu_fd, const GArray *online,
-               gboolean capacity, GError **error)
+add_fake_cell (const Walk *w, VpaHost *host, GError **error)
 {
   VpaCell cell = { 0, VPA_SOCKET_NONE, g_array_new (FALSE, FALSE, sizeof (guint)), 0 };
-  g_autofree char *proc = g_build_filename (root, "proc", NULL);
+  g_autofree char *proc = g_build_filename (w->root, "proc", NULL);
   char buf[4096];
   int fd;
 
-  if (cpu_fd >= 0 && vpa_sysfs_read_attr (r, cpu_fd, "present", buf, sizeof buf) == 0 &&
+  if (w->cpu_fd >= 0 && vpa_sysfs_read_attr (w->r, w->cpu_fd, "present", buf, sizeof buf) == 0 &&
       !parse_cpulist (buf, cell.cpus))
     {
       g_array_unref (cell.cpus);
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s/%s/present: '%s' is not a CPU list",
-                   root, CPU_DIR, buf);
+                   w->root, CPU_DIR, buf);
       return FALSE;
     }
   fd = open (proc, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0 && vpa_sysfs_read_attr (r, fd, "meminfo", buf, sizeof buf) == 0)
+  if (fd >= 0 && vpa_sysfs_read_attr (w->r, fd, "meminfo", buf, sizeof buf) == 0)
     cell.memory_kib = meminfo_total_kib (buf);
   if (fd >= 0)
     close (fd);
-  cell_set_socket (r, &cell, cpu_fd, online, NULL);
-  if (capacity)
-    cell_set_topo (r, &cell, cpu_fd);
+  cell_set_socket (w->r, &cell, w->cpu_fd, w->online, NULL);
+  if (w->capacity)
+    cell_set_topo (w->r, &cell, w->cpu_fd);
   vpa_host_add_cell (host, &cell);
   return TRUE;
 }
 
 static gboolean
-read_cells (Reader *r, VpaHost *host, const char *root, int nodes_fd, const char *nodes_path,
-            int cpu_fd, const GArray *online, gboolean capacity, GError **error)
+read_cells (const Walk *w, VpaHost *host, int nodes_fd, GError **error)
 {
   g_autoptr (GPtrArray) packages = g_ptr_array_new_with_free_func ((GDestroyNotify) package_free);
   DIR *dir = fdopendir (nodes_fd);
@@ -464,7 +471,7 @@ read_cells (Reader *r, VpaHost *host, const char *root, int nodes_fd, const char
     {
       close (nodes_fd);
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s",
-                   nodes_path, g_strerror (errno));
+                   w->nodes_path, g_strerror (errno));
       return FALSE;
     }
   while (ok && (ent = readdir (dir)) != NULL)
@@ -477,8 +484,7 @@ read_cells (Reader *r, VpaHost *host, const char *root, int nodes_fd, const char
         continue;
       cell.id = (gint) id;
       cell.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
-      ok = read_cell (r, dirfd (dir), nodes_path, ent->d_name, cpu_fd, online, capacity, packages,
-                      &cell, error);
+      ok = read_cell (w, dirfd (dir), ent->d_name, packages, &cell, error);
       if (ok)
         vpa_host_add_cell (host, &cell);
       else
@@ -491,7 +497,7 @@ read_cells (Reader *r, VpaHost *host, const char *root, int nodes_fd, const char
   closedir (dir);
   number_distances (host);
   if (ok && host->cells->len == 0)
-    return add_fake_cell (r, host, root, cpu_fd, online, capacity, error);
+    return add_fake_cell (w, host, error);
   return ok;
 }
 
@@ -511,10 +517,12 @@ vpa_sysfs_topology_read (Reader *r, VpaHost *host, const char *root, gboolean ca
   g_autoptr (GArray) online = read_online (r, cpu_fd);
   gboolean ok;
 
+  Walk w = { r, root, nodes_path, cpu_fd, online, capacity };
+
   if (nodes_fd >= 0)
-    ok = read_cells (r, host, root, nodes_fd, nodes_path, cpu_fd, online, capacity, error);
+    ok = read_cells (&w, host, nodes_fd, error);
   else if (nodes_errno == ENOENT)
-    ok = add_fake_cell (r, host, root, cpu_fd, online, capacity, error);
+    ok = add_fake_cell (&w, host, error);
   else
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", nodes_path,

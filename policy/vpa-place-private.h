@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Placement's own state, shared by the solver (vpa-place.c) and the
- * diagnosis of a failure (vpa-explain.c). Not for other files.
+ * Placement's own state, shared by the classes (vpa-place-classes.c),
+ * the solver (vpa-place.c) and the diagnosis of a failure
+ * (vpa-explain.c). Not for other files.
  */
 #pragma once
 
@@ -62,6 +63,19 @@ typedef struct {
 } Place;
 
 #define VPA_PLACE_DIST_MAX 254
+
+/* vpa-place-classes.c: */
+
+/* Frees what the build functions below allocate. */
+void vpa_place_clear (Place *pl);
+/* The classes of the inventory's free devices (once per placer). */
+void vpa_place_build_classes (Place *pl);
+/* Which request may use which class, for pl->guest. */
+void vpa_place_build_eligibility (Place *pl);
+/* Which PFs, or their VFs, some request may take. */
+void vpa_place_build_demand (Place *pl);
+/* The flow's lexicographic weights. */
+void vpa_place_weights (Place *pl);
 
 /* Sets the class's tier and distance for pl->guest. */
 void vpa_place_class_set_tier (const Place *pl, PlaceClass *c);

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 #include "vpa-domain.h"
+#include "vpa-bind.h"
 #include "vpa-xml.h"
 #include "vpa-test-util.h"
 
@@ -148,6 +149,9 @@ dump_devices (GString *s, const VpaDomain *dom)
 static void
 dump_numa (GString *s, const VpaDomain *dom)
 {
+  g_autoptr (VpaBind) unbound = NULL;
+  g_autoptr (GError) error = NULL;
+
   g_string_append_printf (s, "numa-guest: %s\n", dom->numa_guest ? "yes" : "no");
   for (guint i = 0; i < dom->cells->len; i++)
     {
@@ -160,8 +164,11 @@ dump_numa (GString *s, const VpaDomain *dom)
       dump_bits (s, c->cpuset);
       g_string_append_c (s, '\n');
     }
+  /* as parsed: without a host only the nodesets bind */
+  unbound = vpa_bind_nodes (dom, NULL, &error);
+  g_assert_no_error (error);
   g_string_append (s, "guest-nodes: ");
-  dump_nodes (s, dom->guest_nodes);
+  dump_nodes (s, unbound->guest_nodes);
   g_string_append_c (s, '\n');
 }
 
@@ -178,6 +185,7 @@ test_parse_fixture (gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaHost) host = test_host ();
   g_autoptr (VpaDomain) dom = NULL;
+  g_autoptr (VpaBind) bind = NULL;
   g_autoptr (GString) s = g_string_new (NULL);
   g_autofree char *buf = NULL;
   gsize len;
@@ -193,10 +201,10 @@ test_parse_fixture (gconstpointer data)
   dump_requests (s, dom);
   dump_devices (s, dom);
   dump_numa (s, dom);
-  g_assert_true (vpa_domain_bind_nodes (dom, host, &error));
+  bind = vpa_bind_nodes (dom, host, &error);
   g_assert_no_error (error);
   g_string_append (s, "bound-nodes: ");
-  dump_nodes (s, dom->guest_nodes);
+  dump_nodes (s, bind->guest_nodes);
   g_string_append_c (s, '\n');
   vpa_test_assert_golden (golden, s->str);
 }
@@ -218,7 +226,7 @@ test_bad_fixture (gconstpointer data)
   dom = vpa_domain_parse (buf, len, base, &error);
   /* A few errors need the host (pins to CPUs it does not have). */
   if (dom != NULL)
-    g_assert_false (vpa_domain_bind_nodes (dom, host, &error));
+    g_assert_null (vpa_bind_nodes (dom, host, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_assert_null (strchr (error->message, '\n'));
   line = g_strdup_printf ("%s\n", error->message);
@@ -342,10 +350,13 @@ test_bind_follows_pins (void)
 
       g_assert_no_error (error);
       g_assert_true (dom->numa_guest);
-      g_assert_cmpuint (dom->guest_nodes->len, ==, 0); /* no nodeset: needs the host */
-      g_assert_true (vpa_domain_bind_nodes (dom, host, &error));
+      g_autoptr (VpaBind) unbound = vpa_bind_nodes (dom, NULL, &error);
+      g_autoptr (VpaBind) bind = NULL;
+
+      g_assert_cmpuint (unbound->guest_nodes->len, ==, 0); /* no nodeset: needs the host */
+      bind = vpa_bind_nodes (dom, host, &error);
       g_assert_no_error (error);
-      dump_nodes (s, dom->guest_nodes);
+      dump_nodes (s, bind->guest_nodes);
       g_assert_cmpstr (s->str, ==, cases[i].nodes);
     }
 }
@@ -371,9 +382,10 @@ test_foreign_tolerated (void)
   g_assert_cmpuint (dom->hostdevs->len, ==, 1);
   g_assert_cmpuint (((VpaDomainHostdev *) g_ptr_array_index (dom->hostdevs, 0))->addr, ==,
                     VPA_ADDR_NONE);
-  g_assert_true (vpa_domain_bind_nodes (dom, host, &error));
+  g_autoptr (VpaBind) bind = vpa_bind_nodes (dom, host, &error);
+
   g_assert_no_error (error);
-  g_assert_cmpuint (dom->guest_nodes->len, ==, 0);
+  g_assert_cmpuint (bind->guest_nodes->len, ==, 0);
 }
 
 int

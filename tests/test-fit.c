@@ -630,12 +630,14 @@ place_file (const char *path, const char *buf, gsize len, GString *explain, GErr
   g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/pinned.xml", error);
   g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/pinned.conf", error);
   g_autoptr (GPtrArray) claims = NULL;
-  VpaPlaceReport report = { FALSE, explain };
+  VpaPlaceOptions opts = { .explain = explain };
 
   g_assert_nonnull (host);
   g_assert_nonnull (config);
   claims = vpa_claims_filter (host->claims, NULL, FALSE);
-  return vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, path, &report, error);
+  opts.claims = claims;
+  opts.config = config;
+  return vpa_pipeline_place (g_steal_pointer (&host), &opts, buf, len, path, NULL, error);
 }
 
 static void

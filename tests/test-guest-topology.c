@@ -9,6 +9,7 @@
 
 #include "vpa-guest-topology.h"
 #include "vpa-guest-plan.h"
+#include "vpa-guest-bus-rules.h"
 #include "vpa-xml.h"
 
 static VpaGuestBus *
@@ -409,7 +410,8 @@ test_libvirt_rules (void)
 
       g_assert_no_error (error);
       bus = vpa_guest_bus_parse (xmlDocGetRootElement (doc));
-      ok = vpa_guest_bus_check (xmlDocGetRootElement (doc), bus, "t.xml", &error);
+      bus->facts = vpa_guest_facts_parse (xmlDocGetRootElement (doc));
+      ok = vpa_guest_bus_rules_check (bus, "t.xml", &error);
       if (cases[i].error == NULL)
         {
           g_assert_no_error (error);

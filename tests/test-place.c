@@ -717,22 +717,23 @@ test_pipeline_explain_failure (void)
   g_autofree char *buf = NULL;
   g_autofree char *out = NULL;
   gsize len = 0;
-  VpaPlaceReport report = { FALSE, g_string_new (NULL) };
+  VpaPlaceOptions opts = { .explain = g_string_new (NULL) };
 
   g_assert_no_error (error);
   host = vpa_snapshot_load (VPA_TEST_DATA "/hosts/dual-socket.xml", &error);
   g_assert_no_error (error);
   claims = vpa_claims_filter (host->claims, NULL, FALSE);
   buf = vpa_test_read_fixture (VPA_TEST_DATA "/explain/unsatisfiable.xml", &len);
-  out = vpa_pipeline_place (host, claims, config, buf, len, "unsatisfiable.xml", &report,
-                            &error);
+  opts.claims = claims;
+  opts.config = config;
+  out = vpa_pipeline_place (host, &opts, buf, len, "unsatisfiable.xml", NULL, &error);
   g_assert_null (out);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
   g_assert_cmpstr (error->message, ==,
                    "alias 'GPU' (policy required from flavor): 4 devices needed, not enough "
                    "free: 10de:20b5 on node 1 refused: node 1 is not the guest's (0)");
-  vpa_test_assert_golden (VPA_TEST_DATA "/explain/unsatisfiable.explain", report.explain->str);
-  g_string_free (report.explain, TRUE);
+  vpa_test_assert_golden (VPA_TEST_DATA "/explain/unsatisfiable.explain", opts.explain->str);
+  g_string_free (opts.explain, TRUE);
 }
 
 int

@@ -414,8 +414,7 @@ place_numa_guest (GPtrArray *claims, gpointer user_data, GError **error)
 
   g_assert_no_error (local);
   g_ptr_array_set_size (host->claims, 0);
-  return vpa_pipeline_place (g_steal_pointer (&host), np->ignore_claims ? none : claims, config,
-                             xml, strlen (xml), np->name, NULL, error);
+  return vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = np->ignore_claims ? none : claims, .config = config }, xml, strlen (xml), np->name, NULL, error);
 }
 
 static void
@@ -590,7 +589,7 @@ place_request (GPtrArray *claims, gpointer user_data, GError **error)
 
   g_assert_no_error (local);
   g_ptr_array_set_size (host->claims, 0);
-  return vpa_pipeline_place (host, claims, config, xml, strlen (xml), dr->name, NULL, error);
+  return vpa_pipeline_place (host, &(VpaPlaceOptions){ .claims = claims, .config = config }, xml, strlen (xml), dr->name, NULL, error);
 }
 
 /* A domain with a NUMA binding and no device claims no device: a GPU
@@ -695,8 +694,18 @@ place_attach (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record, GE
 
   g_assert_no_error (local);
   ad->locked = second == NULL;
-  out = vpa_pipeline_attach_port (host, claims, config, parsed, "ua-hot", "physnet1", ad->policy,
-                                  &ad->addr, record, error);
+  {
+    VpaPortRequest want = { .device = "ua-hot", .physnet = "physnet1", .trusted = -1, .has_policy = ad->policy != NULL };
+    VpaPlaceOptions opts = { .claims = claims, .config = config };
+    g_auto (VpaAttachRecord) own = { 0 };
+
+    if (ad->policy != NULL)
+      want.policy = *ad->policy;
+    if (record == NULL)
+      record = &own;
+    out = vpa_pipeline_attach_request (host, &opts, parsed, &want, NULL, record, error);
+    ad->addr = out != NULL ? record->addr : VPA_ADDR_NONE;
+  }
   ad->xml = g_strdup (out);
   return out;
 }
@@ -1020,8 +1029,7 @@ test_attach_records (void)
   /* placing again keeps the device and its records (the fixture's
    * binding is not the one place writes: the guest's cell is placed
    * again, its port is not) */
-  again = vpa_pipeline_place (vpa_source_load (SNC4, NULL), claims, config, xml, strlen (xml),
-                              "g1", &report, &error);
+  again = vpa_pipeline_place (vpa_source_load (SNC4, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, xml, strlen (xml), "g1", &report, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (again, port));
   g_assert_nonnull (strstr (again, placed));
@@ -1270,15 +1278,14 @@ test_attach_request_options (void)
   g_autofree char *iface = NULL;
   g_autofree char *pf_iface = NULL;
   g_autofree char *affinity = NULL;
-  VpaAddr addr = VPA_ADDR_NONE;
   char buf[VPA_ADDR_BUFLEN];
 
   g_assert_no_error (error);
   iface = vpa_pipeline_attach_request (vpa_source_load ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml", NULL),
-                                       claims, config, parsed, &want, "52:54:00:aa:bb:cc", &addr,
-                                       &rec, &error);
+                                       &(VpaPlaceOptions){ .claims = claims, .config = config },
+                                       parsed, &want, "52:54:00:aa:bb:cc", &rec, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (vpa_addr_format (addr, buf), ==, "0000:98:00.3");
+  g_assert_cmpstr (vpa_addr_format (rec.addr, buf), ==, "0000:98:00.3");
   g_assert_nonnull (strstr (iface, "  <mac address='52:54:00:aa:bb:cc'/>\n"));
   affinity = vpa_attach_affinity (NULL, "web1", &rec, &error);
   g_assert_no_error (error);
@@ -1288,9 +1295,10 @@ test_attach_request_options (void)
   parsed = vpa_domain_parse (xml, strlen (xml), "web1", &error);
   want = (VpaPortRequest){ .device = "ua-pf", .physnet = "physnet2", .trusted = -1, .want_pf = TRUE };
   pf_iface = vpa_pipeline_attach_request (vpa_source_load ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml", NULL),
-                                          claims, config, parsed, &want, NULL, &addr, &pf_rec, &error);
+                                          &(VpaPlaceOptions){ .claims = claims, .config = config },
+                                          parsed, &want, NULL, &pf_rec, &error);
   g_assert_no_error (error);
-  g_assert_cmpstr (vpa_addr_format (addr, buf), ==, "0000:98:00.1");
+  g_assert_cmpstr (vpa_addr_format (pf_rec.addr, buf), ==, "0000:98:00.1");
   g_assert_null (strstr (pf_iface, "<mac"));
   g_assert_cmpstr (pf_rec.vnic_type, ==, "direct-physical");
 }
@@ -1334,8 +1342,9 @@ attach_gpu1 (const char *group, VpaAddr *addr, VpaAttachRecord *rec, GError **er
   parsed = vpa_domain_parse (xml, strlen (xml), "gpu1", NULL);
   g_assert_nonnull (parsed);
   out = vpa_pipeline_attach_request (
-    vpa_source_load ("test://" VPA_TEST_DATA "/hosts/gpu-server.xml", NULL), claims, config,
-    parsed, &want, NULL, addr, rec, error);
+    vpa_source_load ("test://" VPA_TEST_DATA "/hosts/gpu-server.xml", NULL),
+    &(VpaPlaceOptions){ .claims = claims, .config = config }, parsed, &want, NULL, rec, error);
+  *addr = out != NULL ? rec->addr : VPA_ADDR_NONE;
   g_free (xml);
   return out;
 }

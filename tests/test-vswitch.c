@@ -151,8 +151,7 @@ test_ports_untouched (void)
   g_assert_no_error (error);
   buf = vpa_test_read_fixture (path, &len);
   claims = vpa_claims_filter (host->claims, NULL, FALSE);
-  out = vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, "vswitch.xml",
-                            NULL, &error);
+  out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, buf, len, "vswitch.xml", NULL, &error);
   g_assert_no_error (error);
   before = interfaces_of (buf);
   after = interfaces_of (out);
@@ -187,8 +186,7 @@ place_nodeset (const char *domain, const char *extra_config, GError **error)
   config = vpa_test_config_load (text);
   buf = vpa_test_read_fixture (path, &len);
   claims = vpa_claims_filter (host->claims, NULL, FALSE);
-  out = vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, domain, NULL,
-                            error);
+  out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, buf, len, domain, NULL, error);
   if (out == NULL)
     return NULL;
   at = strstr (out, "<memory mode='strict' nodeset='");
@@ -253,7 +251,6 @@ test_explain (void)
       g_autofree char *text = NULL;
       g_autofree char *buf = NULL;
       g_autofree char *out = NULL;
-      VpaPlaceReport report = { FALSE, explain };
       gsize len = 0;
 
       base = vpa_test_read_fixture (VPA_TEST_DATA "/hosts/dual-socket.conf", &len);
@@ -261,8 +258,7 @@ test_explain (void)
       config = vpa_test_config_load (text);
       buf = vpa_test_read_fixture (path, &len);
       claims = vpa_claims_filter (host->claims, NULL, FALSE);
-      out = vpa_pipeline_place (g_steal_pointer (&host), claims, config, buf, len, "vhu.xml",
-                                &report, &error);
+      out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config, .explain = explain }, buf, len, "vhu.xml", NULL, &error);
       if (i == 0)
         {
           g_assert_no_error (error);

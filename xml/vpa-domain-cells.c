@@ -193,7 +193,7 @@ vpa_domain_parse_implicit_cell (ParseCtx *ctx, xmlNode *domain, GError **error)
   if (memory != NULL && !parse_set_attr (ctx, memory, "nodeset", "<numatune><memory>", &set, error))
     return FALSE;
   for (gint v = vpa_bits_next (set, 0); v >= 0; v = vpa_bits_next (set, (guint) v + 1))
-    g_array_append_val (ctx->dom->guest_nodes, v);
+    g_array_append_val (ctx->dom->implicit_nodes, v);
   return TRUE;
 }
 

@@ -803,9 +803,11 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
   dom->bus = vpa_guest_bus_parse (domain);
   if (!dom->guest_numa)
     {
-      /* our controllers without <vpa:guest-numa>: the planner removes them */
-      return !vpa_guest_bus_has_own (dom->bus) ||
-             vpa_guest_bus_check (domain, dom->bus, ctx->what, error);
+      /* our controllers without <vpa:guest-numa>: the planner removes
+       * them, from what libvirt would define (policy's bus rules) */
+      if (vpa_guest_bus_has_own (dom->bus))
+        dom->bus->facts = vpa_guest_facts_parse (domain);
+      return TRUE;
     }
   /* cells written in the document: an implicit one is no guest NUMA node */
   if (dom->cells->len == 0)
@@ -829,8 +831,9 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
                    ctx->what, dom->bus->machine_name != NULL ? dom->bus->machine_name : "");
       return FALSE;
     }
-  /* the planner sees only what libvirt would define */
-  return vpa_guest_bus_check (domain, dom->bus, ctx->what, error);
+  /* the planner sees only what libvirt would define (policy's bus rules) */
+  dom->bus->facts = vpa_guest_facts_parse (domain);
+  return TRUE;
 }
 
 /* ------------------------------------------------------------------ */
@@ -892,10 +895,6 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
       !vpa_domain_parse_numatune (&ctx, node, error) || !vpa_domain_parse_pins (&ctx, node, error) ||
       !vpa_domain_parse_resources (&ctx, node, error) || !vpa_domain_parse_implicit_cell (&ctx, node, error) ||
       !parse_guest_bus (&ctx, node, error))
-    return NULL;
-  /* Without a host only the nodesets bind; vpa_domain_bind_nodes() adds
-   * the pinned CPUs' nodes. */
-  if (!vpa_domain_bind_nodes (dom, NULL, error))
     return NULL;
   return g_steal_pointer (&dom);
 }

@@ -23,13 +23,4 @@ VpaDomain *vpa_domain_parse (const char *buf, gsize len, const char *what,
 /* The same on a <domain> element (or a <domstatus> wrapping one). */
 VpaDomain *vpa_domain_parse_node (xmlNode *node, const char *what, GError **error);
 
-/* Sets dom->guest_nodes to the union of every cell's host nodes: its
- * nodeset, else the nodes of host that hold its cpuset. Parsing already
- * fills guest_nodes from the nodesets; callers that know the host call
- * this before placing. A pinned CPU no host cell holds is
- * VPA_ERROR_INVALID, and so is, in a domain with vpa:affinity, a node
- * the host does not have. A host
- * without NUMA cells binds only by nodeset. */
-gboolean vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error);
-
 G_END_DECLS

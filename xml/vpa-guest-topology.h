@@ -19,18 +19,11 @@ G_BEGIN_DECLS
  * parse is left out. */
 VpaGuestBus *vpa_guest_bus_parse (xmlNode *domain);
 
-/* Refuses what libvirt 9.0 refuses to define in what the planner reads
- * (docs/guest-numa.md, "What libvirt refuses"): an unknown controller
- * type or PCI model, a controller index that is not a decimal number,
- * two controllers of one type (USB aside) with one index, a PCI index
- * above 255, a root bus not at index 0, the other machine type's
- * expander bus, a busNr outside 1-254, a <node> that is no guest cell, a
- * PCI controller plugged into a bus not below its index, a guest PCI
- * address field out of range or outside domain 0, two devices on one
- * guest PCI address, and a user alias twice. VPA_ERROR_INVALID naming
- * the element, attribute and value. */
-gboolean vpa_guest_bus_check (xmlNode *domain, const VpaGuestBus *bus, const char *what,
-                              GError **error);
+/* What libvirt's bus rules (policy/vpa-guest-bus-rules.h) read of the
+ * <domain> element: its cells' ids, and the attributes, user alias,
+ * guest PCI address and <target> of every element of <devices> libvirt
+ * gives an address, raw. */
+VpaGuestFacts *vpa_guest_facts_parse (xmlNode *domain);
 
 /* For the rewrite: whether the <controller> element is exactly tc
  * (model, index, busNr and node, or the bus and slot it plugs into);

@@ -89,7 +89,6 @@ domain_cell_free (VpaDomainCell *cell)
   vpa_bits_free (cell->vcpus);
   vpa_bits_free (cell->nodeset);
   vpa_bits_free (cell->cpuset);
-  g_clear_pointer (&cell->host_nodes, g_array_unref);
   g_free (cell);
 }
 
@@ -115,7 +114,7 @@ vpa_domain_new (const char *what)
   dom->alias_requests = g_ptr_array_new_with_free_func ((GDestroyNotify) alias_request_free);
   dom->ports = g_ptr_array_new_with_free_func ((GDestroyNotify) port_request_free);
   dom->vswitch_ports = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_vswitch_port_free);
-  dom->guest_nodes = g_array_new (FALSE, FALSE, sizeof (gint));
+  dom->implicit_nodes = g_array_new (FALSE, FALSE, sizeof (gint));
   dom->hostdevs = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_hostdev_free);
   dom->placed = g_ptr_array_new_with_free_func ((GDestroyNotify) placed_record_free);
   dom->cells = g_ptr_array_new_with_free_func ((GDestroyNotify) domain_cell_free);
@@ -139,7 +138,7 @@ vpa_domain_free (VpaDomain *dom)
   g_ptr_array_unref (dom->alias_requests);
   g_ptr_array_unref (dom->ports);
   g_ptr_array_unref (dom->vswitch_ports);
-  g_array_unref (dom->guest_nodes);
+  g_array_unref (dom->implicit_nodes);
   g_ptr_array_unref (dom->hostdevs);
   g_ptr_array_unref (dom->placed);
   g_ptr_array_unref (dom->cells);

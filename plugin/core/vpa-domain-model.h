@@ -106,8 +106,6 @@ typedef struct {
   VpaBits *cpuset;    /* host CPUs its vCPUs are pinned to
                        * (<vcpupin>, else <vcpu cpuset>); NULL if none */
   guint64 memory_kib; /* <cell memory unit> */
-  GArray *host_nodes; /* gint host nodes backing it (nodeset, else its pins'
-                       * nodes), sorted; set by vpa_domain_bind_nodes() */
 } VpaDomainCell;
 
 /* <vpa:placed-cell cell host-node cpus memory-kib/>: one guest cell's
@@ -151,7 +149,9 @@ typedef struct {
   GPtrArray *ports;           /* VpaPortRequest*, document order */
   GPtrArray *vswitch_ports;   /* VpaVswitchPort*, document order */
   gboolean numa_guest;        /* has <cpu><numa> */
-  GArray *guest_nodes;        /* gint host nodes, sorted, unique; empty if unbound */
+  GArray *implicit_nodes;     /* placement="auto" without cells: gint host nodes
+                               * of <numatune><memory>, ascending (the host
+                               * nodes of every cell: policy/vpa-bind.h) */
   GPtrArray *hostdevs;        /* VpaDomainHostdev* */
   GPtrArray *placed;          /* VpaPlacedRecord* */
   GPtrArray *cells;           /* VpaDomainCell*, document order; empty if not numa_guest */

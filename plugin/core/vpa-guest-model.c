@@ -20,10 +20,47 @@ guest_device_addr_free (VpaGuestDeviceAddr *d)
 }
 
 void
+vpa_guest_element_free (VpaGuestElement *e)
+{
+  g_free (e->name);
+  g_free (e->type);
+  g_free (e->mode);
+  g_free (e->index);
+  g_free (e->model);
+  g_free (e->alias);
+  for (guint i = 0; i < G_N_ELEMENTS (e->address); i++)
+    g_free (e->address[i]);
+  g_free (e->bus_nr);
+  g_free (e->node);
+  g_free (e);
+}
+
+VpaGuestFacts *
+vpa_guest_facts_new (void)
+{
+  VpaGuestFacts *facts = g_new0 (VpaGuestFacts, 1);
+
+  facts->cell_ids = g_ptr_array_new_with_free_func (g_free);
+  facts->elements = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_guest_element_free);
+  return facts;
+}
+
+void
+vpa_guest_facts_free (VpaGuestFacts *facts)
+{
+  if (facts == NULL)
+    return;
+  g_ptr_array_unref (facts->cell_ids);
+  g_ptr_array_unref (facts->elements);
+  g_free (facts);
+}
+
+void
 vpa_guest_bus_free (VpaGuestBus *bus)
 {
   if (bus == NULL)
     return;
+  vpa_guest_facts_free (bus->facts);
   g_free (bus->machine_name);
   g_ptr_array_unref (bus->controllers);
   g_ptr_array_unref (bus->devices);

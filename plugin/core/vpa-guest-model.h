@@ -48,6 +48,35 @@ typedef struct {
   gboolean ours; /* a PCI <hostdev> ua-vpa-NAME-N: placed again or removed */
 } VpaGuestDeviceAddr;
 
+/* An element of <devices> as libvirt's bus rules read it
+ * (policy/vpa-guest-bus-rules.h): raw strings as the document has
+ * them, NULL when absent. */
+typedef struct {
+  char *name; /* "hostdev", "controller", ... */
+  char *type; /* its type, mode, index and model attributes */
+  char *mode;
+  char *index;
+  char *model;
+  char *alias; /* its user alias ("ua-"), else NULL */
+  gboolean pci_address;
+  char *address[4]; /* <address type='pci'>: domain, bus, slot, function */
+  char *bus_nr;     /* a controller's <target busNr> */
+  char *node;       /* a controller's <target><node> text */
+} VpaGuestElement;
+
+void vpa_guest_element_free (VpaGuestElement *e);
+
+/* What libvirt's bus rules read of a domain. */
+typedef struct {
+  GPtrArray *cell_ids; /* char* per <cpu><numa><cell>: its id, NULL when absent */
+  GPtrArray *elements; /* VpaGuestElement* of the devices with an address
+                        * and an alias in libvirt, document order */
+} VpaGuestFacts;
+
+VpaGuestFacts *vpa_guest_facts_new (void);
+void vpa_guest_facts_free (VpaGuestFacts *facts);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaGuestFacts, vpa_guest_facts_free)
+
 /* The guest's PCI layout. */
 typedef struct {
   gboolean known_machine; /* FALSE: a machine type without expander buses */
@@ -59,6 +88,8 @@ typedef struct {
   GPtrArray *occupants;   /* VpaGuestDeviceAddr* of every element of <devices>
                            * with an <address type='pci'> (alias may be NULL):
                            * what sits on each bus, libvirt's own devices too */
+  VpaGuestFacts *facts;   /* what libvirt's bus rules must pass before the
+                           * planner reads the layout; NULL: nothing to check */
 } VpaGuestBus;
 
 void vpa_guest_bus_free (VpaGuestBus *bus);

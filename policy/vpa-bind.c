@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The host nodes backing a domain's guest cells, once the host is
- * known (vpa_domain_bind_nodes, vpa-domain.h).
+ * The host nodes backing a domain's guest cells (vpa-bind.h): decided
+ * beside the parsed domain, which stays as parsed.
  */
-#include "vpa-domain-private.h"
+#include "vpa-bind.h"
+#include "vpa-cpuset.h"
 
 #include <string.h>
 
@@ -97,7 +98,7 @@ check_nodeset (const VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *h
 }
 
 static gboolean
-bind_cell_cpus (VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
+bind_cell_cpus (const VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
                 const HostTopo *topo, VpaBits *nodes, GError **error)
 {
   guint found = 0;
@@ -145,43 +146,74 @@ cell_host_nodes (const VpaBits *own, const VpaBits *host_nodes)
   return out;
 }
 
-gboolean
-vpa_domain_bind_nodes (VpaDomain *dom, const VpaHost *host, GError **error)
+void
+vpa_bind_free (VpaBind *bind)
 {
+  if (bind == NULL)
+    return;
+  g_array_unref (bind->guest_nodes);
+  g_ptr_array_unref (bind->cell_nodes);
+  g_free (bind);
+}
+
+static VpaBind *
+bind_new (void)
+{
+  VpaBind *bind = g_new0 (VpaBind, 1);
+
+  bind->guest_nodes = g_array_new (FALSE, FALSE, sizeof (gint));
+  bind->cell_nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  return bind;
+}
+
+VpaBind *
+vpa_bind_nodes (const VpaDomain *dom, const VpaHost *host, GError **error)
+{
+  g_autoptr (VpaBind) bind = NULL;
   g_autoptr (VpaBits) nodes = vpa_bits_new ();
   g_auto (HostTopo) topo = { NULL, NULL };
   gboolean known = host != NULL && host->cells->len > 0;
 
-  g_return_val_if_fail (dom != NULL, FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  g_return_val_if_fail (dom != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  bind = bind_new ();
   /* The implicit cell of a placement="auto" guest is bound by its
-   * <numatune><memory> alone, read at parse time. */
+   * <numatune><memory> alone, as parsed. */
   if (dom->numa_auto && dom->cells->len == 0)
-    return TRUE;
+    {
+      g_array_append_vals (bind->guest_nodes, dom->implicit_nodes->data,
+                           dom->implicit_nodes->len);
+      return g_steal_pointer (&bind);
+    }
   if (known)
     host_topo_init (&topo, host);
   for (guint i = 0; i < dom->cells->len; i++)
     {
-      VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
+      const VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
       const VpaBits *nodeset = vpa_domain_cell_nodeset (dom, cell);
       g_autoptr (VpaBits) own = vpa_bits_new ();
 
       if (nodeset != NULL)
         {
           if (known && dom->has_affinity && !check_nodeset (dom, cell, host, &topo, error))
-            return FALSE;
+            return NULL;
           vpa_bits_or (own, nodeset);
         }
       else if (cell->cpuset != NULL && known &&
                !bind_cell_cpus (dom, cell, host, &topo, own, error))
-        return FALSE;
+        return NULL;
       vpa_bits_or (nodes, own);
-      g_clear_pointer (&cell->host_nodes, g_array_unref);
-      cell->host_nodes = cell_host_nodes (own, known ? topo.nodes : NULL);
+      g_ptr_array_add (bind->cell_nodes, cell_host_nodes (own, known ? topo.nodes : NULL));
     }
-  g_array_set_size (dom->guest_nodes, 0);
   for (gint n = vpa_bits_next (nodes, 0); n >= 0; n = vpa_bits_next (nodes, (guint) n + 1))
-    g_array_append_val (dom->guest_nodes, n);
-  return TRUE;
+    g_array_append_val (bind->guest_nodes, n);
+  return g_steal_pointer (&bind);
+}
+
+const GArray *
+vpa_bind_cell_nodes (const VpaBind *bind, guint i)
+{
+  g_return_val_if_fail (bind != NULL, NULL);
+  return i < bind->cell_nodes->len ? g_ptr_array_index (bind->cell_nodes, i) : NULL;
 }

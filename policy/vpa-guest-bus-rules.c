@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * What libvirt 9.0 refuses to define, in the parts of a domain the guest
- * PCI layout planner reads: controllers (type, index, model, busNr,
- * <node>, the bus they plug into), the guest <address type='pci'> of
- * every device and the user aliases. A document libvirt refuses never
- * reaches the planner, so the planner only sees layouts libvirt can have
+ * libvirt's rules for the guest's controllers, addresses and aliases
+ * (vpa-guest-bus-rules.h): a document libvirt refuses never reaches the
+ * planner, so the planner only sees layouts libvirt can have
  * (docs/guest-numa.md, "What libvirt refuses").
  */
-#include "vpa-guest-topology.h"
-#include "vpa-xml.h"
-#include "vpa-domain.h"
+#include "vpa-guest-bus-rules.h"
+#include "vpa-domain-model.h"
 
 #include <errno.h>
 #include <string.h>
@@ -42,37 +39,6 @@ static const char *const pci_models[] = {
   "pci-expander-bus",
   "pcie-expander-bus",
   "pcie-to-pci-bridge",
-  NULL,
-};
-
-/* The elements of <devices> whose <alias> and <address> libvirt reads
- * (every device with a virDomainDeviceInfo). <console> is left out: a
- * console that is the first serial port shares that port's alias. */
-static const char *const info_devices[] = {
-  "disk",
-  "controller",
-  "filesystem",
-  "interface",
-  "input",
-  "sound",
-  "video",
-  "hostdev",
-  "redirdev",
-  "smartcard",
-  "serial",
-  "parallel",
-  "channel",
-  "hub",
-  "memballoon",
-  "rng",
-  "tpm",
-  "panic",
-  "shmem",
-  "memory",
-  "watchdog",
-  "nvram",
-  "vsock",
-  "crypto",
   NULL,
 };
 
@@ -113,35 +79,26 @@ lv_unsigned (const char *s, guint base, guint64 *out)
   return errno == 0 && end != s && *end == '\0' && *out <= G_MAXUINT;
 }
 
-static char *
-user_alias (xmlNode *node)
+static gboolean
+is_controller (const VpaGuestElement *e)
 {
-  xmlNode *alias = vpa_xml_child (node, "alias", NULL);
-  char *name = alias != NULL ? vpa_xml_prop (alias, "name") : NULL;
-
-  /* libvirt keeps only user aliases ("ua-") of a document it defines */
-  if (name != NULL && !g_str_has_prefix (name, "ua-"))
-    g_clear_pointer (&name, g_free);
-  return name;
+  return strcmp (e->name, "controller") == 0;
 }
 
 /* "<hostdev type='pci'> (alias 'ua-x')", for messages. */
 static char *
-device_label (xmlNode *node)
+element_label (const VpaGuestElement *e)
 {
-  g_autofree char *type = vpa_xml_prop (node, "type");
-  g_autofree char *index = vpa_xml_prop (node, "index");
-  g_autofree char *alias = user_alias (node);
   g_autoptr (GString) s = g_string_new (NULL);
 
-  g_string_append_printf (s, "<%s", (const char *) node->name);
-  if (type != NULL)
-    g_string_append_printf (s, " type='%s'", type);
-  if (index != NULL && vpa_xml_is (node, "controller", NULL))
-    g_string_append_printf (s, " index='%s'", index);
+  g_string_append_printf (s, "<%s", e->name);
+  if (e->type != NULL)
+    g_string_append_printf (s, " type='%s'", e->type);
+  if (e->index != NULL && is_controller (e))
+    g_string_append_printf (s, " index='%s'", e->index);
   g_string_append_c (s, '>');
-  if (alias != NULL)
-    g_string_append_printf (s, " (alias '%s')", alias);
+  if (e->alias != NULL)
+    g_string_append_printf (s, " (alias '%s')", e->alias);
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
@@ -157,10 +114,11 @@ typedef struct {
 /* One field of a guest <address type='pci'>: absent is 0, as libvirt
  * reads it. */
 static gboolean
-address_field (const Check *c, xmlNode *dev, xmlNode *addr, const char *name, guint max,
-               guint *out, GError **error)
+address_field (const Check *c, const VpaGuestElement *e, guint field, guint max, guint *out,
+               GError **error)
 {
-  g_autofree char *s = vpa_xml_prop (addr, name);
+  static const char *const names[] = { "domain", "bus", "slot", "function" };
+  const char *s = e->address[field];
   g_autofree char *label = NULL;
   guint64 v = 0;
 
@@ -172,10 +130,10 @@ address_field (const Check *c, xmlNode *dev, xmlNode *addr, const char *name, gu
       *out = (guint) v;
       return TRUE;
     }
-  label = device_label (dev);
+  label = element_label (e);
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                "%s: %s <address type='pci' %s='%s'>: not a guest PCI address field libvirt accepts (a number from 0 to 0x%x)",
-               c->what, label, name, s, max);
+               c->what, label, names[field], s, max);
   return FALSE;
 }
 
@@ -183,26 +141,24 @@ address_field (const Check *c, xmlNode *dev, xmlNode *addr, const char *name, gu
  * one), and no other element on the same function. An address of all
  * zeros (domain, bus, slot) is no address: libvirt assigns one. */
 static gboolean
-check_address (Check *c, xmlNode *dev, guint *bus_out, GError **error)
+check_address (Check *c, const VpaGuestElement *e, guint *bus_out, GError **error)
 {
-  xmlNode *addr = vpa_xml_child (dev, "address", NULL);
-  g_autofree char *type = addr != NULL ? vpa_xml_prop (addr, "type") : NULL;
   g_autofree char *label = NULL;
   g_autofree char *key = NULL;
   guint domain, bus, slot, function;
   const char *other;
 
   *bus_out = G_MAXUINT;
-  if (g_strcmp0 (type, "pci") != 0)
+  if (!e->pci_address)
     return TRUE;
-  if (!address_field (c, dev, addr, "domain", G_MAXUINT, &domain, error) ||
-      !address_field (c, dev, addr, "bus", 0xff, &bus, error) ||
-      !address_field (c, dev, addr, "slot", 0x1f, &slot, error) ||
-      !address_field (c, dev, addr, "function", 7, &function, error))
+  if (!address_field (c, e, 0, G_MAXUINT, &domain, error) ||
+      !address_field (c, e, 1, 0xff, &bus, error) ||
+      !address_field (c, e, 2, 0x1f, &slot, error) ||
+      !address_field (c, e, 3, 7, &function, error))
     return FALSE;
   if (domain == 0 && bus == 0 && slot == 0)
     return TRUE;
-  label = device_label (dev);
+  label = element_label (e);
   if (domain != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -228,47 +184,44 @@ check_address (Check *c, xmlNode *dev, guint *bus_out, GError **error)
  * <hostdev>. On another element the rewrite would add a second element
  * of that alias, which libvirt refuses. */
 static gboolean
-check_own_alias (Check *c, xmlNode *dev, const char *alias, GError **error)
+check_own_alias (Check *c, const VpaGuestElement *e, GError **error)
 {
-  g_autofree char *type = vpa_xml_prop (dev, "type");
-  g_autofree char *mode = vpa_xml_prop (dev, "mode");
   g_autofree char *label = NULL;
   const char *owner;
 
-  if (!g_str_has_prefix (alias, VPA_ALIAS_PREFIX))
+  if (!g_str_has_prefix (e->alias, VPA_ALIAS_PREFIX))
     return TRUE;
-  owner = vpa_guest_topology_owns (alias) ? "controller" : "hostdev";
+  owner = vpa_guest_topology_owns (e->alias) ? "controller" : "hostdev";
   /* a hostdev of ours is a PCI one in subsystem mode (the rewrite's
    * test): another mode would get a second hostdev of that alias */
-  if (vpa_xml_is (dev, owner, NULL) && g_strcmp0 (type, "pci") == 0 &&
-      (strcmp (owner, "controller") == 0 || mode == NULL || strcmp (mode, "subsystem") == 0))
+  if (strcmp (e->name, owner) == 0 && g_strcmp0 (e->type, "pci") == 0 &&
+      (strcmp (owner, "controller") == 0 || e->mode == NULL || strcmp (e->mode, "subsystem") == 0))
     return TRUE;
-  label = device_label (dev);
+  label = element_label (e);
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                "%s: %s <alias name='%s'>: the alias is one virt-pci-affinity writes on a <%s type='pci'>%s of its own (another element of that alias would be a second one)",
-               c->what, label, alias, owner, strcmp (owner, "hostdev") == 0 ? " mode='subsystem'" : "");
+               c->what, label, e->alias, owner, strcmp (owner, "hostdev") == 0 ? " mode='subsystem'" : "");
   return FALSE;
 }
 
 static gboolean
-check_alias (Check *c, xmlNode *dev, GError **error)
+check_alias (Check *c, const VpaGuestElement *e, GError **error)
 {
-  g_autofree char *alias = user_alias (dev);
   const char *other;
 
-  if (alias == NULL)
+  if (e->alias == NULL)
     return TRUE;
-  if (!check_own_alias (c, dev, alias, error))
+  if (!check_own_alias (c, e, error))
     return FALSE;
-  if ((other = g_hash_table_lookup (c->aliases, alias)) != NULL)
+  if ((other = g_hash_table_lookup (c->aliases, e->alias)) != NULL)
     {
-      g_autofree char *label = device_label (dev);
+      g_autofree char *label = element_label (e);
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: %s <alias name='%s'>: %s has that user alias too (libvirt refuses a repeated alias)",
-                   c->what, label, alias, other);
+                   c->what, label, e->alias, other);
       return FALSE;
     }
-  g_hash_table_insert (c->aliases, g_steal_pointer (&alias), device_label (dev));
+  g_hash_table_insert (c->aliases, g_strdup (e->alias), element_label (e));
   return TRUE;
 }
 
@@ -276,10 +229,10 @@ check_alias (Check *c, xmlNode *dev, GError **error)
  * type (USB controllers may share one). *index_out: -1 when absent
  * (libvirt picks one). */
 static gboolean
-check_controller_index (Check *c, xmlNode *ctl, const char *type, gint *index_out,
+check_controller_index (Check *c, const VpaGuestElement *e, const char *type, gint *index_out,
                         GError **error)
 {
-  g_autofree char *index = vpa_xml_prop (ctl, "index");
+  const char *index = e->index;
   g_autofree char *key = NULL;
   const char *other;
   gint64 v;
@@ -318,27 +271,23 @@ check_controller_index (Check *c, xmlNode *ctl, const char *type, gint *index_ou
 
 /* <target busNr> and <target><node> of a PCI controller. */
 static gboolean
-check_pci_target (Check *c, xmlNode *ctl, gint index, GError **error)
+check_pci_target (Check *c, const VpaGuestElement *e, gint index, GError **error)
 {
-  xmlNode *target = vpa_xml_child (ctl, "target", NULL);
-  xmlNode *node = target != NULL ? vpa_xml_child (target, "node", NULL) : NULL;
-  g_autofree char *busnr = target != NULL ? vpa_xml_prop (target, "busNr") : NULL;
-  g_autofree char *cell = node != NULL ? vpa_xml_text (node) : NULL;
   gint64 v;
   guint64 n;
 
-  if (busnr != NULL && (!lv_signed (busnr, 0, &v) || v < 1 || v > VPA_TOPO_BUSNR_MAX))
+  if (e->bus_nr != NULL && (!lv_signed (e->bus_nr, 0, &v) || v < 1 || v > VPA_TOPO_BUSNR_MAX))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: <controller type='pci' index='%d'> <target busNr='%s'>: expected a bus number from 1 to %d",
-                   c->what, index, busnr, VPA_TOPO_BUSNR_MAX);
+                   c->what, index, e->bus_nr, VPA_TOPO_BUSNR_MAX);
       return FALSE;
     }
-  if (cell != NULL && (!lv_unsigned (cell, 10, &n) || n >= c->n_cells))
+  if (e->node != NULL && (!lv_unsigned (e->node, 10, &n) || n >= c->n_cells))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: <controller type='pci' index='%d'> <target><node>%s</node>: not a guest NUMA cell (the domain has %u in <cpu><numa>)",
-                   c->what, index, cell, c->n_cells);
+                   c->what, index, e->node, c->n_cells);
       return FALSE;
     }
   return TRUE;
@@ -347,9 +296,9 @@ check_pci_target (Check *c, xmlNode *ctl, gint index, GError **error)
 /* A PCI controller's model, index range, root at index 0, the expander
  * model of the machine type. */
 static gboolean
-check_pci_controller (Check *c, xmlNode *ctl, gint index, GError **error)
+check_pci_controller (Check *c, const VpaGuestElement *e, gint index, GError **error)
 {
-  g_autofree char *model = vpa_xml_prop (ctl, "model");
+  const char *model = e->model;
   gboolean root = g_strcmp0 (model, "pci-root") == 0 || g_strcmp0 (model, "pcie-root") == 0;
 
   if (model != NULL && !in_list (pci_models, model))
@@ -383,20 +332,19 @@ check_pci_controller (Check *c, xmlNode *ctl, gint index, GError **error)
                    vpa_guest_expander_model (c->bus->machine));
       return FALSE;
     }
-  return check_pci_target (c, ctl, index, error);
+  return check_pci_target (c, e, index, error);
 }
 
 static gboolean
-check_controller (Check *c, xmlNode *ctl, guint bus, GError **error)
+check_controller (Check *c, const VpaGuestElement *e, guint bus, GError **error)
 {
-  g_autofree char *type = vpa_xml_prop (ctl, "type");
   gint index;
 
-  if (!check_controller_index (c, ctl, type != NULL ? type : "ide", &index, error))
+  if (!check_controller_index (c, e, e->type != NULL ? e->type : "ide", &index, error))
     return FALSE;
-  if (g_strcmp0 (type, "pci") != 0)
+  if (g_strcmp0 (e->type, "pci") != 0)
     return TRUE;
-  if (!check_pci_controller (c, ctl, index, error))
+  if (!check_pci_controller (c, e, index, error))
     return FALSE;
   /* a PCI controller plugs into a bus of lower index (no cycles) */
   if (index >= 0 && bus != G_MAXUINT && bus >= (guint) index)
@@ -411,27 +359,18 @@ check_controller (Check *c, xmlNode *ctl, guint bus, GError **error)
 
 /* The <cell>s of <cpu><numa>, the guest NUMA nodes an expander's
  * <node> names: libvirt wants their ids 0 to N-1, each once (a cell
- * without an id is its position). c->n_cells receives N. */
+ * without an id is its position). */
 static gboolean
-check_cells (Check *c, xmlNode *domain, GError **error)
+check_cells (Check *c, const GPtrArray *ids, GError **error)
 {
-  xmlNode *cpu = vpa_xml_child (domain, "cpu", NULL);
-  xmlNode *numa = cpu != NULL ? vpa_xml_child (cpu, "numa", NULL) : NULL;
   g_autoptr (GHashTable) seen = g_hash_table_new (NULL, NULL);
-  guint n = 0, pos = 0;
+  guint n = ids->len;
 
-  for (xmlNode *e = numa != NULL ? numa->children : NULL; e != NULL; e = e->next)
-    n += vpa_xml_is (e, "cell", NULL) ? 1 : 0;
-  c->n_cells = n;
-  for (xmlNode *e = numa != NULL ? numa->children : NULL; e != NULL; e = e->next)
+  for (guint pos = 0; pos < n; pos++)
     {
-      g_autofree char *id = NULL;
+      const char *id = g_ptr_array_index (ids, pos);
       guint64 v = pos;
 
-      if (!vpa_xml_is (e, "cell", NULL))
-        continue;
-      id = vpa_xml_prop (e, "id");
-      pos++;
       if (id != NULL && !lv_unsigned (id, 10, &v))
         v = G_MAXUINT; /* the domain parse names a bad id */
       if (v >= n || g_hash_table_contains (seen, GUINT_TO_POINTER ((guint) v + 1)))
@@ -447,26 +386,35 @@ check_cells (Check *c, xmlNode *domain, GError **error)
 }
 
 gboolean
-vpa_guest_bus_check (xmlNode *domain, const VpaGuestBus *bus, const char *what, GError **error)
+vpa_guest_bus_rules_check (const VpaGuestBus *bus, const char *what, GError **error)
 {
-  xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
-  g_autoptr (GHashTable) indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (GHashTable) aliases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr (GHashTable) addresses = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                            g_free);
-  Check c = { what, bus, 0, indexes, aliases, addresses };
+  g_autoptr (GHashTable) indexes = NULL;
+  g_autoptr (GHashTable) aliases = NULL;
+  g_autoptr (GHashTable) addresses = NULL;
+  Check c = { what, bus, 0, NULL, NULL, NULL };
 
-  if (!check_cells (&c, domain, error))
+  g_return_val_if_fail (what != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (bus == NULL || bus->facts == NULL)
+    return TRUE;
+  indexes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  aliases = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  addresses = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  c.indexes = indexes;
+  c.aliases = aliases;
+  c.addresses = addresses;
+  c.n_cells = bus->facts->cell_ids->len;
+  if (!check_cells (&c, bus->facts->cell_ids, error))
     return FALSE;
-  for (xmlNode *d = devices != NULL ? devices->children : NULL; d != NULL; d = d->next)
+  for (guint i = 0; i < bus->facts->elements->len; i++)
     {
+      const VpaGuestElement *e = g_ptr_array_index (bus->facts->elements, i);
       guint on;
 
-      if (d->type != XML_ELEMENT_NODE || !in_list (info_devices, (const char *) d->name))
-        continue;
-      if (!check_alias (&c, d, error) || !check_address (&c, d, &on, error))
+      if (!check_alias (&c, e, error) || !check_address (&c, e, &on, error))
         return FALSE;
-      if (vpa_xml_is (d, "controller", NULL) && !check_controller (&c, d, on, error))
+      if (is_controller (e) && !check_controller (&c, e, on, error))
         return FALSE;
     }
   return TRUE;
