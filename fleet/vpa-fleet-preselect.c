@@ -37,7 +37,7 @@ append_like (GString *out, const char *s)
  * spec_match does; lower() is ASCII-only in SQLite and under COLLATE
  * "C" in PostgreSQL. */
 static char *
-pair_sql (const VpaSpecPair *pair)
+pair_sql (const VpaSpecPair *pair, gboolean columns_only)
 {
   static const char *const columns[] = { "vendor_id", "product_id", "dev_type" };
   g_autoptr (GString) out = NULL;
@@ -60,7 +60,7 @@ pair_sql (const VpaSpecPair *pair)
     }
   /* remote_managed is implicit for VFs and PFs; a None value needs the
    * key's absence, which a case-folding LIKE cannot say exactly. */
-  if (strcmp (pair->key, "remote_managed") == 0 || pair->value == NULL ||
+  if (columns_only || strcmp (pair->key, "remote_managed") == 0 || pair->value == NULL ||
       !sql_safe (pair->key) || !sql_safe (pair->value))
     return NULL;
   /* tags is canonical JSON: "key":"value" with nothing between. */
@@ -72,8 +72,10 @@ pair_sql (const VpaSpecPair *pair)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-char *
-vpa_fleet_preselect_match_sql (const VpaRequest *req)
+/* The request's match as SQL; with columns_only, only its pairs on the
+ * vendor_id, product_id and dev_type columns (a weaker condition). */
+static char *
+match_sql (const VpaRequest *req, gboolean columns_only)
 {
   g_autoptr (GString) out = g_string_new (NULL);
 
@@ -84,7 +86,7 @@ vpa_fleet_preselect_match_sql (const VpaRequest *req)
 
       for (guint j = 0; j < spec->pairs->len; j++)
         {
-          g_autofree char *cond = pair_sql (g_ptr_array_index (spec->pairs, j));
+          g_autofree char *cond = pair_sql (g_ptr_array_index (spec->pairs, j), columns_only);
           if (cond != NULL)
             g_string_append_printf (dict, "%s%s", dict->len > 0 ? " AND " : "", cond);
         }
@@ -97,6 +99,36 @@ vpa_fleet_preselect_match_sql (const VpaRequest *req)
   if (out->len == 0)
     return g_strdup ("1 = 0");
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+char *
+vpa_fleet_preselect_match_sql (const VpaRequest *req)
+{
+  return match_sql (req, FALSE);
+}
+
+/* The requests' matches as one OR, each distinct one once (two ports
+ * of one physnet share theirs). */
+static char *
+matches_sql (const VpaFleetQuery *query, gboolean columns_only)
+{
+  g_autoptr (GPtrArray) matches = g_ptr_array_new_with_free_func (g_free);
+  GString *out = g_string_new (NULL);
+
+  for (guint r = 0; query->requests != NULL && r < query->requests->len; r++)
+    {
+      char *match = match_sql (g_ptr_array_index (query->requests, r), columns_only);
+      if (!g_ptr_array_find_with_equal_func (matches, match, g_str_equal, NULL))
+        g_ptr_array_add (matches, match);
+      else
+        g_free (match);
+    }
+  for (guint i = 0; i < matches->len; i++)
+    g_string_append_printf (out, "%s(%s)", i > 0 ? " OR " : "",
+                            (const char *) g_ptr_array_index (matches, i));
+  if (matches->len == 0)
+    g_string_append (out, "1 = 0");
+  return g_string_free (out, FALSE);
 }
 
 /* Per host, the first request with too few free matching devices
@@ -139,27 +171,17 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
                                             " MIN(address) AS first_addr, pcie_root, pcie_port");
   g_autoptr (GString) skip = g_string_new (NULL);
   g_autoptr (GString) out = g_string_new (NULL);
-  g_autoptr (GPtrArray) matches = g_ptr_array_new_with_free_func (g_free);
+  g_autofree char *rows = matches_sql (query, TRUE);
+  g_autofree char *pools = matches_sql (query, FALSE);
 
   /* The free pools of vpa_fleet_rows_free_pools_sql, named, of the devices a
-   * request can match. */
+   * request can match. The tags of a pool are one string: a tag pair is
+   * tested once on the pool's, not on each row, and leaves the row
+   * condition the planner estimates (state and the columns) alone. */
+  g_string_prepend (inner, "SELECT * FROM (");
   g_string_append_len (inner, from, group - from);
-  g_string_append (inner, " AND (");
-  for (guint r = 0; query->requests != NULL && r < query->requests->len; r++)
-    {
-      char *match = vpa_fleet_preselect_match_sql (g_ptr_array_index (query->requests, r));
-      /* Requests of one spec (two ports of one physnet) once. */
-      if (!g_ptr_array_find_with_equal_func (matches, match, g_str_equal, NULL))
-        g_ptr_array_add (matches, match);
-      else
-        g_free (match);
-    }
-  for (guint i = 0; i < matches->len; i++)
-    g_string_append_printf (inner, "%s(%s)", i > 0 ? " OR " : "",
-                            (const char *) g_ptr_array_index (matches, i));
-  if (matches->len == 0)
-    g_string_append (inner, "1 = 0");
-  g_string_append_c (inner, ')');
+  if (strcmp (rows, "(1 = 1)") != 0)
+    g_string_append_printf (inner, " AND (%s)", rows);
   for (guint i = 0; i < hosts->len; i++)
     {
       const VpaFleetHost *host = g_ptr_array_index (hosts, i);
@@ -173,6 +195,7 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
   if (skip->len > 0)
     g_string_append_printf (inner, " AND host_id NOT IN (VALUES %s)", skip->str);
   g_string_append (inner, group);
+  g_string_append_printf (inner, ") AS g WHERE (%s)", pools);
 
   /* Each host's sums over its pools; a host short of a request keeps one
    * row, which carries only that. */
