@@ -8,7 +8,9 @@
  */
 #include "vpa-fleet-filter.h"
 #include "vpa-fleet-rows.h"
+#include "vpa-fleet-schema.h"
 #include "vpa-pipeline-numa.h"
+#include "vpa-pipeline-vswitch.h"
 #include "vpa-policy.h"
 #include "vpa-requests.h"
 
@@ -378,11 +380,103 @@ verdict_new (const VpaFleetHost *host, gboolean passes, gdouble weight,
   return v;
 }
 
+/* The vSwitch rule on one host (docs/vswitch.md): the guest's network
+ * rules built from the [physnet]/[tunnel] groups the host synced, as
+ * its own place builds them from its configuration. */
+typedef struct {
+  VpaConfig config; /* the filter's, with the host's groups (a view) */
+  char *path;       /* the view's name in messages */
+  GPtrArray *rules; /* VpaNetRule*, or NULL: none */
+  VpaHost *cells;   /* the host's cells, for the rules */
+} HostNet;
+
+static void
+host_net_clear (HostNet *net)
+{
+  g_clear_pointer (&net->path, g_free);
+  g_clear_pointer (&net->rules, g_ptr_array_unref);
+  g_clear_pointer (&net->cells, vpa_host_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HostNet, host_net_clear)
+
+/* A port of the domain names a network (a vSwitch port, or an SR-IOV
+ * port with a physnet), as vpa_pipeline_net_rules reads them. */
+static gboolean
+domain_names_network (const VpaDomain *dom)
+{
+  if (dom->vswitch_ports != NULL && dom->vswitch_ports->len > 0)
+    return TRUE;
+  for (guint i = 0; dom->ports != NULL && i < dom->ports->len; i++)
+    if (((const VpaPortRequest *) g_ptr_array_index (dom->ports, i))->physnet != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* Fills net for host; FALSE with *reason when the host fails before any
+ * node is tried: the store does not know its networks (synced before
+ * version 5), or a group names a node the host lacks (place's error). */
+static gboolean
+host_net_init (HostNet *net, const VpaFleetHost *host, const VpaFleetQuery *query,
+               char **reason)
+{
+  g_autoptr (GError) error = NULL;
+
+  memset (net, 0, sizeof *net);
+  if (query->config == NULL || query->domain == NULL || host->networks == NULL)
+    return TRUE;
+  /* A shallow copy: it borrows everything and is never freed. */
+  net->config = *query->config;
+  net->config.vswitch = host->networks;
+  net->path = g_strdup_printf ("host '%s' (its synced configuration)", host->name);
+  net->config.path = net->path;
+  if (!domain_names_network (query->domain))
+    return TRUE;
+  if (host->sync_version < VPA_FLEET_SCHEMA_NETWORKS)
+    {
+      *reason = g_strdup ("the store has no network affinity for the host (sync it again)");
+      return FALSE;
+    }
+  net->rules = vpa_pipeline_net_rules (query->domain, &net->config);
+  net->cells = host_of_cells (host);
+  if (net->rules->len > 0 && !vpa_config_check_vswitch_nodes (&net->config, net->cells, &error))
+    {
+      *reason = g_strdup (error->message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The configuration the host is judged with: the view once made. */
+static const VpaConfig *
+host_net_config (const HostNet *net, const VpaFleetQuery *query)
+{
+  return net->path != NULL ? &net->config : query->config;
+}
+
+/* NULL when the guest on nodes meets every hard network rule (policy/'s
+ * judgement, the fit's); else why not, as check says it. */
+static char *
+net_unmet (const HostNet *net, const gint *nodes, guint n_nodes)
+{
+  const VpaNetRule *rule;
+  g_autofree char *what = NULL;
+  g_autofree char *have = NULL;
+
+  if (net->rules == NULL || net->rules->len == 0 ||
+      (rule = vpa_net_rules_unmet (net->cells, net->rules, nodes, n_nodes)) == NULL)
+    return NULL;
+  what = vpa_net_rule_describe (rule);
+  have = nodes_to_string (nodes, n_nodes);
+  return g_strdup_printf ("%s, but the guest's cells are on host node%s %s", what,
+                          n_nodes > 1 ? "s" : "", have);
+}
+
 /* A NUMA guest not bound to host nodes: the scheduler would pick its
  * nodes, so try each host node, then each socket's nodes, and keep the
  * best that passes. */
 static VpaFleetVerdict *
-filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query)
+filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query, const HostNet *net)
 {
   g_autoptr (GPtrArray) sets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autofree char *first_reason = NULL;
@@ -421,6 +515,14 @@ filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query)
       g_autofree char *reason = NULL;
       gdouble weight = 0;
 
+      /* Nova checks the networks before the devices. */
+      if ((reason = net_unmet (net, (const gint *) set->data, set->len)) != NULL)
+        {
+          if (first_reason == NULL)
+            first_reason = g_strdup_printf ("no host node or socket takes the requests; on node %d: %s",
+                                            g_array_index (set, gint, 0), reason);
+          continue;
+        }
       if (vpa_fleet_filter_supports_requests (host, query->requests, TRUE,
                                               (const gint *) set->data, set->len,
                                               &weight, first_reason == NULL ? &reason : NULL))
@@ -444,8 +546,9 @@ filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query)
 /* <vpa:numa placement="auto">: the host passes iff the whole-guest fit
  * place runs succeeds on the host rebuilt from its rows. */
 static VpaFleetVerdict *
-filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query)
+filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query, const HostNet *net)
 {
+  const VpaConfig *config = host_net_config (net, query);
   g_autoptr (VpaInventory) inv = NULL;
   g_autoptr (VpaNumaResult) res = NULL;
   g_autoptr (GError) error = NULL;
@@ -456,8 +559,8 @@ filter_fit (const VpaFleetHost *host, const VpaFleetQuery *query)
     return verdict_new (host, FALSE, 0, g_strdup ("the host has no NUMA topology"), NULL);
   if (g_array_index (host->cells, VpaFleetCell, 0).cpus == NULL)
     return verdict_new (host, FALSE, 0, g_strdup ("the store has no node capacity for the host (sync it again)"), NULL);
-  if ((inv = vpa_fleet_rows_inventory (host, query->config, &error)) == NULL ||
-      (res = vpa_pipeline_numa_fit (query->numa_auto, inv, query->config, inv->claims,
+  if ((inv = vpa_fleet_rows_inventory (host, config, &error)) == NULL ||
+      (res = vpa_pipeline_numa_fit (query->numa_auto, inv, config, inv->claims,
                                     query->requests, NULL, &error)) == NULL)
     return verdict_new (host, FALSE, 0, g_strdup (error->message), NULL);
   nodes = (const gint *) (gpointer) res->nodes->data;
@@ -481,13 +584,20 @@ vpa_fleet_filter_trait_unmet (const VpaFleetQuery *query, const VpaFleetHost *ho
 static VpaFleetVerdict *
 filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
 {
+  g_auto (HostNet) net = { 0 };
   g_autofree char *reason = NULL;
   gdouble weight = 0;
 
   if ((reason = vpa_fleet_filter_trait_unmet (query, host)) != NULL)
     return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
   if (query->numa_auto != NULL)
-    return filter_fit (host, query);
+    {
+      /* The fit judges the rules itself, as place's does. */
+      if (host->cells->len > 0 && g_array_index (host->cells, VpaFleetCell, 0).cpus != NULL &&
+          !host_net_init (&net, host, query, &reason))
+        return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
+      return filter_fit (host, query, &net);
+    }
   if (!query->numa_guest)
     {
       gboolean ok = vpa_fleet_filter_supports_requests (host, query->requests, FALSE, NULL, 0,
@@ -499,8 +609,11 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
   /* A NUMA guest needs a host with NUMA topology (NUMATopologyFilter). */
   if (host->cells->len == 0)
     return verdict_new (host, FALSE, 0, g_strdup ("the host has no NUMA topology"), NULL);
+  /* Only NUMA guests are held to their ports' networks, as in Nova. */
+  if (!host_net_init (&net, host, query, &reason))
+    return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
   if (query->n_guest_nodes == 0)
-    return filter_unbound (host, query);
+    return filter_unbound (host, query, &net);
   for (guint i = 0; i < query->n_guest_nodes; i++)
     {
       gboolean found = FALSE;
@@ -512,6 +625,8 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
                                              query->guest_nodes[i]),
                             NULL);
     }
+  if ((reason = net_unmet (&net, query->guest_nodes, query->n_guest_nodes)) != NULL)
+    return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
   if (!vpa_fleet_filter_supports_requests (host, query->requests, TRUE, query->guest_nodes,
                                            query->n_guest_nodes, &weight, &reason))
     return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);

@@ -23,6 +23,11 @@ typedef struct {
    * capacity rows decides (hosts loaded with VPA_FLEET_LOAD_CAPACITY). */
   const VpaDomain *numa_auto; /* or NULL */
   const VpaConfig *config;    /* [host] and device specs for the fit */
+  /* The domain whose ports' networks a NUMA guest's nodes must serve
+   * (the vSwitch rule, docs/vswitch.md), judged on each host with the
+   * [physnet]/[tunnel] groups it synced (hosts loaded with
+   * VPA_FLEET_LOAD_NETWORKS; config needed too); or NULL: no rule. */
+  const VpaDomain *domain;
 } VpaFleetQuery;
 
 typedef struct {

@@ -317,21 +317,26 @@ pg_replace_host (VpaFleetPg *self, const VpaFleetHostData *data, GError **error)
   id = g_strdup (PQgetvalue (res, 0, 0));
   g_clear_pointer (&res, PQclear);
   {
-    const char *p[] = { id, traits, now };
+    g_autofree char *version = g_strdup_printf ("%d", VPA_FLEET_SCHEMA_VERSION);
+    const char *p[] = { id, traits, now, version };
     const char *one[] = { id };
     g_autoptr (PGresult) up = NULL;
     g_autoptr (PGresult) d1 = NULL;
     g_autoptr (PGresult) d2 = NULL;
     g_autoptr (PGresult) d3 = NULL;
+    g_autoptr (PGresult) d4 = NULL;
 
-    if ((up = pg_query (self, "UPDATE hosts SET traits = $2, last_sync = $3 WHERE id = $1",
-                        3, p, "updating the host", error)) == NULL ||
+    if ((up = pg_query (self, "UPDATE hosts SET traits = $2, last_sync = $3, sync_version = $4"
+                              " WHERE id = $1",
+                        4, p, "updating the host", error)) == NULL ||
         (d1 = pg_query (self, "DELETE FROM devices WHERE host_id = $1", 1, one,
                         "deleting devices", error)) == NULL ||
         (d2 = pg_query (self, "DELETE FROM host_cells WHERE host_id = $1", 1, one,
                         "deleting host_cells", error)) == NULL ||
         (d3 = pg_query (self, "DELETE FROM host_numa_claims WHERE host_id = $1", 1, one,
-                        "deleting host_numa_claims", error)) == NULL)
+                        "deleting host_numa_claims", error)) == NULL ||
+        (d4 = pg_query (self, "DELETE FROM host_networks WHERE host_id = $1", 1, one,
+                        "deleting host_networks", error)) == NULL)
       return FALSE;
   }
   for (guint i = 0; i < data->cells->len; i++)
@@ -357,6 +362,17 @@ pg_replace_host (VpaFleetPg *self, const VpaFleetHostData *data, GError **error)
                                                  " running, dedicated, memory)"
                                                  " VALUES ($1, $2, $3, $4, $5)",
                                            5, p, "inserting host_numa_claims", error);
+      if (ins == NULL)
+        return FALSE;
+    }
+  for (guint i = 0; i < data->networks->len; i++)
+    {
+      const VpaFleetNetwork *n = &g_array_index (data->networks, VpaFleetNetwork, i);
+      const char *p[] = { id, n->physnet != NULL ? "physnet" : "tunnel",
+                          n->physnet != NULL ? n->physnet : "", n->nodes };
+      g_autoptr (PGresult) ins = pg_query (self, "INSERT INTO host_networks (host_id, kind, name,"
+                                                 " numa_nodes) VALUES ($1, $2, $3, $4)",
+                                           4, p, "inserting host_networks", error);
       if (ins == NULL)
         return FALSE;
     }
@@ -443,7 +459,7 @@ pg_query_pools (VpaFleetStore *store, const char *host, GError **error)
 /* Feeds every row of sql to add (a vpa_fleet_host_add_*_row). */
 static gboolean
 pg_read_rows (VpaFleetPg *self, const char *sql, int n, GHashTable *by_id,
-              gboolean (*add) (GHashTable *, const char *const *), GError **error)
+              VpaFleetRowsAdd add, GError **error)
 {
   g_autoptr (PGresult) res = pg_query (self, sql, 0, NULL, sql, error);
 
@@ -453,9 +469,9 @@ pg_read_rows (VpaFleetPg *self, const char *sql, int n, GHashTable *by_id,
     {
       const char *v[16];
       row_texts (res, r, v, n);
-      if (!add (by_id, v))
+      if (!add (by_id, v, error))
         {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': malformed row of '%s'", self->parent.uri, sql);
+          vpa_fleet_rows_malformed (self->parent.uri, sql, error);
           return FALSE;
         }
     }
@@ -471,13 +487,12 @@ pg_read_hosts (VpaFleetPg *self, GPtrArray *hosts, guint flags, GError **error)
   const VpaFleetQuery *query = self->parent.preselect;
   g_autofree char *pools_sql = NULL;
 
-  res = pg_query (self, "SELECT id, name, traits, last_sync FROM hosts ORDER BY name",
-                  0, NULL, "reading hosts", error);
+  res = pg_query (self, VPA_FLEET_ROWS_SQL_HOSTS, 0, NULL, "reading hosts", error);
   if (res == NULL)
     return FALSE;
   for (int r = 0; r < PQntuples (res); r++)
     {
-      const char *v[4];
+      const char *v[VPA_FLEET_ROWS_SQL_HOSTS_COLUMNS];
       VpaFleetHost *host;
 
       row_texts (res, r, v, G_N_ELEMENTS (v));
@@ -487,6 +502,13 @@ pg_read_hosts (VpaFleetPg *self, GPtrArray *hosts, guint flags, GError **error)
     }
   if (!pg_read_rows (self, VPA_FLEET_ROWS_SQL_CELLS, 7, by_id, vpa_fleet_rows_add_cell, error))
     return FALSE;
+  if (flags & VPA_FLEET_LOAD_NETWORKS)
+    {
+      vpa_fleet_rows_init_networks (hosts);
+      if (!pg_read_rows (self, VPA_FLEET_ROWS_SQL_NETWORKS, 4, by_id, vpa_fleet_rows_add_network,
+                         error))
+        return FALSE;
+    }
   if (flags & VPA_FLEET_LOAD_CAPACITY)
     {
       vpa_fleet_rows_init_capacity (hosts);

@@ -315,13 +315,25 @@ vpa_fleet_rows_host (const char *const *v)
   host->name = g_strdup (v[1]);
   host->traits = vpa_fleet_traits_parse (v[2]);
   host->last_sync = g_strdup (v[3]);
+  if (v[4] == NULL || !parse_int64 (v[4], &host->sync_version))
+    host->sync_version = 0;
   host->cells = g_array_new (FALSE, FALSE, sizeof (VpaFleetCell));
   g_array_set_clear_func (host->cells, (GDestroyNotify) vpa_fleet_cell_clear);
   return host;
 }
 
+void
+vpa_fleet_rows_malformed (const char *uri, const char *sql, GError **error)
+{
+  if (error != NULL && *error != NULL)
+    g_prefix_error (error, "store '%s': ", uri);
+  else
+    g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': malformed row of '%s'",
+                 uri, sql);
+}
+
 gboolean
-vpa_fleet_rows_add_cell (GHashTable *by_id, const char *const *v)
+vpa_fleet_rows_add_cell (GHashTable *by_id, const char *const *v, GError **error)
 {
   gint64 id, node, socket = VPA_SOCKET_NONE, memory = 0;
   VpaFleetHost *host;
@@ -358,7 +370,7 @@ vpa_fleet_rows_init_capacity (GPtrArray *hosts)
 }
 
 gboolean
-vpa_fleet_rows_add_claim (GHashTable *by_id, const char *const *v)
+vpa_fleet_rows_add_claim (GHashTable *by_id, const char *const *v, GError **error)
 {
   g_autoptr (GArray) ded = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) mem = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -435,7 +447,7 @@ fleet_device_tree (VpaFleetHost *host, VpaDevice *dev, const char *const *v)
 }
 
 gboolean
-vpa_fleet_rows_add_device (GHashTable *by_id, const char *const *v)
+vpa_fleet_rows_add_device (GHashTable *by_id, const char *const *v, GError **error)
 {
   g_autoptr (VpaDevice) dev = vpa_device_new ();
   VpaFleetHost *host;
@@ -460,5 +472,65 @@ vpa_fleet_rows_add_device (GHashTable *by_id, const char *const *v)
   if (g_strcmp0 (v[12], "reserved") == 0 && host->reserved != NULL)
     g_array_append_val (host->reserved, dev->addr);
   g_ptr_array_add (host->devices, g_steal_pointer (&dev));
+  return TRUE;
+}
+
+void
+vpa_fleet_rows_init_networks (GPtrArray *hosts)
+{
+  for (guint i = 0; i < hosts->len; i++)
+    {
+      VpaFleetHost *host = g_ptr_array_index (hosts, i);
+      host->networks =
+        g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_vswitch_affinity_free);
+    }
+}
+
+/* "0 2" as ascending node numbers; "" is none. */
+static gboolean
+decode_nodes (const char *text, GArray *out /* guint */)
+{
+  g_auto (GStrv) items = g_strsplit (text, " ", -1);
+
+  for (guint i = 0; items[i] != NULL; i++)
+    {
+      guint64 value;
+      guint node;
+
+      if (!g_ascii_string_to_unsigned (items[i], 10, 0, G_MAXINT, &value, NULL))
+        return FALSE;
+      node = (guint) value;
+      if (out->len > 0 && node <= g_array_index (out, guint, out->len - 1))
+        return FALSE;
+      g_array_append_val (out, node);
+    }
+  return TRUE;
+}
+
+gboolean
+vpa_fleet_rows_add_network (GHashTable *by_id, const char *const *v, GError **error)
+{
+  g_autoptr (VpaVswitchAffinity) aff = g_new0 (VpaVswitchAffinity, 1);
+  gboolean tunnel = g_strcmp0 (v[1], "tunnel") == 0;
+  VpaFleetHost *host;
+  gint64 id;
+
+  if (!parse_int64 (v[0], &id))
+    return FALSE;
+  host = g_hash_table_lookup (by_id, &id);
+  if (host == NULL || host->networks == NULL)
+    return TRUE;
+  aff->nodes = g_array_new (FALSE, FALSE, sizeof (guint));
+  if ((!tunnel && g_strcmp0 (v[1], "physnet") != 0) || v[2] == NULL ||
+      (!tunnel && v[2][0] == '\0') || v[3] == NULL || !decode_nodes (v[3], aff->nodes))
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "host '%s': malformed network row (%s '%s', numa_nodes '%s')", host->name,
+                   v[1] != NULL ? v[1] : "", v[2] != NULL ? v[2] : "", v[3] != NULL ? v[3] : "");
+      return FALSE;
+    }
+  aff->physnet = tunnel ? NULL : g_strdup (v[2]);
+  aff->group = tunnel ? g_strdup ("tunnel") : g_strdup_printf ("physnet %s", v[2]);
+  g_ptr_array_add (host->networks, g_steal_pointer (&aff));
   return TRUE;
 }

@@ -22,27 +22,48 @@ GHashTable *vpa_fleet_rows_tagsets_new (void);
 /* A pool (VPA_POOL_KEYS_FLEET) of those columns; its tags from tagsets. */
 VpaPool *vpa_fleet_rows_pool (const char *const *values, GHashTable *tagsets, const char *uri,
                               GError **error);
-/* Row id, name, traits, last_sync. */
+/* Row id, name, traits, last_sync, sync_version. */
 VpaFleetHost *vpa_fleet_rows_host (const char *const *values);
-/* Row host_id, node, socket, memory_kib, cpus, pages, distances; by_id
- * maps &host->id to hosts. */
-gboolean vpa_fleet_rows_add_cell (GHashTable *by_id, const char *const *values);
+#define VPA_FLEET_ROWS_SQL_HOSTS "SELECT id, name, traits, last_sync, sync_version FROM hosts" \
+                                 " ORDER BY name"
+#define VPA_FLEET_ROWS_SQL_HOSTS_COLUMNS 5
+/* The vpa_fleet_rows_add_* functions take one row of their query; by_id
+ * maps &host->id to hosts. FALSE for a malformed row, with error set
+ * when they can say more than that (naming the host and the value). */
+typedef gboolean (*VpaFleetRowsAdd) (GHashTable *by_id, const char *const *values,
+                                     GError **error);
+/* After add failed on a row of sql: error names the store and what add
+ * said, or (add said nothing) the query. */
+void vpa_fleet_rows_malformed (const char *uri, const char *sql, GError **error);
+/* Row host_id, node, socket, memory_kib, cpus, pages, distances. */
+gboolean vpa_fleet_rows_add_cell (GHashTable *by_id, const char *const *values, GError **error);
 #define VPA_FLEET_ROWS_SQL_CELLS "SELECT host_id, node, socket, memory_kib, cpus, pages, distances" \
                                  " FROM host_cells ORDER BY host_id, node"
 /* Row host_id, domain, running, dedicated, memory. */
-gboolean vpa_fleet_rows_add_claim (GHashTable *by_id, const char *const *values);
+gboolean vpa_fleet_rows_add_claim (GHashTable *by_id, const char *const *values,
+                                   GError **error);
 #define VPA_FLEET_ROWS_SQL_CLAIMS "SELECT host_id, domain, running, dedicated, memory" \
                                   " FROM host_numa_claims ORDER BY host_id, domain"
 /* Row host_id, address, vendor_id, product_id, dev_type, numa_node,
  * parent_addr, netdev, held_by, pcie_root, pcie_port, pcie_switch,
  * state. */
-gboolean vpa_fleet_rows_add_device (GHashTable *by_id, const char *const *values);
+gboolean vpa_fleet_rows_add_device (GHashTable *by_id, const char *const *values,
+                                    GError **error);
 #define VPA_FLEET_ROWS_SQL_DEVICES "SELECT host_id, address, vendor_id, product_id, dev_type,"       \
                                    " numa_node, parent_addr, netdev, held_by, pcie_root, pcie_port," \
                                    " pcie_switch, state FROM devices ORDER BY host_id, address"
 #define VPA_FLEET_ROWS_SQL_DEVICES_COLUMNS 13
 /* Gives every host empty devices and claims arrays (before the rows). */
 void vpa_fleet_rows_init_capacity (GPtrArray *hosts);
+/* Row host_id, kind, name, numa_nodes: into host->networks as a
+ * VpaVswitchAffinity; a node list that is not ascending node numbers is
+ * malformed. */
+gboolean vpa_fleet_rows_add_network (GHashTable *by_id, const char *const *values,
+                                     GError **error);
+#define VPA_FLEET_ROWS_SQL_NETWORKS "SELECT host_id, kind, name, numa_nodes FROM host_networks" \
+                                    " ORDER BY host_id, kind, name"
+/* Gives every host an empty networks array (before the rows). */
+void vpa_fleet_rows_init_networks (GPtrArray *hosts);
 /* Moves the free pools (host column = host id) into their hosts. */
 gboolean vpa_fleet_rows_attach_pools (GPtrArray *hosts, GPtrArray *pools);
 

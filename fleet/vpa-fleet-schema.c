@@ -170,6 +170,18 @@ vpa_fleet_schema_migration (gint64 version, VpaFleetSqlDialect dialect, const ch
         text_type, table_options);
     case 4:
       return schema_upgrade_reserved (dialect, text_type, table_options);
+    case 5:
+      /* The [physnet NAME] and [tunnel] groups of each host's
+       * configuration (the vSwitch rule), and which schema version's
+       * sync wrote a host's rows (NULL: one before this step). */
+      return g_strdup_printf (
+        "ALTER TABLE hosts ADD COLUMN sync_version INTEGER;"
+        "CREATE TABLE host_networks ("
+        " host_id BIGINT NOT NULL REFERENCES hosts (id) ON DELETE CASCADE,"
+        " kind %1$s NOT NULL CHECK (kind IN ('physnet', 'tunnel')),"
+        " name %1$s NOT NULL, numa_nodes %1$s NOT NULL,"
+        " PRIMARY KEY (host_id, kind, name))%2$s;",
+        text_type, table_options);
     default:
       return NULL;
     }

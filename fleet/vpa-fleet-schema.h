@@ -12,8 +12,13 @@ G_BEGIN_DECLS
 /* 1: devices, cells, traits. 2: devices.pcie_root, pcie_port,
  * pcie_switch. 3: per-node capacity (cells gain memory, CPUs, pages,
  * distances) and the CPU/memory claims of domains. 4: devices.state
- * 'reserved'. Older stores are migrated by the next sync. */
-#define VPA_FLEET_SCHEMA_VERSION 4
+ * 'reserved'. 5: host_networks, the [physnet]/[tunnel] NUMA affinity of
+ * each host, and hosts.sync_version. Older stores are migrated by the
+ * next sync. */
+#define VPA_FLEET_SCHEMA_VERSION 5
+/* The first version whose sync records a host's networks (a host whose
+ * hosts.sync_version is older has none recorded). */
+#define VPA_FLEET_SCHEMA_NETWORKS 5
 /* Written into schema_version.application, so that a database another
  * program versions with a table of the same name is refused. */
 #define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"

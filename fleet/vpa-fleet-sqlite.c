@@ -291,6 +291,30 @@ sqlite_insert_cells (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *da
 }
 
 static gboolean
+sqlite_insert_networks (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *data,
+                        GError **error)
+{
+  g_autoptr (sqlite3_stmt) ins = NULL;
+
+  ins = sql_prepare (self, "INSERT INTO host_networks (host_id, kind, name, numa_nodes)"
+                           " VALUES (?, ?, ?, ?)",
+                     error);
+  if (ins == NULL)
+    return FALSE;
+  for (guint i = 0; i < data->networks->len; i++)
+    {
+      const VpaFleetNetwork *n = &g_array_index (data->networks, VpaFleetNetwork, i);
+      sqlite3_bind_int64 (ins, 1, id);
+      sqlite3_bind_text (ins, 2, n->physnet != NULL ? "physnet" : "tunnel", -1, SQLITE_STATIC);
+      sqlite3_bind_text (ins, 3, n->physnet != NULL ? n->physnet : "", -1, SQLITE_STATIC);
+      sqlite3_bind_text (ins, 4, n->nodes, -1, SQLITE_STATIC);
+      if (!sql_step_done (self, ins, "inserting host_networks", error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
 sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *data,
                        GError **error)
 {
@@ -344,15 +368,17 @@ sqlite_replace_host (VpaFleetSqlite *self, const VpaFleetHostData *data, GError 
   g_autofree char *now = vpa_fleet_now ();
   gint64 id;
 
-  upsert = sql_prepare (self, "INSERT INTO hosts (name, traits, last_sync) VALUES (?, ?, ?)"
-                              " ON CONFLICT (name) DO UPDATE SET traits = excluded.traits,"
-                              " last_sync = excluded.last_sync RETURNING id",
+  upsert = sql_prepare (self, "INSERT INTO hosts (name, traits, last_sync, sync_version)"
+                              " VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET"
+                              " traits = excluded.traits, last_sync = excluded.last_sync,"
+                              " sync_version = excluded.sync_version RETURNING id",
                         error);
   if (upsert == NULL)
     return FALSE;
   sqlite3_bind_text (upsert, 1, data->name, -1, SQLITE_STATIC);
   sqlite3_bind_text (upsert, 2, traits, -1, SQLITE_STATIC);
   sqlite3_bind_text (upsert, 3, now, -1, SQLITE_STATIC);
+  sqlite3_bind_int (upsert, 4, VPA_FLEET_SCHEMA_VERSION);
   if (sqlite3_step (upsert) != SQLITE_ROW)
     return sql_fail (self, "updating hosts", error);
   id = sqlite3_column_int64 (upsert, 0);
@@ -379,7 +405,15 @@ sqlite_replace_host (VpaFleetSqlite *self, const VpaFleetHostData *data, GError 
   sqlite3_bind_int64 (del, 1, id);
   if (!sql_step_done (self, del, "deleting host_numa_claims", error))
     return FALSE;
+  g_clear_pointer (&del, sqlite3_finalize);
+  del = sql_prepare (self, "DELETE FROM host_networks WHERE host_id = ?", error);
+  if (del == NULL)
+    return FALSE;
+  sqlite3_bind_int64 (del, 1, id);
+  if (!sql_step_done (self, del, "deleting host_networks", error))
+    return FALSE;
   return sqlite_insert_cells (self, id, data, error) &&
+         sqlite_insert_networks (self, id, data, error) &&
          sqlite_insert_devices (self, id, data, error);
 }
 
@@ -476,7 +510,7 @@ sqlite_query_pools (VpaFleetStore *store, const char *host, GError **error)
 /* Feeds every row of sql to add (a vpa_fleet_host_add_*_row). */
 static gboolean
 sqlite_read_rows (VpaFleetSqlite *self, const char *sql, int n, GHashTable *by_id,
-                  gboolean (*add) (GHashTable *, const char *const *), GError **error)
+                  VpaFleetRowsAdd add, GError **error)
 {
   g_autoptr (sqlite3_stmt) stmt = sql_prepare (self, sql, error);
   int rc;
@@ -487,9 +521,9 @@ sqlite_read_rows (VpaFleetSqlite *self, const char *sql, int n, GHashTable *by_i
     {
       const char *v[16];
       row_texts (stmt, v, n);
-      if (!add (by_id, v))
+      if (!add (by_id, v, error))
         {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': malformed row of '%s'", self->parent.uri, sql);
+          vpa_fleet_rows_malformed (self->parent.uri, sql, error);
           return FALSE;
         }
     }
@@ -509,12 +543,12 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
   g_autofree char *pools_sql = NULL;
   int rc;
 
-  stmt = sql_prepare (self, "SELECT id, name, traits, last_sync FROM hosts ORDER BY name", error);
+  stmt = sql_prepare (self, VPA_FLEET_ROWS_SQL_HOSTS, error);
   if (stmt == NULL)
     return FALSE;
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
-      const char *v[4];
+      const char *v[VPA_FLEET_ROWS_SQL_HOSTS_COLUMNS];
       VpaFleetHost *host;
 
       row_texts (stmt, v, G_N_ELEMENTS (v));
@@ -527,6 +561,13 @@ sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
 
   if (!sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_CELLS, 7, by_id, vpa_fleet_rows_add_cell, error))
     return FALSE;
+  if (flags & VPA_FLEET_LOAD_NETWORKS)
+    {
+      vpa_fleet_rows_init_networks (hosts);
+      if (!sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_NETWORKS, 4, by_id,
+                             vpa_fleet_rows_add_network, error))
+        return FALSE;
+    }
   if (flags & VPA_FLEET_LOAD_CAPACITY)
     {
       vpa_fleet_rows_init_capacity (hosts);

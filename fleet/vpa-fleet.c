@@ -15,6 +15,7 @@
 /* ------------------------------------------------------------------ */
 
 static void fleet_claims_encode (VpaFleetHostData *data, GPtrArray *claims);
+static void fleet_networks_encode (VpaFleetHostData *data, const VpaConfig *config);
 
 static void
 fleet_device_clear (gpointer data)
@@ -42,6 +43,8 @@ vpa_fleet_host_data_new (const char *name)
   data->traits = g_new0 (char *, 1);
   data->devices = g_array_new (FALSE, FALSE, sizeof (VpaFleetDevice));
   g_array_set_clear_func (data->devices, fleet_device_clear);
+  data->networks = g_array_new (FALSE, FALSE, sizeof (VpaFleetNetwork));
+  g_array_set_clear_func (data->networks, (GDestroyNotify) vpa_fleet_network_clear);
   return data;
 }
 
@@ -55,6 +58,7 @@ vpa_fleet_host_data_free (VpaFleetHostData *data)
   g_strfreev (data->traits);
   g_array_unref (data->devices);
   g_array_unref (data->claims);
+  g_array_unref (data->networks);
   g_free (data);
 }
 
@@ -103,6 +107,7 @@ vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
       g_array_append_val (data->cells, fc);
     }
   fleet_claims_encode (data, inv->claims);
+  fleet_networks_encode (data, inv->config);
   g_strfreev (data->traits);
   data->traits = vpa_traits_compute (inv);
 
@@ -246,6 +251,38 @@ fleet_claims_encode (VpaFleetHostData *data, GPtrArray *claims)
       fc.dedicated = g_string_free (ded, FALSE);
       fc.memory = g_string_free (mem, FALSE);
       g_array_append_val (data->claims, fc);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Network affinity rows                                               */
+/* ------------------------------------------------------------------ */
+
+void
+vpa_fleet_network_clear (VpaFleetNetwork *net)
+{
+  g_clear_pointer (&net->physnet, g_free);
+  g_clear_pointer (&net->nodes, g_free);
+}
+
+/* Every [physnet NAME] and [tunnel] group, with its nodes as written
+ * (an empty group too: the host says the network has no affinity). */
+static void
+fleet_networks_encode (VpaFleetHostData *data, const VpaConfig *config)
+{
+  for (guint i = 0; config != NULL && i < config->vswitch->len; i++)
+    {
+      const VpaVswitchAffinity *aff = g_ptr_array_index (config->vswitch, i);
+      VpaFleetNetwork net = { g_strdup (aff->physnet), NULL };
+      GString *nodes = g_string_new (NULL);
+
+      for (guint j = 0; j < aff->nodes->len; j++)
+        {
+          sep (nodes);
+          g_string_append_printf (nodes, "%u", g_array_index (aff->nodes, guint, j));
+        }
+      net.nodes = g_string_free (nodes, FALSE);
+      g_array_append_val (data->networks, net);
     }
 }
 
@@ -401,6 +438,8 @@ vpa_fleet_host_free (VpaFleetHost *host)
     g_ptr_array_unref (host->claims);
   if (host->reserved != NULL)
     g_array_unref (host->reserved);
+  if (host->networks != NULL)
+    g_ptr_array_unref (host->networks);
   g_free (host);
 }
 

@@ -59,6 +59,15 @@ void vpa_fleet_cell_encode (const VpaCell *cell, VpaFleetCell *out);
 void vpa_fleet_cell_clear (VpaFleetCell *cell);
 void vpa_fleet_numa_claim_clear (VpaFleetNumaClaim *claim);
 
+/* A [physnet NAME] or [tunnel] group of the host's configuration: the
+ * host nodes its vSwitch serves the network from (docs/vswitch.md). */
+typedef struct {
+  char *physnet; /* NULL: the tunnel */
+  char *nodes;   /* "0 2", ascending; "": no affinity (Nova's default) */
+} VpaFleetNetwork;
+
+void vpa_fleet_network_clear (VpaFleetNetwork *net);
+
 /* One row of the devices table. */
 typedef struct {
   VpaAddr addr;
@@ -79,10 +88,11 @@ typedef struct {
 
 typedef struct {
   char *name;
-  GArray *cells;   /* VpaFleetCell, ascending node */
-  GStrv traits;    /* sorted */
-  GArray *devices; /* VpaFleetDevice, ascending address */
-  GArray *claims;  /* VpaFleetNumaClaim, one per domain */
+  GArray *cells;    /* VpaFleetCell, ascending node */
+  GStrv traits;     /* sorted */
+  GArray *devices;  /* VpaFleetDevice, ascending address */
+  GArray *claims;   /* VpaFleetNumaClaim, one per domain */
+  GArray *networks; /* VpaFleetNetwork, in the configuration's order */
 } VpaFleetHostData;
 
 VpaFleetHostData *vpa_fleet_host_data_new (const char *name);
@@ -93,8 +103,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetHostData, vpa_fleet_host_data_free)
 void vpa_fleet_host_data_add (VpaFleetHostData *data, const VpaFleetDevice *dev);
 
 /* The rows of every device in the inventory (devices no device spec
- * matches are not in it, as they are in no pool), its NUMA cells, and
- * the traits the host reports (vpa_traits_compute). */
+ * matches are not in it, as they are in no pool), its NUMA cells, the
+ * traits the host reports (vpa_traits_compute) and the [physnet] and
+ * [tunnel] groups of its configuration. */
 VpaFleetHostData *vpa_fleet_host_data_from_inventory (const char *name,
                                                       const VpaInventory *inv);
 
@@ -120,9 +131,11 @@ typedef struct {
   gint64 id;
   char *name;
   GStrv traits;
-  char *last_sync;  /* ISO 8601 UTC */
-  GArray *cells;    /* VpaFleetCell, ascending node */
-  GPtrArray *pools; /* VpaPool* of free devices (filter), or NULL */
+  char *last_sync;     /* ISO 8601 UTC */
+  gint64 sync_version; /* the schema version of the sync that wrote its
+                        * rows; 0: synced before version 5 */
+  GArray *cells;       /* VpaFleetCell, ascending node */
+  GPtrArray *pools;    /* VpaPool* of free devices (filter), or NULL */
   /* With VPA_FLEET_LOAD_CAPACITY: */
   GPtrArray *devices; /* VpaDevice* of its device rows, or NULL */
   GPtrArray *bridges; /* VpaDevice*: the root ports and switches above
@@ -134,11 +147,15 @@ typedef struct {
    * its rows were then not read back. */
   guint ruled_out;
   guint ruled_out_free; /* how many free devices match that request */
+  /* With VPA_FLEET_LOAD_NETWORKS: the [physnet]/[tunnel] groups it
+   * synced, VpaVswitchAffinity* (group "physnet NAME" or "tunnel"). */
+  GPtrArray *networks;
 } VpaFleetHost;
 
 typedef enum {
   VPA_FLEET_LOAD_POOLS = 1 << 0,    /* the free pools (the filter) */
   VPA_FLEET_LOAD_CAPACITY = 1 << 1, /* device rows and claims (the fit) */
+  VPA_FLEET_LOAD_NETWORKS = 1 << 2, /* [physnet]/[tunnel] affinity (the vSwitch rule) */
 } VpaFleetLoadFlags;
 
 void vpa_fleet_host_free (VpaFleetHost *host);

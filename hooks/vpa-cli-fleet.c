@@ -349,6 +349,15 @@ verdicts_text (GPtrArray *verdicts)
   return vpa_output_table_text (rows, 5, NULL, 5);
 }
 
+/* What the filter reads: the free pools; the capacity rows for the
+ * whole-guest fit; each host's networks for a NUMA guest. */
+static guint
+load_flags (const VpaDomain *dom)
+{
+  return VPA_FLEET_LOAD_POOLS | (dom->numa_auto ? VPA_FLEET_LOAD_CAPACITY : 0) |
+         (dom->numa_guest || dom->numa_auto ? VPA_FLEET_LOAD_NETWORKS : 0);
+}
+
 static gboolean
 cmd_filter (FleetCli *cli, GError **error)
 {
@@ -393,11 +402,12 @@ cmd_filter (FleetCli *cli, GError **error)
   /* placement="auto": the whole-guest fit on each host's capacity rows. */
   query.numa_auto = dom->numa_auto ? dom : NULL;
   query.config = config;
+  /* A NUMA guest's nodes must serve its ports' networks: each host's
+   * [physnet]/[tunnel] groups as it synced them (docs/vswitch.md). */
+  query.domain = dom;
 
   if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
-      (hosts = vpa_fleet_store_load_candidates (store, &query,
-                                                VPA_FLEET_LOAD_POOLS | (dom->numa_auto ? VPA_FLEET_LOAD_CAPACITY : 0),
-                                                error)) == NULL)
+      (hosts = vpa_fleet_store_load_candidates (store, &query, load_flags (dom), error)) == NULL)
     return FALSE;
   if (cli->max_age != G_MININT64)
     {

@@ -30,32 +30,37 @@ bit (guint k)
   return G_GUINT64_CONSTANT (1) << k;
 }
 
-/* The node indices of cap whose node has affinity, or (socket) shares a
+/* A host node as the rules see it: its id and socket. */
+typedef struct {
+  gint node;
+  gint socket;
+} NetNode;
+
+/* The indices of nodes whose node has affinity, or (socket) shares a
  * known socket with one that has. */
 static guint64
-rule_mask (const VpaCapacity *cap, const VpaNetRule *rule)
+rule_mask (const NetNode *nodes, guint n_nodes, const VpaNetRule *rule)
 {
   guint64 mask = 0;
 
-  for (guint k = 0; k < cap->nodes->len && k < 64; k++)
+  for (guint i = 0; i < rule->nodes->len; i++)
     {
-      const VpaNodeCap *nc = g_ptr_array_index (cap->nodes, k);
-      for (guint i = 0; i < rule->nodes->len; i++)
-        {
-          gint node = g_array_index (rule->nodes, gint, i);
-          const VpaNodeCap *aff = vpa_capacity_node (cap, node);
+      gint node = g_array_index (rule->nodes, gint, i);
+      gint socket = VPA_SOCKET_NONE;
 
-          if (node == nc->node ||
-              (rule->policy == VPA_POLICY_SOCKET && aff != NULL && aff->socket != VPA_SOCKET_NONE &&
-               aff->socket == nc->socket))
-            mask |= bit (k);
-        }
+      for (guint k = 0; k < n_nodes; k++)
+        if (nodes[k].node == node)
+          socket = nodes[k].socket;
+      for (guint k = 0; k < n_nodes && k < 64; k++)
+        if (node == nodes[k].node || (rule->policy == VPA_POLICY_SOCKET &&
+                                      socket != VPA_SOCKET_NONE && socket == nodes[k].socket))
+          mask |= bit (k);
     }
   return mask;
 }
 
-VpaNetMasks *
-vpa_net_masks_new (const VpaCapacity *cap, GPtrArray *rules)
+static VpaNetMasks *
+net_masks_new (const NetNode *nodes, guint n_nodes, GPtrArray *rules)
 {
   g_autoptr (VpaNetMasks) m = g_new0 (VpaNetMasks, 1);
   guint n = rules != NULL ? rules->len : 0;
@@ -67,7 +72,7 @@ vpa_net_masks_new (const VpaCapacity *cap, GPtrArray *rules)
   for (guint i = 0; i < n; i++)
     {
       const VpaNetRule *rule = g_ptr_array_index (rules, i);
-      guint64 mask = rule_mask (cap, rule);
+      guint64 mask = rule_mask (nodes, n_nodes, rule);
       gboolean soft = rule->policy == VPA_POLICY_PREFERRED;
       guint j;
 
@@ -94,6 +99,41 @@ vpa_net_masks_new (const VpaCapacity *cap, GPtrArray *rules)
   if (m->n == 0)
     return NULL;
   return g_steal_pointer (&m);
+}
+
+VpaNetMasks *
+vpa_net_masks_new (const VpaCapacity *cap, GPtrArray *rules)
+{
+  g_autofree NetNode *nodes = g_new0 (NetNode, MAX (cap->nodes->len, 1));
+
+  for (guint k = 0; k < cap->nodes->len; k++)
+    {
+      const VpaNodeCap *nc = g_ptr_array_index (cap->nodes, k);
+      nodes[k] = (NetNode){ nc->node, nc->socket };
+    }
+  return net_masks_new (nodes, cap->nodes->len, rules);
+}
+
+const VpaNetRule *
+vpa_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *nodes, guint n_nodes)
+{
+  g_autofree NetNode *cells = g_new0 (NetNode, MAX (host->cells->len, 1));
+  g_autoptr (VpaNetMasks) m = NULL;
+  guint64 used = 0;
+
+  for (guint k = 0; k < host->cells->len; k++)
+    {
+      const VpaCell *cell = &g_array_index (host->cells, VpaCell, k);
+      cells[k] = (NetNode){ cell->id, cell->socket };
+      for (guint i = 0; i < n_nodes && k < 64; i++)
+        if (nodes[i] == cell->id)
+          used |= bit (k);
+    }
+  m = net_masks_new (cells, host->cells->len, rules);
+  for (guint i = 0; m != NULL && i < m->n; i++)
+    if (!m->soft[i] && (m->mask[i] & used) == 0)
+      return m->rule[i];
+  return NULL;
 }
 
 void

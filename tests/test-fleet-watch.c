@@ -34,6 +34,7 @@ claims_loader (const char *uri, GError **error)
 
 typedef struct {
   char *uri;
+  char *conf;
   int rc;
 } WatchThread;
 
@@ -43,7 +44,7 @@ watch_thread (gpointer data)
   WatchThread *t = data;
   char *argv[] = { (char *) "fleet", (char *) "sync", (char *) "--watch", (char *) "--store",
                    t->uri, (char *) "-c", (char *) WATCH_URI, (char *) "--inventory",
-                   (char *) DS_XML, (char *) "--config", (char *) DS_CONF, (char *) "--host",
+                   (char *) DS_XML, (char *) "--config", t->conf, (char *) "--host",
                    (char *) HOST, NULL };
 
   t->rc = vpa_cli_fleet (G_N_ELEMENTS (argv) - 1, argv);
@@ -118,10 +119,27 @@ cmp_gint64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
+/* dual-socket.conf with a [physnet] group, in dir. */
+static char *
+config_with_physnet (const char *dir)
+{
+  g_autofree char *text = NULL;
+  g_autofree char *all = NULL;
+  char *path = g_build_filename (dir, "watch.conf", NULL);
+
+  g_assert_true (g_file_get_contents (DS_CONF, &text, NULL, NULL));
+  all = g_strconcat (text, "\n[physnet physnet1]\nnuma-nodes=1\n", NULL);
+  g_assert_true (g_file_set_contents (path, all, -1, NULL));
+  return path;
+}
+
+#define NETWORKS "SELECT COUNT(*) FROM host_networks"
+
 static void
 test_watch (FleetFixture *fx, gconstpointer data)
 {
-  WatchThread t = { fx->uri, -1 };
+  g_autofree char *conf = config_with_physnet (fx->tmpdir);
+  WatchThread t = { fx->uri, conf, -1 };
   g_autoptr (GThread) thread = NULL;
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (virConnect) conn = NULL;
@@ -167,7 +185,19 @@ test_watch (FleetFixture *fx, gconstpointer data)
       virDomainFree (dom);
       w = wait_held_by (store, addr, "-");
       g_array_append_val (waits, w);
+      /* Every sync rewrites the host's networks with its other rows. */
+      if (i == 0)
+        {
+          g_autofree char *n = store_value (store, NETWORKS, NULL);
+          g_assert_cmpstr (n, ==, "1");
+          g_assert_true (store->ops->statement (store, "DELETE FROM host_networks", NULL, 0,
+                                                NULL, NULL, NULL, &error));
+          g_assert_no_error (error);
+        }
     }
+  g_clear_pointer (&count, g_free);
+  count = store_value (store, NETWORKS, NULL);
+  g_assert_cmpstr (count, ==, "1");
   g_array_sort (waits, cmp_gint64);
   g_test_message ("event to row: %u events, median %" G_GINT64_FORMAT " ms, max %" G_GINT64_FORMAT " ms",
                   waits->len, g_array_index (waits, gint64, waits->len / 2) / 1000,

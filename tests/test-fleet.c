@@ -430,6 +430,9 @@ test_schema_upgrade (FleetFixture *fx, gconstpointer data)
   fleet_fixture_exec (fx, "ALTER TABLE host_cells DROP COLUMN cpus");
   fleet_fixture_exec (fx, "ALTER TABLE host_cells DROP COLUMN pages");
   fleet_fixture_exec (fx, "ALTER TABLE host_cells DROP COLUMN distances");
+  /* and what version 5 added */
+  fleet_fixture_exec (fx, "DROP TABLE host_networks");
+  fleet_fixture_exec (fx, "ALTER TABLE hosts DROP COLUMN sync_version");
   fleet_fixture_exec (fx, "UPDATE schema_version SET version = 1");
 
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
@@ -1383,7 +1386,8 @@ test_migration (FleetFixture *fx, gconstpointer data)
   fleet_fixture_exec (fx, sql);
 
   /* A reader refuses it; sync migrates it through every step (1 -> 2,
-   * the PCIe columns, 2 -> 3, node capacity). */
+   * the PCIe columns, 2 -> 3, node capacity, 3 -> 4, reserved devices,
+   * 4 -> 5, networks). */
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
   g_assert_null (store);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
