@@ -14,6 +14,7 @@
 #include "fleet-fixture.h"
 #include "vpa-config.h"
 #include "vpa-constants.h"
+#include "vpa-bind.h"
 #include "vpa-domain.h"
 #include "vpa-fleet-filter.h"
 #include "vpa-fleet-preselect.h"
@@ -353,12 +354,14 @@ verdict_of (VpaFleetStore *store, const VpaConfig *config, const VpaDomain *dom,
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) hosts = NULL;
   g_autoptr (GPtrArray) verdicts = NULL;
+  g_autoptr (VpaBind) bind = vpa_bind_nodes (dom, NULL, &error);
   VpaFleetQuery query = { 0 };
 
+  g_assert_no_error (error);
   query.requests = requests;
   query.numa_guest = dom->numa_guest;
-  query.guest_nodes = (const gint *) (gpointer) dom->guest_nodes->data;
-  query.n_guest_nodes = dom->guest_nodes->len;
+  query.guest_nodes = (const gint *) (gpointer) bind->guest_nodes->data;
+  query.n_guest_nodes = bind->guest_nodes->len;
   query.numa_auto = dom->numa_auto ? dom : NULL;
   query.config = config;
   query.domain = dom;
@@ -423,8 +426,11 @@ agree_one (VpaFleetStore *store, const char *host, VpaInventory *inv,
       const char *line = NULL;
       gboolean ok = TRUE;
 
+      g_autoptr (VpaBind) bind = vpa_bind_nodes (dom, inv->host, &error);
+
+      g_assert_no_error (error);
       g_assert_true (
-        vpa_pipeline_check_vswitch (inv->host, host_config, dom, results, &ok, &error));
+        vpa_pipeline_check_vswitch (inv->host, host_config, dom, bind, results, &ok, &error));
       g_assert_no_error (error);
       for (guint i = 0; i < results->len && line == NULL; i++)
         {
