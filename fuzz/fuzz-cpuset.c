@@ -60,7 +60,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (size > 4096)
     return 0;
   str = vpa_fuzz_strndup (data, size);
-  ok = vpa_parse_cpuset (str, &set, &error);
+  ok = vpa_cpuset_parse (str, &set, &error);
   VPA_FUZZ_CHECK_RESULT (ok, error);
   VPA_FUZZ_CHECK (ok == (set != NULL));
   if (ok)

@@ -351,7 +351,7 @@ listed (const VpaInventory *inv, guint i, const VpaAlias *only)
   if (!vpa_inventory_has (inv, i))
     return FALSE;
   for (guint s = 0; only != NULL && s < only->specs->len; s++)
-    if (vpa_inventory_spec_match (inv, i, only->specs->pdata[s]))
+    if (vpa_inventory_model_spec_match (inv, i, only->specs->pdata[s]))
       return TRUE;
   return only == NULL;
 }

@@ -79,7 +79,7 @@ parse_host_cpuset (const Loc *loc, const char *value, GArray **out, GError **err
 {
   g_autoptr (GError) local = NULL;
 
-  if (!vpa_parse_cpuset (value, out, &local))
+  if (!vpa_cpuset_parse (value, out, &local))
     return vpa_config_loc_error (error, loc, "%s", local->message);
   return TRUE;
 }

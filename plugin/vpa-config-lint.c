@@ -271,7 +271,7 @@ lint_aliases (const VpaConfig *config, const VpaInventory *inv, GHashTable *line
       for (guint s = 0; s < alias->specs->len && !found; s++)
         for (guint i = 0; i < inv->host->devices->len && !found; i++)
           found = vpa_inventory_has (inv, i) &&
-                  vpa_inventory_spec_match (inv, i, alias->specs->pdata[s]);
+                  vpa_inventory_model_spec_match (inv, i, alias->specs->pdata[s]);
       if (!found)
         add (findings, VPA_LINT_WARNING, config->path,
              GPOINTER_TO_UINT (g_hash_table_lookup (lines, group)),

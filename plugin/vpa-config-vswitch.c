@@ -115,7 +115,7 @@ vswitch_parse_nodes (const VpaConfig *config, GKeyFile *kf, const char *group, G
   if (strlen (value) > NODES_TEXT_MAX)
     return vswitch_error (error, config->path, group, "numa-nodes", NULL,
                           "longer than %d characters", NODES_TEXT_MAX);
-  if (!vpa_parse_cpuset (value, nodes, &local))
+  if (!vpa_cpuset_parse (value, nodes, &local))
     return vswitch_error (error, config->path, group, "numa-nodes", value, "%s",
                           local->message);
   return TRUE;

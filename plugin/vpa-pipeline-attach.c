@@ -89,7 +89,7 @@ vpa_pipeline_attach_request (VpaHost *host, const VpaPlaceOptions *opts, VpaDoma
   if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
     return NULL;
 
-  if (want->locality_group != NULL && vpa_domain_locality_group (dom, want->locality_group) == NULL)
+  if (want->locality_group != NULL && vpa_domain_model_locality_group (dom, want->locality_group) == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "attach: --locality-group '%s': domain '%s' has no <vpa:locality-group name='%s'>",

@@ -19,7 +19,7 @@ vpa_pipeline_expander_bars (const VpaHost *host, GPtrArray *decisions, const GAr
       const VpaDevice *dev;
 
       /* a network port's VF is libvirt's to pick: not ours to count */
-      if (d->addr == VPA_ADDR_NONE || vpa_guest_cell_of_node (cells, d->numa_node) < 0 ||
+      if (d->addr == VPA_ADDR_NONE || vpa_guest_model_cell_of_node (cells, d->numa_node) < 0 ||
           (idx = vpa_host_lookup (host, d->addr)) < 0)
         continue;
       dev = vpa_host_device (host, (guint) idx);
@@ -54,7 +54,7 @@ vpa_pipeline_rewrite_hole64 (const VpaRewriteInput *rw, char *buf, gsize *len,
   bytes = vpa_pipeline_expander_bars (rw->host, rw->decisions, rw->cells, &n, &unknown);
   if (unknown != NULL && explain != NULL)
     {
-      g_autofree char *alias = vpa_decision_user_alias (unknown);
+      g_autofree char *alias = vpa_plan_decision_user_alias (unknown);
       char a[VPA_ADDR_BUFLEN];
 
       g_string_append_printf (explain, "64-bit PCI hole: the BARs of %s (%s) are unknown to the inventory (libvirt's nodedev XML has none; sysfs has them): not counted\n", alias, vpa_addr_format (unknown->addr, a));

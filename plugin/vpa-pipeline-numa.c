@@ -52,7 +52,7 @@ vpa_pipeline_numa_cells (const VpaDomain *dom, GPtrArray *vcpus_out)
   for (guint i = 0; i < dom->cells->len; i++)
     {
       const VpaDomainCell *dc = g_ptr_array_index (dom->cells, i);
-      GArray *vcpus = vpa_bits_to_array (dc->vcpus);
+      GArray *vcpus = vpa_cpuset_bits_to_array (dc->vcpus);
       VpaFitCell c = { dc->id, vcpus, dc->memory_kib };
       g_ptr_array_add (vcpus_out, vcpus);
       g_array_append_val (cells, c);
@@ -73,7 +73,7 @@ check_vcpus (const VpaDomain *dom, GError **error)
   for (guint i = 0; i < dom->cells->len; i++)
     {
       const VpaDomainCell *c = g_ptr_array_index (dom->cells, i);
-      for (gint b = vpa_bits_next (c->vcpus, 0); b >= 0; b = vpa_bits_next (c->vcpus, (guint) b + 1))
+      for (gint b = vpa_cpuset_bits_next (c->vcpus, 0); b >= 0; b = vpa_cpuset_bits_next (c->vcpus, (guint) b + 1))
         {
           guint v = (guint) b;
           if (v >= dom->n_vcpus || seen[v])

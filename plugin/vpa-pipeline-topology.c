@@ -81,7 +81,7 @@ add_vswitch_ports (const VpaDomain *dom, const VpaConfig *config, const GArray *
           const VpaCellNodes *cn = &g_array_index (cells, VpaCellNodes, c);
           gint hit = -1;
           for (guint k = 0; hit < 0 && k < r->nodes->len; k++)
-            if (vpa_guest_cell_of_node (cells, g_array_index (r->nodes, gint, k)) == (gint) cn->cell)
+            if (vpa_guest_model_cell_of_node (cells, g_array_index (r->nodes, gint, k)) == (gint) cn->cell)
               hit = g_array_index (r->nodes, gint, k);
           if (hit >= 0)
             {
@@ -102,14 +102,14 @@ plan_guest_topology (const VpaDomain *dom, const VpaConfig *config, GPtrArray *d
 {
   g_autoptr (GPtrArray) devices = NULL;
 
-  if (dom->bus == NULL || (!dom->guest_numa && (keep || !vpa_guest_bus_has_own (dom->bus))))
+  if (dom->bus == NULL || (!dom->guest_numa && (keep || !vpa_guest_model_bus_has_own (dom->bus))))
     return NULL;
   devices = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_topo_device_free);
   for (guint i = 0; dom->guest_numa && i < decisions->len; i++)
     {
       const VpaDecision *d = g_ptr_array_index (decisions, i);
-      g_autofree char *alias = vpa_decision_user_alias (d);
-      g_ptr_array_add (devices, vpa_topo_device_new (alias, vpa_guest_cell_of_node (cells, d->numa_node),
+      g_autofree char *alias = vpa_plan_decision_user_alias (d);
+      g_ptr_array_add (devices, vpa_topo_device_new (alias, vpa_guest_model_cell_of_node (cells, d->numa_node),
                                                      d->numa_node));
     }
   /* keep (migration, restore): a vSwitch port stays where it is, as the
@@ -168,7 +168,7 @@ vpa_pipeline_attach_guest_address (const VpaDomain *dom, const VpaBind *bind, co
   if (!dom->guest_numa || dom->bus == NULL || dom->bus->machine != VPA_MACHINE_Q35)
     return TRUE;
   cells = vpa_pipeline_guest_cells (dom, bind);
-  if ((cell = vpa_guest_cell_of_node (cells, dev->numa_node)) < 0)
+  if ((cell = vpa_guest_model_cell_of_node (cells, dev->numa_node)) < 0)
     return TRUE;
   spare = vpa_guest_bus_free_spare (dom->bus, (guint) cell);
   if (spare == NULL)

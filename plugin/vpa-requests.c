@@ -48,7 +48,7 @@ request_from_alias (const VpaDomain *dom, const VpaConfig *config,
 static void
 set_locality (VpaRequest *req, const VpaDomain *dom, const char *group)
 {
-  const VpaLocalityGroup *g = vpa_domain_locality_group (dom, group);
+  const VpaLocalityGroup *g = vpa_domain_model_locality_group (dom, group);
 
   if (g == NULL)
     return;

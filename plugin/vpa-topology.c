@@ -22,7 +22,7 @@ static gboolean
 matches_alias (const VpaInventory *inv, guint i, const VpaAlias *alias)
 {
   for (guint s = 0; s < alias->specs->len; s++)
-    if (vpa_inventory_spec_match (inv, i, g_ptr_array_index (alias->specs, s)))
+    if (vpa_inventory_model_spec_match (inv, i, g_ptr_array_index (alias->specs, s)))
       return TRUE;
   return FALSE;
 }
@@ -72,13 +72,13 @@ on_physnet (const VpaInventory *inv, guint i, const char *physnet)
   if (dev->dev_type == VPA_DEV_TYPE_VF)
     return FALSE;
   if (vpa_inventory_has (inv, i) &&
-      g_strcmp0 (vpa_inventory_prop (inv, i, "physical_network"), physnet) == 0)
+      g_strcmp0 (vpa_inventory_model_prop (inv, i, "physical_network"), physnet) == 0)
     return TRUE;
   for (guint k = 0; dev->vf_indices != NULL && k < dev->vf_indices->len; k++)
     {
       guint vf = g_array_index (dev->vf_indices, guint, k);
       if (vpa_inventory_has (inv, vf) &&
-          g_strcmp0 (vpa_inventory_prop (inv, vf, "physical_network"), physnet) == 0)
+          g_strcmp0 (vpa_inventory_model_prop (inv, vf, "physical_network"), physnet) == 0)
         return TRUE;
     }
   return FALSE;

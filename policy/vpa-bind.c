@@ -14,10 +14,10 @@ format_bits (const VpaBits *set, guint max_len)
 {
   GString *s = g_string_new (NULL);
 
-  for (gint lo = vpa_bits_next (set, 0); lo >= 0;)
+  for (gint lo = vpa_cpuset_bits_next (set, 0); lo >= 0;)
     {
       gint hi = lo;
-      while (vpa_bits_has (set, (guint) hi + 1))
+      while (vpa_cpuset_bits_has (set, (guint) hi + 1))
         hi++;
       if (s->len > max_len)
         {
@@ -27,7 +27,7 @@ format_bits (const VpaBits *set, guint max_len)
       g_string_append_printf (s, "%s%d", s->len ? "," : "", lo);
       if (hi > lo)
         g_string_append_printf (s, "-%d", hi);
-      lo = vpa_bits_next (set, (guint) hi + 1);
+      lo = vpa_cpuset_bits_next (set, (guint) hi + 1);
     }
   return g_string_free (s, FALSE);
 }
@@ -42,7 +42,7 @@ typedef struct {
 static void
 host_topo_clear (HostTopo *t)
 {
-  g_clear_pointer (&t->nodes, vpa_bits_free);
+  g_clear_pointer (&t->nodes, vpa_cpuset_bits_free);
   g_clear_pointer (&t->cpu_node, g_array_unref);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HostTopo, host_topo_clear)
@@ -50,13 +50,13 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HostTopo, host_topo_clear)
 static void
 host_topo_init (HostTopo *t, const VpaHost *host)
 {
-  t->nodes = vpa_bits_new ();
+  t->nodes = vpa_cpuset_bits_new ();
   t->cpu_node = g_array_new (FALSE, FALSE, sizeof (gint));
   for (guint i = 0; i < host->cells->len; i++)
     {
       const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
       if (c->id >= 0 && c->id <= VPA_CPUSET_MAX)
-        vpa_bits_set_range (t->nodes, (guint) c->id, (guint) c->id, TRUE);
+        vpa_cpuset_bits_set_range (t->nodes, (guint) c->id, (guint) c->id, TRUE);
       for (guint j = 0; c->cpus != NULL && j < c->cpus->len; j++)
         {
           guint cpu = g_array_index (c->cpus, guint, j);
@@ -78,13 +78,13 @@ static gboolean
 check_nodeset (const VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *host,
                const HostTopo *topo, GError **error)
 {
-  const VpaBits *set = vpa_domain_cell_nodeset (dom, cell);
+  const VpaBits *set = vpa_domain_model_cell_nodeset (dom, cell);
   g_autofree char *label = NULL;
   g_autofree char *have = NULL;
 
-  for (gint n = vpa_bits_next (set, 0); n >= 0; n = vpa_bits_next (set, (guint) n + 1))
+  for (gint n = vpa_cpuset_bits_next (set, 0); n >= 0; n = vpa_cpuset_bits_next (set, (guint) n + 1))
     {
-      if (vpa_bits_has (topo->nodes, (guint) n))
+      if (vpa_cpuset_bits_has (topo->nodes, (guint) n))
         continue;
       label = cell->nodeset != NULL ? g_strdup_printf ("<numatune><memnode cellid='%u'>", cell->id)
                                     : g_strdup ("<numatune><memory>");
@@ -104,8 +104,8 @@ bind_cell_cpus (const VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *
   guint found = 0;
   guint n_cpus = topo->cpu_node->len;
 
-  for (gint cpu = vpa_bits_next (cell->cpuset, 0); cpu >= 0;
-       cpu = vpa_bits_next (cell->cpuset, (guint) cpu + 1))
+  for (gint cpu = vpa_cpuset_bits_next (cell->cpuset, 0); cpu >= 0;
+       cpu = vpa_cpuset_bits_next (cell->cpuset, (guint) cpu + 1))
     {
       gint n = (guint) cpu < n_cpus ? g_array_index (topo->cpu_node, gint, cpu) : -1;
 
@@ -114,7 +114,7 @@ bind_cell_cpus (const VpaDomain *dom, const VpaDomainCell *cell, const VpaHost *
        * domain can run with it; the others still bind the cell. */
       if (n < 0)
         continue;
-      vpa_bits_set_range (nodes, (guint) n, (guint) n, TRUE);
+      vpa_cpuset_bits_set_range (nodes, (guint) n, (guint) n, TRUE);
       found++;
     }
   if (found == 0 && dom->has_affinity)
@@ -139,9 +139,9 @@ cell_host_nodes (const VpaBits *own, const VpaBits *host_nodes)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (gint));
 
-  for (gint n = vpa_bits_next (own, 0); n >= 0 && n <= VPA_HOST_NODE_ID_MAX;
-       n = vpa_bits_next (own, (guint) n + 1))
-    if (host_nodes == NULL || vpa_bits_has (host_nodes, (guint) n))
+  for (gint n = vpa_cpuset_bits_next (own, 0); n >= 0 && n <= VPA_HOST_NODE_ID_MAX;
+       n = vpa_cpuset_bits_next (own, (guint) n + 1))
+    if (host_nodes == NULL || vpa_cpuset_bits_has (host_nodes, (guint) n))
       g_array_append_val (out, n);
   return out;
 }
@@ -170,7 +170,7 @@ VpaBind *
 vpa_bind_nodes (const VpaDomain *dom, const VpaHost *host, GError **error)
 {
   g_autoptr (VpaBind) bind = NULL;
-  g_autoptr (VpaBits) nodes = vpa_bits_new ();
+  g_autoptr (VpaBits) nodes = vpa_cpuset_bits_new ();
   g_auto (HostTopo) topo = { NULL, NULL };
   gboolean known = host != NULL && host->cells->len > 0;
 
@@ -191,22 +191,22 @@ vpa_bind_nodes (const VpaDomain *dom, const VpaHost *host, GError **error)
   for (guint i = 0; i < dom->cells->len; i++)
     {
       const VpaDomainCell *cell = g_ptr_array_index (dom->cells, i);
-      const VpaBits *nodeset = vpa_domain_cell_nodeset (dom, cell);
-      g_autoptr (VpaBits) own = vpa_bits_new ();
+      const VpaBits *nodeset = vpa_domain_model_cell_nodeset (dom, cell);
+      g_autoptr (VpaBits) own = vpa_cpuset_bits_new ();
 
       if (nodeset != NULL)
         {
           if (known && dom->has_affinity && !check_nodeset (dom, cell, host, &topo, error))
             return NULL;
-          vpa_bits_or (own, nodeset);
+          vpa_cpuset_bits_or (own, nodeset);
         }
       else if (cell->cpuset != NULL && known &&
                !bind_cell_cpus (dom, cell, host, &topo, own, error))
         return NULL;
-      vpa_bits_or (nodes, own);
+      vpa_cpuset_bits_or (nodes, own);
       g_ptr_array_add (bind->cell_nodes, cell_host_nodes (own, known ? topo.nodes : NULL));
     }
-  for (gint n = vpa_bits_next (nodes, 0); n >= 0; n = vpa_bits_next (nodes, (guint) n + 1))
+  for (gint n = vpa_cpuset_bits_next (nodes, 0); n >= 0; n = vpa_cpuset_bits_next (nodes, (guint) n + 1))
     g_array_append_val (bind->guest_nodes, n);
   return g_steal_pointer (&bind);
 }

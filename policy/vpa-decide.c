@@ -46,8 +46,8 @@ keep_network_decisions (const VpaDomain *dom, GPtrArray *decisions)
 
       if (rec->network == NULL || port == NULL || port->network == NULL)
         continue;
-      dec = vpa_decision_new (VPA_DECISION_PORT, rec->device, 0, VPA_ADDR_NONE, rec->numa_node,
-                              rec->policy, rec->source);
+      dec = vpa_plan_decision_new (VPA_DECISION_PORT, rec->device, 0, VPA_ADDR_NONE, rec->numa_node,
+                                   rec->policy, rec->source);
       dec->network = g_strdup (port->network);
       g_ptr_array_add (decisions, dec);
     }
@@ -98,7 +98,7 @@ static GPtrArray *
 decisions_from_assignments (const VpaInventory *inv, GPtrArray *assignments,
                             const VpaDomain *dom, const char *const *networks)
 {
-  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_plan_decision_free);
   g_autoptr (GHashTable) next_index = g_hash_table_new (g_str_hash, g_str_equal);
 
   for (guint i = 0; assignments != NULL && i < assignments->len; i++)

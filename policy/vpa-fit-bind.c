@@ -82,7 +82,7 @@ keep_recorded_cpus (const VpaDomain *dom, const VpaCapacity *cap, VpaFit *fit)
   for (guint c = 0; c < fit->bindings->len; c++)
     {
       VpaCellBinding *b = &g_array_index (fit->bindings, VpaCellBinding, c);
-      const VpaNodeCap *nc = vpa_capacity_node (cap, b->node);
+      const VpaNodeCap *nc = vpa_capacity_model_node (cap, b->node);
 
       for (guint r = 0; r < dom->placed_cells->len; r++)
         {

@@ -211,7 +211,7 @@ cell_memory (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *gu
 {
   if (guest->page_kib != 0)
     {
-      const VpaNodePages *p = vpa_node_pages (nc, guest->page_kib);
+      const VpaNodePages *p = vpa_capacity_model_node_pages (nc, guest->page_kib);
       guint64 need = (cell->memory_kib + guest->page_kib - 1) / guest->page_kib;
 
       if (p == NULL)

@@ -191,7 +191,7 @@ check_own_alias (Check *c, const VpaGuestElement *e, GError **error)
 
   if (!g_str_has_prefix (e->alias, VPA_ALIAS_PREFIX))
     return TRUE;
-  owner = vpa_guest_topology_owns (e->alias) ? "controller" : "hostdev";
+  owner = vpa_guest_model_topology_owns (e->alias) ? "controller" : "hostdev";
   /* a hostdev of ours is a PCI one in subsystem mode (the rewrite's
    * test): another mode would get a second hostdev of that alias */
   if (strcmp (e->name, owner) == 0 && g_strcmp0 (e->type, "pci") == 0 &&
@@ -329,7 +329,7 @@ check_pci_controller (Check *c, const VpaGuestElement *e, gint index, GError **e
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: <controller type='pci' index='%d' model='%s'>: not an expander bus of this machine type (%s has %s)",
                    c->what, index, model, c->bus->machine == VPA_MACHINE_Q35 ? "q35" : "i440fx",
-                   vpa_guest_expander_model (c->bus->machine));
+                   vpa_guest_model_expander_name (c->bus->machine));
       return FALSE;
     }
   return check_pci_target (c, e, index, error);

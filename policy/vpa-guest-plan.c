@@ -71,7 +71,7 @@ occupied_by_other (const VpaGuestBus *bus, guint index, GPtrArray *devices)
       /* our own controllers and alias hostdevs are re-addressed by the
        * plan or removed, never a spare's occupant (a controller naming its
        * own index as its bus included) */
-      if (o->bus != (gint) index || o->ours || vpa_guest_topology_owns (o->alias))
+      if (o->bus != (gint) index || o->ours || vpa_guest_model_topology_owns (o->alias))
         continue;
       for (guint j = 0; devices != NULL && o->alias != NULL && j < devices->len && !ours; j++)
         ours = strcmp (((const VpaTopoDevice *) g_ptr_array_index (devices, j))->device, o->alias) == 0;
@@ -136,7 +136,7 @@ readdressed_device (const Planner *p, const VpaGuestDeviceAddr *o)
       if (strcmp (d->device, o->alias) != 0)
         continue;
       on = controller_by_index (p->bus, o->bus);
-      return d->cell >= 0 || (on != NULL && vpa_guest_topology_owns (on->alias));
+      return d->cell >= 0 || (on != NULL && vpa_guest_model_topology_owns (on->alias));
     }
   return FALSE;
 }
@@ -156,7 +156,7 @@ reserve_own (Planner *p)
       const VpaGuestController *c = g_ptr_array_index (p->bus->controllers, i);
       const VpaGuestController *x;
 
-      if (vpa_guest_topology_owns (c->alias))
+      if (vpa_guest_model_topology_owns (c->alias))
         continue;
       if (c->index <= VPA_TOPO_INDEX_MAX)
         p->index_used[c->index] = TRUE;
@@ -170,7 +170,7 @@ reserve_own (Planner *p)
     {
       const VpaGuestDeviceAddr *o = g_ptr_array_index (p->bus->occupants, i);
       if (o->bus >= 0 && o->bus <= VPA_TOPO_INDEX_MAX && !o->ours &&
-          !vpa_guest_topology_owns (o->alias) && !readdressed_device (p, o))
+          !vpa_guest_model_topology_owns (o->alias) && !readdressed_device (p, o))
         p->index_referenced[o->bus] = TRUE;
     }
   for (guint b = 0; b <= p->main_top; b++)
@@ -178,7 +178,7 @@ reserve_own (Planner *p)
   for (guint i = 0; i < p->bus->controllers->len; i++)
     {
       const VpaGuestController *c = g_ptr_array_index (p->bus->controllers, i);
-      if (vpa_guest_topology_owns (c->alias) || !is_expander_model (c->model) || c->bus_nr < 0 ||
+      if (vpa_guest_model_topology_owns (c->alias) || !is_expander_model (c->model) || c->bus_nr < 0 ||
           c->index > VPA_TOPO_INDEX_MAX)
         continue;
       guint extra = g_strcmp0 (c->model, "pci-expander-bus") == 0 ? 1 : 0; /* its bridge */
@@ -266,7 +266,7 @@ plan_cell (Planner *p, guint cell, GPtrArray *devs, guint spares)
   VpaTopoController *x = add_controller (p, VPA_TOPO_EXPANDER, g_strdup (pxb_alias), cell, NULL);
   g_autoptr (GHashTable) adopted = g_hash_table_new (NULL, NULL);
 
-  keep_existing (p, x, controller_by_alias (bus, pxb_alias), vpa_guest_expander_model (bus->machine),
+  keep_existing (p, x, controller_by_alias (bus, pxb_alias), vpa_guest_model_expander_name (bus->machine),
                  G_MAXUINT);
   x->slot = G_MAXUINT; /* libvirt places the expander on the root bus */
   if (bus->machine != VPA_MACHINE_Q35)
@@ -406,7 +406,7 @@ assign_slots (Planner *p, const VpaTopoController *x, GPtrArray *items, guint *(
     {
       const VpaGuestDeviceAddr *o = g_ptr_array_index (p->bus->occupants, i);
       /* an absent slot is 0, as libvirt reads it */
-      if (o->bus == (gint) x->index && !o->ours && !vpa_guest_topology_owns (o->alias) &&
+      if (o->bus == (gint) x->index && !o->ours && !vpa_guest_model_topology_owns (o->alias) &&
           !placed_device (p, o->alias))
         taken[MAX (o->slot, 0)] = TRUE;
     }
@@ -632,7 +632,7 @@ plan_keep (Planner *p, GPtrArray *devices, GError **error)
         x = controller_by_index (bus, on->parent);
       if (d->cell < 0)
         {
-          if (on != NULL && vpa_guest_topology_owns (on->alias))
+          if (on != NULL && vpa_guest_model_topology_owns (on->alias))
             {
               g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
                            "%s: device '%s': its new host node %d backs no guest cell, but it sits on the expander bus '%s'; the guest's controllers cannot change here",

@@ -27,7 +27,7 @@ gboolean
 vpa_keep_request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r)
 {
   for (guint i = 0; i < r->specs->len; i++)
-    if (vpa_inventory_spec_match (inv, idx, g_ptr_array_index (r->specs, i)))
+    if (vpa_inventory_model_spec_match (inv, idx, g_ptr_array_index (r->specs, i)))
       return TRUE;
   return FALSE;
 }

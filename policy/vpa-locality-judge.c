@@ -45,7 +45,7 @@ candidate (const VpaInventory *inv, const VpaRequest *r, guint i)
   if (inv->state[i] != VPA_DEV_STATE_FREE || !vpa_inventory_has (inv, i))
     return FALSE;
   for (guint s = 0; s < r->specs->len; s++)
-    if (vpa_inventory_spec_match (inv, i, g_ptr_array_index (r->specs, s)))
+    if (vpa_inventory_model_spec_match (inv, i, g_ptr_array_index (r->specs, s)))
       return TRUE;
   return FALSE;
 }

@@ -159,7 +159,7 @@ class_finish (Place *pl, PlaceClass *c, const gint *class_of, GHashTable *pf_ids
       c->pf_class = class_of[p];
       c->pf_whole = pl->inv->state[p] == VPA_DEV_STATE_FREE;
     }
-  c->remote_managed = vpa_policy_truthy (vpa_inventory_prop (pl->inv, c->rep, "remote_managed"));
+  c->remote_managed = vpa_policy_truthy (vpa_inventory_model_prop (pl->inv, c->rep, "remote_managed"));
   vpa_place_class_set_tier (pl, c);
   class_describe (pl, c);
 }
@@ -223,7 +223,7 @@ place_eligibility (const Place *pl, guint r, const PlaceClass *c, gboolean wants
   gboolean match = FALSE;
 
   for (guint s = 0; s < req->specs->len && !match; s++)
-    match = vpa_inventory_spec_match (pl->inv, c->rep, g_ptr_array_index (req->specs, s));
+    match = vpa_inventory_model_spec_match (pl->inv, c->rep, g_ptr_array_index (req->specs, s));
   if (!match)
     return ELIG_NONE;
   if (c->dev->dev_type == VPA_DEV_TYPE_PF && !pl->wants_pf[r])

@@ -405,13 +405,13 @@ scenario_device_ok (const Scenario *sc, guint r, guint i)
   for (guint s = 0; s < req->specs->len; s++)
     {
       const VpaSpec *spec = g_ptr_array_index (req->specs, s);
-      match = match || vpa_inventory_spec_match (sc->inv, i, spec);
+      match = match || vpa_inventory_model_spec_match (sc->inv, i, spec);
       want_pf = want_pf || g_strcmp0 (vpa_spec_get (spec, "dev_type", NULL), "type-PF") == 0;
       want_rm = want_rm || truthy (vpa_spec_get (spec, "remote_managed", NULL));
     }
   if (!match || (dev->dev_type == VPA_DEV_TYPE_PF && !want_pf))
     return FALSE;
-  if (truthy (vpa_inventory_prop (sc->inv, i, "remote_managed")) && !want_rm)
+  if (truthy (vpa_inventory_model_prop (sc->inv, i, "remote_managed")) && !want_rm)
     return FALSE;
   return vpa_policy_allows (req->policy, sc->inv->host, &sc->guest,
                             vpa_policy_tier (sc->inv->host, &sc->guest, dev->numa_node));

@@ -52,7 +52,7 @@ dump_uset (GString *s, const GArray *set)
 static void
 dump_bits (GString *s, const VpaBits *bits)
 {
-  g_autoptr (GArray) set = vpa_bits_to_array (bits);
+  g_autoptr (GArray) set = vpa_cpuset_bits_to_array (bits);
 
   dump_uset (s, set);
 }
@@ -159,7 +159,7 @@ dump_numa (GString *s, const VpaDomain *dom)
       g_string_append_printf (s, "cell %u: vcpus=", c->id);
       dump_bits (s, c->vcpus);
       g_string_append (s, " nodeset=");
-      dump_bits (s, vpa_domain_cell_nodeset (dom, c));
+      dump_bits (s, vpa_domain_model_cell_nodeset (dom, c));
       g_string_append (s, " cpuset=");
       dump_bits (s, c->cpuset);
       g_string_append_c (s, '\n');
@@ -275,7 +275,7 @@ test_cpuset (void)
       g_autoptr (GArray) set = NULL;
       g_autoptr (GString) s = g_string_new (NULL);
 
-      g_assert_true (vpa_parse_cpuset (ok[i].in, &set, &error));
+      g_assert_true (vpa_cpuset_parse (ok[i].in, &set, &error));
       g_assert_no_error (error);
       dump_uset (s, set);
       g_assert_cmpstr (s->str, ==, ok[i].out);
@@ -285,7 +285,7 @@ test_cpuset (void)
       g_autoptr (GError) error = NULL;
       GArray *set = NULL;
 
-      g_assert_false (vpa_parse_cpuset (bad[i].in, &set, &error));
+      g_assert_false (vpa_cpuset_parse (bad[i].in, &set, &error));
       g_assert_null (set);
       g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
       g_assert_cmpstr (error->message, ==, bad[i].msg);

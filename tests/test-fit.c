@@ -269,7 +269,7 @@ assert_valid (const Case *c, const VpaFit *fit)
   for (guint i = 0; i < fit->bindings->len; i++)
     {
       const VpaCellBinding *b = &g_array_index (fit->bindings, VpaCellBinding, i);
-      const VpaNodeCap *nc = vpa_capacity_node (c->cap, b->node);
+      const VpaNodeCap *nc = vpa_capacity_model_node (c->cap, b->node);
 
       g_assert_nonnull (nc);
       for (guint j = 0; j < i; j++)
@@ -597,7 +597,7 @@ test_nodes_view (void)
   /* the domain being placed does not compete with itself */
   g_clear_pointer (&cap, vpa_capacity_free);
   cap = vpa_capacity_new (host, config, host->claims, "db", &error);
-  g_assert_cmpuint (vpa_capacity_node (cap, 0)->free_dedicated->len, ==, 6);
+  g_assert_cmpuint (vpa_capacity_model_node (cap, 0)->free_dedicated->len, ==, 6);
 }
 
 static void

@@ -94,7 +94,7 @@ assert_consistent (const VpaGuestTopology *t, const VpaGuestBus *bus)
   for (guint i = 0; i < bus->controllers->len; i++)
     {
       const VpaGuestController *c = g_ptr_array_index (bus->controllers, i);
-      if (!vpa_guest_topology_owns (c->alias))
+      if (!vpa_guest_model_topology_owns (c->alias))
         seen[c->index] = TRUE;
     }
   for (guint i = 0; i < t->controllers->len; i++)
@@ -165,10 +165,10 @@ test_cell_of_node (void)
   g_array_append_val (n0, three);
   g_array_append_val (cells, c0);
   g_array_append_val (cells, c1);
-  g_assert_cmpint (vpa_guest_cell_of_node (cells, 1), ==, 0);
-  g_assert_cmpint (vpa_guest_cell_of_node (cells, 3), ==, 1);
-  g_assert_cmpint (vpa_guest_cell_of_node (cells, 2), ==, -1);
-  g_assert_cmpint (vpa_guest_cell_of_node (cells, -1), ==, -1);
+  g_assert_cmpint (vpa_guest_model_cell_of_node (cells, 1), ==, 0);
+  g_assert_cmpint (vpa_guest_model_cell_of_node (cells, 3), ==, 1);
+  g_assert_cmpint (vpa_guest_model_cell_of_node (cells, 2), ==, -1);
+  g_assert_cmpint (vpa_guest_model_cell_of_node (cells, -1), ==, -1);
 }
 
 /* The domain's own controllers: their indexes are never taken, their

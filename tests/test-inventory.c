@@ -199,22 +199,22 @@ test_prop (void)
   guint vf1 = (guint) idx (inv, VPA_ADDR (0, 0x81, 0x10, 1));
   guint pf = (guint) idx (inv, PF1), gpu = (guint) idx (inv, GPU);
 
-  g_assert_cmpstr (vpa_inventory_prop (inv, vf0, "vendor_id"), ==, "8086");
-  g_assert_cmpstr (vpa_inventory_prop (inv, vf0, "product_id"), ==, "1889");
-  g_assert_cmpstr (vpa_inventory_prop (inv, vf0, "dev_type"), ==, "type-VF");
-  g_assert_cmpstr (vpa_inventory_prop (inv, vf0, "physical_network"), ==, "physnet1");
-  g_assert_cmpstr (vpa_inventory_prop (inv, vf0, "parent_ifname"), ==, "ens1f0");
-  g_assert_null (vpa_inventory_prop (inv, vf1, "parent_ifname"));
-  g_assert_null (vpa_inventory_prop (inv, vf0, "numa_node"));
-  g_assert_null (vpa_inventory_prop (inv, vf0, "trusted"));
-  g_assert_cmpstr (vpa_inventory_prop (inv, vf0, "remote_managed"), ==, "false");
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, vf0, "vendor_id"), ==, "8086");
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, vf0, "product_id"), ==, "1889");
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, vf0, "dev_type"), ==, "type-VF");
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, vf0, "physical_network"), ==, "physnet1");
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, vf0, "parent_ifname"), ==, "ens1f0");
+  g_assert_null (vpa_inventory_model_prop (inv, vf1, "parent_ifname"));
+  g_assert_null (vpa_inventory_model_prop (inv, vf0, "numa_node"));
+  g_assert_null (vpa_inventory_model_prop (inv, vf0, "trusted"));
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, vf0, "remote_managed"), ==, "false");
   /* out of the inventory: no tags, but the implicit remote_managed */
-  g_assert_cmpstr (vpa_inventory_prop (inv, pf, "dev_type"), ==, "type-PF");
-  g_assert_null (vpa_inventory_prop (inv, pf, "physical_network"));
-  g_assert_cmpstr (vpa_inventory_prop (inv, pf, "remote_managed"), ==, "false");
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, pf, "dev_type"), ==, "type-PF");
+  g_assert_null (vpa_inventory_model_prop (inv, pf, "physical_network"));
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, pf, "remote_managed"), ==, "false");
   /* a tag beats the implicit value; type-PCI has none of its own */
-  g_assert_cmpstr (vpa_inventory_prop (inv, gpu, "remote_managed"), ==, "true");
-  g_assert_null (vpa_inventory_prop (inv, gpu, "parent_ifname"));
+  g_assert_cmpstr (vpa_inventory_model_prop (inv, gpu, "remote_managed"), ==, "true");
+  g_assert_null (vpa_inventory_model_prop (inv, gpu, "parent_ifname"));
 }
 
 static gboolean
@@ -224,7 +224,7 @@ match (const VpaInventory *inv, VpaAddr addr, const char *const *pairs)
 
   for (guint p = 0; pairs[p] != NULL; p += 2)
     vpa_spec_set (spec, pairs[p], *pairs[p + 1] == '\0' ? NULL : pairs[p + 1]);
-  return vpa_inventory_spec_match (inv, (guint) idx (inv, addr), spec);
+  return vpa_inventory_model_spec_match (inv, (guint) idx (inv, addr), spec);
 }
 
 static void

@@ -593,7 +593,7 @@ candidates (const VpaInventory *inv, const VpaRequest *req, const VpaGuestNodes 
       const VpaDevice *d = vpa_host_device (inv->host, i);
       if (!vpa_inventory_has (inv, i) || inv->state[i] != VPA_DEV_STATE_FREE ||
           d->dev_type == VPA_DEV_TYPE_PF ||
-          !vpa_inventory_spec_match (inv, i, g_ptr_array_index (req->specs, 0)) ||
+          !vpa_inventory_model_spec_match (inv, i, g_ptr_array_index (req->specs, 0)) ||
           !vpa_policy_allows (req->policy, inv->host, guest,
                               vpa_policy_tier (inv->host, guest, d->numa_node)))
         continue;

@@ -22,7 +22,7 @@ read_decisions (const char *path)
 {
   g_autofree char *buf = vpa_test_read_fixture (path, NULL);
   g_auto (GStrv) lines = g_strsplit (buf, "\n", -1);
-  GPtrArray *ret = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_decision_free);
+  GPtrArray *ret = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_plan_decision_free);
 
   for (guint i = 0; lines[i] != NULL; i++)
     {
@@ -50,9 +50,9 @@ read_decisions (const char *path)
       g_assert_true (g_ascii_string_to_signed (f[k + 1], 10, -1, G_MAXINT, &node, NULL));
       g_assert_true (vpa_policy_from_string (f[k + 2], &policy));
       g_assert_true (vpa_policy_source_from_string (f[k + 3], &source));
-      g_ptr_array_add (ret, vpa_decision_new (alias ? VPA_DECISION_ALIAS : VPA_DECISION_PORT,
-                                              f[1], (guint) index, addr, (gint) node, policy,
-                                              source));
+      g_ptr_array_add (ret, vpa_plan_decision_new (alias ? VPA_DECISION_ALIAS : VPA_DECISION_PORT,
+                                                   f[1], (guint) index, addr, (gint) node, policy,
+                                                   source));
     }
   return ret;
 }
@@ -71,7 +71,7 @@ assert_holds (const char *out, gsize len, GPtrArray *decisions)
     {
       const VpaDecision *d = g_ptr_array_index (decisions, i);
       const VpaPlacedRecord *r = g_ptr_array_index (dom->placed, i);
-      g_autofree char *alias = vpa_decision_user_alias (d);
+      g_autofree char *alias = vpa_plan_decision_user_alias (d);
       guint found = 0;
 
       g_assert_cmpstr (r->device, ==, alias);
@@ -99,7 +99,7 @@ assert_holds (const char *out, gsize len, GPtrArray *decisions)
         continue;
       for (guint i = 0; i < decisions->len && !named; i++)
         {
-          g_autofree char *alias = vpa_decision_user_alias (g_ptr_array_index (decisions, i));
+          g_autofree char *alias = vpa_plan_decision_user_alias (g_ptr_array_index (decisions, i));
           named = strcmp (alias, h->alias) == 0;
         }
       g_assert_true (named);

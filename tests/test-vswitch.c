@@ -416,7 +416,7 @@ brute_rule_met (const NetCase *c, const VpaNetRule *rule, const guint *map)
         {
           gint n = g_array_index (rule->nodes, gint, j);
           if (n == nc->node || (rule->policy == VPA_POLICY_SOCKET &&
-                                vpa_capacity_node (c->cap, n)->socket == nc->socket))
+                                vpa_capacity_model_node (c->cap, n)->socket == nc->socket))
             return TRUE;
         }
     }

@@ -164,9 +164,9 @@ cpu_nodes (const char *sysfs_root)
       g_autoptr (VpaBits) cpus = NULL;
 
       if (!g_file_get_contents (path, &text, NULL, NULL) ||
-          (cpus = vpa_parse_cpuset_bits (g_strstrip (text), NULL)) == NULL)
+          (cpus = vpa_cpuset_parse_bits (g_strstrip (text), NULL)) == NULL)
         continue;
-      for (gint c = vpa_bits_next (cpus, 0); c >= 0; c = vpa_bits_next (cpus, c + 1))
+      for (gint c = vpa_cpuset_bits_next (cpus, 0); c >= 0; c = vpa_cpuset_bits_next (cpus, c + 1))
         g_hash_table_insert (nodes, GINT_TO_POINTER (c + 1), GINT_TO_POINTER (n + 1));
     }
   return nodes;
@@ -305,8 +305,8 @@ bits_nodes (const VpaBits *bits)
 {
   GArray *nodes = g_array_new (FALSE, FALSE, sizeof (gint));
 
-  for (gint n = bits != NULL ? vpa_bits_next (bits, 0) : -1; n >= 0;
-       n = vpa_bits_next (bits, n + 1))
+  for (gint n = bits != NULL ? vpa_cpuset_bits_next (bits, 0) : -1; n >= 0;
+       n = vpa_cpuset_bits_next (bits, n + 1))
     g_array_append_val (nodes, n);
   return nodes;
 }
@@ -315,7 +315,7 @@ bits_nodes (const VpaBits *bits)
 static GArray *
 cell_bound (const VpaDomain *dom, const VpaDomainCell *cell)
 {
-  GArray *nodes = bits_nodes (cell != NULL ? vpa_domain_cell_nodeset (dom, cell)
+  GArray *nodes = bits_nodes (cell != NULL ? vpa_domain_model_cell_nodeset (dom, cell)
                                            : dom->memory_nodeset);
 
   for (guint i = 0; nodes->len == 0 && dom->placed_cells != NULL && cell != NULL &&
@@ -353,7 +353,7 @@ cell_vcpus (VpaLiveCell *c, const VpaDomainCell *cell, GArray *threads)
   for (guint i = 0; i < threads->len; i++)
     {
       const VpaLiveVcpu *v = &g_array_index (threads, VpaLiveVcpu, i);
-      if (v->vcpu < 0 || cell == NULL || vpa_bits_has (cell->vcpus, v->vcpu))
+      if (v->vcpu < 0 || cell == NULL || vpa_cpuset_bits_has (cell->vcpus, v->vcpu))
         g_array_append_val (c->vcpus, *v);
     }
 }

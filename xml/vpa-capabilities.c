@@ -127,7 +127,7 @@ parse_cpu_topo (xmlNode *c, const char *what, gint cell, guint cpu, gint socket,
     }
   if (sib_s != NULL)
     {
-      if (!vpa_parse_cpuset (sib_s, &sibs, &local))
+      if (!vpa_cpuset_parse (sib_s, &sibs, &local))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                        "%s: <cell id='%d'>: <cpu id='%u' siblings='%s'>: %s", what, cell, cpu, sib_s, local->message);

@@ -21,14 +21,14 @@ parse_set_attr (ParseCtx *ctx, xmlNode *node, const char *attr, const char *labe
   g_autoptr (GError) local = NULL;
 
   *out = NULL;
-  if (s == NULL || (*out = vpa_parse_cpuset_bits (s, &local)) != NULL)
+  if (s == NULL || (*out = vpa_cpuset_parse_bits (s, &local)) != NULL)
     return TRUE;
   if (!ctx->strict)
     {
       g_debug ("%s: %s %s: %s", ctx->what, label, attr, local->message);
       return TRUE;
     }
-  /* vpa_parse_cpuset's errors are VPA_ERROR_INVALID already. */
+  /* vpa_cpuset_parse's errors are VPA_ERROR_INVALID already. */
   g_propagate_prefixed_error (error, g_steal_pointer (&local), "%s: %s %s: ", ctx->what, label,
                               attr);
   return FALSE;
@@ -82,7 +82,7 @@ vcpu_cell (const ParseCtx *ctx, guint v)
 static void
 map_cell_vcpus (ParseCtx *ctx, const VpaBits *vcpus, guint cell_index)
 {
-  for (gint v = vpa_bits_next (vcpus, 0); v >= 0; v = vpa_bits_next (vcpus, (guint) v + 1))
+  for (gint v = vpa_cpuset_bits_next (vcpus, 0); v >= 0; v = vpa_cpuset_bits_next (vcpus, (guint) v + 1))
     {
       while (ctx->vcpu_cell->len <= (guint) v)
         {
@@ -192,7 +192,7 @@ vpa_domain_parse_implicit_cell (ParseCtx *ctx, xmlNode *domain, GError **error)
   ctx->dom->numa_guest = TRUE;
   if (memory != NULL && !parse_set_attr (ctx, memory, "nodeset", "<numatune><memory>", &set, error))
     return FALSE;
-  for (gint v = vpa_bits_next (set, 0); v >= 0; v = vpa_bits_next (set, (guint) v + 1))
+  for (gint v = vpa_cpuset_bits_next (set, 0); v >= 0; v = vpa_cpuset_bits_next (set, (guint) v + 1))
     g_array_append_val (ctx->dom->implicit_nodes, v);
   return TRUE;
 }
@@ -228,7 +228,7 @@ vpa_domain_parse_cells (ParseCtx *ctx, xmlNode *domain, GError **error)
       if (!parse_cell_memory (ctx, c, cell, error))
         return FALSE;
       if (cell->vcpus == NULL)
-        cell->vcpus = vpa_bits_new ();
+        cell->vcpus = vpa_cpuset_bits_new ();
       map_cell_vcpus (ctx, cell->vcpus, ctx->dom->cells->len - 1);
     }
   ctx->dom->numa_guest = ctx->dom->cells->len > 0;
@@ -295,7 +295,7 @@ vpa_domain_parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
   xmlNode *vcpu = vpa_xml_child (domain, "vcpu", NULL);
   xmlNode *cputune = vpa_xml_child (domain, "cputune", NULL);
   g_autoptr (VpaBits) fallback = NULL;
-  g_autoptr (VpaBits) pinned = vpa_bits_new ();
+  g_autoptr (VpaBits) pinned = vpa_cpuset_bits_new ();
   g_autofree gboolean *needs_fallback = NULL;
   guint n_pins = 0;
 
@@ -322,24 +322,24 @@ vpa_domain_parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
         }
       if (!parse_id_attr (ctx, c, "vcpu", "<cputune><vcpupin>", &found, &id, error))
         return FALSE;
-      if (!found || id > VPA_CPUSET_MAX || vpa_bits_has (pinned, id))
+      if (!found || id > VPA_CPUSET_MAX || vpa_cpuset_bits_has (pinned, id))
         continue; /* libvirt refuses a second pin of one vCPU */
       label = g_strdup_printf ("<cputune><vcpupin vcpu='%u'>", id);
       if (!parse_set_attr (ctx, c, "cpuset", label, &set, error))
         return FALSE;
       if (set == NULL || (ci = vcpu_cell (ctx, id)) < 0)
         continue;
-      vpa_bits_set_range (pinned, id, id, TRUE);
+      vpa_cpuset_bits_set_range (pinned, id, id, TRUE);
       cell = g_ptr_array_index (ctx->dom->cells, ci);
       if (cell->cpuset == NULL)
-        cell->cpuset = vpa_bits_new ();
-      vpa_bits_or (cell->cpuset, set);
+        cell->cpuset = vpa_cpuset_bits_new ();
+      vpa_cpuset_bits_or (cell->cpuset, set);
     }
   if (fallback == NULL)
     return TRUE;
   needs_fallback = g_new0 (gboolean, ctx->dom->cells->len);
   for (guint v = 0; v < ctx->vcpu_cell->len; v++)
-    if (vcpu_cell (ctx, v) >= 0 && !vpa_bits_has (pinned, v))
+    if (vcpu_cell (ctx, v) >= 0 && !vpa_cpuset_bits_has (pinned, v))
       needs_fallback[vcpu_cell (ctx, v)] = TRUE;
   for (guint i = 0; i < ctx->dom->cells->len; i++)
     {
@@ -347,8 +347,8 @@ vpa_domain_parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
       if (!needs_fallback[i])
         continue;
       if (cell->cpuset == NULL)
-        cell->cpuset = vpa_bits_new ();
-      vpa_bits_or (cell->cpuset, fallback);
+        cell->cpuset = vpa_cpuset_bits_new ();
+      vpa_cpuset_bits_or (cell->cpuset, fallback);
     }
   return TRUE;
 }

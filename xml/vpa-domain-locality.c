@@ -105,7 +105,7 @@ vpa_domain_parse_locality_group (VpaDomain *dom, xmlNode *node, const char *what
       vpa_locality_group_free (group);
       return FALSE;
     }
-  if (vpa_domain_locality_group (dom, group->name) != NULL)
+  if (vpa_domain_model_locality_group (dom, group->name) != NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: %s: locality group '%s' is defined twice", what, label, group->name);

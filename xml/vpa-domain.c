@@ -805,7 +805,7 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
     {
       /* our controllers without <vpa:guest-numa>: the planner removes
        * them, from what libvirt would define (policy's bus rules) */
-      if (vpa_guest_bus_has_own (dom->bus))
+      if (vpa_guest_model_bus_has_own (dom->bus))
         dom->bus->facts = vpa_guest_facts_parse (domain);
       return TRUE;
     }

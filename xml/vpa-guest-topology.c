@@ -207,7 +207,7 @@ vpa_guest_controller_matches (xmlNode *controller, const VpaTopoController *tc)
   g_autoptr (GPtrArray) one = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_guest_controller_free);
   VpaGuestBus tmp = { .controllers = one };
   const VpaGuestController *gc;
-  const char *model = tc->kind == VPA_TOPO_EXPANDER ? vpa_guest_expander_model (tc->machine)
+  const char *model = tc->kind == VPA_TOPO_EXPANDER ? vpa_guest_model_expander_name (tc->machine)
                                                     : "pcie-root-port";
 
   parse_controller (&tmp, controller);

@@ -63,7 +63,7 @@ static VpaBits *
 prop_set (xmlNode *node, const char *attr)
 {
   g_autofree char *s = vpa_xml_prop (node, attr);
-  return s != NULL ? vpa_parse_cpuset_bits (s, NULL) : NULL;
+  return s != NULL ? vpa_cpuset_parse_bits (s, NULL) : NULL;
 }
 
 static gboolean
@@ -107,9 +107,9 @@ static void
 pins_clear (Pins *p)
 {
   g_free (p->single);
-  g_clear_pointer (&p->mask, vpa_bits_free);
-  g_clear_pointer (&p->any, vpa_bits_free);
-  g_clear_pointer (&p->emulator_set, vpa_bits_free);
+  g_clear_pointer (&p->mask, vpa_cpuset_bits_free);
+  g_clear_pointer (&p->any, vpa_cpuset_bits_free);
+  g_clear_pointer (&p->emulator_set, vpa_cpuset_bits_free);
 }
 
 static void
@@ -139,20 +139,20 @@ read_pin (xmlNode *c, Pins *p, guint *iothread_pins)
 
   if (set == NULL)
     return;
-  vpa_bits_or (p->any, set);
+  vpa_cpuset_bits_or (p->any, set);
   if (vpa_xml_is (c, "emulatorpin", NULL))
     {
       p->emulator = TRUE;
       if (p->emulator_set == NULL)
-        p->emulator_set = vpa_bits_new ();
-      vpa_bits_or (p->emulator_set, set);
+        p->emulator_set = vpa_cpuset_bits_new ();
+      vpa_cpuset_bits_or (p->emulator_set, set);
     }
   else if (vpa_xml_is (c, "iothreadpin", NULL))
     (*iothread_pins)++;
   else if (prop_uint (c, "vcpu", &v) && v < p->n_vcpus)
     {
-      gint first = vpa_bits_next (set, 0);
-      gboolean one = first >= 0 && vpa_bits_next (set, (guint) first + 1) < 0;
+      gint first = vpa_cpuset_bits_next (set, 0);
+      gboolean one = first >= 0 && vpa_cpuset_bits_next (set, (guint) first + 1) < 0;
 
       p->n_pinned += p->single[v] == -1;
       p->single[v] = one ? first : -2;
@@ -182,7 +182,7 @@ read_pins (xmlNode *domain, Pins *p, const char *what, GError **error)
       !within (cputune, "emulatorpin", 1, what, "<cputune>", error))
     return FALSE;
   read_vcpu (domain, p);
-  p->any = vpa_bits_new ();
+  p->any = vpa_cpuset_bits_new ();
   for (xmlNode *c = cputune != NULL ? cputune->children : NULL; c != NULL; c = c->next)
     if (vpa_xml_is (c, "vcpupin", NULL) || vpa_xml_is (c, "emulatorpin", NULL) ||
         vpa_xml_is (c, "iothreadpin", NULL))
@@ -191,7 +191,7 @@ read_pins (xmlNode *domain, Pins *p, const char *what, GError **error)
    * starts it: a vCPU, the emulator, an I/O thread. */
   if (p->mask != NULL && (p->n_pinned < p->n_vcpus || !p->emulator ||
                           iothread_pins < iothread_count (domain)))
-    vpa_bits_or (p->any, p->mask);
+    vpa_cpuset_bits_or (p->any, p->mask);
   return TRUE;
 }
 
@@ -218,10 +218,10 @@ recorded_reserved (xmlNode *domain, VpaBits *set)
         continue;
       /* isolate's emulator CPU is dedicated to the domain */
       if ((emu = prop_set (c, "emulator-cpus")) != NULL)
-        vpa_bits_or (set, emu);
+        vpa_cpuset_bits_or (set, emu);
       if ((cpus = prop_set (c, "reserved-cpus")) == NULL)
         continue;
-      vpa_bits_or (set, cpus);
+      vpa_cpuset_bits_or (set, cpus);
       found = TRUE;
     }
   return found;
@@ -251,7 +251,7 @@ static gboolean
 claim_cpus (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error)
 {
   g_autofree char *policy = vpa_cpu_policy (domain);
-  g_autoptr (VpaBits) dedicated = vpa_bits_new ();
+  g_autoptr (VpaBits) dedicated = vpa_cpuset_bits_new ();
   g_autoptr (GArray) ded = NULL;
   g_autoptr (GArray) any = NULL;
   Pins p = { 0 };
@@ -271,15 +271,15 @@ claim_cpus (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error)
   for (guint64 i = 0; i < p.n_vcpus && all_single; i++)
     all_single = p.single[i] >= 0;
   for (guint64 i = 0; all_single && i < p.n_vcpus; i++)
-    vpa_bits_set_range (dedicated, (guint) p.single[i], (guint) p.single[i], TRUE);
+    vpa_cpuset_bits_set_range (dedicated, (guint) p.single[i], (guint) p.single[i], TRUE);
   if (all_single && policy != NULL &&
       (!recorded_reserved (domain, dedicated) || emulator_isolated (domain)))
-    vpa_bits_or (dedicated, p.emulator_set);
-  ded = vpa_bits_to_array (dedicated);
+    vpa_cpuset_bits_or (dedicated, p.emulator_set);
+  ded = vpa_cpuset_bits_to_array (dedicated);
   g_array_append_vals (use->dedicated, ded->data, ded->len);
-  any = vpa_bits_to_array (p.any);
+  any = vpa_cpuset_bits_to_array (p.any);
   for (guint i = 0; i < any->len; i++)
-    if (!vpa_bits_has (dedicated, g_array_index (any, guint, i)))
+    if (!vpa_cpuset_bits_has (dedicated, g_array_index (any, guint, i)))
       g_array_append_val (use->pinned, g_array_index (any, guint, i));
   pins_clear (&p);
   return TRUE;
@@ -297,8 +297,8 @@ strict_node (xmlNode *node)
     return -1;
   if ((set = prop_set (node, "nodeset")) == NULL)
     return -1;
-  first = vpa_bits_next (set, 0);
-  return first >= 0 && vpa_bits_next (set, (guint) first + 1) < 0 ? first : -1;
+  first = vpa_cpuset_bits_next (set, 0);
+  return first >= 0 && vpa_cpuset_bits_next (set, (guint) first + 1) < 0 ? first : -1;
 }
 
 /* One <page> of <hugepages>, parsed once. */
@@ -310,7 +310,7 @@ typedef struct {
 static void
 page_clear (Page *p)
 {
-  g_clear_pointer (&p->nodeset, vpa_bits_free);
+  g_clear_pointer (&p->nodeset, vpa_cpuset_bits_free);
 }
 
 /* The hugepages of the domain: NULL for ordinary memory, else its pages
@@ -342,7 +342,7 @@ read_pages (xmlNode *domain, GArray **out, const char *what, GError **error)
       nodeset = vpa_xml_prop (c, "nodeset");
       if (!size_kib (size, unit, &page.kib))
         continue;
-      if (nodeset != NULL && (page.nodeset = vpa_parse_cpuset_bits (nodeset, NULL)) == NULL)
+      if (nodeset != NULL && (page.nodeset = vpa_cpuset_parse_bits (nodeset, NULL)) == NULL)
         continue;
       g_array_append_val (*out, page);
     }
@@ -364,7 +364,7 @@ cell_page_kib (GArray *pages, gint cell)
 
       if (p->nodeset == NULL)
         fallback = p->kib;
-      else if (cell >= 0 && vpa_bits_has (p->nodeset, (guint) cell))
+      else if (cell >= 0 && vpa_cpuset_bits_has (p->nodeset, (guint) cell))
         return p->kib;
     }
   return fallback;

@@ -54,7 +54,7 @@ vpa_rewrite_controller_elem (Rewrite *rw, const VpaTopoController *tc)
       g_autofree char *busnr = g_strdup_printf ("%u", tc->bus_nr);
       Elem *target, *node;
 
-      vpa_rewrite_elem_attr (c, rw->dev_quote, "model", vpa_guest_expander_model (tc->machine));
+      vpa_rewrite_elem_attr (c, rw->dev_quote, "model", vpa_guest_model_expander_name (tc->machine));
       target = vpa_rewrite_elem_new ("target", c);
       vpa_rewrite_elem_attr (target, rw->dev_quote, "busNr", busnr);
       node = vpa_rewrite_elem_new ("node", target);
@@ -90,7 +90,7 @@ owned_indexes (xmlNode *devices)
       g_autofree char *alias = controller_alias (c);
       gint index;
 
-      if (!vpa_guest_topology_owns (alias))
+      if (!vpa_guest_model_topology_owns (alias))
         continue;
       if ((index = vpa_guest_controller_index (c)) >= 0)
         g_hash_table_insert (ret, GUINT_TO_POINTER ((guint) index + 1), g_steal_pointer (&alias));
@@ -116,7 +116,7 @@ rewrite_controllers (Rewrite *rw, xmlNode *devices)
 
       if (vpa_xml_is (c, "controller", NULL))
         last = c;
-      if (!vpa_guest_topology_owns (alias))
+      if (!vpa_guest_model_topology_owns (alias))
         continue;
       for (guint i = 0; i < plan->len && tc == NULL; i++)
         {

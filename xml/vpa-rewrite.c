@@ -227,7 +227,7 @@ alias_hostdev_elem (Rewrite *rw, const VpaDecision *d)
 {
   Elem *hd = vpa_rewrite_elem_new ("hostdev", NULL);
   Elem *src, *alias;
-  g_autofree char *name = vpa_decision_user_alias (d);
+  g_autofree char *name = vpa_plan_decision_user_alias (d);
   const VpaTopoPlacement *pl;
 
   vpa_rewrite_elem_attr (hd, rw->dev_quote, "mode", "subsystem");
@@ -257,7 +257,7 @@ rewrite_alias_hostdevs (Rewrite *rw, xmlNode *domain, xmlNode *devices, GPtrArra
     {
       const VpaDecision *d = g_ptr_array_index (decisions, i);
       if (d->kind == VPA_DECISION_ALIAS)
-        g_hash_table_insert (wanted, vpa_decision_user_alias (d), (gpointer) d);
+        g_hash_table_insert (wanted, vpa_plan_decision_user_alias (d), (gpointer) d);
     }
   for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
     {
@@ -292,7 +292,7 @@ rewrite_alias_hostdevs (Rewrite *rw, xmlNode *domain, xmlNode *devices, GPtrArra
         g_ptr_array_add (added, alias_hostdev_elem (rw, d));
       if (d->kind != VPA_DECISION_ALIAS)
         continue;
-      name = vpa_decision_user_alias (d);
+      name = vpa_plan_decision_user_alias (d);
       if (g_hash_table_contains (wanted, name))
         g_ptr_array_add (added, alias_hostdev_elem (rw, d));
     }
@@ -320,7 +320,7 @@ placed_matches (const VpaDomain *dom, GPtrArray *decisions)
     {
       const VpaDecision *d = g_ptr_array_index (decisions, i);
       const VpaPlacedRecord *r = g_ptr_array_index (dom->placed, i);
-      g_autofree char *name = vpa_decision_user_alias (d);
+      g_autofree char *name = vpa_plan_decision_user_alias (d);
 
       if (strcmp (name, r->device) != 0 || g_strcmp0 (r->network, d->network) != 0 ||
           (d->network == NULL && r->addr != d->addr) || r->numa_node != d->numa_node ||
@@ -336,7 +336,7 @@ static Elem *
 placed_elem (Rewrite *rw, const char *qname, const VpaDecision *d)
 {
   Elem *e = vpa_rewrite_elem_new (qname, NULL);
-  g_autofree char *name = vpa_decision_user_alias (d);
+  g_autofree char *name = vpa_plan_decision_user_alias (d);
   g_autofree char *node = g_strdup_printf ("%d", d->numa_node);
   char addr[VPA_ADDR_BUFLEN];
 
@@ -393,7 +393,7 @@ check_decisions (const char *what, GPtrArray *decisions, GError **error)
       g_return_val_if_fail (d != NULL && d->device != NULL, FALSE);
       g_return_val_if_fail (d->policy < VPA_POLICY_LAST, FALSE);
       g_return_val_if_fail (d->source < VPA_POLICY_SOURCE_LAST, FALSE);
-      name = vpa_decision_user_alias (d);
+      name = vpa_plan_decision_user_alias (d);
       if (*d->device == '\0' ||
           (d->kind == VPA_DECISION_ALIAS &&
            strspn (d->device, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=

@@ -25,7 +25,7 @@ vpa_capacity_free (VpaCapacity *cap)
 }
 
 const VpaNodeCap *
-vpa_capacity_node (const VpaCapacity *cap, gint node)
+vpa_capacity_model_node (const VpaCapacity *cap, gint node)
 {
   for (guint i = 0; i < cap->nodes->len; i++)
     {
@@ -37,7 +37,7 @@ vpa_capacity_node (const VpaCapacity *cap, gint node)
 }
 
 const VpaNodePages *
-vpa_node_pages (const VpaNodeCap *nc, guint64 size_kib)
+vpa_capacity_model_node_pages (const VpaNodeCap *nc, guint64 size_kib)
 {
   for (guint i = 0; i < nc->pages->len; i++)
     {

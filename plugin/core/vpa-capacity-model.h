@@ -50,7 +50,7 @@ typedef struct {
 void vpa_capacity_free (VpaCapacity *cap);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaCapacity, vpa_capacity_free)
 
-const VpaNodeCap *vpa_capacity_node (const VpaCapacity *cap, gint node);
-const VpaNodePages *vpa_node_pages (const VpaNodeCap *nc, guint64 size_kib);
+const VpaNodeCap *vpa_capacity_model_node (const VpaCapacity *cap, gint node);
+const VpaNodePages *vpa_capacity_model_node_pages (const VpaNodeCap *nc, guint64 size_kib);
 
 G_END_DECLS

@@ -17,13 +17,13 @@ struct _VpaBits {
 #define BITS_MASK(i) (G_GUINT64_CONSTANT (1) << ((i) % 64))
 
 VpaBits *
-vpa_bits_new (void)
+vpa_cpuset_bits_new (void)
 {
   return g_new0 (VpaBits, 1);
 }
 
 void
-vpa_bits_free (VpaBits *bits)
+vpa_cpuset_bits_free (VpaBits *bits)
 {
   if (bits == NULL)
     return;
@@ -44,7 +44,7 @@ bits_grow (VpaBits *b, guint max_id)
 }
 
 void
-vpa_bits_set_range (VpaBits *b, guint lo, guint hi, gboolean on)
+vpa_cpuset_bits_set_range (VpaBits *b, guint lo, guint hi, gboolean on)
 {
   if (on)
     bits_grow (b, hi);
@@ -71,13 +71,13 @@ vpa_bits_set_range (VpaBits *b, guint lo, guint hi, gboolean on)
 }
 
 gboolean
-vpa_bits_has (const VpaBits *b, guint i)
+vpa_cpuset_bits_has (const VpaBits *b, guint i)
 {
   return b != NULL && BITS_WORD (i) < b->n_words && (b->w[BITS_WORD (i)] & BITS_MASK (i)) != 0;
 }
 
 void
-vpa_bits_or (VpaBits *dst, const VpaBits *src)
+vpa_cpuset_bits_or (VpaBits *dst, const VpaBits *src)
 {
   if (src == NULL || src->n_words == 0)
     return;
@@ -88,7 +88,7 @@ vpa_bits_or (VpaBits *dst, const VpaBits *src)
 
 /* The first member >= from, or -1. */
 gint
-vpa_bits_next (const VpaBits *b, guint from)
+vpa_cpuset_bits_next (const VpaBits *b, guint from)
 {
   for (guint wi = BITS_WORD (from); b != NULL && wi < b->n_words; wi++)
     {
@@ -103,14 +103,14 @@ vpa_bits_next (const VpaBits *b, guint from)
 }
 
 GArray *
-vpa_bits_to_array (const VpaBits *bits)
+vpa_cpuset_bits_to_array (const VpaBits *bits)
 {
   GArray *ret;
 
   if (bits == NULL)
     return NULL;
   ret = g_array_new (FALSE, FALSE, sizeof (guint));
-  for (gint i = vpa_bits_next (bits, 0); i >= 0; i = vpa_bits_next (bits, (guint) i + 1))
+  for (gint i = vpa_cpuset_bits_next (bits, 0); i >= 0; i = vpa_cpuset_bits_next (bits, (guint) i + 1))
     {
       guint v = (guint) i;
       g_array_append_val (ret, v);
@@ -178,16 +178,16 @@ cpuset_entry (const char *str, const char *p, const char *end, VpaBits *bits, GE
                    "invalid CPU or node set '%s': range '%u-%u' is reversed", str, lo, hi);
       return FALSE;
     }
-  vpa_bits_set_range (bits, lo, hi, !neg);
+  vpa_cpuset_bits_set_range (bits, lo, hi, !neg);
   return TRUE;
 }
 
 /* The set as bits; entries apply left to right. No copy of the string per
  * entry: a 10 MB "0,0,0,..." costs one pass. */
 VpaBits *
-vpa_parse_cpuset_bits (const char *str, GError **error)
+vpa_cpuset_parse_bits (const char *str, GError **error)
 {
-  g_autoptr (VpaBits) bits = vpa_bits_new ();
+  g_autoptr (VpaBits) bits = vpa_cpuset_bits_new ();
   const char *p = str;
 
   if (*str == '\0')
@@ -206,7 +206,7 @@ vpa_parse_cpuset_bits (const char *str, GError **error)
         break;
       p = comma + 1;
     }
-  if (vpa_bits_next (bits, 0) < 0)
+  if (vpa_cpuset_bits_next (bits, 0) < 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "invalid CPU or node set '%s': it selects nothing", str);
@@ -216,7 +216,7 @@ vpa_parse_cpuset_bits (const char *str, GError **error)
 }
 
 gboolean
-vpa_parse_cpuset (const char *str, GArray **out, GError **error)
+vpa_cpuset_parse (const char *str, GArray **out, GError **error)
 {
   g_autoptr (VpaBits) bits = NULL;
 
@@ -224,8 +224,8 @@ vpa_parse_cpuset (const char *str, GArray **out, GError **error)
   g_return_val_if_fail (out != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if ((bits = vpa_parse_cpuset_bits (str, error)) == NULL)
+  if ((bits = vpa_cpuset_parse_bits (str, error)) == NULL)
     return FALSE;
-  *out = vpa_bits_to_array (bits);
+  *out = vpa_cpuset_bits_to_array (bits);
   return TRUE;
 }

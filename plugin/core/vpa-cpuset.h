@@ -17,25 +17,25 @@ G_BEGIN_DECLS
  * operations. */
 typedef struct _VpaBits VpaBits;
 
-VpaBits *vpa_bits_new (void);
-void vpa_bits_free (VpaBits *bits);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaBits, vpa_bits_free)
+VpaBits *vpa_cpuset_bits_new (void);
+void vpa_cpuset_bits_free (VpaBits *bits);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaBits, vpa_cpuset_bits_free)
 /* Sets (on) or clears ids lo..hi. */
-void vpa_bits_set_range (VpaBits *bits, guint lo, guint hi, gboolean on);
-gboolean vpa_bits_has (const VpaBits *bits, guint id);
+void vpa_cpuset_bits_set_range (VpaBits *bits, guint lo, guint hi, gboolean on);
+gboolean vpa_cpuset_bits_has (const VpaBits *bits, guint id);
 /* dst |= src (src may be NULL). */
-void vpa_bits_or (VpaBits *dst, const VpaBits *src);
+void vpa_cpuset_bits_or (VpaBits *dst, const VpaBits *src);
 /* The first member >= from, or -1 (bits may be NULL). */
-gint vpa_bits_next (const VpaBits *bits, guint from);
+gint vpa_cpuset_bits_next (const VpaBits *bits, guint from);
 /* The members, ascending (GArray of guint), or NULL for NULL. */
-GArray *vpa_bits_to_array (const VpaBits *bits);
+GArray *vpa_cpuset_bits_to_array (const VpaBits *bits);
 
 /* Parses a libvirt cpuset/nodeset string ("0-3,^2,8"): entries apply left
  * to right, as in libvirt; a set that selects nothing is an error. In
  * place, one pass: a string of millions of entries costs no more than
  * its length. Messages name the string; callers prefix the element. */
-VpaBits *vpa_parse_cpuset_bits (const char *str, GError **error);
+VpaBits *vpa_cpuset_parse_bits (const char *str, GError **error);
 /* The same as sorted unique values (a GArray of guint). */
-gboolean vpa_parse_cpuset (const char *str, GArray **out, GError **error);
+gboolean vpa_cpuset_parse (const char *str, GArray **out, GError **error);
 
 G_END_DECLS

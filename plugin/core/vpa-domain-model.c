@@ -38,7 +38,7 @@ vpa_locality_group_free (VpaLocalityGroup *group)
 }
 
 const VpaLocalityGroup *
-vpa_domain_locality_group (const VpaDomain *dom, const char *name)
+vpa_domain_model_locality_group (const VpaDomain *dom, const char *name)
 {
   for (guint i = 0; name != NULL && i < dom->locality_groups->len; i++)
     {
@@ -86,9 +86,9 @@ placed_record_free (VpaPlacedRecord *rec)
 static void
 domain_cell_free (VpaDomainCell *cell)
 {
-  vpa_bits_free (cell->vcpus);
-  vpa_bits_free (cell->nodeset);
-  vpa_bits_free (cell->cpuset);
+  vpa_cpuset_bits_free (cell->vcpus);
+  vpa_cpuset_bits_free (cell->nodeset);
+  vpa_cpuset_bits_free (cell->cpuset);
   g_free (cell);
 }
 
@@ -144,14 +144,14 @@ vpa_domain_free (VpaDomain *dom)
   g_ptr_array_unref (dom->cells);
   g_ptr_array_unref (dom->devices);
   g_ptr_array_unref (dom->locality_groups);
-  vpa_bits_free (dom->memory_nodeset);
+  vpa_cpuset_bits_free (dom->memory_nodeset);
   g_array_unref (dom->placed_cells);
   vpa_guest_bus_free (dom->bus);
   g_free (dom);
 }
 
 const VpaBits *
-vpa_domain_cell_nodeset (const VpaDomain *dom, const VpaDomainCell *cell)
+vpa_domain_model_cell_nodeset (const VpaDomain *dom, const VpaDomainCell *cell)
 {
   return cell->nodeset != NULL ? cell->nodeset : dom->memory_nodeset;
 }

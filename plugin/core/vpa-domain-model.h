@@ -102,7 +102,7 @@ typedef struct {
   guint id;           /* <cell id>, or its position when absent */
   VpaBits *vcpus;     /* guest vCPU ids of <cell cpus> */
   VpaBits *nodeset;   /* host nodes of <numatune><memnode cellid>; NULL
-                       * when none (see vpa_domain_cell_nodeset) */
+                       * when none (see vpa_domain_model_cell_nodeset) */
   VpaBits *cpuset;    /* host CPUs its vCPUs are pinned to
                        * (<vcpupin>, else <vcpu cpuset>); NULL if none */
   guint64 memory_kib; /* <cell memory unit> */
@@ -184,7 +184,7 @@ typedef struct {
 } VpaDomain;
 
 /* The group of this name, or NULL. */
-const VpaLocalityGroup *vpa_domain_locality_group (const VpaDomain *dom, const char *name);
+const VpaLocalityGroup *vpa_domain_model_locality_group (const VpaDomain *dom, const char *name);
 
 /* An empty domain; what names it in messages (the parser fills it). */
 VpaDomain *vpa_domain_new (const char *what);
@@ -192,6 +192,6 @@ void vpa_domain_free (VpaDomain *dom);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDomain, vpa_domain_free)
 
 /* The cell's host nodes: its <memnode> nodeset, else <memory>'s, or NULL. */
-const VpaBits *vpa_domain_cell_nodeset (const VpaDomain *dom, const VpaDomainCell *cell);
+const VpaBits *vpa_domain_model_cell_nodeset (const VpaDomain *dom, const VpaDomainCell *cell);
 
 G_END_DECLS

@@ -138,23 +138,23 @@ vpa_guest_bus_new (void)
 }
 
 gboolean
-vpa_guest_topology_owns (const char *alias)
+vpa_guest_model_topology_owns (const char *alias)
 {
   return alias != NULL &&
          (g_str_has_prefix (alias, VPA_TOPO_PXB_PREFIX) || g_str_has_prefix (alias, VPA_TOPO_RP_PREFIX));
 }
 
 gboolean
-vpa_guest_bus_has_own (const VpaGuestBus *bus)
+vpa_guest_model_bus_has_own (const VpaGuestBus *bus)
 {
   for (guint i = 0; i < bus->controllers->len; i++)
-    if (vpa_guest_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
+    if (vpa_guest_model_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
       return TRUE;
   return FALSE;
 }
 
 gint
-vpa_guest_cell_of_node (const GArray *cells, gint node)
+vpa_guest_model_cell_of_node (const GArray *cells, gint node)
 {
   if (node < 0 || cells == NULL)
     return -1;
@@ -169,7 +169,7 @@ vpa_guest_cell_of_node (const GArray *cells, gint node)
 }
 
 const char *
-vpa_guest_expander_model (VpaMachineKind m)
+vpa_guest_model_expander_name (VpaMachineKind m)
 {
   return m == VPA_MACHINE_Q35 ? "pcie-expander-bus" : "pci-expander-bus";
 }

@@ -99,10 +99,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaGuestBus, vpa_guest_bus_free)
 VpaGuestBus *vpa_guest_bus_new (void);
 
 /* Whether the document holds one of the plan's controllers. */
-gboolean vpa_guest_bus_has_own (const VpaGuestBus *bus);
+gboolean vpa_guest_model_bus_has_own (const VpaGuestBus *bus);
 
 /* TRUE for the user aliases of the controllers a plan owns. */
-gboolean vpa_guest_topology_owns (const char *alias);
+gboolean vpa_guest_model_topology_owns (const char *alias);
 
 /* A guest cell and the host nodes backing it: the domain's own binding
  * (<numatune>, pins) today, the chosen nodes under whole-guest
@@ -114,7 +114,7 @@ typedef struct {
 
 /* The guest cell whose host nodes hold node (the first in cells'
  * order), or -1: a device on that node stays where libvirt puts it. */
-gint vpa_guest_cell_of_node (const GArray *cells, gint node);
+gint vpa_guest_model_cell_of_node (const GArray *cells, gint node);
 
 /* A placed device, in decision order. */
 typedef struct {
@@ -170,7 +170,7 @@ void vpa_guest_topology_free (VpaGuestTopology *topo);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaGuestTopology, vpa_guest_topology_free)
 
 /* The model libvirt names the plan's expanders by. */
-const char *vpa_guest_expander_model (VpaMachineKind machine);
+const char *vpa_guest_model_expander_name (VpaMachineKind machine);
 
 /* An empty plan for machine (the planner fills it). */
 VpaGuestTopology *vpa_guest_topology_new (VpaMachineKind machine);

@@ -33,7 +33,7 @@ tag_value (const VpaInventory *inv, guint i, const char *key, gboolean *present)
 }
 
 const char *
-vpa_inventory_prop (const VpaInventory *inv, guint i, const char *key)
+vpa_inventory_model_prop (const VpaInventory *inv, guint i, const char *key)
 {
   const VpaDevice *dev;
   const char *value;
@@ -73,7 +73,7 @@ vpa_inventory_prop (const VpaInventory *inv, guint i, const char *key)
 }
 
 gboolean
-vpa_inventory_spec_match (const VpaInventory *inv, guint i, const VpaSpec *spec)
+vpa_inventory_model_spec_match (const VpaInventory *inv, guint i, const VpaSpec *spec)
 {
   g_return_val_if_fail (inv != NULL && spec != NULL, FALSE);
   g_return_val_if_fail (i < inv->host->devices->len, FALSE);
@@ -90,7 +90,7 @@ vpa_inventory_spec_match (const VpaInventory *inv, guint i, const VpaSpec *spec)
             return FALSE;
           continue;
         }
-      if (!vpa_spec_value_match (pair->value, vpa_inventory_prop (inv, i, pair->key)))
+      if (!vpa_spec_value_match (pair->value, vpa_inventory_model_prop (inv, i, pair->key)))
         return FALSE;
     }
   return TRUE;

@@ -48,7 +48,7 @@ vpa_inventory_has (const VpaInventory *inv, guint i)
  * "numa_node" (never matches a string, as in Nova: returns NULL),
  * "parent_ifname" (a VF's PF netdev), the device spec's tags, and the
  * implicit "remote_managed" = "false" for VFs and PFs. NULL when absent. */
-const char *vpa_inventory_prop (const VpaInventory *inv, guint i, const char *key);
+const char *vpa_inventory_model_prop (const VpaInventory *inv, guint i, const char *key);
 
 /* Ours, not Nova's: a VF's PF netdev whether or not the VF has a netdev
  * of its own (parent_ifname needs one); restricts a port to the PFs of
@@ -56,6 +56,6 @@ const char *vpa_inventory_prop (const VpaInventory *inv, guint i, const char *ke
 #define VPA_PROP_PF_NETDEV "vpa:pf_netdev"
 
 /* Nova's pci_device_prop_match of device i against one spec dict. */
-gboolean vpa_inventory_spec_match (const VpaInventory *inv, guint i, const VpaSpec *spec);
+gboolean vpa_inventory_model_spec_match (const VpaInventory *inv, guint i, const VpaSpec *spec);
 
 G_END_DECLS

@@ -5,8 +5,8 @@
 #include "vpa-plan.h"
 
 VpaDecision *
-vpa_decision_new (VpaDecisionKind kind, const char *device, guint index, VpaAddr addr,
-                  gint numa_node, VpaPolicy policy, VpaPolicySource source)
+vpa_plan_decision_new (VpaDecisionKind kind, const char *device, guint index, VpaAddr addr,
+                       gint numa_node, VpaPolicy policy, VpaPolicySource source)
 {
   VpaDecision *d;
 
@@ -24,7 +24,7 @@ vpa_decision_new (VpaDecisionKind kind, const char *device, guint index, VpaAddr
 }
 
 void
-vpa_decision_free (VpaDecision *decision)
+vpa_plan_decision_free (VpaDecision *decision)
 {
   if (decision == NULL)
     return;
@@ -35,7 +35,7 @@ vpa_decision_free (VpaDecision *decision)
 }
 
 char *
-vpa_decision_user_alias (const VpaDecision *decision)
+vpa_plan_decision_user_alias (const VpaDecision *decision)
 {
   g_return_val_if_fail (decision != NULL, NULL);
   if (decision->kind != VPA_DECISION_ALIAS)

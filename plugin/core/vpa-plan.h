@@ -34,15 +34,15 @@ typedef struct {
                          * counted on; libvirt picks one of that PF's VFs) */
 } VpaDecision;
 
-VpaDecision *vpa_decision_new (VpaDecisionKind kind, const char *device, guint index,
-                               VpaAddr addr, gint numa_node, VpaPolicy policy,
-                               VpaPolicySource source);
-void vpa_decision_free (VpaDecision *decision);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDecision, vpa_decision_free)
+VpaDecision *vpa_plan_decision_new (VpaDecisionKind kind, const char *device, guint index,
+                                    VpaAddr addr, gint numa_node, VpaPolicy policy,
+                                    VpaPolicySource source);
+void vpa_plan_decision_free (VpaDecision *decision);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaDecision, vpa_plan_decision_free)
 
 /* The user alias the decision fills: the port's device, or
  * ua-vpa-NAME-N. */
-char *vpa_decision_user_alias (const VpaDecision *decision);
+char *vpa_plan_decision_user_alias (const VpaDecision *decision);
 
 /* A whole-guest NUMA binding to write (docs/domain-xml.md). */
 typedef struct {
