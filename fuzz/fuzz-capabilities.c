@@ -20,7 +20,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (doc == NULL)
     return 0;
   host = vpa_host_new ("fuzz-caps.xml");
-  ok = vpa_xml_capabilities_parse (xmlDocGetRootElement (doc), "fuzz-caps.xml", host, &error);
+  ok = vpa_capabilities_parse (xmlDocGetRootElement (doc), "fuzz-caps.xml", host, &error);
   VPA_FUZZ_CHECK_RESULT (ok, error);
   if (!ok)
     return 0;

@@ -24,7 +24,7 @@ parse_one (xmlNode *node)
 {
   VpaNodedev nd = { 0 };
   g_autoptr (GError) error = NULL;
-  gboolean ok = vpa_xml_nodedev_parse (node, "fuzz-nodedev.xml", &nd, &error);
+  gboolean ok = vpa_nodedev_parse (node, "fuzz-nodedev.xml", &nd, &error);
 
   VPA_FUZZ_CHECK_RESULT (ok, error);
   if (ok)

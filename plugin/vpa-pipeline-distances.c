@@ -92,5 +92,5 @@ vpa_pipeline_rewrite_distances (const VpaRewriteInput *rw, char *buf, gsize *len
   d.n = cells->len;
   d.ids = ids;
   d.values = values;
-  return vpa_domain_rewrite_distances_grown (in, *len, rw->what, &d, grown, len, error);
+  return vpa_rewrite_distances_grown (in, *len, rw->what, &d, grown, len, error);
 }

@@ -77,6 +77,6 @@ vpa_pipeline_rewrite_hole64 (const VpaRewriteInput *rw, char *buf, gsize *len,
                             "(<cpu><maxphysaddr mode='passthrough'/></cpu>), else QEMU does "
                             "not start the guest\n",
                             window >> 30);
-  return vpa_domain_rewrite_pcihole64_grown (in, *len, rw->what, q35 ? "pcie-root" : "pci-root",
-                                             window >> 10, grown, len, error);
+  return vpa_rewrite_pcihole64_grown (in, *len, rw->what, q35 ? "pcie-root" : "pci-root",
+                                      window >> 10, grown, len, error);
 }

@@ -135,7 +135,7 @@ vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError *
     }
   if (topo != NULL && in->explain != NULL)
     vpa_guest_topology_explain (topo, in->explain);
-  return vpa_domain_rewrite_topology (in->buf, in->len, in->what, in->decisions, topo, out_len,
+  return vpa_rewrite_domain_topology (in->buf, in->len, in->what, in->decisions, topo, out_len,
                                       error);
 }
 
@@ -146,8 +146,8 @@ vpa_pipeline_rewrite_binding (const VpaRewriteInput *in, const char *mid, gsize 
   VpaXmlGrowth grown;
 
   vpa_xml_growth (in->buf, in->len, mid, mid_len, &grown);
-  return vpa_domain_rewrite_numa_grown (mid, mid_len, in->what, binding, grown.elements,
-                                        grown.attributes, out_len, error);
+  return vpa_rewrite_numa_grown (mid, mid_len, in->what, binding, grown.elements,
+                                 grown.attributes, out_len, error);
 }
 
 /* With <vpa:guest-numa> on q35, a hot-plugged device goes into a free

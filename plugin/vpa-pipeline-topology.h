@@ -43,7 +43,7 @@ typedef struct {
   GString *explain;             /* may be NULL */
 } VpaRewriteInput;
 
-/* vpa_domain_rewrite() of in->decisions, plus the guest PCI layout they
+/* vpa_rewrite_domain() of in->decisions, plus the guest PCI layout they
  * need when the domain asks for <vpa:guest-numa> (or still has our
  * controllers): in->config (may be NULL) gives the vSwitch ports'
  * networks their nodes, and each port's <interface> goes behind the
@@ -52,7 +52,7 @@ typedef struct {
  * explain receives the topology. */
 char *vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError **error);
 
-/* vpa_domain_rewrite_numa() of binding into mid, the rewrite of in->buf
+/* vpa_rewrite_numa() of binding into mid, the rewrite of in->buf
  * by vpa_pipeline_rewrite_placed(): mid may pass the document's bounds
  * in->buf was within by what that rewrite added. */
 char *vpa_pipeline_rewrite_binding (const VpaRewriteInput *in, const char *mid, gsize mid_len,

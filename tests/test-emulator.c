@@ -29,7 +29,7 @@ dedicated_of (const char *body)
   GString *s = g_string_new (NULL);
 
   g_assert_nonnull (doc);
-  g_assert_true (vpa_xml_numa_claim (xmlDocGetRootElement (doc), "d", TRUE, "t", &c, &error));
+  g_assert_true (vpa_numa_claim (xmlDocGetRootElement (doc), "d", TRUE, "t", &c, &error));
   g_assert_no_error (error);
   g_assert_nonnull (c);
   for (guint i = 0; i < c->numa->dedicated->len; i++)

@@ -23,7 +23,7 @@ bus_from (const char *machine, const char *devices)
   g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), "t.xml", &error);
 
   g_assert_no_error (error);
-  return vpa_guest_bus_parse (xmlDocGetRootElement (doc));
+  return vpa_guest_topology_bus_parse (xmlDocGetRootElement (doc));
 }
 
 /* "DEVICE:CELL:NODE ..." */
@@ -409,7 +409,7 @@ test_libvirt_rules (void)
       gboolean ok;
 
       g_assert_no_error (error);
-      bus = vpa_guest_bus_parse (xmlDocGetRootElement (doc));
+      bus = vpa_guest_topology_bus_parse (xmlDocGetRootElement (doc));
       bus->facts = vpa_guest_facts_parse (xmlDocGetRootElement (doc));
       ok = vpa_guest_bus_rules_check (bus, "t.xml", &error);
       if (cases[i].error == NULL)

@@ -117,7 +117,7 @@ test_device_fixture (gconstpointer data)
   VpaNodedev nd;
   gboolean ok;
 
-  ok = vpa_xml_nodedev_parse (xmlDocGetRootElement (doc), base, &nd, &error);
+  ok = vpa_nodedev_parse (xmlDocGetRootElement (doc), base, &nd, &error);
   g_assert_true (ok == (error == NULL));
   if (ok)
     {
@@ -145,7 +145,7 @@ test_capabilities_fixture (gconstpointer data)
   g_autofree char *actual = NULL;
   gboolean ok;
 
-  ok = vpa_xml_capabilities_parse (xmlDocGetRootElement (doc), base, host, &error);
+  ok = vpa_capabilities_parse (xmlDocGetRootElement (doc), base, host, &error);
   g_assert_true (ok == (error == NULL));
   if (ok)
     {
@@ -172,7 +172,7 @@ parse_device_file (const char *name, VpaNodedev *nd)
   g_autoptr (xmlDoc) doc = load_fixture (path, &base);
   g_autoptr (GError) error = NULL;
 
-  g_assert_true (vpa_xml_nodedev_parse (xmlDocGetRootElement (doc), base, nd, &error));
+  g_assert_true (vpa_nodedev_parse (xmlDocGetRootElement (doc), base, nd, &error));
   g_assert_no_error (error);
   return nd->pci;
 }
@@ -275,7 +275,7 @@ test_capabilities_rules (void)
       g_autoptr (VpaHost) host = vpa_host_new (base);
       g_autoptr (GError) error = NULL;
 
-      g_assert_true (vpa_xml_capabilities_parse (xmlDocGetRootElement (doc), base, host, &error));
+      g_assert_true (vpa_capabilities_parse (xmlDocGetRootElement (doc), base, host, &error));
       g_assert_no_error (error);
       g_assert_true (vpa_host_seal (host, &error));
       g_assert_cmpuint (host->cells->len, ==, cases[i].n);

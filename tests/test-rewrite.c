@@ -121,7 +121,7 @@ test_rewrite_fixture (gconstpointer data)
   gsize in_len, out_len = 0, again_len = 0;
 
   in = vpa_test_read_fixture (path, &in_len);
-  out = vpa_domain_rewrite (in, in_len, base, decisions, &out_len, &error);
+  out = vpa_rewrite_domain (in, in_len, base, decisions, &out_len, &error);
   if (g_str_has_prefix (base, "bad-"))
     {
       g_autofree char *errfile = g_strconcat (stem, ".err", NULL);
@@ -143,7 +143,7 @@ test_rewrite_fixture (gconstpointer data)
   }
   assert_holds (out, out_len, decisions);
 
-  again = vpa_domain_rewrite (out, out_len, base, decisions, &again_len, &error);
+  again = vpa_rewrite_domain (out, out_len, base, decisions, &again_len, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (again_len, ==, out_len);
   g_assert_cmpstr (again, ==, out);
@@ -199,7 +199,7 @@ static char *
 rewrite_ok (const char *in, gsize len, GPtrArray *decisions, gsize *out_len)
 {
   g_autoptr (GError) error = NULL;
-  char *out = vpa_domain_rewrite (in, len, "t.xml", decisions, out_len, &error);
+  char *out = vpa_rewrite_domain (in, len, "t.xml", decisions, out_len, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (out);
@@ -313,7 +313,7 @@ test_mutations (void)
           len = pos;
         else
           m[pos] = subst[k];
-        out = vpa_domain_rewrite (m, len, "m.xml", decisions, &out_len, &error);
+        out = vpa_rewrite_domain (m, len, "m.xml", decisions, &out_len, &error);
         g_assert_true ((out == NULL) == (error != NULL));
         if (out == NULL)
           {
@@ -322,7 +322,7 @@ test_mutations (void)
             continue;
           }
         {
-          g_autofree char *again = vpa_domain_rewrite (out, out_len, "m.xml", decisions, &len, &error);
+          g_autofree char *again = vpa_rewrite_domain (out, out_len, "m.xml", decisions, &len, &error);
           g_assert_no_error (error);
           g_assert_cmpstr (again, ==, out);
         }
@@ -363,7 +363,7 @@ test_at_bounds (void)
   g_assert_true (vpa_xml_prescan (doc->str, doc->len, "t.xml", &error));
   g_assert_no_error (error);
 
-  out = vpa_domain_rewrite (doc->str, doc->len, "t.xml", decisions, &out_len, &error);
+  out = vpa_rewrite_domain (doc->str, doc->len, "t.xml", decisions, &out_len, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (out, "<vpa:placed device='ua-p' address='0000:81:10.2'"));
   g_assert_false (vpa_xml_prescan (out, out_len, "out.xml", &error));

@@ -162,7 +162,7 @@ numa_claim_of (const char *body)
   GString *s = g_string_new (NULL);
 
   g_assert_nonnull (doc);
-  if (!vpa_xml_numa_claim (xmlDocGetRootElement (doc), "d", TRUE, "t", &c, &error))
+  if (!vpa_numa_claim (xmlDocGetRootElement (doc), "d", TRUE, "t", &c, &error))
     {
       g_string_append (s, error->message);
       return g_string_free (s, FALSE);

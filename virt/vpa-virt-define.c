@@ -101,7 +101,7 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
   if (cpus != NULL)
     {
       g_autoptr (VpaClaim) numa = NULL;
-      if (!vpa_xml_numa_claim (root, *name, FALSE, what, &numa, error))
+      if (!vpa_numa_claim (root, *name, FALSE, what, &numa, error))
         return FALSE;
       if (numa != NULL)
         g_array_append_vals (cpus, numa->numa->dedicated->data, numa->numa->dedicated->len);

@@ -150,7 +150,7 @@ claims_from_xml (const char *xml, const char *name, gboolean running,
   if (!claims_have_numa (claims, from))
     {
       VpaClaim *numa = NULL;
-      if (!vpa_xml_numa_claim (xmlDocGetRootElement (doc), name, running, what, &numa, error))
+      if (!vpa_numa_claim (xmlDocGetRootElement (doc), name, running, what, &numa, error))
         return FALSE;
       if (numa != NULL)
         g_ptr_array_add (claims, numa);
@@ -305,7 +305,7 @@ load_one_device (DeviceLoad *ld, virNodeDevicePtr dev, GError **error)
   doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
   if (doc == NULL)
     return FALSE;
-  if (!vpa_xml_nodedev_parse (xmlDocGetRootElement (doc), ld->uri, &nd, error))
+  if (!vpa_nodedev_parse (xmlDocGetRootElement (doc), ld->uri, &nd, error))
     {
       vpa_nodedev_clear (&nd);
       return FALSE;
@@ -443,7 +443,7 @@ load_cells_from_file (const char *path, VpaHost *host, GError **error)
           xmlNode *caps = xmlTextReaderExpand (reader);
           ret = caps != NULL ? 0 : -1;
           if (caps != NULL)
-            ok = vpa_xml_capabilities_parse (caps, path, host, error);
+            ok = vpa_capabilities_parse (caps, path, host, error);
           break;
         }
       ret = xmlTextReaderNext (reader);
@@ -477,7 +477,7 @@ load_cells (virConnectPtr conn, const char *uri, VpaHost *host, GError **error)
   doc = vpa_xml_parse_memory (caps, strlen (caps), what, error);
   if (doc == NULL)
     return FALSE;
-  return vpa_xml_capabilities_parse (xmlDocGetRootElement (doc), uri, host, error);
+  return vpa_capabilities_parse (xmlDocGetRootElement (doc), uri, host, error);
 }
 
 VpaHost *

@@ -38,7 +38,7 @@ parse_uint (const char *s, guint64 max, guint64 *out)
 
 /* libvirt's scaled-integer units (virScaleInteger). */
 gboolean
-vpa_xml_unit_scale (const char *unit, guint64 *scale)
+vpa_capabilities_unit_scale (const char *unit, guint64 *scale)
 {
   static const struct {
     const char *name;
@@ -81,7 +81,7 @@ parse_memory (xmlNode *mem, const char *what, gint id, guint64 *kib, GError **er
   g_autofree char *text = vpa_xml_text (mem);
   guint64 scale, v;
 
-  if (!vpa_xml_unit_scale (unit, &scale))
+  if (!vpa_capabilities_unit_scale (unit, &scale))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                    "%s: <cell id='%d'>: <memory unit='%s'> is not a known unit", what,
@@ -173,7 +173,7 @@ parse_pages (xmlNode *node, const char *what, VpaCell *cell, GError **error)
       unit = vpa_xml_prop (c, "unit");
       size_s = vpa_xml_prop (c, "size");
       text = vpa_xml_text (c);
-      if (!vpa_xml_unit_scale (unit, &scale) || !parse_uint (size_s, G_MAXUINT64 / scale, &size) ||
+      if (!vpa_capabilities_unit_scale (unit, &scale) || !parse_uint (size_s, G_MAXUINT64 / scale, &size) ||
           size * scale < 1024 || !parse_uint (text, G_MAXUINT64, &count))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -340,8 +340,8 @@ cell_clear (gpointer data)
 }
 
 gboolean
-vpa_xml_capabilities_parse (xmlNode *caps, const char *what, VpaHost *host,
-                            GError **error)
+vpa_capabilities_parse (xmlNode *caps, const char *what, VpaHost *host,
+                        GError **error)
 {
   g_autoptr (GArray) cells = NULL;
   xmlNode *node;

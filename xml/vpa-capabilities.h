@@ -10,7 +10,7 @@ G_BEGIN_DECLS
 
 /* Adds the NUMA cells of a <capabilities> element (host/topology/cells)
  * to host, sockets by Nova's rule. */
-gboolean vpa_xml_capabilities_parse (xmlNode *caps, const char *what,
-                                     VpaHost *host, GError **error);
+gboolean vpa_capabilities_parse (xmlNode *caps, const char *what,
+                                 VpaHost *host, GError **error);
 
 G_END_DECLS

@@ -103,7 +103,7 @@ parse_size (ParseCtx *ctx, const char *label, const char *value, const char *uni
 
   if (value == NULL)
     return TRUE;
-  if (vpa_xml_unit_scale (unit, &scale) &&
+  if (vpa_capabilities_unit_scale (unit, &scale) &&
       g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64 / scale, &v, NULL))
     {
       *kib = v * scale / 1024;

@@ -800,7 +800,7 @@ parse_guest_bus (ParseCtx *ctx, xmlNode *domain, GError **error)
 
   if (!dom->has_affinity)
     return TRUE;
-  dom->bus = vpa_guest_bus_parse (domain);
+  dom->bus = vpa_guest_topology_bus_parse (domain);
   if (!dom->guest_numa)
     {
       /* our controllers without <vpa:guest-numa>: the planner removes

@@ -39,7 +39,7 @@ num_attr_base (xmlNode *node, const char *name, guint max, guint base)
 }
 
 gint
-vpa_guest_controller_index (xmlNode *controller)
+vpa_guest_topology_controller_index (xmlNode *controller)
 {
   return num_attr_base (controller, "index", G_MAXINT, 10);
 }
@@ -94,7 +94,7 @@ parse_controller (VpaGuestBus *bus, xmlNode *c)
   g_autofree char *type = vpa_xml_prop (c, "type");
   xmlNode *target = vpa_xml_child (c, "target", NULL);
   VpaGuestController *gc;
-  gint index = vpa_guest_controller_index (c);
+  gint index = vpa_guest_topology_controller_index (c);
 
   if (g_strcmp0 (type, "pci") != 0 || index < 0)
     return;
@@ -141,7 +141,7 @@ parse_machine (VpaGuestBus *bus, xmlNode *domain)
 }
 
 VpaGuestBus *
-vpa_guest_bus_parse (xmlNode *domain)
+vpa_guest_topology_bus_parse (xmlNode *domain)
 {
   VpaGuestBus *bus = vpa_guest_bus_new ();
   xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
@@ -193,7 +193,7 @@ vpa_guest_bus_parse (xmlNode *domain)
 /* ------------------------------------------------------------------ */
 
 gint
-vpa_guest_address_bus (xmlNode *node, gint *slot)
+vpa_guest_topology_address_bus (xmlNode *node, gint *slot)
 {
   gint bus;
 
@@ -202,7 +202,7 @@ vpa_guest_address_bus (xmlNode *node, gint *slot)
 }
 
 gboolean
-vpa_guest_controller_matches (xmlNode *controller, const VpaTopoController *tc)
+vpa_guest_topology_controller_matches (xmlNode *controller, const VpaTopoController *tc)
 {
   g_autoptr (GPtrArray) one = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_guest_controller_free);
   VpaGuestBus tmp = { .controllers = one };

@@ -496,8 +496,8 @@ parse_net (xmlNode *net, VpaNodedev *out, const char *what, GError **error)
 }
 
 gboolean
-vpa_xml_nodedev_parse (xmlNode *device, const char *what, VpaNodedev *out,
-                       GError **error)
+vpa_nodedev_parse (xmlNode *device, const char *what, VpaNodedev *out,
+                   GError **error)
 {
   VpaNodedev nd = { VPA_NODEDEV_OTHER, NULL, NULL, NULL, NULL };
   xmlNode *c;

@@ -30,7 +30,7 @@ gboolean vpa_nodedev_name_to_addr (const char *name, VpaAddr *out);
 
 /* Parses one <device> element as virsh nodedev-dumpxml prints it.
  * what names the source in messages. */
-gboolean vpa_xml_nodedev_parse (xmlNode *device, const char *what,
-                                VpaNodedev *out, GError **error);
+gboolean vpa_nodedev_parse (xmlNode *device, const char *what,
+                            VpaNodedev *out, GError **error);
 
 G_END_DECLS

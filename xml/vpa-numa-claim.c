@@ -29,7 +29,7 @@ size_kib (const char *value, const char *unit, guint64 *out)
 {
   guint64 v, scale;
 
-  if (value == NULL || !vpa_xml_unit_scale (unit, &scale) ||
+  if (value == NULL || !vpa_capabilities_unit_scale (unit, &scale) ||
       !g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64 / scale, &v, NULL))
     return FALSE;
   *out = v * scale / 1024;
@@ -458,8 +458,8 @@ claim_memory (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error
 }
 
 gboolean
-vpa_xml_numa_claim (xmlNode *domain, const char *name, gboolean running, const char *what,
-                    VpaClaim **out, GError **error)
+vpa_numa_claim (xmlNode *domain, const char *name, gboolean running, const char *what,
+                VpaClaim **out, GError **error)
 {
   g_autoptr (VpaNumaUse) use = vpa_numa_use_new ();
 

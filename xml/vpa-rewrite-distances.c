@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The distances between guest NUMA cells written into a domain
- * (vpa-rewrite.h, vpa_domain_rewrite_distances).
+ * (vpa-rewrite.h, vpa_rewrite_distances).
  */
 #include "vpa-rewrite-private.h"
 
@@ -126,16 +126,16 @@ rewrite_distances_of (const char *buf, gsize len, const char *what,
 }
 
 char *
-vpa_domain_rewrite_distances (const char *buf, gsize len, const char *what,
-                              const VpaCellDistances *distances, gsize *out_len, GError **error)
+vpa_rewrite_distances (const char *buf, gsize len, const char *what,
+                       const VpaCellDistances *distances, gsize *out_len, GError **error)
 {
-  return vpa_domain_rewrite_distances_grown (buf, len, what, distances, NULL, out_len, error);
+  return vpa_rewrite_distances_grown (buf, len, what, distances, NULL, out_len, error);
 }
 
 char *
-vpa_domain_rewrite_distances_grown (const char *buf, gsize len, const char *what,
-                                    const VpaCellDistances *distances, const VpaXmlGrowth *grown,
-                                    gsize *out_len, GError **error)
+vpa_rewrite_distances_grown (const char *buf, gsize len, const char *what,
+                             const VpaCellDistances *distances, const VpaXmlGrowth *grown,
+                             gsize *out_len, GError **error)
 {
   g_autoptr (VpaDomain) check = NULL;
   g_autofree char *out = NULL;

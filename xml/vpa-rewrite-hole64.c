@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The root controller's 64-bit PCI hole written into a domain
- * (vpa-rewrite.h, vpa_domain_rewrite_pcihole64).
+ * (vpa-rewrite.h, vpa_rewrite_pcihole64).
  */
 #include "vpa-rewrite-private.h"
 
@@ -148,16 +148,16 @@ rewrite_pcihole64_of (const char *buf, gsize len, const char *what, const char *
 }
 
 char *
-vpa_domain_rewrite_pcihole64 (const char *buf, gsize len, const char *what, const char *model,
-                              guint64 kib, gsize *out_len, GError **error)
+vpa_rewrite_pcihole64 (const char *buf, gsize len, const char *what, const char *model,
+                       guint64 kib, gsize *out_len, GError **error)
 {
-  return vpa_domain_rewrite_pcihole64_grown (buf, len, what, model, kib, NULL, out_len, error);
+  return vpa_rewrite_pcihole64_grown (buf, len, what, model, kib, NULL, out_len, error);
 }
 
 char *
-vpa_domain_rewrite_pcihole64_grown (const char *buf, gsize len, const char *what,
-                                    const char *model, guint64 kib, const VpaXmlGrowth *grown,
-                                    gsize *out_len, GError **error)
+vpa_rewrite_pcihole64_grown (const char *buf, gsize len, const char *what,
+                             const char *model, guint64 kib, const VpaXmlGrowth *grown,
+                             gsize *out_len, GError **error)
 {
   g_autoptr (VpaDomain) check = NULL;
   g_autofree char *out = NULL;

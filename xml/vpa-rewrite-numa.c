@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * A whole-guest NUMA binding written into a domain (vpa-rewrite.h,
- * vpa_domain_rewrite_numa): <numatune>, <cputune> pins and the
+ * vpa_rewrite_numa): <numatune>, <cputune> pins and the
  * <vpa:placed-cell> records.
  */
 #include "vpa-rewrite-private.h"
@@ -363,16 +363,16 @@ rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBind
 }
 
 char *
-vpa_domain_rewrite_numa (const char *buf, gsize len, const char *what,
-                         const VpaNumaBinding *binding, gsize *out_len, GError **error)
+vpa_rewrite_numa (const char *buf, gsize len, const char *what,
+                  const VpaNumaBinding *binding, gsize *out_len, GError **error)
 {
-  return vpa_domain_rewrite_numa_grown (buf, len, what, binding, 0, 0, out_len, error);
+  return vpa_rewrite_numa_grown (buf, len, what, binding, 0, 0, out_len, error);
 }
 
 char *
-vpa_domain_rewrite_numa_grown (const char *buf, gsize len, const char *what,
-                               const VpaNumaBinding *binding, guint extra_elements,
-                               guint extra_attributes, gsize *out_len, GError **error)
+vpa_rewrite_numa_grown (const char *buf, gsize len, const char *what,
+                        const VpaNumaBinding *binding, guint extra_elements,
+                        guint extra_attributes, gsize *out_len, GError **error)
 {
   g_autoptr (VpaDomain) check = NULL;
   g_autofree char *out = NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The guest's PCI layout written into a domain (vpa-rewrite.h,
- * vpa_domain_rewrite_topology): our expander buses and root ports, and
+ * vpa_rewrite_domain_topology): our expander buses and root ports, and
  * each placed device's guest address.
  */
 #include "vpa-rewrite-private.h"
@@ -92,7 +92,7 @@ owned_indexes (xmlNode *devices)
 
       if (!vpa_guest_model_topology_owns (alias))
         continue;
-      if ((index = vpa_guest_controller_index (c)) >= 0)
+      if ((index = vpa_guest_topology_controller_index (c)) >= 0)
         g_hash_table_insert (ret, GUINT_TO_POINTER ((guint) index + 1), g_steal_pointer (&alias));
     }
   return ret;
@@ -130,7 +130,7 @@ rewrite_controllers (Rewrite *rw, xmlNode *devices)
           continue;
         }
       g_hash_table_add (done, (gpointer) tc);
-      if (!vpa_guest_controller_matches (c, tc))
+      if (!vpa_guest_topology_controller_matches (c, tc))
         {
           g_autoptr (Elem) e = vpa_rewrite_controller_elem (rw, tc);
           g_autofree char *indent = vpa_rewrite_own_indent (rw, c);
@@ -190,7 +190,7 @@ rewrite_guest_addresses (Rewrite *rw, xmlNode *devices)
         continue;
       pl = vpa_rewrite_placement_of (rw, alias);
       addr = vpa_xml_child (c, "address", NULL);
-      bus = vpa_guest_address_bus (c, &slot);
+      bus = vpa_guest_topology_address_bus (c, &slot);
       if (pl == NULL)
         {
           const char *on = bus >= 0 ? g_hash_table_lookup (ours, GUINT_TO_POINTER ((guint) bus + 1))

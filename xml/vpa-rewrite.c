@@ -531,10 +531,10 @@ rewrite_tree (Rewrite *rw, xmlDoc *doc, const VpaDomain *dom, GPtrArray *decisio
 }
 
 char *
-vpa_domain_rewrite (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+vpa_rewrite_domain (const char *buf, gsize len, const char *what, GPtrArray *decisions,
                     gsize *out_len, GError **error)
 {
-  return vpa_domain_rewrite_topology (buf, len, what, decisions, NULL, out_len, error);
+  return vpa_rewrite_domain_topology (buf, len, what, decisions, NULL, out_len, error);
 }
 
 /* Parses and rewrites buf; its tree and the maps into it are freed on
@@ -568,7 +568,7 @@ rewrite_placement (const char *buf, gsize len, const char *what, GPtrArray *deci
 }
 
 char *
-vpa_domain_rewrite_topology (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+vpa_rewrite_domain_topology (const char *buf, gsize len, const char *what, GPtrArray *decisions,
                              const VpaGuestTopology *topo, gsize *out_len, GError **error)
 {
   g_autofree char *out = NULL;

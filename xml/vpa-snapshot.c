@@ -116,7 +116,7 @@ handle_device (SnapshotReader *r, xmlNode *node, GError **error)
 {
   VpaNodedev nd;
 
-  if (!vpa_xml_nodedev_parse (node, r->what, &nd, error))
+  if (!vpa_nodedev_parse (node, r->what, &nd, error))
     return FALSE;
   if (nd.kind == VPA_NODEDEV_PCI)
     add_pci (r, &nd);
@@ -173,7 +173,7 @@ handle_domain (SnapshotReader *r, xmlNode *dom, GError **error)
   if (!domain_running (r, dom, name, &running, error))
     return FALSE;
   what = g_strdup_printf ("%s: domain '%s'", r->what, name);
-  if (!vpa_xml_numa_claim (dom, name, running, what, &numa, error))
+  if (!vpa_numa_claim (dom, name, running, what, &numa, error))
     return FALSE;
   if (numa != NULL)
     vpa_host_add_claim (r->host, numa);
@@ -217,7 +217,7 @@ handle_child (SnapshotReader *r, xmlNode *node, GError **error)
           return FALSE;
         }
       r->have_caps = TRUE;
-      return vpa_xml_capabilities_parse (node, r->what, r->host, error);
+      return vpa_capabilities_parse (node, r->what, r->host, error);
     }
   /* The test driver's other children (<cpu>, <network>, <pool>...) carry
    * nothing we use. */

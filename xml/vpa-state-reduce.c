@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The reduced reading of a state file (vpa-state-reduce.h). The rules
- * below name what vpa_statedirs_parse(), vpa_xml_numa_claim() and
+ * below name what vpa_statedirs_parse(), vpa_numa_claim() and
  * vpa_xml_domain_pci_devices() read; an element they read that is not
  * kept here would lose a claim, so a change to those readers changes
  * these rules too (tests/test-state-reduce.c compares both on every

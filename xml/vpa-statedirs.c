@@ -82,7 +82,7 @@ vpa_statedirs_claims (xmlDoc *doc, const char *what, const char *exclude, GPtrAr
     }
   if (g_strcmp0 (name, exclude) == 0)
     return TRUE;
-  if (!vpa_xml_numa_claim (dom, name, running, what, &numa, error))
+  if (!vpa_numa_claim (dom, name, running, what, &numa, error))
     return FALSE;
   if (numa != NULL)
     g_ptr_array_add (claims, numa);

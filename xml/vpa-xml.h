@@ -138,7 +138,7 @@ GArray *vpa_xml_domain_pci_devices (xmlNode *domain, const char *what, VpaXmlPci
 
 /* libvirt's scaled-integer unit names ("KiB", "M", ...; NULL is KiB):
  * bytes per unit. */
-gboolean vpa_xml_unit_scale (const char *unit, guint64 *scale);
+gboolean vpa_capabilities_unit_scale (const char *unit, guint64 *scale);
 
 /* The CPUs and memory a domain (<domain> or <domstatus>) holds on the
  * host's NUMA nodes (see docs/placement.md, "Claims of CPUs and
@@ -146,7 +146,7 @@ gboolean vpa_xml_unit_scale (const char *unit, guint64 *scale);
  * would have refused holds nothing. VPA_ERROR_INVALID "WHAT: <ELEMENT>
  * has more than N <CHILD> elements ..." over the bounds a domain on
  * stdin has (vpa-domain.h): what it holds cannot be known. */
-gboolean vpa_xml_numa_claim (xmlNode *domain, const char *name, gboolean running,
-                             const char *what, VpaClaim **out, GError **error);
+gboolean vpa_numa_claim (xmlNode *domain, const char *name, gboolean running,
+                         const char *what, VpaClaim **out, GError **error);
 
 G_END_DECLS

@@ -27,7 +27,7 @@ typedef enum {
 /* What a domain may describe for us to read: QEMU's most NUMA nodes and
  * libvirt's most vCPUs are below these. Over them, a domain we manage is
  * refused; in another one the rest is not read; the claims of another
- * domain (vpa_xml_numa_claim) cannot be known. */
+ * domain (vpa_numa_claim) cannot be known. */
 #define VPA_DOMAIN_MAX_CELLS 256
 #define VPA_DOMAIN_MAX_PINS 4096
 

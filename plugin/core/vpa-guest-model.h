@@ -95,7 +95,7 @@ typedef struct {
 void vpa_guest_bus_free (VpaGuestBus *bus);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaGuestBus, vpa_guest_bus_free)
 
-/* An empty layout (vpa_guest_bus_parse fills it). */
+/* An empty layout (vpa_guest_topology_bus_parse fills it). */
 VpaGuestBus *vpa_guest_bus_new (void);
 
 /* Whether the document holds one of the plan's controllers. */
