@@ -464,9 +464,9 @@ net_unmet (const HostNet *net, const gint *nodes, guint n_nodes)
   g_autofree char *have = NULL;
 
   if (net->rules == NULL || net->rules->len == 0 ||
-      (rule = vpa_net_rules_unmet (net->cells, net->rules, nodes, n_nodes)) == NULL)
+      (rule = vpa_fit_net_rules_unmet (net->cells, net->rules, nodes, n_nodes)) == NULL)
     return NULL;
-  what = vpa_net_rule_describe (rule);
+  what = vpa_fit_net_rule_describe (rule);
   have = nodes_to_string (nodes, n_nodes);
   return g_strdup_printf ("%s, but the guest's cells are on host node%s %s", what,
                           n_nodes > 1 ? "s" : "", have);

@@ -116,7 +116,7 @@ plan_guest_topology (const VpaDomain *dom, const VpaConfig *config, GPtrArray *d
    * running guest sees it; placing again moves it */
   if (dom->guest_numa && !keep)
     add_vswitch_ports (dom, config, cells, devices);
-  return vpa_guest_topology_plan (dom->bus, devices, dom->guest_numa_spare, keep, dom->source,
+  return vpa_guest_plan_topology (dom->bus, devices, dom->guest_numa_spare, keep, dom->source,
                                   error);
 }
 
@@ -134,7 +134,7 @@ vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError *
       return NULL;
     }
   if (topo != NULL && in->explain != NULL)
-    vpa_guest_topology_explain (topo, in->explain);
+    vpa_guest_plan_explain (topo, in->explain);
   return vpa_rewrite_domain_topology (in->buf, in->len, in->what, in->decisions, topo, out_len,
                                       error);
 }
@@ -170,7 +170,7 @@ vpa_pipeline_attach_guest_address (const VpaDomain *dom, const VpaBind *bind, co
   cells = vpa_pipeline_guest_cells (dom, bind);
   if ((cell = vpa_guest_model_cell_of_node (cells, dev->numa_node)) < 0)
     return TRUE;
-  spare = vpa_guest_bus_free_spare (dom->bus, (guint) cell);
+  spare = vpa_guest_plan_bus_free_spare (dom->bus, (guint) cell);
   if (spare == NULL)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,

@@ -29,13 +29,13 @@ add_rule (GPtrArray *rules, const VpaConfig *config, const char *port, const cha
       gint n = (gint) g_array_index (aff->nodes, guint, i);
       g_array_append_val (nodes, n);
     }
-  g_ptr_array_add (rules, vpa_net_rule_new (port, physnet, policy, nodes));
+  g_ptr_array_add (rules, vpa_fit_net_rule_new (port, physnet, policy, nodes));
 }
 
 GPtrArray *
 vpa_pipeline_net_rules (const VpaDomain *dom, const VpaConfig *config)
 {
-  GPtrArray *rules = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_net_rule_free);
+  GPtrArray *rules = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fit_net_rule_free);
 
   g_return_val_if_fail (dom != NULL && config != NULL, rules);
 
@@ -92,7 +92,7 @@ static VpaCheckResult *
 check_rule (const VpaHost *host, const GArray *nodes, const VpaNetRule *rule)
 {
   VpaCheckResult *res = g_new0 (VpaCheckResult, 1);
-  g_autofree char *what = vpa_net_rule_describe (rule);
+  g_autofree char *what = vpa_fit_net_rule_describe (rule);
   g_autofree char *have = nodes_text (nodes);
   gboolean met = FALSE;
 

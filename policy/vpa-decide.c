@@ -129,7 +129,7 @@ decisions_from_assignments (const VpaInventory *inv, GPtrArray *assignments,
           if (r->locality_group != NULL)
             {
               dec->locality_group = g_strdup (r->locality_group);
-              dec->locality = (gint) vpa_assignments_group_locality (inv, assignments,
+              dec->locality = (gint) vpa_locality_assignments_group (inv, assignments,
                                                                      r->locality_group);
             }
           if (r->kind == VPA_REQUEST_PORT)

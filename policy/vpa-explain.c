@@ -186,7 +186,7 @@ place_solvable (const Place *pl, const guint *subset, guint n, gboolean groups)
 
 /* Names the first request, group or competition that makes it fail. */
 char *
-vpa_place_diagnose (const Place *pl)
+vpa_explain_diagnose (const Place *pl)
 {
   g_autofree guint *all = g_new (guint, MAX (pl->n_req, 1));
   g_autoptr (GString) busy = g_string_new (NULL);
@@ -228,7 +228,7 @@ vpa_place_diagnose (const Place *pl)
 }
 
 GPtrArray *
-vpa_place_candidates (const Place *pl, guint r, const PlaceState *st)
+vpa_explain_candidates (const Place *pl, guint r, const PlaceState *st)
 {
   GPtrArray *cands = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_candidate_free);
 

@@ -2,7 +2,7 @@
 #include "vpa-fit-net.h"
 
 VpaNetRule *
-vpa_net_rule_new (const char *port, const char *physnet, VpaPolicy policy, const GArray *nodes)
+vpa_fit_net_rule_new (const char *port, const char *physnet, VpaPolicy policy, const GArray *nodes)
 {
   VpaNetRule *rule = g_new0 (VpaNetRule, 1);
 
@@ -14,7 +14,7 @@ vpa_net_rule_new (const char *port, const char *physnet, VpaPolicy policy, const
 }
 
 void
-vpa_net_rule_free (VpaNetRule *rule)
+vpa_fit_net_rule_free (VpaNetRule *rule)
 {
   if (rule == NULL)
     return;
@@ -102,7 +102,7 @@ net_masks_new (const NetNode *nodes, guint n_nodes, GPtrArray *rules)
 }
 
 VpaNetMasks *
-vpa_net_masks_new (const VpaCapacity *cap, GPtrArray *rules)
+vpa_fit_net_masks_new (const VpaCapacity *cap, GPtrArray *rules)
 {
   g_autofree NetNode *nodes = g_new0 (NetNode, MAX (cap->nodes->len, 1));
 
@@ -115,7 +115,7 @@ vpa_net_masks_new (const VpaCapacity *cap, GPtrArray *rules)
 }
 
 const VpaNetRule *
-vpa_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *nodes, guint n_nodes)
+vpa_fit_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *nodes, guint n_nodes)
 {
   g_autofree NetNode *cells = g_new0 (NetNode, MAX (host->cells->len, 1));
   g_autoptr (VpaNetMasks) m = NULL;
@@ -137,7 +137,7 @@ vpa_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *nodes, g
 }
 
 void
-vpa_net_masks_free (VpaNetMasks *m)
+vpa_fit_net_masks_free (VpaNetMasks *m)
 {
   if (m == NULL)
     return;
@@ -149,7 +149,7 @@ vpa_net_masks_free (VpaNetMasks *m)
 }
 
 gboolean
-vpa_net_masks_hard_met (const VpaNetMasks *m, guint64 used)
+vpa_fit_net_masks_hard_met (const VpaNetMasks *m, guint64 used)
 {
   for (guint i = 0; m != NULL && i < m->n; i++)
     if (!m->soft[i] && (m->mask[i] & used) == 0)
@@ -158,7 +158,7 @@ vpa_net_masks_hard_met (const VpaNetMasks *m, guint64 used)
 }
 
 guint
-vpa_net_masks_soft_misses (const VpaNetMasks *m, guint64 used)
+vpa_fit_net_masks_soft_misses (const VpaNetMasks *m, guint64 used)
 {
   guint misses = 0;
 
@@ -184,7 +184,7 @@ append_nodes (GString *out, const VpaCapacity *cap, guint64 mask)
 }
 
 char *
-vpa_net_rule_describe (const VpaNetRule *rule)
+vpa_fit_net_rule_describe (const VpaNetRule *rule)
 {
   g_autoptr (GString) out = g_string_new (NULL);
 
@@ -202,12 +202,12 @@ vpa_net_rule_describe (const VpaNetRule *rule)
 }
 
 void
-vpa_net_masks_explain (const VpaNetMasks *m, const VpaCapacity *cap, guint64 chosen,
-                       GString *out)
+vpa_fit_net_masks_explain (const VpaNetMasks *m, const VpaCapacity *cap, guint64 chosen,
+                           GString *out)
 {
   for (guint i = 0; m != NULL && i < m->n; i++)
     {
-      g_autofree char *what = vpa_net_rule_describe (m->rule[i]);
+      g_autofree char *what = vpa_fit_net_rule_describe (m->rule[i]);
 
       if (m->count[i] > 1)
         g_string_append_printf (out, "%s and %u more port%s like it", what, m->count[i] - 1,

@@ -20,17 +20,17 @@ typedef struct {
 } VpaNetMasks;
 
 /* NULL when no rule constrains anything on cap's nodes. */
-VpaNetMasks *vpa_net_masks_new (const VpaCapacity *cap, GPtrArray *rules);
-void vpa_net_masks_free (VpaNetMasks *m);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaNetMasks, vpa_net_masks_free)
+VpaNetMasks *vpa_fit_net_masks_new (const VpaCapacity *cap, GPtrArray *rules);
+void vpa_fit_net_masks_free (VpaNetMasks *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaNetMasks, vpa_fit_net_masks_free)
 
 /* Every hard rule has a node in used. */
-gboolean vpa_net_masks_hard_met (const VpaNetMasks *m, guint64 used);
+gboolean vpa_fit_net_masks_hard_met (const VpaNetMasks *m, guint64 used);
 /* Soft rules without a node in used. */
-guint vpa_net_masks_soft_misses (const VpaNetMasks *m, guint64 used);
+guint vpa_fit_net_masks_soft_misses (const VpaNetMasks *m, guint64 used);
 /* One line per rule: its nodes, and whether the nodes of chosen (a
  * mask; 0: not chosen yet) meet it. */
-void vpa_net_masks_explain (const VpaNetMasks *m, const VpaCapacity *cap, guint64 chosen,
-                            GString *out);
+void vpa_fit_net_masks_explain (const VpaNetMasks *m, const VpaCapacity *cap, guint64 chosen,
+                                GString *out);
 
 G_END_DECLS

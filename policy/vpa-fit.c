@@ -488,7 +488,7 @@ device_cost (Search *s, guint64 mask, VpaPlacement **out, GError **error)
   g.nodes = (const gint *) (gpointer) nodes->data;
   g.n_nodes = nodes->len;
   s->n_runs++;
-  pl = vpa_placer_run (s->placer, &g, NULL, error);
+  pl = vpa_place_run (s->placer, &g, NULL, error);
   {
     gint64 cost = pl != NULL ? (gint64) placement_tiers (s->inv, &g, pl) : -1;
     if (out != NULL)
@@ -508,7 +508,7 @@ mask_cost (Search *s, guint64 mask)
 
   if (dc < 0 || s->net == NULL)
     return dc;
-  return dc * (gint64) s->net_weight + vpa_net_masks_soft_misses (s->net, mask);
+  return dc * (gint64) s->net_weight + vpa_fit_net_masks_soft_misses (s->net, mask);
 }
 
 static gboolean
@@ -542,7 +542,7 @@ walk (Search *s, guint depth, guint64 used)
     {
       gint64 cost;
 
-      if (!vpa_net_masks_hard_met (s->net, used))
+      if (!vpa_fit_net_masks_hard_met (s->net, used))
         return;
       cost = mask_cost (s, used);
       if (cost >= 0 && (s->best_cost < 0 || cost < s->best_cost))
@@ -782,7 +782,7 @@ search_clear (Search *s)
   g_clear_pointer (&s->costs, g_hash_table_unref);
   g_clear_pointer (&s->placer, vpa_placer_free);
   g_clear_pointer (&s->root, vpa_placement_free);
-  g_clear_pointer (&s->net, vpa_net_masks_free);
+  g_clear_pointer (&s->net, vpa_fit_net_masks_free);
 }
 
 static guint64
@@ -810,7 +810,7 @@ net_failure_message (const Search *s)
 
       if (s->net->soft[i])
         continue;
-      what = vpa_net_rule_describe (s->net->rule[i]);
+      what = vpa_fit_net_rule_describe (s->net->rule[i]);
       g_string_append_printf (all, "%s%s", all->len > 0 ? "; " : "", what);
       for (guint k = 0; k < s->h && !ok; k++)
         if (s->net->mask[i] & (G_GUINT64_CONSTANT (1) << k))
@@ -886,7 +886,7 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
   s.best_cost = -1;
   s.visited = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   s.costs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  s.net = vpa_net_masks_new (cap, guest->net_rules);
+  s.net = vpa_fit_net_masks_new (cap, guest->net_rules);
   s.net_weight = s.net != NULL ? s.net->n_soft + 1 : 1;
   nova_order (&s);
   for (guint c = 0; c < s.n; c++)
@@ -913,7 +913,7 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
       if (explain != NULL)
         {
           explain_cells (&s, explain, NULL);
-          vpa_net_masks_explain (s.net, cap, 0, explain);
+          vpa_fit_net_masks_explain (s.net, cap, 0, explain);
         }
       g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s", msg);
       search_clear (&s);
@@ -935,7 +935,7 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
     }
   if (s.net != NULL)
     s.lower = s.lower * (gint64) s.net_weight +
-              vpa_net_masks_soft_misses (s.net, reachable (&s, 0, 0));
+              vpa_fit_net_masks_soft_misses (s.net, reachable (&s, 0, 0));
   search_all (&s);
   if (s.best_cost < 0)
     {
@@ -949,7 +949,7 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
     explain_cells (&s, explain, s.best);
   fit = fit_result (&s, error);
   if (explain != NULL && fit != NULL && s.net != NULL)
-    vpa_net_masks_explain (s.net, cap, chosen_mask (&s), explain);
+    vpa_fit_net_masks_explain (s.net, cap, chosen_mask (&s), explain);
   search_clear (&s);
   return fit;
 }

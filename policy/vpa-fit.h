@@ -33,19 +33,19 @@ typedef struct {
   GArray *nodes;    /* gint: the host nodes with affinity (not empty) */
 } VpaNetRule;
 
-VpaNetRule *vpa_net_rule_new (const char *port, const char *physnet, VpaPolicy policy,
-                              const GArray *nodes);
-void vpa_net_rule_free (VpaNetRule *rule);
+VpaNetRule *vpa_fit_net_rule_new (const char *port, const char *physnet, VpaPolicy policy,
+                                  const GArray *nodes);
+void vpa_fit_net_rule_free (VpaNetRule *rule);
 /* "port P: physnet N is served from host nodes 0,2 (policy required)" */
-char *vpa_net_rule_describe (const VpaNetRule *rule);
+char *vpa_fit_net_rule_describe (const VpaNetRule *rule);
 /* The first hard rule of rules (not preferred) that no node of nodes
  * meets on host (its cells' ids and sockets), as the fit judges the
  * nodes it chooses: a node the network is served from, or for policy
  * socket a node on the known socket of one; NULL when every hard rule
  * is met. A rule none of host's nodes is served from constrains
  * nothing. */
-const VpaNetRule *vpa_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *nodes,
-                                       guint n_nodes);
+const VpaNetRule *vpa_fit_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *nodes,
+                                           guint n_nodes);
 
 typedef struct {
   GArray *cells; /* VpaFitCell, guest order */

@@ -673,7 +673,7 @@ plan_keep (Planner *p, GPtrArray *devices, GError **error)
 }
 
 VpaGuestTopology *
-vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices, guint spares, gboolean keep,
+vpa_guest_plan_topology (const VpaGuestBus *bus, GPtrArray *devices, guint spares, gboolean keep,
                          const char *what, GError **error)
 {
   g_autoptr (VpaGuestTopology) topo = NULL;
@@ -726,7 +726,7 @@ vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices, guint spare
 }
 
 const VpaGuestController *
-vpa_guest_bus_free_spare (const VpaGuestBus *bus, guint cell)
+vpa_guest_plan_bus_free_spare (const VpaGuestBus *bus, guint cell)
 {
   g_autofree char *pxb_alias = g_strdup_printf (VPA_TOPO_PXB_PREFIX "%u", cell);
   g_autofree char *prefix = g_strdup_printf (VPA_TOPO_SPARE_PREFIX "%u-", cell);
@@ -760,7 +760,7 @@ vpa_guest_bus_free_spare (const VpaGuestBus *bus, guint cell)
 /* ------------------------------------------------------------------ */
 
 void
-vpa_guest_topology_explain (const VpaGuestTopology *topo, GString *out)
+vpa_guest_plan_explain (const VpaGuestTopology *topo, GString *out)
 {
   g_string_append_printf (out, "guest topology (%s%s):\n",
                           topo->machine == VPA_MACHINE_Q35 ? "q35, pcie-expander-bus"

@@ -22,15 +22,15 @@ G_BEGIN_DECLS
  * a device that would need that is an error naming it. Errors:
  * VPA_ERROR_INVALID naming what (no bus number or index left),
  * VPA_ERROR_UNSATISFIABLE for keep. */
-VpaGuestTopology *vpa_guest_topology_plan (const VpaGuestBus *bus, GPtrArray *devices,
+VpaGuestTopology *vpa_guest_plan_topology (const VpaGuestBus *bus, GPtrArray *devices,
                                            guint spares, gboolean keep, const char *what,
                                            GError **error);
 
 /* The spare root port of cell's expander that no device uses (lowest N),
  * or NULL. */
-const VpaGuestController *vpa_guest_bus_free_spare (const VpaGuestBus *bus, guint cell);
+const VpaGuestController *vpa_guest_plan_bus_free_spare (const VpaGuestBus *bus, guint cell);
 
 /* --explain: cell -> expander -> root port -> device -> host node. */
-void vpa_guest_topology_explain (const VpaGuestTopology *topo, GString *out);
+void vpa_guest_plan_explain (const VpaGuestTopology *topo, GString *out);
 
 G_END_DECLS

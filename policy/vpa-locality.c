@@ -449,7 +449,7 @@ group_devices (const VpaPlacement *placement, const char *group)
 }
 
 VpaLocality
-vpa_assignments_group_locality (const VpaInventory *inv, GPtrArray *assignments,
+vpa_locality_assignments_group (const VpaInventory *inv, GPtrArray *assignments,
                                 const char *group)
 {
   g_autoptr (GArray) devs = assignments_group_devices (assignments, group);
@@ -458,10 +458,10 @@ vpa_assignments_group_locality (const VpaInventory *inv, GPtrArray *assignments,
 }
 
 VpaLocality
-vpa_placement_group_locality (const VpaInventory *inv, const VpaPlacement *placement,
+vpa_locality_placement_group (const VpaInventory *inv, const VpaPlacement *placement,
                               const char *group)
 {
-  return vpa_assignments_group_locality (inv, placement->assignments, group);
+  return vpa_locality_assignments_group (inv, placement->assignments, group);
 }
 
 static char *
@@ -532,8 +532,8 @@ describe_why (const VpaLocalityGroupState *g, VpaLocality reached)
 }
 
 GPtrArray *
-vpa_place_group_results (const VpaInventory *inv, const VpaPlacement *placement,
-                         GPtrArray *groups)
+vpa_locality_place_group_results (const VpaInventory *inv, const VpaPlacement *placement,
+                                  GPtrArray *groups)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) group_placement_free);
 

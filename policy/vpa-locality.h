@@ -53,7 +53,7 @@ gboolean vpa_locality_search (const VpaLocalityProblem *p, GPtrArray *groups, gu
 
 /* One VpaGroupPlacement per group of a placement (only its assignments
  * are read): the level its devices reached, where, and why not closer. */
-GPtrArray *vpa_place_group_results (const VpaInventory *inv, const VpaPlacement *placement,
-                                    GPtrArray *groups);
+GPtrArray *vpa_locality_place_group_results (const VpaInventory *inv, const VpaPlacement *placement,
+                                             GPtrArray *groups);
 
 G_END_DECLS

@@ -106,10 +106,10 @@ PlaceState *vpa_place_solve (const Place *pl, const guint *subset, guint n, gboo
 /* vpa-explain.c: */
 
 /* Names the first request, group or competition that makes it fail. */
-char *vpa_place_diagnose (const Place *pl);
+char *vpa_explain_diagnose (const Place *pl);
 
 /* Every candidate pool of request r and its verdict (VpaCandidate*); st
  * NULL for a failed placement. */
-GPtrArray *vpa_place_candidates (const Place *pl, guint r, const PlaceState *st);
+GPtrArray *vpa_explain_candidates (const Place *pl, guint r, const PlaceState *st);
 
 G_END_DECLS

@@ -589,7 +589,7 @@ place_result (const Place *pl, const PlaceState *st)
 
       asg->request = REQ (pl, r);
       asg->devices = g_array_new (FALSE, FALSE, sizeof (guint));
-      asg->candidates = vpa_place_candidates (pl, r, st);
+      asg->candidates = vpa_explain_candidates (pl, r, st);
       for (guint c = 0; st != NULL && c < pl->n_cls; c++)
         {
           GArray *free_devs = CLASS (pl, c)->free_devs;
@@ -601,7 +601,7 @@ place_result (const Place *pl, const PlaceState *st)
       g_ptr_array_add (res->assignments, asg);
     }
   if (st != NULL && pl->lgroups != NULL)
-    res->groups = vpa_place_group_results (pl->inv, res, pl->lgroups);
+    res->groups = vpa_locality_place_group_results (pl->inv, res, pl->lgroups);
   res->locality_solves = pl->solves;
   return res;
 }
@@ -643,7 +643,7 @@ vpa_placer_free (VpaPlacer *p)
 }
 
 gboolean
-vpa_placer_has_classes (const VpaPlacer *p, gint node)
+vpa_place_has_classes (const VpaPlacer *p, gint node)
 {
   for (guint c = 0; c < p->pl.n_cls; c++)
     if (CLASS (&p->pl, c)->numa_node == node && CLASS (&p->pl, c)->free_devs->len > 0)
@@ -652,8 +652,8 @@ vpa_placer_has_classes (const VpaPlacer *p, gint node)
 }
 
 VpaPlacement *
-vpa_placer_run (VpaPlacer *p, const VpaGuestNodes *guest, VpaPlacement **explain,
-                GError **error)
+vpa_place_run (VpaPlacer *p, const VpaGuestNodes *guest, VpaPlacement **explain,
+               GError **error)
 {
   Place *pl = &p->pl;
   g_autoptr (PlaceState) st = NULL;
@@ -701,7 +701,7 @@ vpa_placer_run (VpaPlacer *p, const VpaGuestNodes *guest, VpaPlacement **explain
     }
 
   pl->guest = guest;
-  msg = vpa_place_diagnose (pl);
+  msg = vpa_explain_diagnose (pl);
   g_set_error_literal (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, msg);
   if (explain != NULL)
     *explain = place_result (pl, NULL);
@@ -720,7 +720,7 @@ vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   p = vpa_placer_new (inv, requests);
-  return vpa_placer_run (p, guest, explain, error);
+  return vpa_place_run (p, guest, explain, error);
 }
 
 VpaPlacement *

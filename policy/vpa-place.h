@@ -67,10 +67,10 @@ VpaPlacement *vpa_place_explain (const VpaInventory *inv, GPtrArray *requests,
 void vpa_candidate_free (VpaCandidate *cand);
 
 /* The closest level holding the devices of every request of the group. */
-VpaLocality vpa_placement_group_locality (const VpaInventory *inv,
+VpaLocality vpa_locality_placement_group (const VpaInventory *inv,
                                           const VpaPlacement *placement, const char *group);
 /* The same over assignments (VpaAssignment*), e.g. kept and new ones. */
-VpaLocality vpa_assignments_group_locality (const VpaInventory *inv, GPtrArray *assignments,
+VpaLocality vpa_locality_assignments_group (const VpaInventory *inv, GPtrArray *assignments,
                                             const char *group);
 /* The same placement run repeatedly for different guest node sets over
  * one inventory and one request list (both borrowed, kept alive by the
@@ -83,9 +83,9 @@ void vpa_placer_free (VpaPlacer *placer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaPlacer, vpa_placer_free)
 /* vpa_place_explain() for guest; the guest is only borrowed during the
  * call. */
-VpaPlacement *vpa_placer_run (VpaPlacer *placer, const VpaGuestNodes *guest,
-                              VpaPlacement **explain, GError **error);
+VpaPlacement *vpa_place_run (VpaPlacer *placer, const VpaGuestNodes *guest,
+                             VpaPlacement **explain, GError **error);
 /* Whether some free device of the inventory is on node. */
-gboolean vpa_placer_has_classes (const VpaPlacer *placer, gint node);
+gboolean vpa_place_has_classes (const VpaPlacer *placer, gint node);
 
 G_END_DECLS

@@ -250,7 +250,7 @@ add_rule (GPtrArray *rules, JsonArray *hcs, const char *port, const char *physne
   g_autoptr (GArray) nodes = affinity_nodes (hcs, physnet);
 
   if (nodes->len > 0)
-    g_ptr_array_add (rules, vpa_net_rule_new (port, physnet, policy, nodes));
+    g_ptr_array_add (rules, vpa_fit_net_rule_new (port, physnet, policy, nodes));
 }
 
 /* The guest's network rules as vpa_pipeline_net_rules builds them
@@ -259,7 +259,7 @@ add_rule (GPtrArray *rules, JsonArray *hcs, const char *port, const char *physne
 static GPtrArray *
 net_rules_from_json (JsonObject *obj, const Scenario *sc)
 {
-  GPtrArray *rules = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_net_rule_free);
+  GPtrArray *rules = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fit_net_rule_free);
   JsonArray *hcs = json_object_get_array_member (obj, "host_cells");
   JsonArray *ports;
   VpaPolicy fallback = VPA_POLICY_LEGACY;

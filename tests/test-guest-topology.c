@@ -126,7 +126,7 @@ test_two_cells (void)
                      "<controller type='pci' index='1' model='pcie-root-port'/>");
   g_autoptr (GPtrArray) devs = devices_from ("ua-a:1:1 ua-b:0:0 ua-c:-1:3");
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 2, FALSE, "t", &error);
+  g_autoptr (VpaGuestTopology) t = vpa_guest_plan_topology (bus, devs, 2, FALSE, "t", &error);
   const VpaTopoController *x0, *x1, *rp;
 
   g_assert_no_error (error);
@@ -186,7 +186,7 @@ test_own_controllers (void)
     "<controller type='pci' index='40' model='pcie-root-port'/>");
   g_autoptr (GPtrArray) devs = devices_from ("ua-a:0:0");
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 0, FALSE, "t", &error);
+  g_autoptr (VpaGuestTopology) t = vpa_guest_plan_topology (bus, devs, 0, FALSE, "t", &error);
   const VpaTopoController *x;
 
   g_assert_no_error (error);
@@ -207,7 +207,7 @@ test_no_bus_number (void)
                      "<controller type='pci' index='253' model='pcie-root-port'/>");
   g_autoptr (GPtrArray) devs = devices_from ("ua-a:0:0");
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 1, FALSE, "t", &error);
+  g_autoptr (VpaGuestTopology) t = vpa_guest_plan_topology (bus, devs, 1, FALSE, "t", &error);
 
   g_assert_null (t);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
@@ -230,7 +230,7 @@ test_keeps_and_spares (void)
     "<hostdev mode='subsystem' type='pci'><alias name='ua-a'/><address type='pci' bus='0x09' slot='0'/></hostdev>");
   g_autoptr (GPtrArray) devs = devices_from ("ua-a:0:0");
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 1, FALSE, "t", &error);
+  g_autoptr (VpaGuestTopology) t = vpa_guest_plan_topology (bus, devs, 1, FALSE, "t", &error);
   const VpaTopoController *x, *s0, *s1;
 
   g_assert_no_error (error);
@@ -248,7 +248,7 @@ test_keeps_and_spares (void)
   g_assert_cmpuint (s1->index, ==, 10);
   g_assert_cmpuint (s1->slot, ==, 1);
   /* the first free spare is the new one */
-  g_assert_null (vpa_guest_bus_free_spare (bus, 0)); /* the bus as it was: taken */
+  g_assert_null (vpa_guest_plan_bus_free_spare (bus, 0)); /* the bus as it was: taken */
 }
 
 /* keep (migrate, restore): nothing may change. */
@@ -264,14 +264,14 @@ test_keep (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) same = devices_from ("ua-a:0:0");
   g_autoptr (GPtrArray) moved = devices_from ("ua-a:1:1");
-  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, same, 1, TRUE, "t", &error);
+  g_autoptr (VpaGuestTopology) t = vpa_guest_plan_topology (bus, same, 1, TRUE, "t", &error);
   g_autoptr (VpaGuestTopology) u = NULL;
 
   g_assert_no_error (error);
   g_assert_true (t->keep);
   g_assert_cmpuint (t->controllers->len, ==, 0);
   g_assert_cmpuint (placed (t, "ua-a")->bus, ==, 2);
-  u = vpa_guest_topology_plan (bus, moved, 1, TRUE, "t", &error);
+  u = vpa_guest_plan_topology (bus, moved, 1, TRUE, "t", &error);
   g_assert_null (u);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
   g_assert_nonnull (strstr (error->message, "no expander bus"));
@@ -284,7 +284,7 @@ test_i440fx (void)
                                           "<controller type='pci' index='0' model='pci-root'/>");
   g_autoptr (GPtrArray) devs = devices_from ("ua-a:1:1 ua-b:1:1");
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 3, FALSE, "t", &error);
+  g_autoptr (VpaGuestTopology) t = vpa_guest_plan_topology (bus, devs, 3, FALSE, "t", &error);
 
   g_assert_no_error (error);
   g_assert_cmpint (t->machine, ==, VPA_MACHINE_I440FX);
@@ -341,7 +341,7 @@ test_foreign_occupants (void)
     "<hostdev mode='subsystem' type='pci'><alias name='ua-a'/><address type='pci' bus='0x03' slot='0'/></hostdev>");
   g_autoptr (GPtrArray) devs = devices_from ("ua-a:0:0");
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 1, FALSE, "t", &error);
+  g_autoptr (VpaGuestTopology) t = vpa_guest_plan_topology (bus, devs, 1, FALSE, "t", &error);
   const VpaTopoController *rp;
 
   g_assert_no_error (error);
@@ -365,7 +365,7 @@ test_unplaced_keeps_bus (void)
                      "<interface type='hostdev'><alias name='ua-u'/><address type='pci' bus='0x03' slot='0'/></interface>");
   g_autoptr (GPtrArray) devs = devices_from ("ua-u:-1:5 ua-a:0:0");
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaGuestTopology) t = vpa_guest_topology_plan (bus, devs, 1, FALSE, "t", &error);
+  g_autoptr (VpaGuestTopology) t = vpa_guest_plan_topology (bus, devs, 1, FALSE, "t", &error);
 
   g_assert_no_error (error);
   assert_consistent (t, bus);

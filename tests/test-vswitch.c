@@ -346,8 +346,8 @@ random_rule (GRand *r, guint i, guint n_nodes)
   g_array_append_val (nodes, a);
   if (b != a && g_rand_boolean (r))
     g_array_append_val (nodes, b);
-  return vpa_net_rule_new (port, g_rand_int_range (r, 0, 4) == 0 ? NULL : physnet,
-                           (VpaPolicy) g_rand_int_range (r, 0, VPA_POLICY_LAST), nodes);
+  return vpa_fit_net_rule_new (port, g_rand_int_range (r, 0, 4) == 0 ? NULL : physnet,
+                               (VpaPolicy) g_rand_int_range (r, 0, VPA_POLICY_LAST), nodes);
 }
 
 static void
@@ -360,7 +360,7 @@ random_net_case (NetCase *c, GRand *r)
 
   memset (c, 0, sizeof *c);
   c->reqs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_request_free);
-  c->rules = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_net_rule_free);
+  c->rules = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fit_net_rule_free);
   c->cells = g_array_new (FALSE, TRUE, sizeof (VpaFitCell));
   c->vcpu_sets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   for (guint n = 0; n < n_nodes; n++)
