@@ -33,7 +33,7 @@ static const char *
 pool_tag (const VpaPool *pool, const char *key)
 {
   /* A fleet's pool carries its own tags (no configuration). */
-  return pool->tags != NULL ? vpa_pool_tag (pool, NULL, key) : NULL;
+  return pool->tags != NULL ? vpa_pools_tag (pool, NULL, key) : NULL;
 }
 
 static const char *

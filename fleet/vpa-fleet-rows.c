@@ -482,7 +482,7 @@ vpa_fleet_rows_init_networks (GPtrArray *hosts)
     {
       VpaFleetHost *host = g_ptr_array_index (hosts, i);
       host->networks =
-        g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_vswitch_affinity_free);
+        g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_config_vswitch_affinity_free);
     }
 }
 

@@ -173,12 +173,12 @@ pool_output_cmp (gconstpointer pa, gconstpointer pb)
     return c;
   if (a->dev_type != b->dev_type)
     return a->dev_type < b->dev_type ? -1 : 1;
-  if ((c = vpa_pool_null_last_cmp (a->numa_node, b->numa_node)) != 0 ||
-      (c = vpa_pool_null_last_cmp (a->socket, b->socket)) != 0)
+  if ((c = vpa_pools_null_last_cmp (a->numa_node, b->numa_node)) != 0 ||
+      (c = vpa_pools_null_last_cmp (a->socket, b->socket)) != 0)
     return c;
   /* Tag sets pair by pair, a prefix first: the order vpa_pools_generate()
    * gives them, which a comparison of the JSON strings does not. */
-  return vpa_pool_tags_cmp (a->tags, b->tags);
+  return vpa_pools_tags_cmp (a->tags, b->tags);
 }
 
 GPtrArray *

@@ -68,11 +68,11 @@ nets_get (void)
 
   if (nets == NULL)
     {
-      nets = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+      nets = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_netpool_hostdev_net_free);
       for (guint i = 0; i < G_N_ELEMENTS (defs); i++)
         {
           char *pf[] = { (char *) defs[i][1], NULL };
-          g_ptr_array_add (nets, vpa_hostdev_net_new (defs[i][0], i < 2, pf));
+          g_ptr_array_add (nets, vpa_netpool_hostdev_net_new (defs[i][0], i < 2, pf));
         }
     }
   return nets;

@@ -102,7 +102,7 @@ vpa_cli_show_pools (VpaCli *cli, GError **error)
   g_autoptr (GArray) netrows = NULL;
   gint64 t0;
 
-  if (cli->group_by != NULL && !vpa_pool_keys_parse (cli->group_by, &keys, error))
+  if (cli->group_by != NULL && !vpa_pools_keys_parse (cli->group_by, &keys, error))
     {
       g_prefix_error (error, "--group-by: ");
       return FALSE;
@@ -262,7 +262,7 @@ vpa_cli_show_config (VpaCli *cli, GError **error)
     }
   for (guint i = 0; i < findings->len; i++)
     printf ("%s\n", ((VpaLintFinding *) findings->pdata[i])->line);
-  worst = vpa_lint_worst (findings);
+  worst = vpa_config_lint_worst (findings);
   if (worst < VPA_LINT_WARNING)
     {
       printf ("%s: ok\n", path);

@@ -217,7 +217,7 @@ check_config (Status *s)
                error->message);
       return NULL;
     }
-  if (vpa_lint_worst (findings) >= VPA_LINT_WARNING)
+  if (vpa_config_lint_worst (findings) >= VPA_LINT_WARNING)
     say_fix (s, "config", "%s parses, with %u finding(s): run virt-pci-affinity config check",
              path, findings->len);
   else

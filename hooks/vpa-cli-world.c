@@ -184,7 +184,7 @@ load_networks (const VpaCli *cli, GError **error)
       if (!file_mentions (snap, "<network", &local))
         {
           if (local == NULL)
-            return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+            return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_netpool_hostdev_net_free);
           g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s", local->message);
           return NULL;
         }
@@ -211,7 +211,7 @@ vpa_cli_world_load_networks_shown (const VpaCli *cli)
                                                 local != NULL ? local->message : "unknown error");
     vpa_cli_warn (message);
   }
-  return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_netpool_hostdev_net_free);
 }
 
 /* For place, define and check: the networks only when the domain has an
@@ -222,7 +222,7 @@ vpa_cli_world_load_networks_for (const VpaCli *cli, const char *buf, GError **er
 {
   if (buf != NULL && strstr (buf, "type='network'") == NULL &&
       strstr (buf, "type=\"network\"") == NULL)
-    return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+    return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_netpool_hostdev_net_free);
   return load_networks (cli, error);
 }
 

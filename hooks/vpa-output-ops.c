@@ -133,7 +133,7 @@ vpa_metrics_add_pool (VpaMetrics *m, const VpaConfig *config, const char *host,
   append_label (s, "dev_type", vpa_dev_type_to_string (pool->dev_type));
   append_int_label (s, "numa_node", pool->numa_node);
   append_int_label (s, "socket", pool->socket);
-  append_label (s, "physical_network", vpa_pool_tag (pool, config, "physical_network"));
+  append_label (s, "physical_network", vpa_pools_tag (pool, config, "physical_network"));
   series = g_hash_table_lookup (m->pools, s->str);
   if (series == NULL)
     {

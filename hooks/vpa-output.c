@@ -89,7 +89,7 @@ pool_row (const VpaConfig *config, const VpaPool *p)
   row[COL_TYPE] = g_strdup (vpa_dev_type_to_string (p->dev_type));
   row[COL_NUMA] = id_or_dash (p->numa_node);
   row[COL_SOCKET] = id_or_dash (p->socket);
-  row[COL_TAGS] = vpa_output_tags_text (vpa_pool_tags (p, config));
+  row[COL_TAGS] = vpa_output_tags_text (vpa_pools_tags (p, config));
   row[COL_PF] = p->pf == VPA_ADDR_NONE ? g_strdup ("-") : vpa_addr_to_string (p->pf);
   row[COL_PCIE_ROOT] =
     p->pcie_root == VPA_ADDR_NONE ? g_strdup ("-") : vpa_pcie_root_name (p->pcie_root);
@@ -165,7 +165,7 @@ column_order (const char *group_by, guint *order)
 
   for (guint i = 0; names[i] != NULL; i++)
     {
-      VpaPoolKeys key = vpa_pool_key_from_name (g_strstrip (names[i]));
+      VpaPoolKeys key = vpa_pools_key_from_name (g_strstrip (names[i]));
       for (guint c = 0; c < COL_TOTAL; c++)
         if (key != 0 && columns[c].key == key && !used[c])
           {
@@ -362,7 +362,7 @@ vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool
       json_builder_add_string_value (b, vpa_dev_type_to_string (pool->dev_type));
     }
   if (k & VPA_POOL_KEY_TAGS)
-    vpa_output_json_add_tags (b, vpa_pool_tags (pool, config));
+    vpa_output_json_add_tags (b, vpa_pools_tags (pool, config));
   if (k & VPA_POOL_KEY_PF)
     {
       char buf[VPA_ADDR_BUFLEN];

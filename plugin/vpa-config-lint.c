@@ -32,7 +32,7 @@ static void G_GNUC_PRINTF (5, 6)
 }
 
 gint
-vpa_lint_worst (GPtrArray *findings)
+vpa_config_lint_worst (GPtrArray *findings)
 {
   gint worst = -1;
 
@@ -291,7 +291,7 @@ lint_vswitch (const VpaConfig *config, const VpaInventory *inv, GHashTable *line
   for (guint i = 0; i < config->vswitch->len; i++)
     {
       const VpaVswitchAffinity *aff = config->vswitch->pdata[i];
-      gint64 node = vpa_vswitch_affinity_missing_node (aff, inv->host);
+      gint64 node = vpa_config_vswitch_affinity_missing_node (aff, inv->host);
 
       if (node >= 0)
         add (findings, VPA_LINT_ERROR, config->path,

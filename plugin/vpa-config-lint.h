@@ -42,6 +42,6 @@ void vpa_config_lint_inventory (const VpaConfig *config, const VpaInventory *inv
                                 const char *data, gsize len, GPtrArray *findings);
 
 /* The highest level among findings, or -1 when there are none. */
-gint vpa_lint_worst (GPtrArray *findings);
+gint vpa_config_lint_worst (GPtrArray *findings);
 
 G_END_DECLS

@@ -14,7 +14,7 @@
 #define NODES_TEXT_MAX 200
 
 void
-vpa_vswitch_affinity_free (VpaVswitchAffinity *aff)
+vpa_config_vswitch_affinity_free (VpaVswitchAffinity *aff)
 {
   if (aff == NULL)
     return;
@@ -181,7 +181,7 @@ host_nodes_text (const VpaHost *host)
 }
 
 gint64
-vpa_vswitch_affinity_missing_node (const VpaVswitchAffinity *aff, const VpaHost *host)
+vpa_config_vswitch_affinity_missing_node (const VpaVswitchAffinity *aff, const VpaHost *host)
 {
   g_return_val_if_fail (aff != NULL && host != NULL, -1);
 
@@ -202,7 +202,7 @@ vpa_config_check_vswitch_nodes (const VpaConfig *config, const VpaHost *host, GE
   for (guint i = 0; i < config->vswitch->len; i++)
     {
       const VpaVswitchAffinity *aff = config->vswitch->pdata[i];
-      gint64 node = vpa_vswitch_affinity_missing_node (aff, host);
+      gint64 node = vpa_config_vswitch_affinity_missing_node (aff, host);
       g_autofree char *have = NULL;
 
       if (node < 0)

@@ -61,7 +61,7 @@ config_new (const char *path)
   config->tagsets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
   g_ptr_array_add (config->tagsets, g_ptr_array_new ());
   config->reserved_huge_pages = g_array_new (FALSE, FALSE, sizeof (VpaReservedPages));
-  config->vswitch = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_vswitch_affinity_free);
+  config->vswitch = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_config_vswitch_affinity_free);
   config->spec_by_name = g_hash_table_new (g_str_hash, g_str_equal);
   config->alias_by_name = g_hash_table_new (g_str_hash, g_str_equal);
   config->tagset_by_key = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

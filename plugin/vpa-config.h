@@ -51,8 +51,8 @@ typedef struct {
   GArray *nodes; /* guint, ascending; empty: no affinity (Nova's default) */
 } VpaVswitchAffinity;
 
-void vpa_vswitch_affinity_free (VpaVswitchAffinity *aff);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaVswitchAffinity, vpa_vswitch_affinity_free)
+void vpa_config_vswitch_affinity_free (VpaVswitchAffinity *aff);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaVswitchAffinity, vpa_config_vswitch_affinity_free)
 
 typedef struct _VpaConfig {
   char *path;              /* for messages; "(built-in defaults)" if none */
@@ -128,7 +128,7 @@ gboolean vpa_config_parse_vswitch (VpaConfig *config, GKeyFile *kf, const char *
  * is NULL; NULL when the configuration has no such group. */
 const VpaVswitchAffinity *vpa_config_vswitch (const VpaConfig *config, const char *physnet);
 /* The first node of aff the host lacks, or -1. */
-gint64 vpa_vswitch_affinity_missing_node (const VpaVswitchAffinity *aff, const VpaHost *host);
+gint64 vpa_config_vswitch_affinity_missing_node (const VpaVswitchAffinity *aff, const VpaHost *host);
 /* Every node of every [physnet]/[tunnel] group is a node of host: else
  * VPA_ERROR_INVALID naming the file, the group, the node and the host's
  * nodes. */

@@ -6,7 +6,7 @@
 #include "vpa-xml.h"
 
 VpaHostdevNet *
-vpa_hostdev_net_new (const char *name, gboolean active, GStrv pf_devs)
+vpa_netpool_hostdev_net_new (const char *name, gboolean active, GStrv pf_devs)
 {
   VpaHostdevNet *net = g_new0 (VpaHostdevNet, 1);
 
@@ -17,7 +17,7 @@ vpa_hostdev_net_new (const char *name, gboolean active, GStrv pf_devs)
 }
 
 void
-vpa_hostdev_net_free (VpaHostdevNet *net)
+vpa_netpool_hostdev_net_free (VpaHostdevNet *net)
 {
   if (net == NULL)
     return;
@@ -27,8 +27,8 @@ vpa_hostdev_net_free (VpaHostdevNet *net)
 }
 
 VpaHostdevNet *
-vpa_hostdev_net_parse (const char *xml, gsize len, gboolean active, const char *what,
-                       GError **error)
+vpa_netpool_hostdev_net_parse (const char *xml, gsize len, gboolean active, const char *what,
+                               GError **error)
 {
   g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, what, error);
   g_autoptr (GPtrArray) pfs = g_ptr_array_new_with_free_func (g_free);
@@ -71,7 +71,7 @@ vpa_hostdev_net_parse (const char *xml, gsize len, gboolean active, const char *
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <network> without a <name>", what);
       return NULL;
     }
-  return vpa_hostdev_net_new (name, active, (GStrv) pfs->pdata);
+  return vpa_netpool_hostdev_net_new (name, active, (GStrv) pfs->pdata);
 }
 
 static gint

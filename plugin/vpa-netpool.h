@@ -19,14 +19,14 @@ typedef struct {
   GStrv pf_devs; /* the <pf dev> names, in document order */
 } VpaHostdevNet;
 
-VpaHostdevNet *vpa_hostdev_net_new (const char *name, gboolean active, GStrv pf_devs);
-void vpa_hostdev_net_free (VpaHostdevNet *net);
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaHostdevNet, vpa_hostdev_net_free)
+VpaHostdevNet *vpa_netpool_hostdev_net_new (const char *name, gboolean active, GStrv pf_devs);
+void vpa_netpool_hostdev_net_free (VpaHostdevNet *net);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaHostdevNet, vpa_netpool_hostdev_net_free)
 
 /* A network document's hostdev pool: NULL (without error) when it is not
  * a <forward mode='hostdev'> network with a <pf dev>. */
-VpaHostdevNet *vpa_hostdev_net_parse (const char *xml, gsize len, gboolean active,
-                                      const char *what, GError **error);
+VpaHostdevNet *vpa_netpool_hostdev_net_parse (const char *xml, gsize len, gboolean active,
+                                              const char *what, GError **error);
 
 /* One row per (network, PF): the PF's inventory index (-1 when the host
  * has no PF with that netdev), its VFs in the inventory and the free ones. */

@@ -27,7 +27,7 @@ static const struct {
 };
 
 VpaPoolKeys
-vpa_pool_key_from_name (const char *name)
+vpa_pools_key_from_name (const char *name)
 {
   for (guint k = 0; k < G_N_ELEMENTS (pool_key_names); k++)
     if (strcmp (name, pool_key_names[k].name) == 0)
@@ -36,7 +36,7 @@ vpa_pool_key_from_name (const char *name)
 }
 
 gboolean
-vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error)
+vpa_pools_keys_parse (const char *str, VpaPoolKeys *out, GError **error)
 {
   g_auto (GStrv) items = NULL;
   guint keys = 0;
@@ -114,7 +114,7 @@ vpa_pool_free (VpaPool *pool)
 }
 
 GPtrArray *
-vpa_pool_tags (const VpaPool *pool, const VpaConfig *config)
+vpa_pools_tags (const VpaPool *pool, const VpaConfig *config)
 {
   if (pool->tags != NULL)
     return pool->tags;
@@ -124,9 +124,9 @@ vpa_pool_tags (const VpaPool *pool, const VpaConfig *config)
 }
 
 const char *
-vpa_pool_tag (const VpaPool *pool, const VpaConfig *config, const char *key)
+vpa_pools_tag (const VpaPool *pool, const VpaConfig *config, const char *key)
 {
-  GPtrArray *tags = vpa_pool_tags (pool, config);
+  GPtrArray *tags = vpa_pools_tags (pool, config);
 
   for (guint i = 0; tags != NULL && i < tags->len; i++)
     {
@@ -138,7 +138,7 @@ vpa_pool_tag (const VpaPool *pool, const VpaConfig *config, const char *key)
 }
 
 gint
-vpa_pool_tags_cmp (GPtrArray *a, GPtrArray *b)
+vpa_pools_tags_cmp (GPtrArray *a, GPtrArray *b)
 {
   guint na = a != NULL ? a->len : 0, nb = b != NULL ? b->len : 0;
 
@@ -323,8 +323,8 @@ tagset_order_cmp (gconstpointer a, gconstpointer b, gpointer data)
 {
   const VpaConfig *config = data;
 
-  return vpa_pool_tags_cmp (g_ptr_array_index (config->tagsets, *(const guint *) a),
-                            g_ptr_array_index (config->tagsets, *(const guint *) b));
+  return vpa_pools_tags_cmp (g_ptr_array_index (config->tagsets, *(const guint *) a),
+                             g_ptr_array_index (config->tagsets, *(const guint *) b));
 }
 
 /* Rank of every tag set by content, so the order does not depend on the
@@ -346,7 +346,7 @@ tagset_ranks (const VpaConfig *config)
 }
 
 gint
-vpa_pool_null_last_cmp (gint a, gint b)
+vpa_pools_null_last_cmp (gint a, gint b)
 {
   if (a == b)
     return 0;
@@ -370,9 +370,9 @@ pool_cmp (gconstpointer pa, gconstpointer pb, gpointer data)
     return c;
   if (a->dev_type != b->dev_type)
     return a->dev_type < b->dev_type ? -1 : 1;
-  if ((c = vpa_pool_null_last_cmp (a->numa_node, b->numa_node)) != 0)
+  if ((c = vpa_pools_null_last_cmp (a->numa_node, b->numa_node)) != 0)
     return c;
-  if ((c = vpa_pool_null_last_cmp (a->socket, b->socket)) != 0)
+  if ((c = vpa_pools_null_last_cmp (a->socket, b->socket)) != 0)
     return c;
   if (rank[a->tagset] != rank[b->tagset])
     return rank[a->tagset] < rank[b->tagset] ? -1 : 1;

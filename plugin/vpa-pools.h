@@ -26,7 +26,7 @@ typedef enum {
 } VpaPoolKeys;
 
 /* The key a --group-by name stands for ("numa_node"), or 0. */
-VpaPoolKeys vpa_pool_key_from_name (const char *name);
+VpaPoolKeys vpa_pools_key_from_name (const char *name);
 
 #define VPA_POOL_KEYS_DEFAULT                                            \
   (VPA_POOL_KEY_VENDOR | VPA_POOL_KEY_PRODUCT | VPA_POOL_KEY_NUMA_NODE | \
@@ -38,7 +38,7 @@ VpaPoolKeys vpa_pool_key_from_name (const char *name);
 
 /* "vendor,product,numa_node,socket,dev_type,tags,pf,pcie-root,pcie-switch"
  * (also vendor_id, product_id); errors name the unknown key. */
-gboolean vpa_pool_keys_parse (const char *str, VpaPoolKeys *out, GError **error);
+gboolean vpa_pools_keys_parse (const char *str, VpaPoolKeys *out, GError **error);
 
 /* One pool: of this host (vpa_pools_generate) or of a host of the fleet
  * store (fleet/, which reads them back from SQL). The front ends format
@@ -73,12 +73,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaPool, vpa_pool_free)
 
 /* The pool's tags (VpaSpecPair*): its own, else its tag set of config;
  * NULL when it has none (config may be NULL for a pool with its own). */
-GPtrArray *vpa_pool_tags (const VpaPool *pool, const VpaConfig *config);
+GPtrArray *vpa_pools_tags (const VpaPool *pool, const VpaConfig *config);
 /* The value of the pool's tag key, or NULL. */
-const char *vpa_pool_tag (const VpaPool *pool, const VpaConfig *config, const char *key);
+const char *vpa_pools_tag (const VpaPool *pool, const VpaConfig *config, const char *key);
 /* Tag sets pair by pair, key then value, a prefix first (NULL is the
  * empty set): the order of pools of the same other keys. */
-gint vpa_pool_tags_cmp (GPtrArray *a, GPtrArray *b);
+gint vpa_pools_tags_cmp (GPtrArray *a, GPtrArray *b);
 
 /* Pools ordered by (vendor, product, dev_type, numa_node with null last,
  * tags, pf): deterministic whatever the source's device order. The
@@ -87,6 +87,6 @@ GArray *vpa_pools_generate (const VpaInventory *inv, VpaPoolKeys keys);
 
 /* NUMA nodes and sockets as pools are ordered by them: unknown (-1)
  * after every known value. */
-gint vpa_pool_null_last_cmp (gint a, gint b);
+gint vpa_pools_null_last_cmp (gint a, gint b);
 
 G_END_DECLS

@@ -112,7 +112,7 @@ keys_from (const char *str)
 {
   VpaPoolKeys keys = 0;
   g_autoptr (GError) error = NULL;
-  g_assert_true (vpa_pool_keys_parse (str, &keys, &error));
+  g_assert_true (vpa_pools_keys_parse (str, &keys, &error));
   g_assert_no_error (error);
   return keys;
 }
@@ -130,13 +130,13 @@ test_keys_parse (void)
   g_assert_cmpint (keys_from (" vendor_id , product_id,numa_node,dev_type,tags,tags"), ==,
                    VPA_POOL_KEYS_DEFAULT);
   g_assert_cmpint (keys_from ("socket,pf"), ==, VPA_POOL_KEY_SOCKET | VPA_POOL_KEY_PF);
-  g_assert_false (vpa_pool_keys_parse ("vendor,numa", &keys, &error));
+  g_assert_false (vpa_pools_keys_parse ("vendor,numa", &keys, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_assert_cmpstr (error->message, ==,
                    "pool keys 'vendor,numa': unknown key 'numa' (expected vendor, product, "
                    "numa_node, socket, dev_type, tags, pf, pcie-root or pcie-switch)");
   g_clear_error (&error);
-  g_assert_false (vpa_pool_keys_parse ("", &keys, &error));
+  g_assert_false (vpa_pools_keys_parse ("", &keys, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
 }
 

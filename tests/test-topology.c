@@ -127,8 +127,8 @@ test_pools_by_tree (void)
   g_autofree char *path = g_build_filename (VPA_TEST_DATA, "topology", "gpu-server-pools.txt", NULL);
   VpaPoolKeys keys;
 
-  g_assert_true (vpa_pool_keys_parse ("vendor,product,dev_type,pcie-root,pcie-switch", &keys,
-                                      &error));
+  g_assert_true (vpa_pools_keys_parse ("vendor,product,dev_type,pcie-root,pcie-switch", &keys,
+                                       &error));
   g_assert_no_error (error);
   pools = vpa_pools_generate (inv, keys);
   text = vpa_output_pools_text (inv, pools);

@@ -94,9 +94,9 @@ test_config_absent_node (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaCapacity) cap = NULL;
 
-  g_assert_cmpint (vpa_vswitch_affinity_missing_node (vpa_config_vswitch (config, "physnet1"), two),
+  g_assert_cmpint (vpa_config_vswitch_affinity_missing_node (vpa_config_vswitch (config, "physnet1"), two),
                    ==, -1);
-  g_assert_cmpint (vpa_vswitch_affinity_missing_node (vpa_config_vswitch (config, NULL), two), ==,
+  g_assert_cmpint (vpa_config_vswitch_affinity_missing_node (vpa_config_vswitch (config, NULL), two), ==,
                    3);
   g_assert_false (vpa_config_check_vswitch_nodes (config, two, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);

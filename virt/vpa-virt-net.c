@@ -31,7 +31,7 @@ net_cmp (gconstpointer a, gconstpointer b)
 GPtrArray *
 vpa_virt_load_hostdev_networks (virConnectPtr conn, const char *uri, GError **error)
 {
-  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_hostdev_net_free);
+  g_autoptr (GPtrArray) out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_netpool_hostdev_net_free);
   virNetworkPtr *nets = NULL;
   int n = virConnectListAllNetworks (conn, &nets, 0);
 
@@ -66,7 +66,7 @@ vpa_virt_load_hostdev_networks (virConnectPtr conn, const char *uri, GError **er
           g_clear_pointer (&out, g_ptr_array_unref);
           continue;
         }
-      hn = vpa_hostdev_net_parse (xml, strlen (xml), virNetworkIsActive (net) == 1, what, &local);
+      hn = vpa_netpool_hostdev_net_parse (xml, strlen (xml), virNetworkIsActive (net) == 1, what, &local);
       if (local != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&local));
