@@ -50,7 +50,7 @@ summary_row (const char *const *v, guint n, gpointer data)
 }
 
 GPtrArray *
-vpa_fleet_store_list_hosts (VpaFleetStore *store, GError **error)
+vpa_fleet_hosts_list (VpaFleetStore *store, GError **error)
 {
   g_autoptr (GPtrArray) out =
     g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_host_summary_free);
@@ -82,19 +82,19 @@ host_statement (VpaFleetStore *store, const char *sql, const char *name, guint n
 }
 
 gboolean
-vpa_fleet_store_remove_host (VpaFleetStore *store, const char *name, GError **error)
+vpa_fleet_hosts_remove (VpaFleetStore *store, const char *name, GError **error)
 {
   return host_statement (store, "DELETE FROM hosts WHERE name = $1", name, 1, error);
 }
 
 gboolean
-vpa_fleet_store_touch_host (VpaFleetStore *store, const char *name, GError **error)
+vpa_fleet_hosts_touch (VpaFleetStore *store, const char *name, GError **error)
 {
   return host_statement (store, "UPDATE hosts SET last_sync = $2 WHERE name = $1", name, 2, error);
 }
 
 gint64
-vpa_fleet_sync_age (const char *last_sync, GDateTime *now)
+vpa_fleet_hosts_sync_age (const char *last_sync, GDateTime *now)
 {
   g_autoptr (GDateTime) t = NULL;
 
@@ -126,7 +126,7 @@ vpa_fleet_hosts_take_stale (GPtrArray *hosts, gint64 max_age, GDateTime *now)
   for (guint i = 0; i < hosts->len;)
     {
       const VpaFleetHost *host = g_ptr_array_index (hosts, i);
-      gint64 age = vpa_fleet_sync_age (host->last_sync, now);
+      gint64 age = vpa_fleet_hosts_sync_age (host->last_sync, now);
 
       if (age >= 0 && age <= max_age)
         {
@@ -153,7 +153,7 @@ verdict_cmp (gconstpointer a, gconstpointer b)
 }
 
 void
-vpa_fleet_verdicts_merge (GPtrArray *verdicts, GPtrArray *extra)
+vpa_fleet_hosts_verdicts_merge (GPtrArray *verdicts, GPtrArray *extra)
 {
   while (extra->len > 0)
     g_ptr_array_add (verdicts, g_ptr_array_steal_index (extra, 0));

@@ -25,20 +25,20 @@ void vpa_fleet_host_summary_free (VpaFleetHostSummary *summary);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaFleetHostSummary, vpa_fleet_host_summary_free)
 
 /* VpaFleetHostSummary* of every host, by name: one GROUP BY. */
-GPtrArray *vpa_fleet_store_list_hosts (VpaFleetStore *store, GError **error);
+GPtrArray *vpa_fleet_hosts_list (VpaFleetStore *store, GError **error);
 
 /* Deletes the host with every row it owns (ON DELETE CASCADE), in one
  * statement. VPA_ERROR_INVALID when the store has no such host. */
-gboolean vpa_fleet_store_remove_host (VpaFleetStore *store, const char *name, GError **error);
+gboolean vpa_fleet_hosts_remove (VpaFleetStore *store, const char *name, GError **error);
 
 /* Sets the host's last_sync to now without touching its rows (a watcher
  * whose host did not change). VPA_ERROR_INVALID when there is no such
  * host. */
-gboolean vpa_fleet_store_touch_host (VpaFleetStore *store, const char *name, GError **error);
+gboolean vpa_fleet_hosts_touch (VpaFleetStore *store, const char *name, GError **error);
 
 /* Seconds from last_sync to now; -1 when last_sync is NULL or not a
  * time. */
-gint64 vpa_fleet_sync_age (const char *last_sync, GDateTime *now);
+gint64 vpa_fleet_hosts_sync_age (const char *last_sync, GDateTime *now);
 
 /* Steals from hosts (VpaFleetHost*) those whose rows are more than
  * max_age seconds old at now (or were never synced) and returns a
@@ -47,6 +47,6 @@ GPtrArray *vpa_fleet_hosts_take_stale (GPtrArray *hosts, gint64 max_age, GDateTi
 
 /* Moves extra's verdicts into verdicts and orders them as
  * vpa_fleet_filter does: passing first by weight, then by name. */
-void vpa_fleet_verdicts_merge (GPtrArray *verdicts, GPtrArray *extra);
+void vpa_fleet_hosts_verdicts_merge (GPtrArray *verdicts, GPtrArray *extra);
 
 G_END_DECLS

@@ -246,8 +246,8 @@ vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, GHashTable *ta
 }
 
 GPtrArray *
-vpa_fleet_store_load_candidates (VpaFleetStore *store, const VpaFleetQuery *query,
-                                 guint flags, GError **error)
+vpa_fleet_preselect_load_candidates (VpaFleetStore *store, const VpaFleetQuery *query,
+                                     guint flags, GError **error)
 {
   GPtrArray *hosts;
 

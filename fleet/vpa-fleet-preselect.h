@@ -40,7 +40,7 @@ gboolean vpa_fleet_preselect_add_row (GHashTable *by_id, GPtrArray *pools, GHash
 /* vpa_fleet_store_load_hosts for the filter of query: with
  * VPA_FLEET_LOAD_POOLS, only the rows above are read back. A query
  * with numa_auto loads every row (the fit needs them). */
-GPtrArray *vpa_fleet_store_load_candidates (VpaFleetStore *store, const VpaFleetQuery *query,
-                                            guint flags, GError **error);
+GPtrArray *vpa_fleet_preselect_load_candidates (VpaFleetStore *store, const VpaFleetQuery *query,
+                                                guint flags, GError **error);
 
 G_END_DECLS

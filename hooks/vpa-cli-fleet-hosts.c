@@ -34,7 +34,7 @@ static void
 host_json (JsonBuilder *b, gconstpointer item, gpointer data)
 {
   const VpaFleetHostSummary *h = item;
-  gint64 age = vpa_fleet_sync_age (h->last_sync, data);
+  gint64 age = vpa_fleet_hosts_sync_age (h->last_sync, data);
 
   vpa_output_json_add_string_or_null (b, "host", h->name);
   json_builder_set_member_name (b, "devices");
@@ -64,7 +64,7 @@ hosts_text (GPtrArray *hosts, GDateTime *now)
   for (guint i = 0; i < hosts->len; i++)
     {
       const VpaFleetHostSummary *h = g_ptr_array_index (hosts, i);
-      gint64 age = vpa_fleet_sync_age (h->last_sync, now);
+      gint64 age = vpa_fleet_hosts_sync_age (h->last_sync, now);
       char **row = g_new0 (char *, 7);
 
       row[0] = g_strdup (h->name);
@@ -88,7 +88,7 @@ vpa_cli_fleet_hosts (const char *store_uri, gboolean json, GError **error)
   g_autofree char *out = NULL;
 
   if ((store = vpa_fleet_store_open (store_uri, VPA_FLEET_OPEN_READ, error)) == NULL ||
-      (hosts = vpa_fleet_store_list_hosts (store, error)) == NULL)
+      (hosts = vpa_fleet_hosts_list (store, error)) == NULL)
     return FALSE;
   out = json ? vpa_cli_fleet_hosts_json (hosts, host_json, now) : hosts_text (hosts, now);
   return vpa_cli_write_stdout (out, error);
@@ -102,7 +102,7 @@ vpa_cli_fleet_remove (const char *store_uri, const char *host, GError **error)
 
   if (!vpa_fleet_host_name_valid (host, error) ||
       (store = vpa_fleet_store_open (store_uri, VPA_FLEET_OPEN_READ, error)) == NULL ||
-      !vpa_fleet_store_remove_host (store, host, error))
+      !vpa_fleet_hosts_remove (store, host, error))
     return FALSE;
   out = g_strdup_printf ("%s: removed\n", host);
   return vpa_cli_write_stdout (out, error);

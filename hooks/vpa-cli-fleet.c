@@ -154,7 +154,7 @@ watch_touch (gpointer data, GError **error)
   g_autoptr (VpaFleetStore) store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_CREATE,
                                                           error);
 
-  return store != NULL && vpa_fleet_store_touch_host (store, cli->host, error);
+  return store != NULL && vpa_fleet_hosts_touch (store, cli->host, error);
 }
 
 static gboolean
@@ -407,7 +407,7 @@ cmd_filter (FleetCli *cli, GError **error)
   query.domain = dom;
 
   if ((store = vpa_fleet_store_open (cli->store, VPA_FLEET_OPEN_READ, error)) == NULL ||
-      (hosts = vpa_fleet_store_load_candidates (store, &query, load_flags (dom), error)) == NULL)
+      (hosts = vpa_fleet_preselect_load_candidates (store, &query, load_flags (dom), error)) == NULL)
     return FALSE;
   if (cli->max_age != G_MININT64)
     {
@@ -416,7 +416,7 @@ cmd_filter (FleetCli *cli, GError **error)
     }
   verdicts = vpa_fleet_filter (hosts, &query);
   if (stale != NULL)
-    vpa_fleet_verdicts_merge (verdicts, stale);
+    vpa_fleet_hosts_verdicts_merge (verdicts, stale);
   /* Nothing on stdout on a non-zero exit: the reasons go to stderr. */
   if (verdicts->len == 0 || !((VpaFleetVerdict *) g_ptr_array_index (verdicts, 0))->passes)
     return vpa_cli_fleet_filter_failed (cli->common.args[0], verdicts, error);

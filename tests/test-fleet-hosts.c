@@ -234,14 +234,14 @@ test_touch (FleetFixture *fx, gconstpointer data)
   before = fleet_fixture_sql (fx, "SELECT address, state FROM devices ORDER BY address");
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
   g_assert_no_error (error);
-  g_assert_true (vpa_fleet_store_touch_host (store, "ds1", &error));
+  g_assert_true (vpa_fleet_hosts_touch (store, "ds1", &error));
   g_assert_no_error (error);
-  g_assert_false (vpa_fleet_store_touch_host (store, "nohost", &error));
+  g_assert_false (vpa_fleet_hosts_touch (store, "nohost", &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   after = fleet_fixture_sql (fx, "SELECT address, state FROM devices ORDER BY address");
   g_assert_cmpstr (before, ==, after);
   sync = fleet_fixture_sql (fx, "SELECT last_sync FROM hosts WHERE name = 'ds1'");
-  g_assert_cmpint (vpa_fleet_sync_age (sync, now), <=, 60);
+  g_assert_cmpint (vpa_fleet_hosts_sync_age (sync, now), <=, 60);
 }
 
 int

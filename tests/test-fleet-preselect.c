@@ -107,7 +107,7 @@ load_both (FleetFixture *fx, const VpaFleetQuery *query, GPtrArray **all_out)
   g_assert_no_error (error);
   all = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS, &error);
   g_assert_no_error (error);
-  some = vpa_fleet_store_load_candidates (store, query, VPA_FLEET_LOAD_POOLS, &error);
+  some = vpa_fleet_preselect_load_candidates (store, query, VPA_FLEET_LOAD_POOLS, &error);
   g_assert_no_error (error);
   va = vpa_fleet_filter (all, query);
   vs = vpa_fleet_filter (some, query);

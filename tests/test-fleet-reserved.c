@@ -184,7 +184,7 @@ filter_both (VpaFleetStore *store, const char *guest, guint flags, gboolean *fre
   for (guint pass = 0; pass < 2; pass++)
     {
       g_autoptr (GPtrArray) hosts =
-        pass == 0 ? vpa_fleet_store_load_candidates (store, &query, flags, &error)
+        pass == 0 ? vpa_fleet_preselect_load_candidates (store, &query, flags, &error)
                   : vpa_fleet_store_load_hosts (store, flags, &error);
       g_autoptr (GPtrArray) verdicts = NULL;
 

@@ -365,10 +365,10 @@ verdict_of (VpaFleetStore *store, const VpaConfig *config, const VpaDomain *dom,
   query.numa_auto = dom->numa_auto ? dom : NULL;
   query.config = config;
   query.domain = dom;
-  hosts = vpa_fleet_store_load_candidates (store, &query,
-                                           VPA_FLEET_LOAD_POOLS | VPA_FLEET_LOAD_CAPACITY |
-                                             VPA_FLEET_LOAD_NETWORKS,
-                                           &error);
+  hosts = vpa_fleet_preselect_load_candidates (store, &query,
+                                               VPA_FLEET_LOAD_POOLS | VPA_FLEET_LOAD_CAPACITY |
+                                                 VPA_FLEET_LOAD_NETWORKS,
+                                               &error);
   g_assert_no_error (error);
   verdicts = vpa_fleet_filter (hosts, &query);
   for (guint i = 0; i < verdicts->len; i++)

@@ -494,7 +494,7 @@ store_filter (VpaFleetStore *store, const VpaFleetQuery *query)
   GPtrArray *verdicts;
 
   g_assert_no_error (error);
-  some = vpa_fleet_store_load_candidates (store, query, VPA_FLEET_LOAD_POOLS, &error);
+  some = vpa_fleet_preselect_load_candidates (store, query, VPA_FLEET_LOAD_POOLS, &error);
   g_assert_no_error (error);
   expected = vpa_fleet_filter (all, query);
   verdicts = vpa_fleet_filter (some, query);
