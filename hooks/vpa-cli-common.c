@@ -21,7 +21,7 @@ vpa_cli_common_clear (VpaCliCommon *common)
 }
 
 int
-vpa_cli_fail (const char *prefix, const GError *error)
+vpa_cli_common_fail (const char *prefix, const GError *error)
 {
   int code = VPA_ERROR_ENVIRONMENT;
 
@@ -38,7 +38,7 @@ vpa_cli_fail (const char *prefix, const GError *error)
 }
 
 void
-vpa_cli_warn (const char *message)
+vpa_cli_common_warn (const char *message)
 {
   g_autofree char *line = g_strconcat ("virt-pci-affinity: warning: ", message, NULL);
   g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);
@@ -47,7 +47,7 @@ vpa_cli_warn (const char *message)
 }
 
 const char *
-vpa_cli_connect_uri (const VpaCliCommon *common)
+vpa_cli_common_connect_uri (const VpaCliCommon *common)
 {
   const char *env;
 
@@ -60,13 +60,13 @@ vpa_cli_connect_uri (const VpaCliCommon *common)
 }
 
 const char *
-vpa_cli_inventory_uri (const VpaCliCommon *common)
+vpa_cli_common_inventory_uri (const VpaCliCommon *common)
 {
-  return common->inventory != NULL ? common->inventory : vpa_cli_connect_uri (common);
+  return common->inventory != NULL ? common->inventory : vpa_cli_common_connect_uri (common);
 }
 
 VpaConfig *
-vpa_cli_load_config (const VpaCliCommon *common, GError **error)
+vpa_cli_common_load_config (const VpaCliCommon *common, GError **error)
 {
   g_autoptr (VpaConfig) config = vpa_config_lookup (common->config_path, TRUE, error);
 
@@ -78,7 +78,7 @@ vpa_cli_load_config (const VpaCliCommon *common, GError **error)
 }
 
 gboolean
-vpa_cli_format_is_json (const VpaCliCommon *common, gboolean *json, GError **error)
+vpa_cli_common_format_is_json (const VpaCliCommon *common, gboolean *json, GError **error)
 {
   if (common->format != NULL && strcmp (common->format, "text") != 0 &&
       strcmp (common->format, "json") != 0)
@@ -92,7 +92,7 @@ vpa_cli_format_is_json (const VpaCliCommon *common, gboolean *json, GError **err
 }
 
 gboolean
-vpa_cli_read_stdin (char **buf, gsize *len, GError **error)
+vpa_cli_common_read_stdin (char **buf, gsize *len, GError **error)
 {
   g_autoptr (GString) s = g_string_new (NULL);
   char chunk[65536];
@@ -121,7 +121,7 @@ vpa_cli_read_stdin (char **buf, gsize *len, GError **error)
 }
 
 gboolean
-vpa_cli_write_stdout (const char *text, GError **error)
+vpa_cli_common_write_stdout (const char *text, GError **error)
 {
   gsize len = strlen (text);
 
@@ -167,7 +167,7 @@ module_dlerror (const char *path)
 }
 
 gconstpointer
-vpa_cli_module_load (const char *file, const char *entry, GError **error)
+vpa_cli_common_module_load (const char *file, const char *entry, GError **error)
 {
   g_autofree char *path = NULL;
   gconstpointer (*get) (void);

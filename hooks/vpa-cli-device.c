@@ -29,7 +29,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (DeviceCli, device_cli_clear)
 static int
 fail (GError *error)
 {
-  return vpa_cli_fail ("virt-pci-affinity: ", error);
+  return vpa_cli_common_fail ("virt-pci-affinity: ", error);
 }
 
 /* The configuration alone: its state directory is where the
@@ -141,12 +141,12 @@ cmd_list (DeviceCli *cli, GError **error)
                    cli->common.args[0]);
       return FALSE;
     }
-  if (!vpa_cli_format_is_json (&cli->common, &json, error) ||
+  if (!vpa_cli_common_format_is_json (&cli->common, &json, error) ||
       (config = load_config (cli, error)) == NULL ||
       (set = vpa_reserve_set_load (config->hook_state_dir, error)) == NULL)
     return FALSE;
   out = json ? list_json (set) : list_text (set);
-  return vpa_cli_write_stdout (out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 /* ---- release, quarantine -------------------------------------------- */

@@ -67,7 +67,7 @@ vpa_cli_domain_place (VpaCli *cli, GError **error)
     }
   if (out == NULL)
     return FALSE;
-  return vpa_cli_write_stdout (out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 /* check's argument by its form, never by what the current directory
@@ -101,7 +101,7 @@ check_live (VpaCli *cli, const char *name, GError **error)
   if (virt == NULL || (xml = vpa_cli_world_domain_xml (vpa_cli_world_connect_uri (cli), name, error)) == NULL)
     return FALSE;
   if ((out = virt->check_live (name, xml, format, &failure, error)) == NULL ||
-      !vpa_cli_write_stdout (out, error))
+      !vpa_cli_common_write_stdout (out, error))
     return FALSE;
   if (failure != NULL)
     {
@@ -140,7 +140,7 @@ vpa_cli_domain_check (VpaCli *cli, GError **error)
     }
   if (cli->live)
     return check_live (cli, arg, error);
-  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+  if (!vpa_cli_common_format_is_json (&cli->common, &json, error))
     return FALSE;
   if (check_arg_is_file (arg))
     {
@@ -164,8 +164,8 @@ vpa_cli_domain_check (VpaCli *cli, GError **error)
     return FALSE;
   if (json)
     {
-      g_autofree char *out = vpa_output_check_json (dom->name, results, ok);
-      if (!vpa_cli_write_stdout (out, error))
+      g_autofree char *out = vpa_output_ops_check_json (dom->name, results, ok);
+      if (!vpa_cli_common_write_stdout (out, error))
         return FALSE;
     }
   for (guint i = 0; i < results->len; i++)
@@ -259,7 +259,7 @@ define_settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const
     {
       g_autofree char *message = g_strdup_printf ("domain '%s' is defined, but the spare root ports libvirt gave its own devices were not replaced: %s",
                                                   name, local->message);
-      vpa_cli_warn (message);
+      vpa_cli_common_warn (message);
     }
 }
 

@@ -91,11 +91,11 @@ vpa_cli_fleet_hosts (const char *store_uri, gboolean json, GError **error)
       (hosts = vpa_fleet_hosts_list (store, error)) == NULL)
     return FALSE;
   out = json ? vpa_cli_fleet_hosts_json (hosts, host_json, now) : hosts_text (hosts, now);
-  return vpa_cli_write_stdout (out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 gboolean
-vpa_cli_fleet_remove (const char *store_uri, const char *host, GError **error)
+vpa_cli_fleet_hosts_remove (const char *store_uri, const char *host, GError **error)
 {
   g_autoptr (VpaFleetStore) store = NULL;
   g_autofree char *out = NULL;
@@ -105,11 +105,11 @@ vpa_cli_fleet_remove (const char *store_uri, const char *host, GError **error)
       !vpa_fleet_hosts_remove (store, host, error))
     return FALSE;
   out = g_strdup_printf ("%s: removed\n", host);
-  return vpa_cli_write_stdout (out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 char *
-vpa_cli_fleet_default_host (GError **error)
+vpa_cli_fleet_hosts_default (GError **error)
 {
   const char *name = g_get_host_name ();
 
@@ -122,7 +122,7 @@ vpa_cli_fleet_default_host (GError **error)
 }
 
 gboolean
-vpa_cli_fleet_filter_failed (const char *domain, GPtrArray *verdicts, GError **error)
+vpa_cli_fleet_hosts_filter_failed (const char *domain, GPtrArray *verdicts, GError **error)
 {
   if (verdicts->len == 0)
     {
@@ -138,7 +138,7 @@ vpa_cli_fleet_filter_failed (const char *domain, GPtrArray *verdicts, GError **e
       g_autoptr (GError) line = g_error_new (VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
                                              "%s: no host passes: %s: %s", domain, v->host,
                                              v->reason != NULL ? v->reason : "-");
-      vpa_cli_fail ("virt-pci-affinity: fleet: ", line);
+      vpa_cli_common_fail ("virt-pci-affinity: fleet: ", line);
     }
   {
     const VpaFleetVerdict *v = g_ptr_array_index (verdicts, verdicts->len - 1);

@@ -22,16 +22,16 @@ char *vpa_cli_fleet_hosts_json (GPtrArray *items, VpaCliFleetHostJson add, gpoin
 gboolean vpa_cli_fleet_hosts (const char *store, gboolean json, GError **error);
 
 /* Removes host and its rows from store; prints "NAME: removed". */
-gboolean vpa_cli_fleet_remove (const char *store, const char *host, GError **error);
+gboolean vpa_cli_fleet_hosts_remove (const char *store, const char *host, GError **error);
 
 /* The name `fleet sync` uses without --host: this machine's host name
  * (gethostname), which must be a valid fleet host name. */
-char *vpa_cli_fleet_default_host (GError **error);
+char *vpa_cli_fleet_hosts_default (GError **error);
 
 /* When no host passes: one line on stderr per host but the last,
  * "DOMAIN: no host passes: HOST: REASON", whose line is the error set
  * (VPA_ERROR_UNSATISFIABLE). Returns FALSE. */
-gboolean vpa_cli_fleet_filter_failed (const char *domain, GPtrArray *verdicts /* VpaFleetVerdict* */,
-                                      GError **error);
+gboolean vpa_cli_fleet_hosts_filter_failed (const char *domain, GPtrArray *verdicts /* VpaFleetVerdict* */,
+                                            GError **error);
 
 G_END_DECLS

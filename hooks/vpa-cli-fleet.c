@@ -63,7 +63,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FleetCli, fleet_cli_clear)
 static int
 fail (const GError *error)
 {
-  return vpa_cli_fail ("virt-pci-affinity: fleet: ", error);
+  return vpa_cli_common_fail ("virt-pci-affinity: fleet: ", error);
 }
 
 static gboolean
@@ -87,7 +87,7 @@ require (const char *value, const char *option, GError **error)
 static GPtrArray *
 load_claims (const FleetCli *cli, const char *source, VpaHost *host, GError **error)
 {
-  const char *uri = vpa_cli_connect_uri (&cli->common);
+  const char *uri = vpa_cli_common_connect_uri (&cli->common);
   g_autofree char *snap = vpa_source_snapshot_path (uri);
 
   if (snap != NULL && g_strcmp0 (uri, source) != 0)
@@ -113,8 +113,8 @@ sync_once (FleetCli *cli, GError **error)
   g_autofree char *out = NULL;
   const char *source;
 
-  source = vpa_cli_inventory_uri (&cli->common);
-  if ((config = vpa_cli_load_config (&cli->common, error)) == NULL ||
+  source = vpa_cli_common_inventory_uri (&cli->common);
+  if ((config = vpa_cli_common_load_config (&cli->common, error)) == NULL ||
       (host = vpa_source_load (source, error)) == NULL ||
       (claims = load_claims (cli, source, host, error)) == NULL ||
       (inv = vpa_inventory_new (g_steal_pointer (&host), config,
@@ -138,7 +138,7 @@ sync_once (FleetCli *cli, GError **error)
   if (cli->watch)
     return TRUE;
   out = g_strdup_printf ("%s: %u devices\n", cli->host, data->devices->len);
-  return vpa_cli_write_stdout (out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 static gboolean
@@ -164,7 +164,7 @@ cmd_sync (FleetCli *cli, GError **error)
 
   if (!require (cli->store, "--store", error))
     return FALSE;
-  if (cli->host == NULL && (cli->host = vpa_cli_fleet_default_host (error)) == NULL)
+  if (cli->host == NULL && (cli->host = vpa_cli_fleet_hosts_default (error)) == NULL)
     return FALSE;
   if (!vpa_fleet_host_name_valid (cli->host, error))
     return FALSE;
@@ -177,7 +177,7 @@ cmd_sync (FleetCli *cli, GError **error)
       return FALSE;
     }
   /* Events come from the connection whose domains hold the devices. */
-  return watcher (vpa_cli_connect_uri (&cli->common), &ops, error);
+  return watcher (vpa_cli_common_connect_uri (&cli->common), &ops, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -189,13 +189,13 @@ cmd_sync (FleetCli *cli, GError **error)
 static char *
 pools_openmetrics (VpaFleetStore *store, GPtrArray *pools, const char *only, GError **error)
 {
-  g_autoptr (VpaMetrics) m = vpa_metrics_new (TRUE);
+  g_autoptr (VpaMetrics) m = vpa_output_ops_metrics_new (TRUE);
   g_autoptr (GPtrArray) hosts = vpa_fleet_store_load_hosts (store, FALSE, error);
 
   if (hosts == NULL)
     return NULL;
   for (guint i = 0; i < pools->len; i++)
-    vpa_metrics_add_pool (m, NULL, NULL, g_ptr_array_index (pools, i));
+    vpa_output_ops_metrics_add_pool (m, NULL, NULL, g_ptr_array_index (pools, i));
   for (guint i = 0; i < hosts->len; i++)
     {
       const VpaFleetHost *h = g_ptr_array_index (hosts, i);
@@ -205,11 +205,11 @@ pools_openmetrics (VpaFleetStore *store, GPtrArray *pools, const char *only, GEr
         continue;
       t = h->last_sync != NULL ? g_date_time_new_from_iso8601 (h->last_sync, NULL) : NULL;
       if (t != NULL)
-        vpa_metrics_set_gauge (m, h->name, "fleet_last_sync_timestamp_seconds",
-                               "When the host's device rows were last replaced (Unix time).",
-                               (double) g_date_time_to_unix (t));
+        vpa_output_ops_metrics_set_gauge (m, h->name, "fleet_last_sync_timestamp_seconds",
+                                          "When the host's device rows were last replaced (Unix time).",
+                                          (double) g_date_time_to_unix (t));
     }
-  return vpa_metrics_to_string (m);
+  return vpa_output_ops_metrics_to_string (m);
 }
 
 static gboolean
@@ -245,8 +245,8 @@ cmd_pools (FleetCli *cli, GError **error)
   if (out == NULL)
     return FALSE;
   if (cli->output != NULL)
-    return vpa_output_write_file (cli->output, out, error);
-  return vpa_cli_write_stdout (out, error);
+    return vpa_output_ops_write_file (cli->output, out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -259,7 +259,7 @@ read_domain (const char *path, char **buf, gsize *len, GError **error)
   g_autoptr (GError) local = NULL;
 
   if (strcmp (path, "-") == 0)
-    return vpa_cli_read_stdin (buf, len, error);
+    return vpa_cli_common_read_stdin (buf, len, error);
   if (!g_file_get_contents (path, buf, len, &local))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: cannot read: %s", path,
@@ -376,7 +376,7 @@ cmd_filter (FleetCli *cli, GError **error)
   gsize len;
 
   if (!require (cli->store, "--store", error) ||
-      !vpa_cli_format_is_json (&cli->common, &json, error))
+      !vpa_cli_common_format_is_json (&cli->common, &json, error))
     return FALSE;
   if (cli->common.args == NULL || cli->common.args[0] == NULL || cli->common.args[1] != NULL)
     {
@@ -419,9 +419,9 @@ cmd_filter (FleetCli *cli, GError **error)
     vpa_fleet_hosts_verdicts_merge (verdicts, stale);
   /* Nothing on stdout on a non-zero exit: the reasons go to stderr. */
   if (verdicts->len == 0 || !((VpaFleetVerdict *) g_ptr_array_index (verdicts, 0))->passes)
-    return vpa_cli_fleet_filter_failed (cli->common.args[0], verdicts, error);
+    return vpa_cli_fleet_hosts_filter_failed (cli->common.args[0], verdicts, error);
   out = json ? vpa_cli_fleet_hosts_json (verdicts, verdict_json, NULL) : verdicts_text (verdicts);
-  return vpa_cli_write_stdout (out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 /* ------------------------------------------------------------------ */
@@ -434,7 +434,7 @@ cmd_hosts (FleetCli *cli, GError **error)
   gboolean json;
 
   return require (cli->store, "--store", error) &&
-         vpa_cli_format_is_json (&cli->common, &json, error) &&
+         vpa_cli_common_format_is_json (&cli->common, &json, error) &&
          vpa_cli_fleet_hosts (cli->store, json, error);
 }
 
@@ -442,7 +442,7 @@ static gboolean
 cmd_remove (FleetCli *cli, GError **error)
 {
   return require (cli->store, "--store", error) && require (cli->host, "--host", error) &&
-         vpa_cli_fleet_remove (cli->store, cli->host, error);
+         vpa_cli_fleet_hosts_remove (cli->store, cli->host, error);
 }
 
 /* ------------------------------------------------------------------ */

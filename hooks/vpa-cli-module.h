@@ -88,6 +88,6 @@ const VpaCliFleetModule *vpa_cli_fleet_module (void);
  * directory; loaded once) and returns the table its entry point returns,
  * checking the version. VPA_ERROR_ENVIRONMENT naming the path and why
  * (dlerror) when it is missing, does not load, or is of another version. */
-gconstpointer vpa_cli_module_load (const char *file, const char *entry, GError **error);
+gconstpointer vpa_cli_common_module_load (const char *file, const char *entry, GError **error);
 
 G_END_DECLS

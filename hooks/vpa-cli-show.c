@@ -58,8 +58,8 @@ static gboolean
 emit (const VpaCli *cli, const char *out, GError **error)
 {
   if (cli->output != NULL)
-    return vpa_output_write_file (cli->output, out, error);
-  return vpa_cli_write_stdout (out, error);
+    return vpa_output_ops_write_file (cli->output, out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 /* The pools and host gauges as OpenMetrics (docs/operations.md). */
@@ -67,26 +67,26 @@ static char *
 pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds,
                    const VpaConfig *config)
 {
-  g_autoptr (VpaMetrics) m = vpa_metrics_new (FALSE);
+  g_autoptr (VpaMetrics) m = vpa_output_ops_metrics_new (FALSE);
   g_autoptr (GError) verdicts_error = NULL;
   g_autoptr (GArray) pools = vpa_pools_generate (inv, VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
 
-  vpa_metrics_add_pools (m, inv, pools);
-  vpa_metrics_add_netpool (m, netrows);
-  vpa_metrics_set_gauge (m, NULL, "inventory_read_seconds",
-                         "Seconds taken to read the inventory, the claims and the configuration.",
-                         read_seconds);
-  vpa_metrics_set_gauge (m, NULL, "inventory_devices",
-                         "PCI devices in the inventory (admitted by a device spec).",
-                         inv->n_devices);
-  vpa_metrics_set_gauge (m, NULL, "devices_unassignable",
-                         "PCI devices of the host that no device spec admits.",
-                         vpa_inventory_count_unassignable (inv));
+  vpa_output_ops_metrics_add_pools (m, inv, pools);
+  vpa_output_ops_metrics_add_netpool (m, netrows);
+  vpa_output_ops_metrics_set_gauge (m, NULL, "inventory_read_seconds",
+                                    "Seconds taken to read the inventory, the claims and the configuration.",
+                                    read_seconds);
+  vpa_output_ops_metrics_set_gauge (m, NULL, "inventory_devices",
+                                    "PCI devices in the inventory (admitted by a device spec).",
+                                    inv->n_devices);
+  vpa_output_ops_metrics_set_gauge (m, NULL, "devices_unassignable",
+                                    "PCI devices of the host that no device spec admits.",
+                                    vpa_inventory_count_unassignable (inv));
   /* the hook's verdicts on this host (docs/operations.md) */
   if (!vpa_output_verdicts_add (m, config->hook_state_dir, &verdicts_error))
     g_printerr ("virt-pci-affinity: warning: hook verdicts not shown: %s\n",
                 verdicts_error->message);
-  return vpa_metrics_to_string (m);
+  return vpa_output_ops_metrics_to_string (m);
 }
 
 gboolean
@@ -131,7 +131,7 @@ vpa_cli_show_pools (VpaCli *cli, GError **error)
   else if (strcmp (format, "json") == 0)
     {
       pools = vpa_pools_generate (inv, keys);
-      out = vpa_output_pools_json_networks (inv, pools, netrows);
+      out = vpa_output_ops_pools_json_networks (inv, pools, netrows);
     }
   else
     {
@@ -139,7 +139,7 @@ vpa_cli_show_pools (VpaCli *cli, GError **error)
 
       pools = vpa_pools_generate (inv, keys);
       table = vpa_output_pools_text_ordered (inv, pools, cli->group_by);
-      more = vpa_output_netpool_text (inv, netrows);
+      more = vpa_output_ops_netpool_text (inv, netrows);
       out = g_strconcat (table, more, NULL);
     }
   if (!emit (cli, out, error))
@@ -180,7 +180,7 @@ vpa_cli_show_devices (VpaCli *cli, GError **error)
   const VpaAlias *alias = NULL;
   gboolean json;
 
-  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+  if (!vpa_cli_common_format_is_json (&cli->common, &json, error))
     return FALSE;
   if (!vpa_cli_world_load (cli, &w, error))
     return FALSE;
@@ -197,11 +197,11 @@ vpa_cli_show_devices (VpaCli *cli, GError **error)
   command_hint ("devices", inv);
   netrows = vpa_netpool_rows (inv, nets);
   if (json)
-    out = vpa_output_devices_json (inv, alias, netrows);
+    out = vpa_output_ops_devices_json (inv, alias, netrows);
   else
     {
-      g_autofree char *table = vpa_output_devices_text (inv, alias);
-      g_autofree char *more = vpa_output_netpool_text (inv, netrows);
+      g_autofree char *table = vpa_output_ops_devices_text (inv, alias);
+      g_autofree char *more = vpa_output_ops_netpool_text (inv, netrows);
       out = g_strconcat (table, more, NULL);
     }
   return emit (cli, out, error);
@@ -316,7 +316,7 @@ vpa_cli_show_topology (VpaCli *cli, GError **error)
   g_autofree char *out = NULL;
   gboolean json;
 
-  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+  if (!vpa_cli_common_format_is_json (&cli->common, &json, error))
     return FALSE;
   if (!vpa_cli_world_load (cli, &w, error) || (inv = vpa_cli_world_inventory (&w, error)) == NULL)
     return FALSE;
@@ -325,7 +325,7 @@ vpa_cli_show_topology (VpaCli *cli, GError **error)
   if (topo == NULL)
     return FALSE;
   out = json ? vpa_output_topology_json (inv, topo) : vpa_output_topology_text (inv, topo);
-  return vpa_cli_write_stdout (out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 gboolean
@@ -341,7 +341,7 @@ vpa_cli_show_nodes (VpaCli *cli, GError **error)
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "nodes: --group-by applies to pools only");
       return FALSE;
     }
-  if (!vpa_cli_format_is_json (&cli->common, &json, error) || !vpa_cli_world_load (cli, &w, error))
+  if (!vpa_cli_common_format_is_json (&cli->common, &json, error) || !vpa_cli_world_load (cli, &w, error))
     return FALSE;
   if (!w.host->sealed && !vpa_host_seal (w.host, error))
     return FALSE;
@@ -349,7 +349,7 @@ vpa_cli_show_nodes (VpaCli *cli, GError **error)
   if (cap == NULL)
     return FALSE;
   out = json ? vpa_output_nodes_json (cap) : vpa_output_nodes_text (cap);
-  return vpa_cli_write_stdout (out, error);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 gboolean
@@ -361,13 +361,13 @@ vpa_cli_show_traits (VpaCli *cli, GError **error)
   g_autofree char *out = NULL;
   gboolean json;
 
-  if (!vpa_cli_format_is_json (&cli->common, &json, error))
+  if (!vpa_cli_common_format_is_json (&cli->common, &json, error))
     return FALSE;
   if (!vpa_cli_world_load (cli, &w, error) || (inv = vpa_cli_world_inventory (&w, error)) == NULL)
     return FALSE;
   traits = vpa_traits_compute (inv);
-  out = json ? vpa_output_traits_json (traits) : vpa_output_traits_text (traits);
-  return vpa_cli_write_stdout (out, error);
+  out = json ? vpa_output_ops_traits_json (traits) : vpa_output_traits_text (traits);
+  return vpa_cli_common_write_stdout (out, error);
 }
 
 gboolean

@@ -37,19 +37,19 @@
 const char *
 vpa_cli_world_connect_uri (const VpaCli *cli)
 {
-  return vpa_cli_connect_uri (&cli->common);
+  return vpa_cli_common_connect_uri (&cli->common);
 }
 
 const char *
 vpa_cli_world_inventory_uri (const VpaCli *cli)
 {
-  return vpa_cli_inventory_uri (&cli->common);
+  return vpa_cli_common_inventory_uri (&cli->common);
 }
 
 VpaConfig *
 vpa_cli_world_load_config (const VpaCli *cli, GError **error)
 {
-  return vpa_cli_load_config (&cli->common, error);
+  return vpa_cli_common_load_config (&cli->common, error);
 }
 
 /* libvirt, loaded by the first command that needs a live connection. */
@@ -59,7 +59,7 @@ vpa_cli_world_virt_module (GError **error)
   static const VpaCliVirtModule *virt;
 
   if (virt == NULL)
-    virt = vpa_cli_module_load (VPA_CLI_VIRT_MODULE, VPA_CLI_VIRT_ENTRY, error);
+    virt = vpa_cli_common_module_load (VPA_CLI_VIRT_MODULE, VPA_CLI_VIRT_ENTRY, error);
   return virt;
 }
 
@@ -209,7 +209,7 @@ vpa_cli_world_load_networks_shown (const VpaCli *cli)
   {
     g_autofree char *message = g_strdup_printf ("hostdev networks not shown: %s",
                                                 local != NULL ? local->message : "unknown error");
-    vpa_cli_warn (message);
+    vpa_cli_common_warn (message);
   }
   return g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_netpool_hostdev_net_free);
 }
@@ -299,6 +299,6 @@ gboolean
 vpa_cli_world_read_input (const char *path, char **buf, gsize *len, GError **error)
 {
   if (g_strcmp0 (path, "-") == 0)
-    return vpa_cli_read_stdin (buf, len, error);
+    return vpa_cli_common_read_stdin (buf, len, error);
   return vpa_cli_world_read_file_bounded (path, buf, len, error);
 }

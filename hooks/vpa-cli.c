@@ -56,7 +56,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaCli, vpa_cli_clear)
 static int
 fail (GError *error)
 {
-  return vpa_cli_fail ("virt-pci-affinity: ", error);
+  return vpa_cli_common_fail ("virt-pci-affinity: ", error);
 }
 
 /* The one list of commands and which option groups each takes: --help,
@@ -282,7 +282,7 @@ run_fleet (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   const VpaCliFleetModule *fleet;
 
-  fleet = vpa_cli_module_load (VPA_CLI_FLEET_MODULE, VPA_CLI_FLEET_ENTRY, &error);
+  fleet = vpa_cli_common_module_load (VPA_CLI_FLEET_MODULE, VPA_CLI_FLEET_ENTRY, &error);
   if (fleet == NULL)
     return fail (error);
   fleet->set_claims_loader (vpa_cli_world_claims_from_uri);

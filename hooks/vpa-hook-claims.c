@@ -7,7 +7,7 @@
 #include "vpa-statedirs.h"
 
 gboolean
-vpa_hook_may_be_assigned (const VpaDevice *dev)
+vpa_hook_claims_may_be_assigned (const VpaDevice *dev)
 {
   if (dev->iommu_group < 0 || dev->driver == NULL)
     return TRUE;
@@ -58,7 +58,7 @@ candidate_buses (const VpaHookClaimsQuery *q, GError **error)
       const VpaDevice *dev = q->sysfs_root != NULL ? find (q->known, extra, q->addrs[i]) : NULL;
 
       /* Gone from sysfs, or no sysfs: nothing tells it is free. */
-      if (!q->running_only || dev == NULL || vpa_hook_may_be_assigned (dev))
+      if (!q->running_only || dev == NULL || vpa_hook_claims_may_be_assigned (dev))
         add_bus (buses, VPA_ADDR_BUS (q->addrs[i]));
     }
   return g_steal_pointer (&buses);

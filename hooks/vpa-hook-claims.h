@@ -39,6 +39,6 @@ GPtrArray *vpa_hook_claims (const VpaHookClaimsQuery *q, GError **error);
  * domain: it is in an IOMMU group and bound to a driver that is neither
  * a VFIO driver (vfio-pci and its variants, *vfio*) nor pci-stub. TRUE
  * otherwise, also when sysfs tells nothing (no IOMMU group, unbound). */
-gboolean vpa_hook_may_be_assigned (const VpaDevice *dev);
+gboolean vpa_hook_claims_may_be_assigned (const VpaDevice *dev);
 
 G_END_DECLS

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 int
-vpa_hook_handled (const char *op, const char *subop)
+vpa_hook_input_handled (const char *op, const char *subop)
 {
   static const char *const ops[] = { "prepare", "start", "migrate", "restore" };
 
@@ -29,7 +29,7 @@ vpa_hook_handled (const char *op, const char *subop)
 }
 
 int
-vpa_hook_relevant (const char *xml, size_t len)
+vpa_hook_input_relevant (const char *xml, size_t len)
 {
   static const char *const needles[] = {
     VPA_XMLNS_PREFIX, /* another version of it is refused, not passed */
@@ -47,7 +47,7 @@ vpa_hook_relevant (const char *xml, size_t len)
 }
 
 int
-vpa_hook_env_allowed (void)
+vpa_hook_input_env_allowed (void)
 {
 #ifdef VPA_HOOK_BUILD_ROOT
   static const char root[] = VPA_HOOK_BUILD_ROOT "/";
@@ -167,7 +167,7 @@ escape_name (const char *name, char *buf, size_t size)
 }
 
 int
-vpa_hook_read_domain (char **argv, char **out, size_t *out_len)
+vpa_hook_input_read_domain (char **argv, char **out, size_t *out_len)
 {
   char name[1100];
   int saved;

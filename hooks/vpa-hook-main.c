@@ -21,9 +21,9 @@ main (int argc, char **argv)
   int ret;
 
   /* A usage error or an operation we ignore: without reading stdin. */
-  if (argc != 5 || !vpa_hook_handled (argv[2], argv[3]))
+  if (argc != 5 || !vpa_hook_input_handled (argv[2], argv[3]))
     return vpa_hook_run (argv, NULL, 0);
-  if (vpa_hook_read_domain (argv, &xml, &len) < 0)
+  if (vpa_hook_input_read_domain (argv, &xml, &len) < 0)
     return 1;
   ret = vpa_hook_run (argv, xml, len);
   free (xml);

@@ -4,7 +4,7 @@
  * to the journal through its native API when the hook is built with
  * libsystemd and journald answers, else to syslog(3); the program in its
  * build tree sends it to VPA_SYSLOG_SOCKET instead when that is set
- * (tests), as it honours VPA_CONFIG (vpa_hook_env_allowed).
+ * (tests), as it honours VPA_CONFIG (vpa_hook_input_env_allowed).
  */
 #include "vpa-hook-verdict.h"
 
@@ -51,7 +51,7 @@ journal_send (const VpaVerdictEvent *ev, const char *msg)
 static void
 log_line (const VpaVerdictEvent *ev)
 {
-  const char *sock = vpa_hook_env_allowed () ? g_getenv ("VPA_SYSLOG_SOCKET") : NULL;
+  const char *sock = vpa_hook_input_env_allowed () ? g_getenv ("VPA_SYSLOG_SOCKET") : NULL;
   g_autofree char *msg = NULL;
   g_autoptr (GError) error = NULL;
 
@@ -78,7 +78,7 @@ state_dir (const VpaConfig *config)
 {
   const char *dir = config != NULL ? config->hook_state_dir : VPA_CONFIG_STATE_DIR_DEFAULT;
 
-  if (vpa_hook_env_allowed () && strcmp (dir, VPA_CONFIG_STATE_DIR_DEFAULT) == 0)
+  if (vpa_hook_input_env_allowed () && strcmp (dir, VPA_CONFIG_STATE_DIR_DEFAULT) == 0)
     return VPA_HOOK_BUILD_ROOT "/hook-state";
   return dir;
 }

@@ -72,11 +72,11 @@ fail (const HookRun *run, VpaVerdictReason reason, const char *message)
 }
 
 /* The installed file, else the defaults; VPA_CONFIG only for the
- * program in its build tree (vpa_hook_env_allowed). */
+ * program in its build tree (vpa_hook_input_env_allowed). */
 static VpaConfig *
 load_config (GError **error)
 {
-  return vpa_config_lookup (NULL, vpa_hook_env_allowed (), error);
+  return vpa_config_lookup (NULL, vpa_hook_input_env_allowed (), error);
 }
 
 /* The domain's devices and their PFs from sysfs; with extra (VpaAddr,
@@ -375,7 +375,7 @@ hook_check (HookRun *run)
     {
       /* A request we cannot read is refused; so is a document without
        * our namespace that we cannot read, since it mentions a PCI
-       * device (vpa_hook_relevant): whatever libxml2's limits, a device
+       * device (vpa_hook_input_relevant): whatever libxml2's limits, a device
        * we cannot check never starts. */
       if (memmem (run->xml, run->len, VPA_XMLNS_PREFIX, strlen (VPA_XMLNS_PREFIX)) != NULL)
         return fail (run, VPA_VERDICT_REASON_INPUT, error->message);
@@ -444,14 +444,14 @@ drop_bridges (GArray *addrs, const VpaHost *h)
 
 /* Whether a running domain may hold one of addrs (all devices of h):
  * QEMU holds a device only through VFIO, as a check reasons
- * (vpa_hook_may_be_assigned). */
+ * (vpa_hook_claims_may_be_assigned). */
 static gboolean
 any_may_be_assigned (const VpaHost *h, const GArray *addrs)
 {
   for (guint i = 0; i < addrs->len; i++)
     {
       gint idx = vpa_host_lookup (h, g_array_index (addrs, VpaAddr, i));
-      if (idx < 0 || vpa_hook_may_be_assigned (vpa_host_device (h, (guint) idx)))
+      if (idx < 0 || vpa_hook_claims_may_be_assigned (vpa_host_device (h, (guint) idx)))
         return TRUE;
     }
   return FALSE;
@@ -514,7 +514,7 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
 static gboolean
 fast_path_allowed (void)
 {
-  return !vpa_hook_env_allowed () || g_strcmp0 (g_getenv ("VPA_HOOK_REPLACE"), "full") != 0;
+  return !vpa_hook_input_env_allowed () || g_strcmp0 (g_getenv ("VPA_HOOK_REPLACE"), "full") != 0;
 }
 
 /* migrate begin / restore begin: place every request again on this host;
@@ -577,7 +577,7 @@ parse_op (const char *op)
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
     if (g_strcmp0 (op, ops[i].name) == 0)
       return ops[i].op;
-  return HOOK_OP_RESTORE; /* vpa_hook_handled() let nothing else through */
+  return HOOK_OP_RESTORE; /* vpa_hook_input_handled() let nothing else through */
 }
 
 static int
@@ -616,7 +616,7 @@ vpa_hook_run (char **argv, const char *xml, size_t len)
       return 2;
     }
   /* libc only up to here: the common cases never touch GLib. */
-  if (!vpa_hook_handled (argv[2], argv[3]) || !vpa_hook_relevant (xml, len))
+  if (!vpa_hook_input_handled (argv[2], argv[3]) || !vpa_hook_input_relevant (xml, len))
     return 0;
   /* stdout is the document libvirt reads back (migrate, restore): GLib's
    * debug and info messages (G_MESSAGES_DEBUG) go to stderr. */

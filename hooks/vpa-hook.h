@@ -17,24 +17,24 @@
  * "migrate", "restore" with sub-operation "begin"); every other one exits
  * 0 at once without reading stdin (libvirt ignores EPIPE on a hook's
  * stdin). */
-int vpa_hook_handled (const char *op, const char *subop);
+int vpa_hook_input_handled (const char *op, const char *subop);
 
 /* TRUE (1) when the document may hold a vpa request or a PCI device: our
  * namespace (any version of it), a <hostdev>, or an <interface
  * type='hostdev'> (a VF libvirt took from a hostdev network shows as one
  * in the live XML). Decided from the bytes, without parsing. */
-int vpa_hook_relevant (const char *xml, size_t len);
+int vpa_hook_input_relevant (const char *xml, size_t len);
 
 /* TRUE (1) when VPA_CONFIG may name the configuration: only the program
  * in its build tree (tests, benchmarks), never an installed copy, and
  * never under a setuid/setgid/capability launch (AT_SECURE). */
-int vpa_hook_env_allowed (void);
+int vpa_hook_input_env_allowed (void);
 
 /* Reads all of stdin into a new NUL-terminated buffer (free() it). argv
  * is the hook's (argc == 5). On failure prints the one line libvirt
  * shows (naming the domain; a document over VPA_XML_MAX_DOCUMENT bytes
  * is refused) and returns -1. */
-int vpa_hook_read_domain (char **argv, char **out, size_t *out_len);
+int vpa_hook_input_read_domain (char **argv, char **out, size_t *out_len);
 
 /* The whole hook for one call: argv is the hook's NULL-terminated argv
  * (argv[0] the program, then GUEST OP SUBOP EXTRA), xml/len the domain

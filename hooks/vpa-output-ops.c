@@ -57,7 +57,7 @@ gauge_free (Gauge *g)
 }
 
 VpaMetrics *
-vpa_metrics_new (gboolean with_host)
+vpa_output_ops_metrics_new (gboolean with_host)
 {
   VpaMetrics *m = g_new0 (VpaMetrics, 1);
 
@@ -70,7 +70,7 @@ vpa_metrics_new (gboolean with_host)
 }
 
 void
-vpa_metrics_free (VpaMetrics *m)
+vpa_output_ops_metrics_free (VpaMetrics *m)
 {
   if (m == NULL)
     return;
@@ -122,8 +122,8 @@ host_labels (const VpaMetrics *m, const char *host)
 }
 
 void
-vpa_metrics_add_pool (VpaMetrics *m, const VpaConfig *config, const char *host,
-                      const VpaPool *pool)
+vpa_output_ops_metrics_add_pool (VpaMetrics *m, const VpaConfig *config, const char *host,
+                                 const VpaPool *pool)
 {
   GString *s = host_labels (m, pool->host != NULL ? pool->host : host);
   PoolSeries *series;
@@ -177,14 +177,14 @@ gauge_set (Gauge *g, GString *labels, double value)
 }
 
 void
-vpa_metrics_set_gauge (VpaMetrics *m, const char *host, const char *name, const char *help,
-                       double value)
+vpa_output_ops_metrics_set_gauge (VpaMetrics *m, const char *host, const char *name, const char *help,
+                                  double value)
 {
   gauge_set (gauge_get (m, name, help), host_labels (m, host), value);
 }
 
 void
-vpa_metrics_add_family (VpaMetrics *m, const char *text)
+vpa_output_ops_metrics_add_family (VpaMetrics *m, const char *text)
 {
   g_string_append (m->families, text);
 }
@@ -211,7 +211,7 @@ append_value (GString *out, const char *name, const char *labels, double v)
 }
 
 char *
-vpa_metrics_to_string (VpaMetrics *m)
+vpa_output_ops_metrics_to_string (VpaMetrics *m)
 {
   GString *out = g_string_new (NULL);
   g_autofree gpointer *keys = NULL;
@@ -252,12 +252,12 @@ vpa_metrics_to_string (VpaMetrics *m)
 }
 
 void
-vpa_metrics_add_pools (VpaMetrics *m, const VpaInventory *inv, GArray *pools)
+vpa_output_ops_metrics_add_pools (VpaMetrics *m, const VpaInventory *inv, GArray *pools)
 {
   const char *host = inv->host->hostname != NULL ? inv->host->hostname : "";
 
   for (guint p = 0; p < pools->len; p++)
-    vpa_metrics_add_pool (m, inv->config, host, &g_array_index (pools, VpaPool, p));
+    vpa_output_ops_metrics_add_pool (m, inv->config, host, &g_array_index (pools, VpaPool, p));
 }
 
 guint
@@ -357,7 +357,7 @@ listed (const VpaInventory *inv, guint i, const VpaAlias *only)
 }
 
 char *
-vpa_output_devices_text (const VpaInventory *inv, const VpaAlias *only)
+vpa_output_ops_devices_text (const VpaInventory *inv, const VpaAlias *only)
 {
   static const char *const header[] = { "ADDRESS", "ID", "TYPE", "NUMA", "SOCKET", "PF",
                                         "TAGS", "STATE", "DOMAIN", NULL };
@@ -446,7 +446,7 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
 }
 
 char *
-vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only, GArray *netrows)
+vpa_output_ops_devices_json (const VpaInventory *inv, const VpaAlias *only, GArray *netrows)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -458,7 +458,7 @@ vpa_output_devices_json (const VpaInventory *inv, const VpaAlias *only, GArray *
     if (listed (inv, i, only))
       device_json (b, inv, i);
   json_builder_end_array (b);
-  vpa_output_netpool_json_add (b, inv, netrows);
+  vpa_output_ops_netpool_json_add (b, inv, netrows);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   return vpa_output_json_to_string (root);
@@ -473,7 +473,7 @@ static const char *const check_status_names[] = { "ok", "missing", "policy", "cl
 G_STATIC_ASSERT (G_N_ELEMENTS (check_status_names) == VPA_CHECK_LAST);
 
 char *
-vpa_output_check_json (const char *domain, GPtrArray *results, gboolean ok)
+vpa_output_ops_check_json (const char *domain, GPtrArray *results, gboolean ok)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -506,7 +506,7 @@ vpa_output_check_json (const char *domain, GPtrArray *results, gboolean ok)
 }
 
 char *
-vpa_output_traits_json (char **traits)
+vpa_output_ops_traits_json (char **traits)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -591,7 +591,7 @@ restore_replaced (const char *path, const Replaced *r, GError **error)
 }
 
 gboolean
-vpa_output_write_file (const char *path, const char *text, GError **error)
+vpa_output_ops_write_file (const char *path, const char *text, GError **error)
 {
   g_autoptr (GError) local = NULL;
   Replaced r = replaced_of (path);
@@ -630,7 +630,7 @@ row_tagset (const VpaInventory *inv, const VpaDevice *pf)
 }
 
 char *
-vpa_output_netpool_text (const VpaInventory *inv, GArray *netrows)
+vpa_output_ops_netpool_text (const VpaInventory *inv, GArray *netrows)
 {
   static const char *const header[] = { "NETWORK", "PF", "DEVICE", "NUMA", "SOCKET", "TAGS",
                                         "VFS", "FREE", NULL };
@@ -661,7 +661,7 @@ vpa_output_netpool_text (const VpaInventory *inv, GArray *netrows)
 }
 
 void
-vpa_output_netpool_json_add (JsonBuilder *b, const VpaInventory *inv, GArray *netrows)
+vpa_output_ops_netpool_json_add (JsonBuilder *b, const VpaInventory *inv, GArray *netrows)
 {
   if (netrows == NULL || netrows->len == 0)
     return;
@@ -693,7 +693,7 @@ vpa_output_netpool_json_add (JsonBuilder *b, const VpaInventory *inv, GArray *ne
 }
 
 char *
-vpa_output_pools_json_networks (const VpaInventory *inv, GArray *pools, GArray *netrows)
+vpa_output_ops_pools_json_networks (const VpaInventory *inv, GArray *pools, GArray *netrows)
 {
   g_autoptr (JsonBuilder) b = json_builder_new ();
   g_autoptr (JsonNode) root = NULL;
@@ -704,14 +704,14 @@ vpa_output_pools_json_networks (const VpaInventory *inv, GArray *pools, GArray *
     ptrs[p] = &g_array_index (pools, VpaPool, p);
   json_builder_begin_object (b);
   vpa_output_pools_json_add (b, inv->config, ptrs, pools->len);
-  vpa_output_netpool_json_add (b, inv, netrows);
+  vpa_output_ops_netpool_json_add (b, inv, netrows);
   json_builder_end_object (b);
   root = json_builder_get_root (b);
   return vpa_output_json_to_string (root);
 }
 
 void
-vpa_metrics_add_netpool (VpaMetrics *m, GArray *netrows)
+vpa_output_ops_metrics_add_netpool (VpaMetrics *m, GArray *netrows)
 {
   for (guint i = 0; netrows != NULL && i < netrows->len; i++)
     {

@@ -61,7 +61,7 @@ vpa_output_verdicts_add (VpaMetrics *m, const char *state_dir, GError **error)
   if (exists)
     {
       text = vpa_output_verdicts_openmetrics (c);
-      vpa_metrics_add_family (m, text);
+      vpa_output_ops_metrics_add_family (m, text);
     }
   return TRUE;
 }

@@ -680,7 +680,7 @@ test_may_be_assigned (void)
 
       dev->iommu_group = cases[i].group;
       dev->driver = g_strdup (cases[i].driver);
-      g_assert_cmpint (vpa_hook_may_be_assigned (dev), ==, cases[i].may);
+      g_assert_cmpint (vpa_hook_claims_may_be_assigned (dev), ==, cases[i].may);
     }
 }
 
