@@ -135,8 +135,10 @@ run_once (const BenchCommand *cmd, gint64 *wall_ns, glong *maxrss_kib)
       close (pipe_fd[1]);
     }
   while (wait4 (pid, &status, 0, &ru) < 0)
-    if (errno != EINTR)
-      return FALSE;
+    {
+      if (errno != EINTR)
+        return FALSE;
+    }
   *wall_ns = now_ns () - t0;
   *maxrss_kib = ru.ru_maxrss;
 
@@ -244,19 +246,21 @@ main (int argc, char **argv)
   signal (SIGPIPE, SIG_IGN);
 
   for (guint round = 0; round < warmup + runs; round++)
-    for (guint c = 0; c < cmds->len; c++)
-      {
-        BenchCommand *cmd = g_ptr_array_index (cmds, c);
-        gint64 wall;
-        glong rss;
+    {
+      for (guint c = 0; c < cmds->len; c++)
+        {
+          BenchCommand *cmd = g_ptr_array_index (cmds, c);
+          gint64 wall;
+          glong rss;
 
-        if (!run_once (cmd, &wall, &rss))
-          return 1;
-        if (round < warmup)
-          continue;
-        g_array_append_val (cmd->wall_ns, wall);
-        g_array_append_val (cmd->maxrss_kib, rss);
-      }
+          if (!run_once (cmd, &wall, &rss))
+            return 1;
+          if (round < warmup)
+            continue;
+          g_array_append_val (cmd->wall_ns, wall);
+          g_array_append_val (cmd->maxrss_kib, rss);
+        }
+    }
   print_results (cmds);
   return 0;
 }

@@ -173,8 +173,10 @@ run (int argc, char **argv, GError **error)
   start = now_ns ();
   while (t.total->len < MAX_ITERATIONS &&
          (t.total->len < min_iterations || now_ns () - start < budget_ns))
-    if (!iterate (&host, config, requests, &guest, &t, error))
-      return FALSE;
+    {
+      if (!iterate (&host, config, requests, &guest, &t, error))
+        return FALSE;
+    }
 
   printf ("{\n  \"devices\": %u,\n  \"requests\": %u,\n  \"pools\": %u,\n",
           n_devices, requests->len, t.n_pools);

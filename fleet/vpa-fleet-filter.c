@@ -86,8 +86,10 @@ gboolean
 vpa_fleet_filter_request_match (const VpaPool *pool, const VpaRequest *req)
 {
   for (guint i = 0; i < req->specs->len; i++)
-    if (spec_match (pool, g_ptr_array_index (req->specs, i)))
-      return TRUE;
+    {
+      if (spec_match (pool, g_ptr_array_index (req->specs, i)))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -135,8 +137,10 @@ slots_keep (GPtrArray *cand, gboolean (*keep) (const Slot *, gconstpointer), gco
   GPtrArray *out = g_ptr_array_sized_new (cand->len);
 
   for (guint i = 0; i < cand->len; i++)
-    if (keep (g_ptr_array_index (cand, i), data))
-      g_ptr_array_add (out, g_ptr_array_index (cand, i));
+    {
+      if (keep (g_ptr_array_index (cand, i), data))
+        g_ptr_array_add (out, g_ptr_array_index (cand, i));
+    }
   return out;
 }
 
@@ -160,14 +164,16 @@ slots_of_step (GPtrArray *cand, const VpaPolicyStep *step)
   GPtrArray *out = g_ptr_array_sized_new (cand->len);
 
   for (guint pass = 0; pass < 2; pass++)
-    for (guint i = 0; i < cand->len; i++)
-      {
-        Slot *s = g_ptr_array_index (cand, i);
-        guint bit = VPA_TIER_BIT (s->tier);
+    {
+      for (guint i = 0; i < cand->len; i++)
+        {
+          Slot *s = g_ptr_array_index (cand, i);
+          guint bit = VPA_TIER_BIT (s->tier);
 
-        if ((step->tiers & bit) != 0 && ((step->first & bit) != 0) == (pass == 0))
-          g_ptr_array_add (out, s);
-      }
+          if ((step->tiers & bit) != 0 && ((step->first & bit) != 0) == (pass == 0))
+            g_ptr_array_add (out, s);
+        }
+    }
   return out;
 }
 
@@ -269,8 +275,10 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
       /* A count=0 request fails when nothing matches (docs/nova.md,
        * "Scheduler and compute claim"). */
       if (reason != NULL)
-        *reason = g_strdup_printf ("%s: no pool matches",
-                                   req->label != NULL ? req->label : req->device);
+        {
+          *reason = g_strdup_printf ("%s: no pool matches",
+                                     req->label != NULL ? req->label : req->device);
+        }
       return FALSE;
     }
   for (guint i = 0; i < step->len && needed > 0; i++)
@@ -323,8 +331,10 @@ vpa_fleet_filter_supports_requests (const VpaFleetHost *host, GPtrArray *request
       if (weight != NULL)
         *weight = 0;
       if (reason != NULL)
-        *reason = count_reason (g_ptr_array_index (requests, host->ruled_out - 1),
-                                host->ruled_out_free, "devices match its spec", &g);
+        {
+          *reason = count_reason (g_ptr_array_index (requests, host->ruled_out - 1),
+                                  host->ruled_out_free, "devices match its spec", &g);
+        }
       return FALSE;
     }
   for (guint i = 0; host->pools != NULL && i < host->pools->len; i++)
@@ -341,12 +351,14 @@ vpa_fleet_filter_supports_requests (const VpaFleetHost *host, GPtrArray *request
     g_ptr_array_add (slots, &g_array_index (store, Slot, i));
 
   for (guint r = 0; requests != NULL && r < requests->len; r++)
-    if (!apply_request (slots, g_ptr_array_index (requests, r), &g, reason))
-      {
-        if (weight != NULL)
-          *weight = 0;
-        return FALSE;
-      }
+    {
+      if (!apply_request (slots, g_ptr_array_index (requests, r), &g, reason))
+        {
+          if (weight != NULL)
+            *weight = 0;
+          return FALSE;
+        }
+    }
 
   /* Weight: matching devices still free where the guest runs. */
   for (guint i = 0; i < slots->len; i++)
@@ -408,8 +420,10 @@ domain_names_network (const VpaDomain *dom)
   if (dom->vswitch_ports != NULL && dom->vswitch_ports->len > 0)
     return TRUE;
   for (guint i = 0; dom->ports != NULL && i < dom->ports->len; i++)
-    if (((const VpaPortRequest *) g_ptr_array_index (dom->ports, i))->physnet != NULL)
-      return TRUE;
+    {
+      if (((const VpaPortRequest *) g_ptr_array_index (dom->ports, i))->physnet != NULL)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -501,12 +515,18 @@ filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query, const Host
         continue;
       set = g_array_new (FALSE, FALSE, sizeof (gint));
       for (guint j = i; j < host->cells->len; j++)
-        if (g_array_index (host->cells, VpaFleetCell, j).socket == c->socket)
-          g_array_append_val (set, g_array_index (host->cells, VpaFleetCell, j).node);
+        {
+          if (g_array_index (host->cells, VpaFleetCell, j).socket == c->socket)
+            g_array_append_val (set, g_array_index (host->cells, VpaFleetCell, j).node);
+        }
       if (set->len > 1)
-        g_ptr_array_add (sets, set);
+        {
+          g_ptr_array_add (sets, set);
+        }
       else
-        g_array_unref (set);
+        {
+          g_array_unref (set);
+        }
     }
 
   for (guint i = 0; i < sets->len; i++)
@@ -519,8 +539,10 @@ filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query, const Host
       if ((reason = net_unmet (net, (const gint *) set->data, set->len)) != NULL)
         {
           if (first_reason == NULL)
-            first_reason = g_strdup_printf ("no host node or socket takes the requests; on node %d: %s",
-                                            g_array_index (set, gint, 0), reason);
+            {
+              first_reason = g_strdup_printf ("no host node or socket takes the requests; on node %d: %s",
+                                              g_array_index (set, gint, 0), reason);
+            }
           continue;
         }
       if (vpa_fleet_filter_supports_requests (host, query->requests, TRUE,
@@ -535,8 +557,10 @@ filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query, const Host
             }
         }
       else if (first_reason == NULL)
-        first_reason = g_strdup_printf ("no host node or socket takes the requests; on node %d: %s",
-                                        g_array_index (set, gint, 0), reason);
+        {
+          first_reason = g_strdup_printf ("no host node or socket takes the requests; on node %d: %s",
+                                          g_array_index (set, gint, 0), reason);
+        }
     }
   if (best >= 0)
     return verdict_new (host, TRUE, best, NULL, g_steal_pointer (&best_nodes));
@@ -620,10 +644,12 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
       for (guint j = 0; j < host->cells->len && !found; j++)
         found = g_array_index (host->cells, VpaFleetCell, j).node == query->guest_nodes[i];
       if (!found)
-        return verdict_new (host, FALSE, 0,
-                            g_strdup_printf ("the guest is bound to host node '%d', which the host does not have",
-                                             query->guest_nodes[i]),
-                            NULL);
+        {
+          return verdict_new (host, FALSE, 0,
+                              g_strdup_printf ("the guest is bound to host node '%d', which the host does not have",
+                                               query->guest_nodes[i]),
+                              NULL);
+        }
     }
   if ((reason = net_unmet (&net, query->guest_nodes, query->n_guest_nodes)) != NULL)
     return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);

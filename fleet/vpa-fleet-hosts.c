@@ -110,11 +110,15 @@ stale_verdict (const VpaFleetHost *host, gint64 age, gint64 max_age)
 
   v->host = g_strdup (host->name);
   if (age < 0)
-    v->reason = g_strdup_printf ("the host's rows have no valid last sync ('%s'; --max-age %" G_GINT64_FORMAT ")",
-                                 host->last_sync != NULL ? host->last_sync : "null", max_age);
+    {
+      v->reason = g_strdup_printf ("the host's rows have no valid last sync ('%s'; --max-age %" G_GINT64_FORMAT ")",
+                                   host->last_sync != NULL ? host->last_sync : "null", max_age);
+    }
   else
-    v->reason = g_strdup_printf ("the host's rows are %" G_GINT64_FORMAT " s old (last sync %s; --max-age %" G_GINT64_FORMAT ")",
-                                 age, host->last_sync, max_age);
+    {
+      v->reason = g_strdup_printf ("the host's rows are %" G_GINT64_FORMAT " s old (last sync %s; --max-age %" G_GINT64_FORMAT ")",
+                                   age, host->last_sync, max_age);
+    }
   return v;
 }
 

@@ -20,8 +20,10 @@ static gboolean
 nodes_have (const gint *nodes, guint n, gint node)
 {
   for (guint i = 0; i < n; i++)
-    if (nodes[i] == node)
-      return TRUE;
+    {
+      if (nodes[i] == node)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -29,8 +31,10 @@ static gint
 node_socket (const VpaFleetHost *host, gint node)
 {
   for (guint i = 0; i < host->cells->len; i++)
-    if (g_array_index (host->cells, VpaFleetCell, i).node == node)
-      return g_array_index (host->cells, VpaFleetCell, i).socket;
+    {
+      if (g_array_index (host->cells, VpaFleetCell, i).node == node)
+        return g_array_index (host->cells, VpaFleetCell, i).socket;
+    }
   return VPA_SOCKET_NONE;
 }
 
@@ -51,8 +55,10 @@ policy_allows (const VpaFleetHost *host, const VpaRequest *req, const VpaPool *p
     return FALSE;
   socket = node_socket (host, pool->numa_node);
   for (guint i = 0; socket != VPA_SOCKET_NONE && i < n_nodes; i++)
-    if (node_socket (host, nodes[i]) == socket)
-      return TRUE;
+    {
+      if (node_socket (host, nodes[i]) == socket)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -311,8 +317,10 @@ joint_unmet (const Ctx *ctx, GPtrArray *names)
       const char *name = g_ptr_array_index (names, i);
       VpaLocality level = VPA_LOCALITY_SWITCH;
       for (guint r = 0; r < ctx->requests->len; r++)
-        if (group_of[r] == (gint) i)
-          level = ((const VpaRequest *) g_ptr_array_index (ctx->requests, r))->locality_level;
+        {
+          if (group_of[r] == (gint) i)
+            level = ((const VpaRequest *) g_ptr_array_index (ctx->requests, r))->locality_level;
+        }
       g_ptr_array_add (groups, joint_group_new (ctx, name, level));
       choice[i] = G_MAXUINT;
       g_string_append_printf (list, "%s'%s' (level %s)", i == 0 ? "" : ", ", name,

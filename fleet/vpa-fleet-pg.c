@@ -126,9 +126,13 @@ pg_schema (VpaFleetPg *self, VpaFleetOpenMode mode, GError **error)
   for (int i = 0; i < PQntuples (tables); i++)
     {
       if (strcmp (PQgetvalue (tables, i, 0), "schema_version") == 0)
-        has_version = TRUE;
+        {
+          has_version = TRUE;
+        }
       else
-        has_tables = TRUE;
+        {
+          has_tables = TRUE;
+        }
     }
   if (has_version)
     {
@@ -163,9 +167,13 @@ pg_schema (VpaFleetPg *self, VpaFleetOpenMode mode, GError **error)
       if (step == NULL || !pg_exec (self, step, error))
         {
           if (step == NULL)
-            g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': no migration to schema version %" G_GINT64_FORMAT, self->parent.uri, v);
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': no migration to schema version %" G_GINT64_FORMAT, self->parent.uri, v);
+            }
           else
-            g_prefix_error (error, "migrating to schema version %" G_GINT64_FORMAT ": ", v);
+            {
+              g_prefix_error (error, "migrating to schema version %" G_GINT64_FORMAT ": ", v);
+            }
           return FALSE;
         }
     }
@@ -285,13 +293,17 @@ pg_copy_devices (VpaFleetPg *self, const char *id, const VpaFleetHostData *data,
       pg_fail (self, "copying devices", end, error);
       g_prefix_error (error, "host '%s': ", data->name);
       while ((rest = PQgetResult (self->conn)) != NULL)
-        g_clear_pointer (&rest, PQclear);
+        {
+          g_clear_pointer (&rest, PQclear);
+        }
       return FALSE;
     }
   g_clear_pointer (&end, PQclear);
   /* Drain the terminating NULL result. */
   while ((end = PQgetResult (self->conn)) != NULL)
-    g_clear_pointer (&end, PQclear);
+    {
+      g_clear_pointer (&end, PQclear);
+    }
   return TRUE;
 }
 

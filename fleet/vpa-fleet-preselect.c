@@ -15,8 +15,10 @@ sql_safe (const char *s)
   if (s == NULL || *s == '\0' || strlen (s) > 128)
     return FALSE;
   for (const char *p = s; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && strchr ("._:-", *p) == NULL)
-      return FALSE;
+    {
+      if (!g_ascii_isalnum (*p) && strchr ("._:-", *p) == NULL)
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -119,13 +121,19 @@ matches_sql (const VpaFleetQuery *query, gboolean columns_only)
     {
       char *match = match_sql (g_ptr_array_index (query->requests, r), columns_only);
       if (!g_ptr_array_find_with_equal_func (matches, match, g_str_equal, NULL))
-        g_ptr_array_add (matches, match);
+        {
+          g_ptr_array_add (matches, match);
+        }
       else
-        g_free (match);
+        {
+          g_free (match);
+        }
     }
   for (guint i = 0; i < matches->len; i++)
-    g_string_append_printf (out, "%s(%s)", i > 0 ? " OR " : "",
-                            (const char *) g_ptr_array_index (matches, i));
+    {
+      g_string_append_printf (out, "%s(%s)", i > 0 ? " OR " : "",
+                              (const char *) g_ptr_array_index (matches, i));
+    }
   if (matches->len == 0)
     g_string_append (out, "1 = 0");
   return g_string_free (out, FALSE);
@@ -153,10 +161,14 @@ append_ruled_out (GString *out, const VpaFleetQuery *query)
       g_string_append_printf (free, " WHEN %s < %u THEN %s", sum, req->count, sum);
     }
   if (which->len == 0)
-    g_string_append (out, "NULL AS ruled, NULL AS ruled_free");
+    {
+      g_string_append (out, "NULL AS ruled, NULL AS ruled_free");
+    }
   else
-    g_string_append_printf (out, "CASE%s END AS ruled, CASE%s END AS ruled_free", which->str,
-                            free->str);
+    {
+      g_string_append_printf (out, "CASE%s END AS ruled, CASE%s END AS ruled_free", which->str,
+                              free->str);
+    }
 }
 
 char *
@@ -188,8 +200,10 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
       g_autofree char *trait = vpa_fleet_filter_trait_unmet (query, host);
 
       if (trait != NULL)
-        g_string_append_printf (skip, "%s(%" G_GINT64_FORMAT ")", skip->len > 0 ? ", " : "",
-                                host->id);
+        {
+          g_string_append_printf (skip, "%s(%" G_GINT64_FORMAT ")", skip->len > 0 ? ", " : "",
+                                  host->id);
+        }
     }
   /* A subquery, which both databases hash, not a list compared in turn. */
   if (skip->len > 0)

@@ -36,8 +36,10 @@ decode_items (const char *text, guint n_min, guint n_max, GArray *out /* gint64 
       if (n < n_min || n > n_max || n_max > G_N_ELEMENTS (row))
         return FALSE;
       for (guint k = 0; k < n; k++)
-        if (!g_ascii_string_to_signed (f[k], 10, G_MININT64, G_MAXINT64, &row[k], NULL))
-          return FALSE;
+        {
+          if (!g_ascii_string_to_signed (f[k], 10, G_MININT64, G_MAXINT64, &row[k], NULL))
+            return FALSE;
+        }
       if (n < n_max)
         row[n_max - 1] = G_MININT64;
       g_array_append_vals (out, row, n_max);
@@ -299,8 +301,10 @@ vpa_fleet_rows_attach_pools (GPtrArray *hosts, GPtrArray *pools)
       g_free (pool->host);
       pool->host = g_strdup (host->name);
       for (guint c = 0; c < host->cells->len; c++)
-        if (g_array_index (host->cells, VpaFleetCell, c).node == pool->numa_node)
-          pool->socket = g_array_index (host->cells, VpaFleetCell, c).socket;
+        {
+          if (g_array_index (host->cells, VpaFleetCell, c).node == pool->numa_node)
+            pool->socket = g_array_index (host->cells, VpaFleetCell, c).socket;
+        }
       g_ptr_array_add (host->pools, g_steal_pointer (&g_ptr_array_index (pools, i)));
     }
   return TRUE;
@@ -326,10 +330,14 @@ void
 vpa_fleet_rows_malformed (const char *uri, const char *sql, GError **error)
 {
   if (error != NULL && *error != NULL)
-    g_prefix_error (error, "store '%s': ", uri);
+    {
+      g_prefix_error (error, "store '%s': ", uri);
+    }
   else
-    g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': malformed row of '%s'",
-                 uri, sql);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': malformed row of '%s'",
+                   uri, sql);
+    }
 }
 
 gboolean

@@ -113,8 +113,10 @@ schema_upgrade_reserved (VpaFleetSqlDialect dialect, const char *text_type,
   g_autofree char *rebuilt = NULL;
 
   if (dialect == VPA_FLEET_SQL_PG)
-    return g_strdup ("ALTER TABLE devices DROP CONSTRAINT devices_state_check,"
-                     " ADD CONSTRAINT devices_state_check CHECK (state IN (" DEVICE_STATES "));");
+    {
+      return g_strdup ("ALTER TABLE devices DROP CONSTRAINT devices_state_check,"
+                       " ADD CONSTRAINT devices_state_check CHECK (state IN (" DEVICE_STATES "));");
+    }
   rebuilt = devices_table_sql ("devices_new", text_type, table_options, DEVICE_STATES);
   return g_strconcat (rebuilt,
                       "INSERT INTO devices_new SELECT * FROM devices;"

@@ -103,9 +103,13 @@ sqlite_schema_state (VpaFleetSqlite *self, char **application, gint64 *version,
   while ((rc = sqlite3_step (tables)) == SQLITE_ROW)
     {
       if (g_strcmp0 ((const char *) sqlite3_column_text (tables, 0), "schema_version") == 0)
-        has_version = TRUE;
+        {
+          has_version = TRUE;
+        }
       else
-        *has_tables = TRUE;
+        {
+          *has_tables = TRUE;
+        }
     }
   if (rc != SQLITE_DONE)
     return sql_fail (self, "reading the schema", error);
@@ -240,9 +244,13 @@ static void
 bind_text_or_null (sqlite3_stmt *stmt, int i, const char *value)
 {
   if (value != NULL)
-    sqlite3_bind_text (stmt, i, value, -1, SQLITE_TRANSIENT);
+    {
+      sqlite3_bind_text (stmt, i, value, -1, SQLITE_TRANSIENT);
+    }
   else
-    sqlite3_bind_null (stmt, i);
+    {
+      sqlite3_bind_null (stmt, i);
+    }
 }
 
 static gboolean

@@ -113,8 +113,10 @@ vpa_fleet_host_data_from_inventory (const char *name, const VpaInventory *inv)
 
   /* One canonical string per tag set of the configuration. */
   for (guint t = 0; inv->config != NULL && t < inv->config->tagsets->len; t++)
-    g_ptr_array_add (tag_strings,
-                     vpa_fleet_tags_canonical (g_ptr_array_index (inv->config->tagsets, t)));
+    {
+      g_ptr_array_add (tag_strings,
+                       vpa_fleet_tags_canonical (g_ptr_array_index (inv->config->tagsets, t)));
+    }
 
   for (guint i = 0; i < host->devices->len; i++)
     {
@@ -297,11 +299,17 @@ json_escape (GString *out, const char *s)
   for (const unsigned char *p = (const unsigned char *) s; *p != '\0'; p++)
     {
       if (*p == '"' || *p == '\\')
-        g_string_append_printf (out, "\\%c", *p);
+        {
+          g_string_append_printf (out, "\\%c", *p);
+        }
       else if (*p < 0x20)
-        g_string_append_printf (out, "\\u%04x", *p);
+        {
+          g_string_append_printf (out, "\\u%04x", *p);
+        }
       else
-        g_string_append_c (out, (char) *p);
+        {
+          g_string_append_c (out, (char) *p);
+        }
     }
   g_string_append_c (out, '"');
 }
@@ -332,9 +340,13 @@ vpa_fleet_tags_canonical (GPtrArray *pairs)
       json_escape (out, pair->key);
       g_string_append_c (out, ':');
       if (pair->value != NULL)
-        json_escape (out, pair->value);
+        {
+          json_escape (out, pair->value);
+        }
       else
-        g_string_append (out, "null");
+        {
+          g_string_append (out, "null");
+        }
     }
   g_string_append_c (out, '}');
   return g_string_free (out, FALSE);
@@ -400,8 +412,10 @@ vpa_fleet_traits_parse (const char *str)
   g_autoptr (GPtrArray) out = g_ptr_array_new ();
 
   for (guint i = 0; parts[i] != NULL; i++)
-    if (parts[i][0] != '\0')
-      g_ptr_array_add (out, g_strdup (parts[i]));
+    {
+      if (parts[i][0] != '\0')
+        g_ptr_array_add (out, g_strdup (parts[i]));
+    }
   g_ptr_array_sort (out, str_ptr_cmp);
   g_ptr_array_add (out, NULL);
   return (GStrv) g_ptr_array_free (g_steal_pointer (&out), FALSE);

@@ -37,8 +37,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       VPA_FUZZ_CHECK (cell->socket >= VPA_SOCKET_NONE);
       VPA_FUZZ_CHECK (vpa_host_node_socket (host, cell->id) == cell->socket);
       for (guint c = 1; cell->cpus != NULL && c < cell->cpus->len; c++)
-        VPA_FUZZ_CHECK (g_array_index (cell->cpus, guint, c - 1) <
-                        g_array_index (cell->cpus, guint, c));
+        {
+          VPA_FUZZ_CHECK (g_array_index (cell->cpus, guint, c - 1) <
+                          g_array_index (cell->cpus, guint, c));
+        }
     }
   return 0;
 }

@@ -32,8 +32,10 @@ reference_parse (const char *str, guint8 *bits)
       if (neg && dash != NULL)
         return FALSE;
       for (const char *q = p; *q != '\0'; q++)
-        if (!g_ascii_isdigit (*q) && q != dash)
-          return FALSE;
+        {
+          if (!g_ascii_isdigit (*q) && q != dash)
+            return FALSE;
+        }
       if (*p == '\0' || p == dash || (dash != NULL && dash[1] == '\0') ||
           strlen (p) > 12)
         return FALSE;
@@ -79,11 +81,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   bits = g_malloc0 (VPA_CPUSET_MAX + 1);
   plain = str[0] != '\0' && reference_parse (str, bits);
   for (guint v = 0; plain && v <= VPA_CPUSET_MAX; v++)
-    if (bits[v])
-      {
-        VPA_FUZZ_CHECK (ok && n < set->len && g_array_index (set, guint, n) == v);
-        n++;
-      }
+    {
+      if (bits[v])
+        {
+          VPA_FUZZ_CHECK (ok && n < set->len && g_array_index (set, guint, n) == v);
+          n++;
+        }
+    }
   if (plain)
     VPA_FUZZ_CHECK (n == 0 ? !ok : n == set->len);
   return 0;

@@ -17,8 +17,10 @@ check_bind (const VpaDomain *dom, const VpaBind *bind)
   VPA_FUZZ_CHECK (bind->guest_nodes != NULL && bind->cell_nodes != NULL);
   VPA_FUZZ_CHECK (bind->cell_nodes->len == dom->cells->len || bind->cell_nodes->len == 0);
   for (guint i = 1; i < bind->guest_nodes->len; i++)
-    VPA_FUZZ_CHECK (g_array_index (bind->guest_nodes, gint, i - 1) <
-                    g_array_index (bind->guest_nodes, gint, i));
+    {
+      VPA_FUZZ_CHECK (g_array_index (bind->guest_nodes, gint, i - 1) <
+                      g_array_index (bind->guest_nodes, gint, i));
+    }
 }
 
 static void

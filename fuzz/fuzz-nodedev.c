@@ -14,8 +14,10 @@ is_hex4 (const char *s)
   if (strlen (s) != 4)
     return FALSE;
   for (guint i = 0; i < 4; i++)
-    if (!g_ascii_isxdigit (s[i]) || g_ascii_isupper (s[i]))
-      return FALSE;
+    {
+      if (!g_ascii_isxdigit (s[i]) || g_ascii_isupper (s[i]))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -62,10 +64,16 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     return 0;
   root = xmlDocGetRootElement (doc);
   if (vpa_xml_is (root, "device", NULL))
-    parse_one (root);
+    {
+      parse_one (root);
+    }
   else
-    for (xmlNode *c = root->children; c != NULL; c = c->next)
-      if (vpa_xml_is (c, "device", NULL))
-        parse_one (c);
+    {
+      for (xmlNode *c = root->children; c != NULL; c = c->next)
+        {
+          if (vpa_xml_is (c, "device", NULL))
+            parse_one (c);
+        }
+    }
   return 0;
 }

@@ -23,12 +23,16 @@ check_host (const VpaHost *host)
       VPA_FUZZ_CHECK (dev->dev_type < VPA_DEV_TYPE_LAST);
       VPA_FUZZ_CHECK (dev->parent_index < (gint) host->devices->len);
       if (dev->parent_index >= 0)
-        VPA_FUZZ_CHECK (vpa_host_device (host, (guint) dev->parent_index)->addr ==
-                        dev->parent_addr);
+        {
+          VPA_FUZZ_CHECK (vpa_host_device (host, (guint) dev->parent_index)->addr ==
+                          dev->parent_addr);
+        }
     }
   for (guint i = 1; i < host->cells->len; i++)
-    VPA_FUZZ_CHECK (g_array_index (host->cells, VpaCell, i - 1).id <
-                    g_array_index (host->cells, VpaCell, i).id);
+    {
+      VPA_FUZZ_CHECK (g_array_index (host->cells, VpaCell, i - 1).id <
+                      g_array_index (host->cells, VpaCell, i).id);
+    }
   for (guint i = 0; i < host->claims->len; i++)
     {
       const VpaClaim *claim = g_ptr_array_index (host->claims, i);

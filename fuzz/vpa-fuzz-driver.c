@@ -37,8 +37,10 @@ collect (const char *path, GPtrArray *out)
     return;
   names = g_ptr_array_new_with_free_func (g_free);
   while ((name = g_dir_read_name (dir)) != NULL)
-    if (name[0] != '.')
-      g_ptr_array_add (names, g_build_filename (path, name, NULL));
+    {
+      if (name[0] != '.')
+        g_ptr_array_add (names, g_build_filename (path, name, NULL));
+    }
   g_ptr_array_sort (names, compare_paths);
   for (guint i = 0; i < names->len; i++)
     collect (g_ptr_array_index (names, i), out);

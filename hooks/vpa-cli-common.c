@@ -26,9 +26,13 @@ vpa_cli_common_fail (const char *prefix, const GError *error)
   int code = VPA_ERROR_ENVIRONMENT;
 
   if (error->domain == VPA_ERROR)
-    code = error->code;
+    {
+      code = error->code;
+    }
   else if (error->domain == G_OPTION_ERROR)
-    code = VPA_ERROR_INVALID;
+    {
+      code = VPA_ERROR_INVALID;
+    }
   {
     g_autofree char *line = g_strconcat (prefix, error->message, NULL);
     g_autofree char *bounded = vpa_message_bound (line, VPA_MESSAGE_MAX);

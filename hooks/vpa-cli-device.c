@@ -92,9 +92,13 @@ add_string_or_null (JsonBuilder *b, const char *key, const char *value)
 {
   json_builder_set_member_name (b, key);
   if (value == NULL)
-    json_builder_add_null_value (b);
+    {
+      json_builder_add_null_value (b);
+    }
   else
-    json_builder_add_string_value (b, value);
+    {
+      json_builder_add_string_value (b, value);
+    }
 }
 
 static char *
@@ -321,8 +325,10 @@ vpa_cli_device_run (int argc, char **argv)
       return argc < 2 ? VPA_ERROR_INVALID : 0;
     }
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
-      return run_one (&commands[i], argc - 1, argv + 1);
+    {
+      if (strcmp (argv[1], commands[i].name) == 0)
+        return run_one (&commands[i], argc - 1, argv + 1);
+    }
   {
     g_autofree char *shown = vpa_message_bound (argv[1], 64);
     fprintf (stderr, "virt-pci-affinity: device: unknown command '%s' (expected list, release "

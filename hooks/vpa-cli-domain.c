@@ -148,9 +148,13 @@ vpa_cli_domain_check (VpaCli *cli, GError **error)
         return FALSE;
     }
   else if ((buf = vpa_cli_world_domain_xml (vpa_cli_world_connect_uri (cli), arg, error)) == NULL)
-    return FALSE;
+    {
+      return FALSE;
+    }
   else
-    len = strlen (buf);
+    {
+      len = strlen (buf);
+    }
 
   if (!vpa_cli_world_load (cli, &w, error) || (nets = vpa_cli_world_load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
@@ -344,8 +348,10 @@ mac_valid (const char *mac)
   if (strlen (mac) != 17)
     return FALSE;
   for (guint i = 0; i < 17; i++)
-    if (i % 3 == 2 ? mac[i] != ':' : !g_ascii_isxdigit (mac[i]))
-      return FALSE;
+    {
+      if (i % 3 == 2 ? mac[i] != ':' : !g_ascii_isxdigit (mac[i]))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -391,8 +397,10 @@ attach_config_value (const VpaCli *cli)
   if (!cli->persistent || cli->common.args == NULL || g_strv_length (cli->common.args) < 2)
     return NULL;
   for (guint i = 0; cli->common.args[i] != NULL; i++)
-    if (g_file_test (cli->common.args[i], G_FILE_TEST_IS_REGULAR))
-      return cli->common.args[i];
+    {
+      if (g_file_test (cli->common.args[i], G_FILE_TEST_IS_REGULAR))
+        return cli->common.args[i];
+    }
   return NULL;
 }
 

@@ -44,9 +44,13 @@ host_json (JsonBuilder *b, gconstpointer item, gpointer data)
   vpa_output_json_add_string_or_null (b, "last_sync", h->last_sync);
   json_builder_set_member_name (b, "age_seconds");
   if (age >= 0)
-    json_builder_add_int_value (b, age);
+    {
+      json_builder_add_int_value (b, age);
+    }
   else
-    json_builder_add_null_value (b);
+    {
+      json_builder_add_null_value (b);
+    }
   json_builder_set_member_name (b, "traits");
   json_builder_begin_array (b);
   for (guint t = 0; h->traits != NULL && h->traits[t] != NULL; t++)

@@ -205,9 +205,11 @@ pools_openmetrics (VpaFleetStore *store, GPtrArray *pools, const char *only, GEr
         continue;
       t = h->last_sync != NULL ? g_date_time_new_from_iso8601 (h->last_sync, NULL) : NULL;
       if (t != NULL)
-        vpa_output_ops_metrics_set_gauge (m, h->name, "fleet_last_sync_timestamp_seconds",
-                                          "When the host's device rows were last replaced (Unix time).",
-                                          (double) g_date_time_to_unix (t));
+        {
+          vpa_output_ops_metrics_set_gauge (m, h->name, "fleet_last_sync_timestamp_seconds",
+                                            "When the host's device rows were last replaced (Unix time).",
+                                            (double) g_date_time_to_unix (t));
+        }
     }
   return vpa_output_ops_metrics_to_string (m);
 }
@@ -236,12 +238,18 @@ cmd_pools (FleetCli *cli, GError **error)
       (pools = vpa_fleet_store_query_pools (store, cli->host, error)) == NULL)
     return FALSE;
   if (metrics)
-    out = pools_openmetrics (store, pools, cli->host, error);
+    {
+      out = pools_openmetrics (store, pools, cli->host, error);
+    }
   else if (json)
-    out = vpa_output_pools_json_list (NULL, (const VpaPool *const *) pools->pdata, pools->len);
+    {
+      out = vpa_output_pools_json_list (NULL, (const VpaPool *const *) pools->pdata, pools->len);
+    }
   else
-    out = vpa_output_pools_table (NULL, (const VpaPool *const *) pools->pdata, pools->len,
-                                  VPA_POOL_KEYS_FLEET, NULL);
+    {
+      out = vpa_output_pools_table (NULL, (const VpaPool *const *) pools->pdata, pools->len,
+                                    VPA_POOL_KEYS_FLEET, NULL);
+    }
   if (out == NULL)
     return FALSE;
   if (cli->output != NULL)
@@ -286,11 +294,15 @@ query_from_domain (const VpaDomain *dom, const VpaBind *bind, GPtrArray *request
     (dom->has_image_policy && dom->image_policy == VPA_POLICY_SOCKET);
   query->need_net_numa_trait = FALSE;
   for (guint i = 0; dom->ports != NULL && i < dom->ports->len; i++)
-    if (((const VpaPortRequest *) g_ptr_array_index (dom->ports, i))->has_policy)
-      query->need_net_numa_trait = TRUE;
+    {
+      if (((const VpaPortRequest *) g_ptr_array_index (dom->ports, i))->has_policy)
+        query->need_net_numa_trait = TRUE;
+    }
   for (guint i = 0; dom->vswitch_ports != NULL && i < dom->vswitch_ports->len; i++)
-    if (((const VpaVswitchPort *) g_ptr_array_index (dom->vswitch_ports, i))->has_policy)
-      query->need_net_numa_trait = TRUE;
+    {
+      if (((const VpaVswitchPort *) g_ptr_array_index (dom->vswitch_ports, i))->has_policy)
+        query->need_net_numa_trait = TRUE;
+    }
 }
 
 /* "0,1" as [0, 1]: the nodes a host was judged with, as numbers. */
@@ -321,9 +333,13 @@ verdict_json (JsonBuilder *b, gconstpointer item, gpointer data)
   vpa_output_json_add_string_or_null (b, "reason", v->reason);
   json_builder_set_member_name (b, "nodes");
   if (v->nodes != NULL)
-    add_node_list (b, v->nodes);
+    {
+      add_node_list (b, v->nodes);
+    }
   else
-    json_builder_add_null_value (b);
+    {
+      json_builder_add_null_value (b);
+    }
 }
 
 static char *
@@ -539,8 +555,10 @@ vpa_cli_fleet (int argc, char **argv)
       return argc < 2 ? VPA_ERROR_INVALID : 0;
     }
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
-      return run_command (&commands[i], argc - 1, argv + 1);
+    {
+      if (strcmp (argv[1], commands[i].name) == 0)
+        return run_command (&commands[i], argc - 1, argv + 1);
+    }
   fprintf (stderr, "virt-pci-affinity: fleet: unknown command '%s'\n", argv[1]);
   usage (stderr);
   return VPA_ERROR_INVALID;

@@ -92,13 +92,15 @@ parse_op (char **args, VpaRequestEdit *edit, GError **error)
   guint n = g_strv_length (args + 2);
 
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
-    if (strcmp (args[1], ops[i].name) == 0 &&
-        (ops[i].nargs == G_MAXUINT ? n >= 1 : n == ops[i].nargs))
-      {
-        edit->op = ops[i].op;
-        edit->name = ops[i].nargs == 1 ? args[2] : NULL;
-        return TRUE;
-      }
+    {
+      if (strcmp (args[1], ops[i].name) == 0 &&
+          (ops[i].nargs == G_MAXUINT ? n >= 1 : n == ops[i].nargs))
+        {
+          edit->op = ops[i].op;
+          edit->name = ops[i].nargs == 1 ? args[2] : NULL;
+          return TRUE;
+        }
+    }
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, REQUEST_USAGE " ('%.64s' with %u argument%s)",
                args[1], n, n == 1 ? "" : "s");
   return FALSE;
@@ -153,8 +155,10 @@ vpa_cli_request_summary (const char *domain, const VpaRequestEdit *edit,
   /* libvirt defines the interface only with its VF: until placed, the
    * port names no device and the hook refuses the domain. */
   if (res->added_device)
-    return g_strdup_printf ("domain '%s': requests written; its new interface is defined when it is placed, and until then the hook refuses its start: virt-pci-affinity request %s place",
-                            domain, quoted);
+    {
+      return g_strdup_printf ("domain '%s': requests written; its new interface is defined when it is placed, and until then the hook refuses its start: virt-pci-affinity request %s place",
+                              domain, quoted);
+    }
   return g_strdup_printf ("domain '%s': requests written; place it again: virt-pci-affinity request %s place",
                           domain, quoted);
 }

@@ -84,8 +84,10 @@ pools_openmetrics (const VpaInventory *inv, GArray *netrows, double read_seconds
                                     vpa_inventory_count_unassignable (inv));
   /* the hook's verdicts on this host (docs/operations.md) */
   if (!vpa_output_verdicts_add (m, config->hook_state_dir, &verdicts_error))
-    g_printerr ("virt-pci-affinity: warning: hook verdicts not shown: %s\n",
-                verdicts_error->message);
+    {
+      g_printerr ("virt-pci-affinity: warning: hook verdicts not shown: %s\n",
+                  verdicts_error->message);
+    }
   return vpa_output_ops_metrics_to_string (m);
 }
 
@@ -126,8 +128,10 @@ vpa_cli_show_pools (VpaCli *cli, GError **error)
     return FALSE;
   netrows = vpa_netpool_rows (inv, nets);
   if (strcmp (format, "openmetrics") == 0)
-    out = pools_openmetrics (inv, netrows,
-                             (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC, w.config);
+    {
+      out = pools_openmetrics (inv, netrows,
+                               (double) (g_get_monotonic_time () - t0) / G_USEC_PER_SEC, w.config);
+    }
   else if (strcmp (format, "json") == 0)
     {
       pools = vpa_pools_generate (inv, keys);
@@ -197,7 +201,9 @@ vpa_cli_show_devices (VpaCli *cli, GError **error)
   command_hint ("devices", inv);
   netrows = vpa_netpool_rows (inv, nets);
   if (json)
-    out = vpa_output_ops_devices_json (inv, alias, netrows);
+    {
+      out = vpa_output_ops_devices_json (inv, alias, netrows);
+    }
   else
     {
       g_autofree char *table = vpa_output_ops_devices_text (inv, alias);
@@ -250,7 +256,9 @@ vpa_cli_show_config (VpaCli *cli, GError **error)
       if (host != NULL)
         inv = vpa_inventory_new (host, config, NULL, &local);
       if (inv != NULL)
-        vpa_config_lint_inventory (config, inv, buf, len, findings);
+        {
+          vpa_config_lint_inventory (config, inv, buf, len, findings);
+        }
       else
         {
           VpaLintFinding *f = g_new0 (VpaLintFinding, 1);
@@ -294,9 +302,13 @@ vpa_cli_show_status (VpaCli *cli, GError **error)
       return FALSE;
     }
   if (cli->common.config_path != NULL)
-    st.config_path = cli->common.config_path;
+    {
+      st.config_path = cli->common.config_path;
+    }
   else if (env != NULL && *env != '\0')
-    st.config_path = env;
+    {
+      st.config_path = env;
+    }
   st.host_error = local != NULL ? local->message : NULL;
   fixes = vpa_cli_status_run (&st);
   if (fixes == 0)

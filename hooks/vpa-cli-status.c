@@ -174,13 +174,17 @@ check_daemon (Status *s)
   /* a second of slack: both times are whole seconds, and start.sh-like
    * scripts make the link and start the daemon within one */
   if (start + 1 < s->hook_time)
-    say_fix (s, "daemon",
-             "%s (pid %" G_GINT64_FORMAT ") started %s, before the hook was installed (%s), "
-             "so it does not run it: restart libvirtd (systemctl restart %s)",
-             name, pid, started, installed, name);
+    {
+      say_fix (s, "daemon",
+               "%s (pid %" G_GINT64_FORMAT ") started %s, before the hook was installed (%s), "
+               "so it does not run it: restart libvirtd (systemctl restart %s)",
+               name, pid, started, installed, name);
+    }
   else
-    say_ok (s, "daemon", "%s (pid %" G_GINT64_FORMAT ") started %s, after the hook (%s): it runs it",
-            name, pid, started, installed);
+    {
+      say_ok (s, "daemon", "%s (pid %" G_GINT64_FORMAT ") started %s, after the hook (%s): it runs it",
+              name, pid, started, installed);
+    }
 }
 
 /* config check's errors, and the configuration itself (NULL when it
@@ -218,11 +222,15 @@ check_config (Status *s)
       return NULL;
     }
   if (vpa_config_lint_worst (findings) >= VPA_LINT_WARNING)
-    say_fix (s, "config", "%s parses, with %u finding(s): run virt-pci-affinity config check",
-             path, findings->len);
+    {
+      say_fix (s, "config", "%s parses, with %u finding(s): run virt-pci-affinity config check",
+               path, findings->len);
+    }
   else
-    say_ok (s, "config", "%s parses (%u device spec(s), %u alias(es))", path,
-            config->device_specs->len, config->aliases->len);
+    {
+      say_ok (s, "config", "%s parses (%u device spec(s), %u alias(es))", path,
+              config->device_specs->len, config->aliases->len);
+    }
   return config;
 }
 
@@ -250,9 +258,11 @@ static VpaAddr
 first_missing (const GArray *a, const GArray *b)
 {
   for (guint i = 0; i < a->len; i++)
-    if (bsearch (&g_array_index (a, VpaAddr, i), b->data, b->len, sizeof (VpaAddr), addr_cmp) ==
-        NULL)
-      return g_array_index (a, VpaAddr, i);
+    {
+      if (bsearch (&g_array_index (a, VpaAddr, i), b->data, b->len, sizeof (VpaAddr), addr_cmp) ==
+          NULL)
+        return g_array_index (a, VpaAddr, i);
+    }
   return VPA_ADDR_NONE;
 }
 
@@ -346,9 +356,11 @@ check_reservations (Status *s, const VpaConfig *config)
       return;
     }
   for (guint i = 0; i < set->items->len; i++)
-    if (((const VpaReservation *) g_ptr_array_index (set->items, i))->kind ==
-        VPA_RESERVE_QUARANTINE)
-      n_quarantined++;
+    {
+      if (((const VpaReservation *) g_ptr_array_index (set->items, i))->kind ==
+          VPA_RESERVE_QUARANTINE)
+        n_quarantined++;
+    }
   say_ok (s, "reservations", "%u reservation(s), %u one-time-use and %u quarantine (%s): "
                              "virt-pci-affinity device list",
           set->items->len, set->items->len - n_quarantined, n_quarantined, set->path);

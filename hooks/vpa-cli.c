@@ -229,8 +229,10 @@ run_command (const VpaCommand *cmd, int argc, char **argv)
   /* attach's --config is virsh's "affect the persistent definition";
    * its configuration file is --config-file (docs/interface.md). */
   if (cmd->options & OPT_ATTACH)
-    common[2] = (GOptionEntry){ "config-file", 0, 0, G_OPTION_ARG_FILENAME,
-                                &cli.common.config_path, "configuration file", "FILE" };
+    {
+      common[2] = (GOptionEntry){ "config-file", 0, 0, G_OPTION_ARG_FILENAME,
+                                  &cli.common.config_path, "configuration file", "FILE" };
+    }
   g_option_context_add_main_entries (ctx, common, NULL);
   if (cmd->options & OPT_FORMAT)
     g_option_context_add_main_entries (ctx, format, NULL);
@@ -311,8 +313,10 @@ main (int argc, char **argv)
   if (strcmp (argv[1], "device") == 0)
     return vpa_cli_device_run (argc - 1, argv + 1);
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
-      return run_command (&commands[i], argc - 1, argv + 1);
+    {
+      if (strcmp (argv[1], commands[i].name) == 0)
+        return run_command (&commands[i], argc - 1, argv + 1);
+    }
   fprintf (stderr, "virt-pci-affinity: unknown command '%s'\n", argv[1]);
   usage (stderr);
   return VPA_ERROR_INVALID;

@@ -18,8 +18,10 @@ static void
 add_bus (GArray *buses, guint bus)
 {
   for (guint i = 0; i < buses->len; i++)
-    if (g_array_index (buses, guint, i) == bus)
-      return;
+    {
+      if (g_array_index (buses, guint, i) == bus)
+        return;
+    }
   g_array_append_val (buses, bus);
 }
 
@@ -44,8 +46,10 @@ candidate_buses (const VpaHookClaimsQuery *q, GError **error)
   g_autoptr (VpaHost) extra = NULL;
 
   for (guint i = 0; q->sysfs_root != NULL && i < q->n_addrs; i++)
-    if (q->known == NULL || vpa_host_lookup (q->known, q->addrs[i]) < 0)
-      g_array_append_val (unknown, q->addrs[i]);
+    {
+      if (q->known == NULL || vpa_host_lookup (q->known, q->addrs[i]) < 0)
+        g_array_append_val (unknown, q->addrs[i]);
+    }
   if (unknown->len > 0)
     {
       extra = vpa_sysfs_load_devices (q->sysfs_root, (const VpaAddr *) (gpointer) unknown->data,

@@ -23,8 +23,10 @@ vpa_hook_input_handled (const char *op, const char *subop)
   if (op == NULL || subop == NULL || strcmp (subop, "begin") != 0)
     return 0;
   for (size_t i = 0; i < sizeof (ops) / sizeof (ops[0]); i++)
-    if (strcmp (op, ops[i]) == 0)
-      return 1;
+    {
+      if (strcmp (op, ops[i]) == 0)
+        return 1;
+    }
   return 0;
 }
 
@@ -41,8 +43,10 @@ vpa_hook_input_relevant (const char *xml, size_t len)
   if (xml == NULL)
     return 0;
   for (size_t i = 0; i < sizeof (needles) / sizeof (needles[0]); i++)
-    if (memmem (xml, len, needles[i], strlen (needles[i])) != NULL)
-      return 1;
+    {
+      if (memmem (xml, len, needles[i], strlen (needles[i])) != NULL)
+        return 1;
+    }
   return 0;
 }
 
@@ -97,8 +101,10 @@ read_all (int fd, char **out, size_t *out_len)
   /* A regular file (the front's memfd, tests, manual runs) tells its
    * size up front: one read. */
   if (fstat (fd, &st) == 0 && S_ISREG (st.st_mode) && st.st_size > 0)
-    cap = (size_t) st.st_size < VPA_XML_MAX_DOCUMENT ? (size_t) st.st_size + 1
-                                                     : VPA_XML_MAX_DOCUMENT + 1;
+    {
+      cap = (size_t) st.st_size < VPA_XML_MAX_DOCUMENT ? (size_t) st.st_size + 1
+                                                       : VPA_XML_MAX_DOCUMENT + 1;
+    }
   if ((buf = malloc (cap + 1)) == NULL)
     return -1;
   for (;;)
@@ -158,9 +164,13 @@ escape_name (const char *name, char *buf, size_t size)
           buf[o++] = c == '\t' ? 't' : 'n';
         }
       else if (c < 0x20 || c == 0x7f)
-        o += (size_t) snprintf (buf + o, size - o, "\\x%02x", c);
+        {
+          o += (size_t) snprintf (buf + o, size - o, "\\x%02x", c);
+        }
       else
-        buf[o++] = (char) c;
+        {
+          buf[o++] = (char) c;
+        }
     }
   buf[o] = '\0';
   return buf;
@@ -177,10 +187,14 @@ vpa_hook_input_read_domain (char **argv, char **out, size_t *out_len)
   saved = errno;
   escape_name (argv[1], name, sizeof name);
   if (saved == EFBIG)
-    fprintf (stderr, "%s: domain '%s': the domain XML on stdin exceeds %d bytes; refusing '%s %s'\n",
-             VPA_PROG, name, VPA_XML_MAX_DOCUMENT, argv[2], argv[3]);
+    {
+      fprintf (stderr, "%s: domain '%s': the domain XML on stdin exceeds %d bytes; refusing '%s %s'\n",
+               VPA_PROG, name, VPA_XML_MAX_DOCUMENT, argv[2], argv[3]);
+    }
   else
-    fprintf (stderr, "%s: domain '%s': cannot read the domain XML on stdin: %s\n",
-             VPA_PROG, name, strerror (saved));
+    {
+      fprintf (stderr, "%s: domain '%s': cannot read the domain XML on stdin: %s\n",
+               VPA_PROG, name, strerror (saved));
+    }
   return -1;
 }

@@ -504,8 +504,10 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
   out = vpa_pipeline_place_parsed (g_steal_pointer (&h), &opts, g_steal_pointer (&dom), run->xml,
                                    run->len, &report, &error);
   if (out == NULL || report.changed)
-    g_debug ("domain '%s': re-placement: the full path answers: %s", run->guest,
-             out == NULL ? error->message : "the document changes");
+    {
+      g_debug ("domain '%s': re-placement: the full path answers: %s", run->guest,
+               out == NULL ? error->message : "the document changes");
+    }
   return out != NULL && !report.changed;
 }
 
@@ -575,8 +577,10 @@ parse_op (const char *op)
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
-    if (g_strcmp0 (op, ops[i].name) == 0)
-      return ops[i].op;
+    {
+      if (g_strcmp0 (op, ops[i].name) == 0)
+        return ops[i].op;
+    }
   return HOOK_OP_RESTORE; /* vpa_hook_input_handled() let nothing else through */
 }
 

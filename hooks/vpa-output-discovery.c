@@ -61,9 +61,13 @@ add_string_or_null (JsonBuilder *b, const char *key, const char *v)
 {
   json_builder_set_member_name (b, key);
   if (v != NULL)
-    json_builder_add_string_value (b, v);
+    {
+      json_builder_add_string_value (b, v);
+    }
   else
-    json_builder_add_null_value (b);
+    {
+      json_builder_add_null_value (b);
+    }
 }
 
 static void

@@ -92,9 +92,13 @@ append_label (GString *s, const char *name, const char *value)
       if (*p == '\\' || *p == '"')
         g_string_append_c (s, '\\');
       if (*p == '\n')
-        g_string_append (s, "\\n");
+        {
+          g_string_append (s, "\\n");
+        }
       else
-        g_string_append_c (s, *p);
+        {
+          g_string_append_c (s, *p);
+        }
     }
   g_string_append_c (s, '"');
 }
@@ -105,9 +109,13 @@ append_int_label (GString *s, const char *name, gint v)
   char buf[16];
 
   if (v < 0)
-    buf[0] = '\0';
+    {
+      buf[0] = '\0';
+    }
   else
-    g_snprintf (buf, sizeof buf, "%d", v);
+    {
+      g_snprintf (buf, sizeof buf, "%d", v);
+    }
   append_label (s, name, buf);
 }
 
@@ -157,8 +165,10 @@ gauge_get (VpaMetrics *m, const char *name, const char *help)
   Gauge *g;
 
   for (guint i = 0; i < m->gauges->len; i++)
-    if (strcmp (((Gauge *) m->gauges->pdata[i])->name, full) == 0)
-      return m->gauges->pdata[i];
+    {
+      if (strcmp (((Gauge *) m->gauges->pdata[i])->name, full) == 0)
+        return m->gauges->pdata[i];
+    }
   g = g_new0 (Gauge, 1);
   g->name = g_steal_pointer (&full);
   g->help = g_strdup (help);
@@ -205,9 +215,13 @@ append_value (GString *out, const char *name, const char *labels, double v)
     g_string_append_printf (out, "{%s}", labels);
   /* counts and timestamps as integers, durations with 9 digits */
   if (v == (double) (gint64) v && v < 1e15 && v > -1e15)
-    g_string_append_printf (out, " %" G_GINT64_FORMAT "\n", (gint64) v);
+    {
+      g_string_append_printf (out, " %" G_GINT64_FORMAT "\n", (gint64) v);
+    }
   else
-    g_string_append_printf (out, " %s\n", g_ascii_formatd (buf, sizeof buf, "%.9g", v));
+    {
+      g_string_append_printf (out, " %s\n", g_ascii_formatd (buf, sizeof buf, "%.9g", v));
+    }
 }
 
 char *
@@ -266,8 +280,10 @@ vpa_inventory_count_unassignable (const VpaInventory *inv)
   guint n = 0;
 
   for (guint i = 0; i < inv->host->devices->len; i++)
-    if (!vpa_inventory_has (inv, i))
-      n++;
+    {
+      if (!vpa_inventory_has (inv, i))
+        n++;
+    }
   return n;
 }
 
@@ -335,9 +351,11 @@ holder_text (const VpaInventory *inv, guint i)
   if (inv->state[i] == VPA_DEV_STATE_HELD)
     return g_strdup (inv->held_by[i] != NULL ? inv->held_by[i] : "?");
   if (inv->state[i] == VPA_DEV_STATE_BLOCKED && (r = blocking_relative (inv, i)) >= 0)
-    return g_strdup_printf ("%s (%s)",
-                            vpa_addr_format (vpa_host_device (inv->host, (guint) r)->addr, buf),
-                            inv->held_by[r] != NULL ? inv->held_by[r] : "reserved");
+    {
+      return g_strdup_printf ("%s (%s)",
+                              vpa_addr_format (vpa_host_device (inv->host, (guint) r)->addr, buf),
+                              inv->held_by[r] != NULL ? inv->held_by[r] : "reserved");
+    }
   /* a reserved device a domain still names: that domain */
   if (inv->state[i] == VPA_DEV_STATE_RESERVED && inv->held_by[i] != NULL)
     return g_strdup (inv->held_by[i]);
@@ -351,8 +369,10 @@ listed (const VpaInventory *inv, guint i, const VpaAlias *only)
   if (!vpa_inventory_has (inv, i))
     return FALSE;
   for (guint s = 0; only != NULL && s < only->specs->len; s++)
-    if (vpa_inventory_model_spec_match (inv, i, only->specs->pdata[s]))
-      return TRUE;
+    {
+      if (vpa_inventory_model_spec_match (inv, i, only->specs->pdata[s]))
+        return TRUE;
+    }
   return only == NULL;
 }
 
@@ -432,7 +452,9 @@ device_json (JsonBuilder *b, const VpaInventory *inv, guint i)
   json_builder_set_member_name (b, "blocked_by");
   r = inv->state[i] == VPA_DEV_STATE_BLOCKED ? blocking_relative (inv, i) : -1;
   if (r < 0)
-    json_builder_add_null_value (b);
+    {
+      json_builder_add_null_value (b);
+    }
   else
     {
       json_builder_begin_object (b);
@@ -455,8 +477,10 @@ vpa_output_ops_devices_json (const VpaInventory *inv, const VpaAlias *only, GArr
   json_builder_set_member_name (b, "devices");
   json_builder_begin_array (b);
   for (guint i = 0; i < inv->host->devices->len; i++)
-    if (listed (inv, i, only))
-      device_json (b, inv, i);
+    {
+      if (listed (inv, i, only))
+        device_json (b, inv, i);
+    }
   json_builder_end_array (b);
   vpa_output_ops_netpool_json_add (b, inv, netrows);
   json_builder_end_object (b);
@@ -572,11 +596,17 @@ restore_replaced (const char *path, const Replaced *r, GError **error)
   int saved;
 
   if (fd < 0 || fstat (fd, &st) != 0)
-    saved = errno;
+    {
+      saved = errno;
+    }
   else if (!S_ISREG (st.st_mode))
-    saved = EEXIST;
+    {
+      saved = EEXIST;
+    }
   else
-    saved = give_owner_mode (fd, &st, r);
+    {
+      saved = give_owner_mode (fd, &st, r);
+    }
   if (fd >= 0)
     close (fd);
   if (saved != 0)

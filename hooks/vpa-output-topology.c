@@ -124,9 +124,13 @@ add_string_or_null (JsonBuilder *b, const char *key, const char *value)
 {
   json_builder_set_member_name (b, key);
   if (value != NULL)
-    json_builder_add_string_value (b, value);
+    {
+      json_builder_add_string_value (b, value);
+    }
   else
-    json_builder_add_null_value (b);
+    {
+      json_builder_add_null_value (b);
+    }
 }
 
 static void

@@ -13,13 +13,19 @@ vpa_output_verdicts_openmetrics (const VpaVerdictCounts *c)
                              "operation and reason.\n# TYPE " FAMILY " counter\n");
 
   for (guint op = 0; op < VPA_VERDICT_OP_LAST; op++)
-    for (guint v = 0; v < VPA_VERDICT_LAST; v++)
-      for (guint r = 0; r < VPA_VERDICT_REASON_LAST; r++)
-        g_string_append_printf (s,
-                                FAMILY "{op=\"%s\",verdict=\"%s\",reason=\"%s\"} "
-                                       "%" G_GUINT64_FORMAT "\n",
-                                vpa_verdict_op_to_string (op), vpa_verdict_to_string (v),
-                                vpa_verdict_reason_to_string (r), c->count[op][v][r]);
+    {
+      for (guint v = 0; v < VPA_VERDICT_LAST; v++)
+        {
+          for (guint r = 0; r < VPA_VERDICT_REASON_LAST; r++)
+            {
+              g_string_append_printf (s,
+                                      FAMILY "{op=\"%s\",verdict=\"%s\",reason=\"%s\"} "
+                                             "%" G_GUINT64_FORMAT "\n",
+                                      vpa_verdict_op_to_string (op), vpa_verdict_to_string (v),
+                                      vpa_verdict_reason_to_string (r), c->count[op][v][r]);
+            }
+        }
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -30,9 +36,13 @@ vpa_output_verdicts_text (const VpaVerdictCounts *c)
   GString *s = g_string_new (NULL);
 
   for (guint op = 0; op < VPA_VERDICT_OP_LAST; op++)
-    for (guint v = 0; v < VPA_VERDICT_LAST; v++)
-      for (guint r = 0; r < VPA_VERDICT_REASON_LAST; r++)
-        total[v] += c->count[op][v][r];
+    {
+      for (guint v = 0; v < VPA_VERDICT_LAST; v++)
+        {
+          for (guint r = 0; r < VPA_VERDICT_REASON_LAST; r++)
+            total[v] += c->count[op][v][r];
+        }
+    }
   g_string_append_printf (s, "%" G_GUINT64_FORMAT " refused, %" G_GUINT64_FORMAT " would-refuse",
                           total[VPA_VERDICT_REFUSED], total[VPA_VERDICT_WOULD_REFUSE]);
   for (guint i = c->recent->len; i > 0; i--)

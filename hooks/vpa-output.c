@@ -121,9 +121,13 @@ append_row (GString *out, char *const *row, guint n_cols, const gboolean *shown,
       first = FALSE;
       pad = (gint) width[c] - (gint) g_utf8_strlen (row[c], -1);
       if (c >= right_from)
-        g_string_append_printf (out, "%*s%s", MAX (pad, 0), "", row[c]);
+        {
+          g_string_append_printf (out, "%*s%s", MAX (pad, 0), "", row[c]);
+        }
       else
-        g_string_append_printf (out, "%s%*s", row[c], MAX (pad, 0), "");
+        {
+          g_string_append_printf (out, "%s%*s", row[c], MAX (pad, 0), "");
+        }
     }
   while (out->len > start && out->str[out->len - 1] == ' ')
     g_string_truncate (out, out->len - 1);
@@ -139,16 +143,20 @@ vpa_output_table_text (GPtrArray *rows, guint n_cols, const gboolean *shown, gui
   /* A cell may quote a name the user chose (a domain's, a tag's): its
    * control characters would break the table and the terminal. */
   for (guint r = 0; r < rows->len; r++)
-    for (guint c = 0; c < n_cols; c++)
-      {
-        char **cell = &((char **) rows->pdata[r])[c];
-        char *escaped = vpa_message_escape (*cell);
-        g_free (*cell);
-        *cell = escaped;
-      }
+    {
+      for (guint c = 0; c < n_cols; c++)
+        {
+          char **cell = &((char **) rows->pdata[r])[c];
+          char *escaped = vpa_message_escape (*cell);
+          g_free (*cell);
+          *cell = escaped;
+        }
+    }
   for (guint r = 0; r < rows->len; r++)
-    for (guint c = 0; c < n_cols; c++)
-      width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) rows->pdata[r])[c], -1));
+    {
+      for (guint c = 0; c < n_cols; c++)
+        width[c] = MAX (width[c], (guint) g_utf8_strlen (((char **) rows->pdata[r])[c], -1));
+    }
   for (guint r = 0; r < rows->len; r++)
     append_row (out, rows->pdata[r], n_cols, shown, width, right_from);
   return g_string_free (out, FALSE);
@@ -167,15 +175,19 @@ column_order (const char *group_by, guint *order)
     {
       VpaPoolKeys key = vpa_pools_key_from_name (g_strstrip (names[i]));
       for (guint c = 0; c < COL_TOTAL; c++)
-        if (key != 0 && columns[c].key == key && !used[c])
-          {
-            used[c] = TRUE;
-            order[n++] = c;
-          }
+        {
+          if (key != 0 && columns[c].key == key && !used[c])
+            {
+              used[c] = TRUE;
+              order[n++] = c;
+            }
+        }
     }
   for (guint c = 0; c < COL_TOTAL; c++)
-    if (!used[c])
-      order[n++] = c;
+    {
+      if (!used[c])
+        order[n++] = c;
+    }
   for (guint c = COL_TOTAL; c < COL_LAST; c++)
     order[c] = c;
 }
@@ -207,14 +219,18 @@ permute_columns (GPtrArray *rows, gboolean *shown, const char *group_by, gboolea
     {
       char **totals = rows->pdata[rows->len - 1];
       for (guint c = 0; c < COL_TOTAL; c++)
-        if (g_strcmp0 (totals[c], "total") == 0)
-          {
-            g_free (totals[c]);
-            totals[c] = g_strdup ("");
-          }
+        {
+          if (g_strcmp0 (totals[c], "total") == 0)
+            {
+              g_free (totals[c]);
+              totals[c] = g_strdup ("");
+            }
+        }
       for (guint c = 0; c < COL_TOTAL && total_col < 0; c++)
-        if (shown[c])
-          total_col = (gint) c;
+        {
+          if (shown[c])
+            total_col = (gint) c;
+        }
       if (total_col >= 0)
         {
           g_free (totals[total_col]);
@@ -306,9 +322,13 @@ vpa_output_json_add_int_or_null (JsonBuilder *b, const char *key, gint v)
 {
   json_builder_set_member_name (b, key);
   if (v < 0)
-    json_builder_add_null_value (b);
+    {
+      json_builder_add_null_value (b);
+    }
   else
-    json_builder_add_int_value (b, v);
+    {
+      json_builder_add_int_value (b, v);
+    }
 }
 
 void
@@ -316,9 +336,13 @@ vpa_output_json_add_string_or_null (JsonBuilder *b, const char *key, const char 
 {
   json_builder_set_member_name (b, key);
   if (value == NULL)
-    json_builder_add_null_value (b);
+    {
+      json_builder_add_null_value (b);
+    }
   else
-    json_builder_add_string_value (b, value);
+    {
+      json_builder_add_string_value (b, value);
+    }
 }
 
 void
@@ -376,18 +400,26 @@ vpa_output_pool_json_add (JsonBuilder *b, const VpaConfig *config, const VpaPool
         pool->pcie_root != VPA_ADDR_NONE ? vpa_pcie_root_name (pool->pcie_root) : NULL;
       json_builder_set_member_name (b, "pcie_root");
       if (root != NULL)
-        json_builder_add_string_value (b, root);
+        {
+          json_builder_add_string_value (b, root);
+        }
       else
-        json_builder_add_null_value (b);
+        {
+          json_builder_add_null_value (b);
+        }
     }
   if (k & VPA_POOL_KEY_PCIE_SWITCH)
     {
       char buf[VPA_ADDR_BUFLEN];
       json_builder_set_member_name (b, "pcie_switch");
       if (pool->pcie_switch != VPA_ADDR_NONE)
-        json_builder_add_string_value (b, vpa_addr_format (pool->pcie_switch, buf));
+        {
+          json_builder_add_string_value (b, vpa_addr_format (pool->pcie_switch, buf));
+        }
       else
-        json_builder_add_null_value (b);
+        {
+          json_builder_add_null_value (b);
+        }
     }
   json_builder_set_member_name (b, "total");
   json_builder_add_int_value (b, pool->total);
@@ -468,9 +500,13 @@ json_append_string (GString *out, const char *s)
           break;
         default:
           if (*p < 0x20)
-            g_string_append_printf (out, "\\u%04x", *p);
+            {
+              g_string_append_printf (out, "\\u%04x", *p);
+            }
           else
-            g_string_append_c (out, (char) *p);
+            {
+              g_string_append_c (out, (char) *p);
+            }
         }
     }
   g_string_append_c (out, '"');

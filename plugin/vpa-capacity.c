@@ -7,8 +7,10 @@ static gboolean
 set_has (const GArray *set, guint v)
 {
   for (guint i = 0; set != NULL && i < set->len; i++)
-    if (g_array_index (set, guint, i) == v)
-      return TRUE;
+    {
+      if (g_array_index (set, guint, i) == v)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -16,8 +18,10 @@ static gboolean
 host_has_cpu (const VpaHost *host, guint cpu)
 {
   for (guint i = 0; i < host->cells->len; i++)
-    if (set_has (g_array_index (host->cells, VpaCell, i).cpus, cpu))
-      return TRUE;
+    {
+      if (set_has (g_array_index (host->cells, VpaCell, i).cpus, cpu))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -26,11 +30,13 @@ check_cpuset (const VpaHost *host, const VpaConfig *config, const char *key, con
               GError **error)
 {
   for (guint i = 0; set != NULL && i < set->len; i++)
-    if (!host_has_cpu (host, g_array_index (set, guint, i)))
-      {
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [host] %s: CPU %u is not on host %s", config->path, key, g_array_index (set, guint, i), host->source);
-        return FALSE;
-      }
+    {
+      if (!host_has_cpu (host, g_array_index (set, guint, i)))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [host] %s: CPU %u is not on host %s", config->path, key, g_array_index (set, guint, i), host->source);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -52,8 +58,10 @@ pinned_cpus (GPtrArray *claims, const char *exclude, GHashTable *seen)
         continue;
       g_hash_table_add (seen, c->domain);
       for (guint j = 0; j < c->numa->dedicated->len; j++)
-        g_hash_table_insert (pinned, GUINT_TO_POINTER (g_array_index (c->numa->dedicated, guint, j) + 1),
-                             GUINT_TO_POINTER (1));
+        {
+          g_hash_table_insert (pinned, GUINT_TO_POINTER (g_array_index (c->numa->dedicated, guint, j) + 1),
+                               GUINT_TO_POINTER (1));
+        }
       for (guint j = 0; j < c->numa->pinned->len; j++)
         {
           gpointer key = GUINT_TO_POINTER (g_array_index (c->numa->pinned, guint, j) + 1);

@@ -92,8 +92,10 @@ check_alias_agrees (VpaAlias *alias, VpaSpec *spec, gboolean has_policy,
                                    alias->name);
     }
   if (first_type == NULL)
-    return vpa_config_loc_error (error, &loc,
-                                 "alias '%s' has several specs, so each must set device-type (an earlier one does not)", alias->name);
+    {
+      return vpa_config_loc_error (error, &loc,
+                                   "alias '%s' has several specs, so each must set device-type (an earlier one does not)", alias->name);
+    }
   if (strcmp (type, first_type) != 0)
     {
       loc.key = "device-type";
@@ -159,8 +161,10 @@ vpa_config_alias_parse_name (const Loc *loc, const char *rest, char **name, GErr
 
   if (colon != NULL &&
       (!g_ascii_string_to_unsigned (colon + 1, 10, 2, G_MAXUINT, &n, NULL)))
-    return vpa_config_loc_error (error, loc,
-                                 "alias names cannot contain ':' (further specs of alias NAME are [alias NAME:2], [alias NAME:3], ...)");
+    {
+      return vpa_config_loc_error (error, loc,
+                                   "alias names cannot contain ':' (further specs of alias NAME are [alias NAME:2], [alias NAME:3], ...)");
+    }
   if (*base == '\0')
     return vpa_config_loc_error (error, loc, "missing alias name");
   if (strlen (base) > ALIAS_NAME_MAX)

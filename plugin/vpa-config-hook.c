@@ -60,12 +60,18 @@ vpa_config_parse_hook (VpaConfig *config, GKeyFile *kf, const char *group, GErro
       gboolean ok;
 
       if (strcmp (keys[i], "mode") == 0)
-        ok = parse_mode (config, value, error);
+        {
+          ok = parse_mode (config, value, error);
+        }
       else if (strcmp (keys[i], "state-dir") == 0)
-        ok = parse_state_dir (config, value, error);
+        {
+          ok = parse_state_dir (config, value, error);
+        }
       else
-        ok = key_error (error, config, keys[i], value,
-                        "unknown key (expected mode or state-dir)");
+        {
+          ok = key_error (error, config, keys[i], value,
+                          "unknown key (expected mode or state-dir)");
+        }
       if (!ok)
         return FALSE;
     }

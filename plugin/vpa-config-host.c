@@ -25,13 +25,21 @@ parse_page_size (const char *s, guint64 *kib)
   if (*end != '\0')
     {
       if (g_ascii_strcasecmp (end, "K") == 0 || g_ascii_strcasecmp (end, "KB") == 0)
-        scale = 1;
+        {
+          scale = 1;
+        }
       else if (g_ascii_strcasecmp (end, "M") == 0 || g_ascii_strcasecmp (end, "MB") == 0)
-        scale = 1024;
+        {
+          scale = 1024;
+        }
       else if (g_ascii_strcasecmp (end, "G") == 0 || g_ascii_strcasecmp (end, "GB") == 0)
-        scale = 1024 * 1024;
+        {
+          scale = 1024 * 1024;
+        }
       else
-        return FALSE;
+        {
+          return FALSE;
+        }
     }
   if (v == 0 || v > G_MAXUINT32)
     return FALSE;
@@ -62,12 +70,18 @@ parse_reserved_entry (const Loc *loc, const char *entry, VpaReservedPages *out, 
           has_node = TRUE;
         }
       else if (strcmp (kv, "size") == 0 && parse_page_size (colon + 1, &out->size_kib))
-        has_size = TRUE;
+        {
+          has_size = TRUE;
+        }
       else if (strcmp (kv, "count") == 0 &&
                g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXUINT32, &out->count, NULL))
-        has_count = TRUE;
+        {
+          has_count = TRUE;
+        }
       else
-        return vpa_config_loc_error (error, loc, "'%s:%s' is not a node, a page size or a count", kv, colon + 1);
+        {
+          return vpa_config_loc_error (error, loc, "'%s:%s' is not a node, a page size or a count", kv, colon + 1);
+        }
     }
   if (!has_node || !has_size || !has_count)
     return vpa_config_loc_error (error, loc, "'%s' needs node, size and count", entry);
@@ -146,14 +160,20 @@ vpa_config_host_parse (VpaConfig *config, GKeyFile *kf, const char *group, GErro
         return FALSE;
     }
   if (config->cpu_dedicated_set != NULL && config->cpu_shared_set != NULL)
-    for (guint i = 0; i < config->cpu_dedicated_set->len; i++)
-      for (guint j = 0; j < config->cpu_shared_set->len; j++)
-        if (g_array_index (config->cpu_dedicated_set, guint, i) ==
-            g_array_index (config->cpu_shared_set, guint, j))
-          {
-            Loc oloc = { config->path, group, "cpu-shared-set", NULL };
-            return vpa_config_loc_error (error, &oloc, "CPU %u is also in cpu-dedicated-set",
-                                         g_array_index (config->cpu_dedicated_set, guint, i));
-          }
+    {
+      for (guint i = 0; i < config->cpu_dedicated_set->len; i++)
+        {
+          for (guint j = 0; j < config->cpu_shared_set->len; j++)
+            {
+              if (g_array_index (config->cpu_dedicated_set, guint, i) ==
+                  g_array_index (config->cpu_shared_set, guint, j))
+                {
+                  Loc oloc = { config->path, group, "cpu-shared-set", NULL };
+                  return vpa_config_loc_error (error, &oloc, "CPU %u is also in cpu-dedicated-set",
+                                               g_array_index (config->cpu_dedicated_set, guint, i));
+                }
+            }
+        }
+    }
   return TRUE;
 }

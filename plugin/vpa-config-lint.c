@@ -190,25 +190,33 @@ vpa_config_lint_text (const char *data, gsize len, const char *path, GPtrArray *
         {
           const RawEntry *seen = g_hash_table_lookup (first, e->group);
           if (seen != NULL)
-            add (findings, VPA_LINT_ERROR, path, e->line,
-                 "group [%s] written twice (first at line %u): GKeyFile merges them into one",
-                 e->group, seen->line);
+            {
+              add (findings, VPA_LINT_ERROR, path, e->line,
+                   "group [%s] written twice (first at line %u): GKeyFile merges them into one",
+                   e->group, seen->line);
+            }
           else
-            g_hash_table_insert (first, e->group, (gpointer) e);
+            {
+              g_hash_table_insert (first, e->group, (gpointer) e);
+            }
           continue;
         }
       if (!g_str_has_prefix (e->group, "device-spec"))
         continue;
       if ((miss = vpa_config_key_alias (e->key)) != NULL)
-        add (findings, VPA_LINT_ERROR, path, e->line,
-             "[%s] key '%s' is another name for '%s' (did you mean '%s'?): as written it "
-             "is a tag, and the spec matches more devices than meant",
-             e->group, e->key, miss, miss);
+        {
+          add (findings, VPA_LINT_ERROR, path, e->line,
+               "[%s] key '%s' is another name for '%s' (did you mean '%s'?): as written it "
+               "is a tag, and the spec matches more devices than meant",
+               e->group, e->key, miss, miss);
+        }
       else if ((miss = near_miss (e->key)) != NULL)
-        add (findings, VPA_LINT_ERROR, path, e->line,
-             "[%s] key '%s' is close to '%s': as written it is a tag, and the spec matches "
-             "more devices than meant",
-             e->group, e->key, miss);
+        {
+          add (findings, VPA_LINT_ERROR, path, e->line,
+               "[%s] key '%s' is close to '%s': as written it is a tag, and the spec matches "
+               "more devices than meant",
+               e->group, e->key, miss);
+        }
     }
 }
 
@@ -250,11 +258,13 @@ lint_specs (const VpaConfig *config, const VpaInventory *inv, GHashTable *lines,
       g_autofree char *group = g_strdup_printf ("device-spec %s", spec->name);
 
       if (!g_hash_table_contains (used, spec))
-        add (findings, VPA_LINT_WARNING, config->path,
-             GPOINTER_TO_UINT (g_hash_table_lookup (lines, group)),
-             "[%s] matches no device of the inventory %s (or only devices an earlier spec "
-             "took)",
-             group, inv->host->source);
+        {
+          add (findings, VPA_LINT_WARNING, config->path,
+               GPOINTER_TO_UINT (g_hash_table_lookup (lines, group)),
+               "[%s] matches no device of the inventory %s (or only devices an earlier spec "
+               "took)",
+               group, inv->host->source);
+        }
     }
 }
 
@@ -269,16 +279,22 @@ lint_aliases (const VpaConfig *config, const VpaInventory *inv, GHashTable *line
       gboolean found = FALSE;
 
       for (guint s = 0; s < alias->specs->len && !found; s++)
-        for (guint i = 0; i < inv->host->devices->len && !found; i++)
-          found = vpa_inventory_has (inv, i) &&
-                  vpa_inventory_model_spec_match (inv, i, alias->specs->pdata[s]);
+        {
+          for (guint i = 0; i < inv->host->devices->len && !found; i++)
+            {
+              found = vpa_inventory_has (inv, i) &&
+                      vpa_inventory_model_spec_match (inv, i, alias->specs->pdata[s]);
+            }
+        }
       if (!found)
-        add (findings, VPA_LINT_WARNING, config->path,
-             GPOINTER_TO_UINT (g_hash_table_lookup (lines, group)),
-             "[%s] no device of the inventory %s satisfies it (no device spec admits a "
-             "matching device): a request for '%s' always fails",
-             group, inv->host->source,
-             alias->name);
+        {
+          add (findings, VPA_LINT_WARNING, config->path,
+               GPOINTER_TO_UINT (g_hash_table_lookup (lines, group)),
+               "[%s] no device of the inventory %s satisfies it (no device spec admits a "
+               "matching device): a request for '%s' always fails",
+               group, inv->host->source,
+               alias->name);
+        }
     }
 }
 
@@ -294,10 +310,12 @@ lint_vswitch (const VpaConfig *config, const VpaInventory *inv, GHashTable *line
       gint64 node = vpa_config_vswitch_affinity_missing_node (aff, inv->host);
 
       if (node >= 0)
-        add (findings, VPA_LINT_ERROR, config->path,
-             GPOINTER_TO_UINT (g_hash_table_lookup (lines, aff->group)),
-             "[%s] numa-nodes: node %" G_GINT64_FORMAT " is not on host %s", aff->group, node,
-             inv->host->source);
+        {
+          add (findings, VPA_LINT_ERROR, config->path,
+               GPOINTER_TO_UINT (g_hash_table_lookup (lines, aff->group)),
+               "[%s] numa-nodes: node %" G_GINT64_FORMAT " is not on host %s", aff->group, node,
+               inv->host->source);
+        }
     }
 }
 
@@ -317,8 +335,10 @@ vpa_config_lint_inventory (const VpaConfig *config, const VpaInventory *inv, con
 
       if (e->key != NULL &&
           (strcmp (e->group, "inventory") == 0 || strcmp (e->group, "claims") == 0))
-        add (findings, VPA_LINT_NOTE, config->path, e->line,
-             "[%s] %s is read by the hook only; the command takes --inventory and --connect",
-             e->group, e->key);
+        {
+          add (findings, VPA_LINT_NOTE, config->path, e->line,
+               "[%s] %s is read by the hook only; the command takes --inventory and --connect",
+               e->group, e->key);
+        }
     }
 }

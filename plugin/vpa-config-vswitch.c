@@ -35,13 +35,19 @@ static gboolean G_GNUC_PRINTF (6, 7)
   reason = g_strdup_vprintf (fmt, ap);
   va_end (ap);
   if (key == NULL)
-    g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s]: %s", path, group, reason);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s]: %s", path, group, reason);
+    }
   else if (value == NULL)
-    g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s] %s: %s", path, group, key,
-                 reason);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s] %s: %s", path, group, key,
+                   reason);
+    }
   else
-    g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s] %s='%s': %s", path, group,
-                 key, value, reason);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s] %s='%s': %s", path, group,
+                   key, value, reason);
+    }
   return FALSE;
 }
 
@@ -56,21 +62,27 @@ vswitch_group_name (const VpaConfig *config, const char *group, char **name, GEr
     {
       rest = group + strlen ("tunnel");
       if (*rest != '\0')
-        return vswitch_error (error, config->path, group, NULL, NULL,
-                              "[tunnel] takes no name (one tunnel affinity per host)");
+        {
+          return vswitch_error (error, config->path, group, NULL, NULL,
+                                "[tunnel] takes no name (one tunnel affinity per host)");
+        }
       return TRUE;
     }
   *name = g_strstrip (g_strdup (group + strlen ("physnet")));
   if (**name == '\0')
     return vswitch_error (error, config->path, group, NULL, NULL, "missing physnet name");
   if (strlen (*name) > PHYSNET_NAME_MAX)
-    return vswitch_error (error, config->path, group, NULL, NULL,
-                          "physnet name longer than %d characters", PHYSNET_NAME_MAX);
+    {
+      return vswitch_error (error, config->path, group, NULL, NULL,
+                            "physnet name longer than %d characters", PHYSNET_NAME_MAX);
+    }
   for (const char *p = *name; *p != '\0'; p++)
     {
       if (g_ascii_isspace (*p) || g_ascii_iscntrl (*p))
-        return vswitch_error (error, config->path, group, NULL, NULL,
-                              "physnet names cannot contain blanks or control characters");
+        {
+          return vswitch_error (error, config->path, group, NULL, NULL,
+                                "physnet names cannot contain blanks or control characters");
+        }
     }
   return TRUE;
 }
@@ -88,8 +100,10 @@ vswitch_check_keys (const VpaConfig *config, GKeyFile *kf, const char *group, GE
         continue;
       value = g_key_file_get_value (kf, group, keys[i], NULL);
       if (strcmp (keys[i], "numa_nodes") == 0)
-        return vswitch_error (error, config->path, group, keys[i], value,
-                              "unknown key (the key is numa-nodes)");
+        {
+          return vswitch_error (error, config->path, group, keys[i], value,
+                                "unknown key (the key is numa-nodes)");
+        }
       return vswitch_error (error, config->path, group, keys[i], value,
                             "unknown key (expected numa-nodes)");
     }
@@ -113,11 +127,15 @@ vswitch_parse_nodes (const VpaConfig *config, GKeyFile *kf, const char *group, G
   if (*value == '\0')
     return TRUE;
   if (strlen (value) > NODES_TEXT_MAX)
-    return vswitch_error (error, config->path, group, "numa-nodes", NULL,
-                          "longer than %d characters", NODES_TEXT_MAX);
+    {
+      return vswitch_error (error, config->path, group, "numa-nodes", NULL,
+                            "longer than %d characters", NODES_TEXT_MAX);
+    }
   if (!vpa_cpuset_parse (value, nodes, &local))
-    return vswitch_error (error, config->path, group, "numa-nodes", value, "%s",
-                          local->message);
+    {
+      return vswitch_error (error, config->path, group, "numa-nodes", value, "%s",
+                            local->message);
+    }
   return TRUE;
 }
 
@@ -132,9 +150,11 @@ vpa_config_parse_vswitch (VpaConfig *config, GKeyFile *kf, const char *group, GE
   if (!vswitch_group_name (config, group, &name, error))
     return FALSE;
   if (vpa_config_vswitch (config, name) != NULL)
-    return vswitch_error (error, config->path, group, NULL, NULL, "%s%s%s written twice",
-                          name != NULL ? "physnet '" : "the tunnel", name != NULL ? name : "",
-                          name != NULL ? "'" : "");
+    {
+      return vswitch_error (error, config->path, group, NULL, NULL, "%s%s%s written twice",
+                            name != NULL ? "physnet '" : "the tunnel", name != NULL ? name : "",
+                            name != NULL ? "'" : "");
+    }
   if (!vswitch_check_keys (config, kf, group, error) ||
       !vswitch_parse_nodes (config, kf, group, &aff->nodes, error))
     return FALSE;

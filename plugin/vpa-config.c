@@ -120,14 +120,20 @@ vpa_config_loc_error (GError **error, const Loc *loc, const char *fmt, ...)
   va_end (ap);
 
   if (loc->key == NULL)
-    g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s]: %s", loc->path,
-                 loc->group, reason);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s]: %s", loc->path,
+                   loc->group, reason);
+    }
   else if (loc->value == NULL)
-    g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s] %s: %s", loc->path,
-                 loc->group, loc->key, reason);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s] %s: %s", loc->path,
+                   loc->group, loc->key, reason);
+    }
   else
-    g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s] %s='%s': %s", loc->path,
-                 loc->group, loc->key, loc->value, reason);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: [%s] %s='%s': %s", loc->path,
+                   loc->group, loc->key, loc->value, reason);
+    }
   return FALSE;
 }
 
@@ -194,12 +200,16 @@ strip_inline_comments (const char *data, gsize len)
       while (p < eol && g_ascii_isspace (*p))
         p++;
       if (p < eol && *p != '#')
-        for (const char *h = p + 1; h < eol; h++)
-          if (*h == '#' && g_ascii_isspace (h[-1]))
+        {
+          for (const char *h = p + 1; h < eol; h++)
             {
-              cut = h;
-              break;
+              if (*h == '#' && g_ascii_isspace (h[-1]))
+                {
+                  cut = h;
+                  break;
+                }
             }
+        }
       while (cut > line && cut != eol && g_ascii_isspace (cut[-1]))
         cut--;
       g_string_append_len (out, line, cut - line);
@@ -228,8 +238,10 @@ vpa_config_parse_id (const Loc *loc, gboolean alias, char out[8], GError **error
   if (len == 0 || len > 4 || (alias && len != 4))
     return vpa_config_loc_error (error, loc, "expected %s hexadecimal digits", alias ? "4" : "1 to 4");
   for (gsize i = 0; i < len; i++)
-    if (!g_ascii_isxdigit (v[i]))
-      return vpa_config_loc_error (error, loc, "not a hexadecimal number");
+    {
+      if (!g_ascii_isxdigit (v[i]))
+        return vpa_config_loc_error (error, loc, "not a hexadecimal number");
+    }
   n = g_ascii_strtoull (v, NULL, 16);
   g_snprintf (out, 8, "%04x", (guint) n);
   return TRUE;
@@ -250,8 +262,10 @@ parse_addr_field (const Loc *loc, const char *what, const char *field, guint max
       return TRUE;
     }
   for (gsize i = 0; i < len; i++)
-    if (!g_ascii_isxdigit (s[i]))
-      return vpa_config_loc_error (error, loc, "%s '%s' is not a hexadecimal number", what, s);
+    {
+      if (!g_ascii_isxdigit (s[i]))
+        return vpa_config_loc_error (error, loc, "%s '%s' is not a hexadecimal number", what, s);
+    }
   n = len > 8 ? G_MAXUINT64 : g_ascii_strtoull (s, NULL, 16);
   if (n > max)
     return vpa_config_loc_error (error, loc, "%s '%s' is greater than the maximum %x", what, s, max);
@@ -275,13 +289,17 @@ parse_address (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   if (*loc->value == '\0')
     return vpa_config_loc_error (error, loc, "empty address");
   if (n > 3)
-    return vpa_config_loc_error (error, loc,
-                                 "expected [[[[domain]:]bus]:][slot][.[function]]");
+    {
+      return vpa_config_loc_error (error, loc,
+                                   "expected [[[[domain]:]bus]:][slot][.[function]]");
+    }
   for (guint i = 0; i < n; i++)
     parts[3 - n + i] = fields[i];
   for (guint i = 0; i < 4; i++)
-    if (!parse_addr_field (loc, what[i], parts[i], max[i], &spec->glob[i], error))
-      return FALSE;
+    {
+      if (!parse_addr_field (loc, what[i], parts[i], max[i], &spec->glob[i], error))
+        return FALSE;
+    }
 
   /* GKeyFile lists a key written twice in a group twice (the last value
    * wins on lookup), so this can run again for the same spec. */
@@ -289,8 +307,10 @@ parse_address (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   spec->address = g_strdup (loc->value);
   if (spec->glob[0] != ANY && spec->glob[1] != ANY && spec->glob[2] != ANY &&
       spec->glob[3] != ANY)
-    spec->exact_addr = VPA_ADDR (spec->glob[0], spec->glob[1], spec->glob[2],
-                                 spec->glob[3]);
+    {
+      spec->exact_addr = VPA_ADDR (spec->glob[0], spec->glob[1], spec->glob[2],
+                                   spec->glob[3]);
+    }
   return TRUE;
 }
 
@@ -300,8 +320,10 @@ valid_tag_key (const char *key)
   if (*key == '\0')
     return FALSE;
   for (const char *p = key; *p != '\0'; p++)
-    if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_')
-      return FALSE;
+    {
+      if (!g_ascii_isalnum (*p) && *p != '-' && *p != '_')
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -325,9 +347,13 @@ tagset_key (GPtrArray *tags)
       const VpaSpecPair *pair = g_ptr_array_index (tags, i);
       g_string_append_printf (s, "%zu:%s", strlen (pair->key), pair->key);
       if (pair->value == NULL)
-        g_string_append (s, "-;");
+        {
+          g_string_append (s, "-;");
+        }
       else
-        g_string_append_printf (s, "%zu:%s;", strlen (pair->value), pair->value);
+        {
+          g_string_append_printf (s, "%zu:%s;", strlen (pair->value), pair->value);
+        }
     }
   return g_string_free (s, FALSE);
 }
@@ -433,8 +459,10 @@ vpa_config_key_alias (const char *key)
   g_autofree char *k = g_strdelimit (g_ascii_strdown (key, -1), "_", '-');
 
   for (guint i = 0; i < G_N_ELEMENTS (key_aliases); i++)
-    if (strcmp (k, key_aliases[i].name) == 0)
-      return key_aliases[i].key;
+    {
+      if (strcmp (k, key_aliases[i].name) == 0)
+        return key_aliases[i].key;
+    }
   return NULL;
 }
 
@@ -446,16 +474,20 @@ check_near_miss (const char *tag, const Loc *loc, GError **error)
   const char *alias = vpa_config_key_alias (tag);
 
   if (alias != NULL)
-    return vpa_config_loc_error (error, loc,
-                                 "unknown key; did you mean '%s'? ('%s' is another name for it, "
-                                 "refused rather than taken as a tag)",
-                                 alias, loc->key);
+    {
+      return vpa_config_loc_error (error, loc,
+                                   "unknown key; did you mean '%s'? ('%s' is another name for it, "
+                                   "refused rather than taken as a tag)",
+                                   alias, loc->key);
+    }
 
   /* physical_network, the usual tag, is one of them: no distance to
    * compute; nor where the lengths alone are more than 2 apart. */
   for (guint i = 0; i < G_N_ELEMENTS (near_miss_keys); i++)
-    if (strcmp (lower, near_miss_keys[i]) == 0)
-      return TRUE;
+    {
+      if (strcmp (lower, near_miss_keys[i]) == 0)
+        return TRUE;
+    }
   for (guint i = 0; i < G_N_ELEMENTS (near_miss_keys); i++)
     {
       gsize klen = strlen (near_miss_keys[i]);
@@ -486,12 +518,18 @@ parse_device_spec_tag (VpaDeviceSpec *spec, const Loc *loc, GError **error)
   if (!check_near_miss (tag, loc, error))
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (reserved_tags); i++)
-    if (strcmp (tag, reserved_tags[i].tag) == 0)
-      return vpa_config_loc_error (error, loc, "'%s' is a device property, not a tag%s", tag,
-                                   reserved_tags[i].hint);
+    {
+      if (strcmp (tag, reserved_tags[i].tag) == 0)
+        {
+          return vpa_config_loc_error (error, loc, "'%s' is a device property, not a tag%s", tag,
+                                       reserved_tags[i].hint);
+        }
+    }
   for (guint i = 0; i < spec->tags->len; i++)
-    if (strcmp (((VpaSpecPair *) g_ptr_array_index (spec->tags, i))->key, tag) == 0)
-      return vpa_config_loc_error (error, loc, "tag '%s' is set twice", tag);
+    {
+      if (strcmp (((VpaSpecPair *) g_ptr_array_index (spec->tags, i))->key, tag) == 0)
+        return vpa_config_loc_error (error, loc, "tag '%s' is set twice", tag);
+    }
   /* Nova's one_time_use, a tag normalised to true or false (vpa-reserve.h) */
   if (strcmp (tag, "one_time_use") == 0 &&
       !vpa_reserve_one_time_use_value (loc->value, &spec->one_time_use))
@@ -738,8 +776,10 @@ vpa_config_load_data (const char *data, gsize len, const char *path, GError **er
     }
   groups = g_key_file_get_groups (kf, NULL);
   for (guint i = 0; groups[i] != NULL; i++)
-    if (!parse_group (config, kf, groups[i], error))
-      return NULL;
+    {
+      if (!parse_group (config, kf, groups[i], error))
+        return NULL;
+    }
   return g_steal_pointer (&config);
 }
 
@@ -771,8 +811,10 @@ glob_match (const VpaDeviceSpec *spec, VpaAddr addr)
                              VPA_ADDR_SLOT (addr), VPA_ADDR_FUNCTION (addr) };
 
   for (guint i = 0; i < 4; i++)
-    if (spec->glob[i] != ANY && spec->glob[i] != fields[i])
-      return FALSE;
+    {
+      if (spec->glob[i] != ANY && spec->glob[i] != fields[i])
+        return FALSE;
+    }
   return TRUE;
 }
 

@@ -31,8 +31,10 @@ hold (VpaInventory *inv, guint i, const char *domain)
   if (dev->parent_index >= 0)
     block (inv, (guint) dev->parent_index);
   if (dev->vf_indices != NULL)
-    for (guint v = 0; v < dev->vf_indices->len; v++)
-      block (inv, g_array_index (dev->vf_indices, guint, v));
+    {
+      for (guint v = 0; v < dev->vf_indices->len; v++)
+        block (inv, g_array_index (dev->vf_indices, guint, v));
+    }
 }
 
 static void

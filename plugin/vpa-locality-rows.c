@@ -22,9 +22,11 @@ vpa_locality_rows (const VpaInventory *inv, const GArray *devs)
       g_string_append_printf (s, "%s%s %s", k > 0 ? ", " : "", label != NULL ? label : "-",
                               vpa_addr_format (dev->addr, a));
       if (dev->parent_index >= 0)
-        g_string_append_printf (
-          s, " (a VF of %s)",
-          vpa_addr_format (vpa_host_device (host, (guint) dev->parent_index)->addr, b));
+        {
+          g_string_append_printf (
+            s, " (a VF of %s)",
+            vpa_addr_format (vpa_host_device (host, (guint) dev->parent_index)->addr, b));
+        }
     }
   return g_string_free (s, FALSE);
 }

@@ -51,14 +51,20 @@ vpa_netpool_hostdev_net_parse (const char *xml, gsize len, gboolean active, cons
   if (g_strcmp0 (mode, "hostdev") != 0)
     return NULL;
   for (xmlNode *n = forward->children; n != NULL; n = n->next)
-    if (n->type == XML_ELEMENT_NODE && vpa_xml_is (n, "pf", NULL))
-      {
-        char *dev = vpa_xml_prop (n, "dev");
-        if (dev != NULL && *dev != '\0')
-          g_ptr_array_add (pfs, dev);
-        else
-          g_free (dev);
-      }
+    {
+      if (n->type == XML_ELEMENT_NODE && vpa_xml_is (n, "pf", NULL))
+        {
+          char *dev = vpa_xml_prop (n, "dev");
+          if (dev != NULL && *dev != '\0')
+            {
+              g_ptr_array_add (pfs, dev);
+            }
+          else
+            {
+              g_free (dev);
+            }
+        }
+    }
   if (pfs->len == 0)
     return NULL;
   g_ptr_array_add (pfs, NULL);
@@ -138,8 +144,10 @@ const VpaHostdevNet *
 vpa_netpool_find (GPtrArray *nets, const char *name)
 {
   for (guint n = 0; nets != NULL && n < nets->len; n++)
-    if (strcmp (((VpaHostdevNet *) nets->pdata[n])->name, name) == 0)
-      return nets->pdata[n];
+    {
+      if (strcmp (((VpaHostdevNet *) nets->pdata[n])->name, name) == 0)
+        return nets->pdata[n];
+    }
   return NULL;
 }
 
@@ -170,24 +178,26 @@ vpa_netpool_restrict (GPtrArray *requests, const VpaDomain *dom, GPtrArray *nets
         continue;
       specs = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_spec_free);
       for (guint s = 0; s < r->specs->len; s++)
-        for (guint n = 0; nets != NULL && n < nets->len; n++)
-          {
-            const VpaHostdevNet *net = g_ptr_array_index (nets, n);
+        {
+          for (guint n = 0; nets != NULL && n < nets->len; n++)
+            {
+              const VpaHostdevNet *net = g_ptr_array_index (nets, n);
 
-            for (guint p = 0; net->active && net->pf_devs[p] != NULL; p++)
-              {
-                const VpaSpec *from = g_ptr_array_index (r->specs, s);
-                VpaSpec *spec = vpa_spec_new ();
+              for (guint p = 0; net->active && net->pf_devs[p] != NULL; p++)
+                {
+                  const VpaSpec *from = g_ptr_array_index (r->specs, s);
+                  VpaSpec *spec = vpa_spec_new ();
 
-                for (guint k = 0; k < from->pairs->len; k++)
-                  {
-                    const VpaSpecPair *pair = g_ptr_array_index (from->pairs, k);
-                    vpa_spec_set (spec, pair->key, pair->value);
-                  }
-                vpa_spec_set (spec, VPA_PROP_PF_NETDEV, net->pf_devs[p]);
-                g_ptr_array_add (specs, spec);
-              }
-          }
+                  for (guint k = 0; k < from->pairs->len; k++)
+                    {
+                      const VpaSpecPair *pair = g_ptr_array_index (from->pairs, k);
+                      vpa_spec_set (spec, pair->key, pair->value);
+                    }
+                  vpa_spec_set (spec, VPA_PROP_PF_NETDEV, net->pf_devs[p]);
+                  g_ptr_array_add (specs, spec);
+                }
+            }
+        }
       if (specs->len == 0)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,

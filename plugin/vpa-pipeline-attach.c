@@ -132,9 +132,13 @@ vpa_pipeline_attach_request (VpaHost *host, const VpaPlaceOptions *opts, VpaDoma
       /* attach never binds: a placement="auto" guest nothing placed
        * yet gets its nodes from place/define. */
       if (dom->numa_auto && guest.n_nodes == 0)
-        g_prefix_error (error, "attach: domain '%s' (placement=\"auto\", no binding recorded: place or define it with virt-pci-affinity first): ", dom->name);
+        {
+          g_prefix_error (error, "attach: domain '%s' (placement=\"auto\", no binding recorded: place or define it with virt-pci-affinity first): ", dom->name);
+        }
       else
-        g_prefix_error (error, "attach: domain '%s': ", dom->name);
+        {
+          g_prefix_error (error, "attach: domain '%s': ", dom->name);
+        }
       return NULL;
     }
   a = g_ptr_array_index (placement->assignments, 0);
@@ -146,8 +150,10 @@ vpa_pipeline_attach_request (VpaHost *host, const VpaPlaceOptions *opts, VpaDoma
 
     attach_record (record, port, r, dev);
     if (r->locality_group != NULL)
-      record->locality = (gint) vpa_locality_judge_reached (inv, dom, r,
-                                                            g_array_index (a->devices, guint, 0));
+      {
+        record->locality = (gint) vpa_locality_judge_reached (inv, dom, r,
+                                                              g_array_index (a->devices, guint, 0));
+      }
   }
   return vpa_attach_interface (dev->addr, alias, mac, guest_bus);
 }

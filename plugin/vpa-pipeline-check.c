@@ -37,22 +37,30 @@ holder_of (const VpaInventory *inv, guint idx)
   if (inv->state[idx] == VPA_DEV_STATE_HELD)
     return g_strdup_printf ("is held by domain '%s'", inv->held_by[idx]);
   if (dev->parent_index >= 0 && inv->state[dev->parent_index] == VPA_DEV_STATE_RESERVED)
-    return g_strdup_printf ("is unusable: its PF %s is reserved",
-                            vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf));
+    {
+      return g_strdup_printf ("is unusable: its PF %s is reserved",
+                              vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf));
+    }
   if (dev->parent_index >= 0 && inv->held_by[dev->parent_index] != NULL)
-    return g_strdup_printf ("is unusable: its PF %s is held by domain '%s'",
-                            vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf),
-                            inv->held_by[dev->parent_index]);
+    {
+      return g_strdup_printf ("is unusable: its PF %s is held by domain '%s'",
+                              vpa_addr_format (vpa_host_device (inv->host, (guint) dev->parent_index)->addr, buf),
+                              inv->held_by[dev->parent_index]);
+    }
   for (guint i = 0; dev->vf_indices != NULL && i < dev->vf_indices->len; i++)
     {
       guint vf = g_array_index (dev->vf_indices, guint, i);
       if (inv->state[vf] == VPA_DEV_STATE_RESERVED)
-        return g_strdup_printf ("is unusable as a whole PF: its VF %s is reserved",
-                                vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf));
+        {
+          return g_strdup_printf ("is unusable as a whole PF: its VF %s is reserved",
+                                  vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf));
+        }
       if (inv->held_by[vf] != NULL)
-        return g_strdup_printf ("is unusable as a whole PF: its VF %s is held by domain '%s'",
-                                vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf),
-                                inv->held_by[vf]);
+        {
+          return g_strdup_printf ("is unusable as a whole PF: its VF %s is held by domain '%s'",
+                                  vpa_addr_format (vpa_host_device (inv->host, vf)->addr, buf),
+                                  inv->held_by[vf]);
+        }
     }
   return g_strdup ("is not free");
 }
@@ -146,10 +154,14 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
   res->numa_node = VPA_NUMA_NONE;
   res->status = VPA_CHECK_OK;
   if (r != NULL)
-    policy = g_strdup_printf ("policy %s from %s", vpa_policy_to_string (r->policy),
-                              vpa_policy_source_to_string (r->policy_source));
+    {
+      policy = g_strdup_printf ("policy %s from %s", vpa_policy_to_string (r->policy),
+                                vpa_policy_source_to_string (r->policy_source));
+    }
   else
-    policy = g_strdup ("no request");
+    {
+      policy = g_strdup ("no request");
+    }
 
   if (hd->addr == VPA_ADDR_NONE)
     {
@@ -172,17 +184,25 @@ check_one (const VpaInventory *inv, const VpaGuestNodes *guest, const VpaDomainH
 
   /* Every problem of the device, not only the first. */
   if (inv->state[idx] == VPA_DEV_STATE_RESERVED)
-    add_problem (res, problems, VPA_CHECK_RESERVED,
-                 vpa_reserve_describe (vpa_reserve_apply_of (inv, (guint) idx)));
+    {
+      add_problem (res, problems, VPA_CHECK_RESERVED,
+                   vpa_reserve_describe (vpa_reserve_apply_of (inv, (guint) idx)));
+    }
   else if (inv->state[idx] != VPA_DEV_STATE_FREE)
-    add_problem (res, problems, VPA_CHECK_CLAIMED, holder_of (inv, (guint) idx));
+    {
+      add_problem (res, problems, VPA_CHECK_CLAIMED, holder_of (inv, (guint) idx));
+    }
   if (r != NULL && (!vpa_inventory_has (inv, (guint) idx) || !vpa_keep_request_matches (inv, (guint) idx, r)))
-    add_problem (res, problems, VPA_CHECK_POLICY, g_strdup_printf ("does not match %s", r->label));
+    {
+      add_problem (res, problems, VPA_CHECK_POLICY, g_strdup_printf ("does not match %s", r->label));
+    }
   else if (r != NULL &&
            !vpa_policy_allows (r->policy, inv->host, guest,
                                vpa_policy_tier (inv->host, guest, res->numa_node)))
-    add_problem (res, problems, VPA_CHECK_POLICY,
-                 g_strdup_printf ("breaks %s: guest host nodes %s", policy, nodes));
+    {
+      add_problem (res, problems, VPA_CHECK_POLICY,
+                   g_strdup_printf ("breaks %s: guest host nodes %s", policy, nodes));
+    }
   if (res->status != VPA_CHECK_OK)
     {
       res->line = g_strdup_printf ("%s: device %s on NUMA node %s %s", res->device, addr, numa,
@@ -212,8 +232,10 @@ static gboolean
 cell_has_cpu (const VpaCell *cell, guint cpu)
 {
   for (guint i = 0; i < cell->cpus->len; i++)
-    if (g_array_index (cell->cpus, guint, i) == cpu)
-      return TRUE;
+    {
+      if (g_array_index (cell->cpus, guint, i) == cpu)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -261,14 +283,18 @@ check_cell (const VpaHost *host, GPtrArray *others, const VpaDomain *dom, const 
       return res;
     }
   for (guint i = 0; dom->cpu_policy == VPA_CPU_POLICY_DEDICATED && i < pc->cpus->len; i++)
-    if (!check_cell_cpu (res, cell, others, pc, g_array_index (pc->cpus, guint, i), "dedicated"))
-      return res;
+    {
+      if (!check_cell_cpu (res, cell, others, pc, g_array_index (pc->cpus, guint, i), "dedicated"))
+        return res;
+    }
   for (guint i = 0; dom->cpu_policy == VPA_CPU_POLICY_DEDICATED && pc->emulator != NULL &&
                     i < pc->emulator->len;
        i++)
-    if (!check_cell_cpu (res, cell, others, pc, g_array_index (pc->emulator, guint, i),
-                         "the emulator's dedicated"))
-      return res;
+    {
+      if (!check_cell_cpu (res, cell, others, pc, g_array_index (pc->emulator, guint, i),
+                           "the emulator's dedicated"))
+        return res;
+    }
   res->status = VPA_CHECK_OK;
   res->line = g_strdup_printf ("guest cell %u: host node %d, %s CPUs %u: ok", pc->cell, pc->node,
                                vpa_cpu_policy_to_string (dom->cpu_policy), pc->cpus->len);
@@ -311,31 +337,33 @@ check_network_port (const VpaInventory *inv, const VpaGuestNodes *guest, const V
       return res;
     }
   for (guint p = 0; net != NULL && net->active && net->pf_devs[p] != NULL; p++)
-    for (guint i = 0; i < inv->host->devices->len; i++)
-      {
-        const VpaDevice *d = vpa_host_device (inv->host, i);
-        VpaDomainHostdev hd = { (char *) r->device, d->addr, TRUE };
-        g_autofree char *line = NULL;
-        char vf[VPA_ADDR_BUFLEN];
-        const char *rest;
+    {
+      for (guint i = 0; i < inv->host->devices->len; i++)
+        {
+          const VpaDevice *d = vpa_host_device (inv->host, i);
+          VpaDomainHostdev hd = { (char *) r->device, d->addr, TRUE };
+          g_autofree char *line = NULL;
+          char vf[VPA_ADDR_BUFLEN];
+          const char *rest;
 
-        if (d->parent_index < 0 || inv->state[i] != VPA_DEV_STATE_FREE ||
-            g_strcmp0 (vpa_host_device (inv->host, (guint) d->parent_index)->netdev,
-                       net->pf_devs[p]) != 0 ||
-            !vpa_inventory_has (inv, i) || !vpa_keep_request_matches (inv, i, r))
-          continue;
-        res = check_one (inv, guest, &hd, r);
-        /* "DEV: device VF on NUMA node N: ..." -> "DEV: network 'NET' (PF's VFs) on ..." */
-        vpa_addr_format (d->addr, vf);
-        vpa_addr_format (vpa_host_device (inv->host, (guint) d->parent_index)->addr, pfaddr);
-        rest = strstr (res->line, vf);
-        line = g_strdup_printf ("%s: network '%s' (VFs of PF %s)%s", r->device, net->name, pfaddr,
-                                rest != NULL ? rest + strlen (vf) : "");
-        g_free (res->line);
-        res->line = g_steal_pointer (&line);
-        res->addr = VPA_ADDR_NONE;
-        return res;
-      }
+          if (d->parent_index < 0 || inv->state[i] != VPA_DEV_STATE_FREE ||
+              g_strcmp0 (vpa_host_device (inv->host, (guint) d->parent_index)->netdev,
+                         net->pf_devs[p]) != 0 ||
+              !vpa_inventory_has (inv, i) || !vpa_keep_request_matches (inv, i, r))
+            continue;
+          res = check_one (inv, guest, &hd, r);
+          /* "DEV: device VF on NUMA node N: ..." -> "DEV: network 'NET' (PF's VFs) on ..." */
+          vpa_addr_format (d->addr, vf);
+          vpa_addr_format (vpa_host_device (inv->host, (guint) d->parent_index)->addr, pfaddr);
+          rest = strstr (res->line, vf);
+          line = g_strdup_printf ("%s: network '%s' (VFs of PF %s)%s", r->device, net->name, pfaddr,
+                                  rest != NULL ? rest + strlen (vf) : "");
+          g_free (res->line);
+          res->line = g_steal_pointer (&line);
+          res->addr = VPA_ADDR_NONE;
+          return res;
+        }
+    }
   res = g_new0 (VpaCheckResult, 1);
   res->device = g_strdup (r->device);
   res->addr = VPA_ADDR_NONE;

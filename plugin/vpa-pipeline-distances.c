@@ -46,23 +46,25 @@ vpa_pipeline_cell_distances (const VpaHost *host, const GArray *cells, guint **i
         }
     }
   for (guint i = 0; i < n; i++)
-    for (guint j = 0; j < n; j++)
-      {
-        gint a = g_array_index (g_array_index (cells, VpaCellNodes, i).nodes, gint, 0);
-        gint b = g_array_index (g_array_index (cells, VpaCellNodes, j).nodes, gint, 0);
+    {
+      for (guint j = 0; j < n; j++)
+        {
+          gint a = g_array_index (g_array_index (cells, VpaCellNodes, i).nodes, gint, 0);
+          gint b = g_array_index (g_array_index (cells, VpaCellNodes, j).nodes, gint, 0);
 
-        if (i != j && a == b)
-          {
-            *why = "two cells are bound to one host node";
-            return FALSE;
-          }
-        v[(gsize) i * n + j] = i == j ? 10 : host_distance (host, a, b);
-        if (v[(gsize) i * n + j] == 0 || (i != j && v[(gsize) i * n + j] == 10))
-          {
-            *why = "the host has no distance between two of the cells' nodes";
-            return FALSE;
-          }
-      }
+          if (i != j && a == b)
+            {
+              *why = "two cells are bound to one host node";
+              return FALSE;
+            }
+          v[(gsize) i * n + j] = i == j ? 10 : host_distance (host, a, b);
+          if (v[(gsize) i * n + j] == 0 || (i != j && v[(gsize) i * n + j] == 10))
+            {
+              *why = "the host has no distance between two of the cells' nodes";
+              return FALSE;
+            }
+        }
+    }
   *ids = g_steal_pointer (&id);
   *values = g_steal_pointer (&v);
   return TRUE;

@@ -63,20 +63,24 @@ vpa_pipeline_rewrite_hole64 (const VpaRewriteInput *rw, char *buf, gsize *len,
   if (window <= (q35 ? VPA_HOLE64_DEFAULT_Q35 : VPA_HOLE64_DEFAULT_I440FX))
     return g_steal_pointer (&in);
   if (explain != NULL)
-    g_string_append_printf (explain,
-                            "64-bit PCI hole: %u device(s) behind expander buses, 64-bit BARs "
-                            "%" G_GUINT64_FORMAT " bytes: <pcihole64> at least %" G_GUINT64_FORMAT
-                            " KiB on the %s\n",
-                            n, bytes, window >> 10, q35 ? "pcie-root" : "pci-root");
+    {
+      g_string_append_printf (explain,
+                              "64-bit PCI hole: %u device(s) behind expander buses, 64-bit BARs "
+                              "%" G_GUINT64_FORMAT " bytes: <pcihole64> at least %" G_GUINT64_FORMAT
+                              " KiB on the %s\n",
+                              n, bytes, window >> 10, q35 ? "pcie-root" : "pci-root");
+    }
   /* QEMU refuses a hole past what 40 physical address bits reach (its
    * default guest CPUs have 40): measured, docs/guest-numa.md. */
   if (explain != NULL && window > (G_GUINT64_CONSTANT (1) << 39))
-    g_string_append_printf (explain,
-                            "64-bit PCI hole: a window of %" G_GUINT64_FORMAT
-                            " GiB needs a guest CPU with more than 40 physical address bits "
-                            "(<cpu><maxphysaddr mode='passthrough'/></cpu>), else QEMU does "
-                            "not start the guest\n",
-                            window >> 30);
+    {
+      g_string_append_printf (explain,
+                              "64-bit PCI hole: a window of %" G_GUINT64_FORMAT
+                              " GiB needs a guest CPU with more than 40 physical address bits "
+                              "(<cpu><maxphysaddr mode='passthrough'/></cpu>), else QEMU does "
+                              "not start the guest\n",
+                              window >> 30);
+    }
   return vpa_rewrite_pcihole64_grown (in, *len, rw->what, q35 ? "pcie-root" : "pci-root",
                                       window >> 10, grown, len, error);
 }

@@ -66,9 +66,13 @@ group_now (const VpaInventory *inv, const VpaDomain *dom, GPtrArray *requests,
       g_string_append_printf (now->members, "%s%s %s", m > 0 ? ", " : "", r->device,
                               idx >= 0 ? vpa_addr_format (hd->addr, buf) : "(none)");
       if (idx < 0)
-        now->missing++;
+        {
+          now->missing++;
+        }
       else
-        g_array_append_val (now->devices, idx);
+        {
+          g_array_append_val (now->devices, idx);
+        }
     }
 }
 

@@ -85,11 +85,13 @@ check_vcpus (const VpaDomain *dom, GError **error)
         }
     }
   for (guint v = 0; v < dom->n_vcpus; v++)
-    if (!seen[v])
-      {
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vpa:numa placement='auto'>: vCPU %u is in no <cpu><numa><cell>", dom->source, v);
-        return FALSE;
-      }
+    {
+      if (!seen[v])
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vpa:numa placement='auto'>: vCPU %u is in no <cpu><numa><cell>", dom->source, v);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -146,9 +148,13 @@ vpa_pipeline_numa_fit (const VpaDomain *dom, const VpaInventory *inv, const VpaC
       res->fit = vpa_fit (cap, inv, requests, &guest, explain, NULL);
       guest.fixed = NULL;
       if (explain != NULL && res->fit == NULL)
-        g_string_truncate (explain, mark);
+        {
+          g_string_truncate (explain, mark);
+        }
       else if (explain != NULL)
-        g_string_append (explain, "guest cells: the recorded host nodes still fit: kept\n");
+        {
+          g_string_append (explain, "guest cells: the recorded host nodes still fit: kept\n");
+        }
     }
   if (res->fit == NULL)
     res->fit = vpa_fit (cap, inv, requests, &guest, explain, error);

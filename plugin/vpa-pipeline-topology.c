@@ -81,8 +81,10 @@ add_vswitch_ports (const VpaDomain *dom, const VpaConfig *config, const GArray *
           const VpaCellNodes *cn = &g_array_index (cells, VpaCellNodes, c);
           gint hit = -1;
           for (guint k = 0; hit < 0 && k < r->nodes->len; k++)
-            if (vpa_guest_model_cell_of_node (cells, g_array_index (r->nodes, gint, k)) == (gint) cn->cell)
-              hit = g_array_index (r->nodes, gint, k);
+            {
+              if (vpa_guest_model_cell_of_node (cells, g_array_index (r->nodes, gint, k)) == (gint) cn->cell)
+                hit = g_array_index (r->nodes, gint, k);
+            }
           if (hit >= 0)
             {
               cell = (gint) cn->cell;

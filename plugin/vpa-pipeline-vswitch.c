@@ -51,8 +51,10 @@ vpa_pipeline_net_rules (const VpaDomain *dom, const VpaConfig *config)
     {
       const VpaPortRequest *p = g_ptr_array_index (dom->ports, i);
       if (p->physnet != NULL)
-        add_rule (rules, config, p->device, p->physnet,
-                  effective_policy (dom, p->has_policy, p->policy));
+        {
+          add_rule (rules, config, p->device, p->physnet,
+                    effective_policy (dom, p->has_policy, p->policy));
+        }
     }
   return rules;
 }
@@ -104,16 +106,22 @@ check_rule (const VpaHost *host, const GArray *nodes, const VpaNetRule *rule)
   res->status = met || rule->policy == VPA_POLICY_PREFERRED ? VPA_CHECK_OK : VPA_CHECK_POLICY;
   res->note = !met && rule->policy == VPA_POLICY_PREFERRED;
   if (met)
-    res->line = g_strdup_printf ("%s: guest on host node%s %s: ok", what,
-                                 nodes->len > 1 ? "s" : "", have);
+    {
+      res->line = g_strdup_printf ("%s: guest on host node%s %s: ok", what,
+                                   nodes->len > 1 ? "s" : "", have);
+    }
   else if (nodes->len == 0)
-    res->line = g_strdup_printf ("%s, but the guest's cells are bound to no host node (bind "
-                                 "them: <vpa:numa placement='auto'> or <numatune>)",
-                                 what);
+    {
+      res->line = g_strdup_printf ("%s, but the guest's cells are bound to no host node (bind "
+                                   "them: <vpa:numa placement='auto'> or <numatune>)",
+                                   what);
+    }
   else
-    res->line = g_strdup_printf ("%s, but the guest's cells are on host node%s %s%s", what,
-                                 nodes->len > 1 ? "s" : "", have,
-                                 res->note ? " (preferred: accepted)" : "");
+    {
+      res->line = g_strdup_printf ("%s, but the guest's cells are on host node%s %s%s", what,
+                                   nodes->len > 1 ? "s" : "", have,
+                                   res->note ? " (preferred: accepted)" : "");
+    }
   return res;
 }
 

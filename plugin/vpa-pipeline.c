@@ -67,13 +67,21 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
           char numa[16], sock[16];
 
           if (c->numa_node == VPA_NUMA_NONE)
-            g_strlcpy (numa, "-", sizeof numa);
+            {
+              g_strlcpy (numa, "-", sizeof numa);
+            }
           else
-            g_snprintf (numa, sizeof numa, "%d", c->numa_node);
+            {
+              g_snprintf (numa, sizeof numa, "%d", c->numa_node);
+            }
           if (c->socket == VPA_SOCKET_NONE)
-            g_strlcpy (sock, "-", sizeof sock);
+            {
+              g_strlcpy (sock, "-", sizeof sock);
+            }
           else
-            g_snprintf (sock, sizeof sock, "%d", c->socket);
+            {
+              g_snprintf (sock, sizeof sock, "%d", c->socket);
+            }
           g_string_append_printf (out, "  pool %s node %s socket %s free %u: %s\n", c->pool,
                                   numa, sock, c->free, c->verdict);
         }
@@ -90,12 +98,16 @@ explain_placement (GString *out, const VpaInventory *inv, const VpaGuestNodes *g
           char buf[VPA_ADDR_BUFLEN];
 
           if (net != NULL)
-            g_string_append_printf (out, "  -> network %s (node %d; libvirt picks the VF, "
-                                         "counted on %s)\n",
-                                    net->name, d->numa_node, vpa_addr_format (d->addr, buf));
+            {
+              g_string_append_printf (out, "  -> network %s (node %d; libvirt picks the VF, "
+                                           "counted on %s)\n",
+                                      net->name, d->numa_node, vpa_addr_format (d->addr, buf));
+            }
           else
-            g_string_append_printf (out, "  -> %s (node %d)\n", vpa_addr_format (d->addr, buf),
-                                    d->numa_node);
+            {
+              g_string_append_printf (out, "  -> %s (node %d)\n", vpa_addr_format (d->addr, buf),
+                                      d->numa_node);
+            }
         }
     }
   for (guint i = 0; placement->groups != NULL && i < placement->groups->len; i++)
@@ -241,19 +253,29 @@ rewrite_all (const Job *job, const VpaRewriteInput *rw, const VpaNumaBinding *bi
   char *out;
 
   if (binding == NULL)
-    out = vpa_pipeline_rewrite_placed (rw, &out_len, error);
+    {
+      out = vpa_pipeline_rewrite_placed (rw, &out_len, error);
+    }
   else if ((mid = vpa_pipeline_rewrite_placed (rw, &mid_len, error)) == NULL)
-    return NULL;
+    {
+      return NULL;
+    }
   else
-    out = vpa_pipeline_rewrite_binding (rw, mid, mid_len, binding, &out_len, error);
+    {
+      out = vpa_pipeline_rewrite_binding (rw, mid, mid_len, binding, &out_len, error);
+    }
   if (out != NULL)
-    out = vpa_pipeline_rewrite_hole64 (rw, out, &out_len,
-                                       grown_since (job->buf, job->len, out, out_len, &grown),
-                                       error);
+    {
+      out = vpa_pipeline_rewrite_hole64 (rw, out, &out_len,
+                                         grown_since (job->buf, job->len, out, out_len, &grown),
+                                         error);
+    }
   if (out != NULL)
-    out = vpa_pipeline_rewrite_distances (rw, out, &out_len,
-                                          grown_since (job->buf, job->len, out, out_len, &grown),
-                                          error);
+    {
+      out = vpa_pipeline_rewrite_distances (rw, out, &out_len,
+                                            grown_since (job->buf, job->len, out, out_len, &grown),
+                                            error);
+    }
   if (out != NULL && job->report != NULL)
     job->report->changed = out_len != job->len || memcmp (out, job->buf, job->len) != 0;
   return out;
@@ -332,26 +354,38 @@ place_rest (const Job *job, const VpaDomain *dom, VpaInventory *inv, const VpaGu
    * around the kept devices. */
   st = vpa_keep_decide (inv, dom, guest, requests);
   for (guint i = 0; job->opts->keep_only && i < requests->len; i++)
-    if (!st->keep[i])
-      {
-        must_move (job, "a request is placed again", error);
-        return NULL;
-      }
+    {
+      if (!st->keep[i])
+        {
+          must_move (job, "a request is placed again", error);
+          return NULL;
+        }
+    }
   for (guint i = 0; i < requests->len; i++)
-    if (st->keep[i])
-      for (guint d = 0; d < st->devices[i]->len; d++)
-        vpa_inventory_hold (inv, g_array_index (st->devices[i], guint, d),
-                            dom->name != NULL ? dom->name : "(this domain)");
-    else
-      g_ptr_array_add (rest, g_ptr_array_index (requests, i));
+    {
+      if (st->keep[i])
+        {
+          for (guint d = 0; d < st->devices[i]->len; d++)
+            {
+              vpa_inventory_hold (inv, g_array_index (st->devices[i], guint, d),
+                                  dom->name != NULL ? dom->name : "(this domain)");
+            }
+        }
+      else
+        {
+          g_ptr_array_add (rest, g_ptr_array_index (requests, i));
+        }
+    }
   if (explain != NULL)
     vpa_keep_explain (explain, inv, requests, st);
   /* A failure is explained too: every request's candidates and their
    * verdicts, no devices. */
   placement = vpa_place_explain (inv, rest, guest, explain != NULL ? &failed : NULL, &local);
   if (explain != NULL && (placement != NULL || failed != NULL))
-    explain_placement (explain, inv, guest, placement != NULL ? placement : failed, dom,
-                       job->opts->nets);
+    {
+      explain_placement (explain, inv, guest, placement != NULL ? placement : failed, dom,
+                         job->opts->nets);
+    }
   if (placement == NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));
@@ -386,9 +420,13 @@ place_domain (VpaHost *host, VpaDomain *parsed, const Job *job, GError **error)
   if (requests == NULL)
     return NULL;
   if (opts->nets == NULL)
-    drop_network_requests (requests, dom);
+    {
+      drop_network_requests (requests, dom);
+    }
   else if (!vpa_netpool_restrict (requests, dom, opts->nets, error))
-    return NULL;
+    {
+      return NULL;
+    }
   inv = vpa_inventory_new_for (g_steal_pointer (&owned), opts->config,
                                vpa_claims_filter (opts->claims, dom->name, FALSE), dom, error);
   if (inv == NULL)

@@ -30,8 +30,10 @@ VpaPoolKeys
 vpa_pools_key_from_name (const char *name)
 {
   for (guint k = 0; k < G_N_ELEMENTS (pool_key_names); k++)
-    if (strcmp (name, pool_key_names[k].name) == 0)
-      return pool_key_names[k].key;
+    {
+      if (strcmp (name, pool_key_names[k].name) == 0)
+        return pool_key_names[k].key;
+    }
   return 0;
 }
 
@@ -51,8 +53,10 @@ vpa_pools_keys_parse (const char *str, VpaPoolKeys *out, GError **error)
       guint k;
 
       for (k = 0; k < G_N_ELEMENTS (pool_key_names); k++)
-        if (strcmp (item, pool_key_names[k].name) == 0)
-          break;
+        {
+          if (strcmp (item, pool_key_names[k].name) == 0)
+            break;
+        }
       if (k == G_N_ELEMENTS (pool_key_names))
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -207,9 +211,11 @@ make_key (const Grouper *g, guint i, VpaPool *key)
   if (k & VPA_POOL_KEY_TAGS)
     key->tagset = g->inv->tagset[i];
   if (k & VPA_POOL_KEY_PF)
-    key->pf = dev->dev_type == VPA_DEV_TYPE_VF && dev->parent_addr != VPA_ADDR_NONE
-                ? dev->parent_addr
-                : dev->addr;
+    {
+      key->pf = dev->dev_type == VPA_DEV_TYPE_VF && dev->parent_addr != VPA_ADDR_NONE
+                  ? dev->parent_addr
+                  : dev->addr;
+    }
   if (k & VPA_POOL_KEY_PCIE_ROOT)
     key->pcie_root = dev->pcie_root;
   if (k & VPA_POOL_KEY_PCIE_SWITCH)

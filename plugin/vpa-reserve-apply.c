@@ -29,8 +29,10 @@ static gboolean
 viewer_names (const VpaDomain *viewer, VpaAddr addr)
 {
   for (guint i = 0; i < viewer->hostdevs->len; i++)
-    if (((const VpaDomainHostdev *) g_ptr_array_index (viewer->hostdevs, i))->addr == addr)
-      return TRUE;
+    {
+      if (((const VpaDomainHostdev *) g_ptr_array_index (viewer->hostdevs, i))->addr == addr)
+        return TRUE;
+    }
   return FALSE;
 }
 

@@ -34,11 +34,13 @@ vpa_reserve_one_time_use_value (const char *value, gboolean *out)
   g_autofree char *v = g_strstrip (g_ascii_strdown (value, -1));
 
   for (guint i = 0; i < G_N_ELEMENTS (yes); i++)
-    if (strcmp (v, yes[i]) == 0 || strcmp (v, no[i]) == 0)
-      {
-        *out = strcmp (v, yes[i]) == 0;
-        return TRUE;
-      }
+    {
+      if (strcmp (v, yes[i]) == 0 || strcmp (v, no[i]) == 0)
+        {
+          *out = strcmp (v, yes[i]) == 0;
+          return TRUE;
+        }
+    }
   return FALSE;
 }
 
@@ -99,9 +101,13 @@ vpa_reserve_describe (const VpaReservation *r)
   char buf[VPA_ADDR_BUFLEN];
 
   if (r->kind == VPA_RESERVE_QUARANTINE)
-    what = g_strdup_printf ("quarantined since %s: '%s'", since, r->reason != NULL ? r->reason : "");
+    {
+      what = g_strdup_printf ("quarantined since %s: '%s'", since, r->reason != NULL ? r->reason : "");
+    }
   else
-    what = g_strdup_printf ("one-time-use, used by domain '%s' since %s", r->domain, since);
+    {
+      what = g_strdup_printf ("one-time-use, used by domain '%s' since %s", r->domain, since);
+    }
   return g_strdup_printf ("is reserved: %s (virt-pci-affinity device release %s returns it)",
                           what, vpa_addr_format (r->addr, buf));
 }
@@ -140,9 +146,13 @@ lower_bound (const VpaReserveSet *set, VpaAddr addr, gboolean *found)
     {
       guint mid = lo + (hi - lo) / 2;
       if (((const VpaReservation *) set->items->pdata[mid])->addr < addr)
-        lo = mid + 1;
+        {
+          lo = mid + 1;
+        }
       else
-        hi = mid;
+        {
+          hi = mid;
+        }
     }
   *found = lo < set->items->len && ((const VpaReservation *) set->items->pdata[lo])->addr == addr;
   return lo;
@@ -265,8 +275,10 @@ uuid_ok (const char *w)
   if (n == 0 || n > UUID_MAX)
     return FALSE;
   for (const char *p = w; *p != '\0'; p++)
-    if (!g_ascii_isxdigit (*p) && *p != '-')
-      return FALSE;
+    {
+      if (!g_ascii_isxdigit (*p) && *p != '-')
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -322,13 +334,17 @@ check_header (const char *data, gsize len, const char *path, GError **error)
   if (len >= strlen (HEADER) && memcmp (data, HEADER, strlen (HEADER)) == 0)
     return TRUE;
   if (len >= strlen (HEADER_PREFIX) && memcmp (data, HEADER_PREFIX, strlen (HEADER_PREFIX)) == 0)
-    g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                 "%s: written by another version of virt-pci-affinity (this one reads version 1)",
-                 path);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "%s: written by another version of virt-pci-affinity (this one reads version 1)",
+                   path);
+    }
   else
-    g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                 "%s: not a reservations file (expected the line '%.*s')", path,
-                 (int) strlen (HEADER) - 1, HEADER);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "%s: not a reservations file (expected the line '%.*s')", path,
+                   (int) strlen (HEADER) - 1, HEADER);
+    }
   return FALSE;
 }
 
@@ -372,14 +388,16 @@ vpa_reserve_set_parse (const char *data, gsize len, const char *path, GError **e
     }
   g_ptr_array_sort (set->items, item_cmp);
   for (guint i = 1; i < set->items->len; i++)
-    if (((VpaReservation *) set->items->pdata[i - 1])->addr ==
-        ((VpaReservation *) set->items->pdata[i])->addr)
-      {
-        char buf[VPA_ADDR_BUFLEN];
-        g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: device %s is listed twice",
-                     path, vpa_addr_format (((VpaReservation *) set->items->pdata[i])->addr, buf));
-        return NULL;
-      }
+    {
+      if (((VpaReservation *) set->items->pdata[i - 1])->addr ==
+          ((VpaReservation *) set->items->pdata[i])->addr)
+        {
+          char buf[VPA_ADDR_BUFLEN];
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: device %s is listed twice",
+                       path, vpa_addr_format (((VpaReservation *) set->items->pdata[i])->addr, buf));
+          return NULL;
+        }
+    }
   return g_steal_pointer (&set);
 }
 

@@ -55,8 +55,10 @@ parse_cpulist (const char *s, GArray *cpus)
     }
   g_array_sort (cpus, uint_cmp);
   for (guint i = 0; i < cpus->len; i++)
-    if (n == 0 || g_array_index (cpus, guint, i) != g_array_index (cpus, guint, n - 1))
-      g_array_index (cpus, guint, n++) = g_array_index (cpus, guint, i);
+    {
+      if (n == 0 || g_array_index (cpus, guint, i) != g_array_index (cpus, guint, n - 1))
+        g_array_index (cpus, guint, n++) = g_array_index (cpus, guint, i);
+    }
   g_array_set_size (cpus, n);
   return TRUE;
 }
@@ -486,7 +488,9 @@ read_cells (const Walk *w, VpaHost *host, int nodes_fd, GError **error)
       cell.cpus = g_array_new (FALSE, FALSE, sizeof (guint));
       ok = read_cell (w, dirfd (dir), ent->d_name, packages, &cell, error);
       if (ok)
-        vpa_host_add_cell (host, &cell);
+        {
+          vpa_host_add_cell (host, &cell);
+        }
       else
         {
           g_array_unref (cell.cpus);
@@ -520,9 +524,13 @@ vpa_sysfs_topology_read (Reader *r, VpaHost *host, const char *root, gboolean ca
   Walk w = { r, root, nodes_path, cpu_fd, online, capacity };
 
   if (nodes_fd >= 0)
-    ok = read_cells (&w, host, nodes_fd, error);
+    {
+      ok = read_cells (&w, host, nodes_fd, error);
+    }
   else if (nodes_errno == ENOENT)
-    ok = add_fake_cell (&w, host, error);
+    {
+      ok = add_fake_cell (&w, host, error);
+    }
   else
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", nodes_path,

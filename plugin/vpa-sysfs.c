@@ -82,7 +82,9 @@ vpa_sysfs_read_attr (Reader *r, int dfd, const char *name, char *buf, gsize len)
   if (fd < 0)
     return errno;
   if (fstat (fd, &st) != 0)
-    e = errno;
+    {
+      e = errno;
+    }
   else if (!S_ISREG (st.st_mode) && !S_ISDIR (st.st_mode))
     {
       reader_refuse (r, dfd, name, st.st_mode);
@@ -103,13 +105,21 @@ vpa_sysfs_read_attr (Reader *r, int dfd, const char *name, char *buf, gsize len)
       if (n < 0 && errno == EINTR)
         continue;
       if (n < 0)
-        e = errno;
+        {
+          e = errno;
+        }
       else if (n == 0)
-        break;
+        {
+          break;
+        }
       else if (dst == &extra)
-        e = EFBIG;
+        {
+          e = EFBIG;
+        }
       else
-        got += (gsize) n;
+        {
+          got += (gsize) n;
+        }
     }
   close (fd);
   if (e != 0)
@@ -258,9 +268,13 @@ read_links (int dfd, const DevPath *p, VpaDevice *dev, GError **error)
 
   e = read_link_base (dfd, "driver", buf, sizeof buf);
   if (e == 0)
-    dev->driver = g_strdup (buf);
+    {
+      dev->driver = g_strdup (buf);
+    }
   else if (!is_vanished (e))
-    return set_read_error (error, p, "driver", e);
+    {
+      return set_read_error (error, p, "driver", e);
+    }
 
   e = read_link_base (dfd, "iommu_group", buf, sizeof buf);
   if (e == 0)
@@ -497,9 +511,13 @@ check_root (const char *root, GError **error)
   int e = 0;
 
   if (stat (root, &st) != 0)
-    e = errno;
+    {
+      e = errno;
+    }
   else if (!S_ISDIR (st.st_mode))
-    e = ENOTDIR;
+    {
+      e = ENOTDIR;
+    }
   /* As for a snapshot: a root that does not exist (or is no directory)
    * is a wrong argument, one that cannot be read the environment. */
   if (e != 0)

@@ -22,8 +22,10 @@ static gboolean
 matches_alias (const VpaInventory *inv, guint i, const VpaAlias *alias)
 {
   for (guint s = 0; s < alias->specs->len; s++)
-    if (vpa_inventory_model_spec_match (inv, i, g_ptr_array_index (alias->specs, s)))
-      return TRUE;
+    {
+      if (vpa_inventory_model_spec_match (inv, i, g_ptr_array_index (alias->specs, s)))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -101,11 +103,17 @@ select_one (const VpaInventory *inv, const char *sel, gboolean *chosen)
       if (!is_row (inv, i))
         continue;
       if (alias != NULL)
-        take = vpa_inventory_has (inv, i) && matches_alias (inv, i, alias);
+        {
+          take = vpa_inventory_has (inv, i) && matches_alias (inv, i, alias);
+        }
       else if (glob)
-        take = fnmatch (sel, vpa_addr_format (dev->addr, buf), 0) == 0;
+        {
+          take = fnmatch (sel, vpa_addr_format (dev->addr, buf), 0) == 0;
+        }
       else
-        take = on_physnet (inv, i, sel);
+        {
+          take = on_physnet (inv, i, sel);
+        }
       if (take)
         {
           chosen[i] = TRUE;
@@ -182,7 +190,9 @@ vpa_topology_new (const VpaInventory *inv, const char *selectors, GError **error
   topo->devices = g_array_new (FALSE, FALSE, sizeof (guint));
   topo->labels = g_ptr_array_new_with_free_func (g_free);
   if (selectors == NULL)
-    choose_default (inv, chosen);
+    {
+      choose_default (inv, chosen);
+    }
   else
     {
       g_auto (GStrv) items = g_strsplit (selectors, ",", -1);
@@ -200,20 +210,24 @@ vpa_topology_new (const VpaInventory *inv, const char *selectors, GError **error
         }
     }
   for (guint i = 0; i < inv->host->devices->len; i++)
-    if (chosen[i])
-      {
-        g_array_append_val (topo->devices, i);
-        g_ptr_array_add (topo->labels, label_of (inv, i, counters));
-      }
+    {
+      if (chosen[i])
+        {
+          g_array_append_val (topo->devices, i);
+          g_ptr_array_add (topo->labels, label_of (inv, i, counters));
+        }
+    }
   n = topo->devices->len;
   topo->matrix = g_new0 (guint8, MAX ((gsize) n * n, 1));
   for (guint r = 0; r < n; r++)
-    for (guint c = r + 1; c < n; c++)
-      {
-        VpaPcieDistance d = vpa_pcie_distance (inv->host, g_array_index (topo->devices, guint, r),
-                                               g_array_index (topo->devices, guint, c));
-        topo->matrix[(gsize) r * n + c] = topo->matrix[(gsize) c * n + r] = (guint8) d;
-      }
+    {
+      for (guint c = r + 1; c < n; c++)
+        {
+          VpaPcieDistance d = vpa_pcie_distance (inv->host, g_array_index (topo->devices, guint, r),
+                                                 g_array_index (topo->devices, guint, c));
+          topo->matrix[(gsize) r * n + c] = topo->matrix[(gsize) c * n + r] = (guint8) d;
+        }
+    }
   return g_steal_pointer (&topo);
 }
 
@@ -233,9 +247,13 @@ vpa_topology_node_cpus (const VpaHost *host, gint node)
         hi = g_array_index (cell->cpus, guint, ++i);
       i++;
       if (hi == lo)
-        g_string_append_printf (s, "%s%u", s->len > 0 ? "," : "", lo);
+        {
+          g_string_append_printf (s, "%s%u", s->len > 0 ? "," : "", lo);
+        }
       else
-        g_string_append_printf (s, "%s%u-%u", s->len > 0 ? "," : "", lo, hi);
+        {
+          g_string_append_printf (s, "%s%u-%u", s->len > 0 ? "," : "", lo, hi);
+        }
     }
   return g_string_free (s, FALSE);
 }

@@ -13,9 +13,11 @@ static gboolean
 has_vfs (const VpaInventory *inv)
 {
   for (guint i = 0; i < inv->host->devices->len; i++)
-    if (vpa_inventory_has (inv, i) &&
-        vpa_host_device (inv->host, i)->dev_type == VPA_DEV_TYPE_VF)
-      return TRUE;
+    {
+      if (vpa_inventory_has (inv, i) &&
+          vpa_host_device (inv->host, i)->dev_type == VPA_DEV_TYPE_VF)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -25,8 +27,10 @@ static gboolean
 has_vswitch_affinity (const VpaConfig *config)
 {
   for (guint i = 0; config != NULL && i < config->vswitch->len; i++)
-    if (((const VpaVswitchAffinity *) config->vswitch->pdata[i])->nodes->len > 0)
-      return TRUE;
+    {
+      if (((const VpaVswitchAffinity *) config->vswitch->pdata[i])->nodes->len > 0)
+        return TRUE;
+    }
   return FALSE;
 }
 

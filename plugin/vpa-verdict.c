@@ -140,12 +140,20 @@ vpa_verdict_counts_format (const VpaVerdictCounts *c)
   GString *s = g_string_new (HEADER);
 
   for (guint op = 0; op < VPA_VERDICT_OP_LAST; op++)
-    for (guint v = 0; v < VPA_VERDICT_LAST; v++)
-      for (guint r = 0; r < VPA_VERDICT_REASON_LAST; r++)
-        if (c->count[op][v][r] > 0)
-          g_string_append_printf (s, "count %s %s %s %" G_GUINT64_FORMAT "\n",
-                                  vpa_verdict_op_to_string (op), vpa_verdict_to_string (v),
-                                  vpa_verdict_reason_to_string (r), c->count[op][v][r]);
+    {
+      for (guint v = 0; v < VPA_VERDICT_LAST; v++)
+        {
+          for (guint r = 0; r < VPA_VERDICT_REASON_LAST; r++)
+            {
+              if (c->count[op][v][r] > 0)
+                {
+                  g_string_append_printf (s, "count %s %s %s %" G_GUINT64_FORMAT "\n",
+                                          vpa_verdict_op_to_string (op), vpa_verdict_to_string (v),
+                                          vpa_verdict_reason_to_string (r), c->count[op][v][r]);
+                }
+            }
+        }
+    }
   for (guint i = 0; i < c->recent->len; i++)
     {
       const VpaVerdictRecent *r = g_ptr_array_index (c->recent, i);
@@ -234,8 +242,10 @@ vpa_verdict_counts_parse (const char *data, gsize len, const char *path, GError 
     }
   lines = g_strsplit (text + strlen (HEADER), "\n", -1);
   for (guint i = 0; lines[i] != NULL; i++)
-    if (lines[i][0] != '\0' && !parse_line (c, lines[i], path, i + 2, error))
-      return NULL;
+    {
+      if (lines[i][0] != '\0' && !parse_line (c, lines[i], path, i + 2, error))
+        return NULL;
+    }
   return g_steal_pointer (&c);
 }
 

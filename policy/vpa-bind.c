@@ -141,8 +141,10 @@ cell_host_nodes (const VpaBits *own, const VpaBits *host_nodes)
 
   for (gint n = vpa_cpuset_bits_next (own, 0); n >= 0 && n <= VPA_HOST_NODE_ID_MAX;
        n = vpa_cpuset_bits_next (own, (guint) n + 1))
-    if (host_nodes == NULL || vpa_cpuset_bits_has (host_nodes, (guint) n))
-      g_array_append_val (out, n);
+    {
+      if (host_nodes == NULL || vpa_cpuset_bits_has (host_nodes, (guint) n))
+        g_array_append_val (out, n);
+    }
   return out;
 }
 

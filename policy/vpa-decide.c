@@ -62,9 +62,13 @@ decision_rank (const VpaDomain *dom, GPtrArray *decisions, const VpaDecision *d)
   guint pos = 0;
 
   if (d->kind == VPA_DECISION_PORT)
-    for (guint i = 0; i < dom->ports->len; i++)
-      if (strcmp (((VpaPortRequest *) dom->ports->pdata[i])->device, d->device) == 0)
-        return (gint) (decisions->len + i);
+    {
+      for (guint i = 0; i < dom->ports->len; i++)
+        {
+          if (strcmp (((VpaPortRequest *) dom->ports->pdata[i])->device, d->device) == 0)
+            return (gint) (decisions->len + i);
+        }
+    }
   g_ptr_array_find (decisions, d, &pos);
   return (gint) pos;
 }

@@ -59,9 +59,13 @@ format_specs (const VpaRequest *req)
           /* None is Nova's: the device must not have the key (a port
            * without physnet wants a device without physical_network). */
           if (p->value != NULL)
-            g_string_append_printf (s, "%s%s='%s'", j > 0 ? ", " : "", p->key, p->value);
+            {
+              g_string_append_printf (s, "%s%s='%s'", j > 0 ? ", " : "", p->key, p->value);
+            }
           else
-            g_string_append_printf (s, "%s%s unset", j > 0 ? ", " : "", p->key);
+            {
+              g_string_append_printf (s, "%s%s unset", j > 0 ? ", " : "", p->key);
+            }
         }
     }
   return g_string_free (s, FALSE);
@@ -112,9 +116,13 @@ request_parts (const Place *pl, guint r)
       guint n = g_array_index (frees, guint, i);
       g_string_append (s, i > 0 ? "; " : "");
       if (why != NULL)
-        g_string_append_printf (s, "%s %s", (char *) g_ptr_array_index (labels, i), why);
+        {
+          g_string_append_printf (s, "%s %s", (char *) g_ptr_array_index (labels, i), why);
+        }
       else
-        g_string_append_printf (s, "%s: %u free", (char *) g_ptr_array_index (labels, i), n);
+        {
+          g_string_append_printf (s, "%s: %u free", (char *) g_ptr_array_index (labels, i), n);
+        }
     }
   return g_string_free (s, FALSE);
 }
@@ -135,14 +143,20 @@ request_failure (const Place *pl, guint r, const char *busy)
   /* The competitors once, in the head; the count asked for when more
    * than one ("1 free" alone hides that 3 are needed). */
   if (busy != NULL && req->count > 1)
-    return g_strdup_printf ("%s: not enough free devices for its %u besides %s: %s", head,
-                            req->count, busy, parts);
+    {
+      return g_strdup_printf ("%s: not enough free devices for its %u besides %s: %s", head,
+                              req->count, busy, parts);
+    }
   if (busy != NULL)
-    return g_strdup_printf ("%s: not enough free devices for it besides %s: %s", head, busy,
-                            parts);
+    {
+      return g_strdup_printf ("%s: not enough free devices for it besides %s: %s", head, busy,
+                              parts);
+    }
   if (req->count > 1)
-    return g_strdup_printf ("%s: %u devices needed, not enough free: %s", head, req->count,
-                            parts);
+    {
+      return g_strdup_printf ("%s: %u devices needed, not enough free: %s", head, req->count,
+                              parts);
+    }
   return g_strdup_printf ("%s: no free device: %s", head, parts);
 }
 
@@ -201,8 +215,10 @@ vpa_explain_diagnose (const Place *pl)
     {
       g_autoptr (GArray) members = vpa_place_req_list_new ();
       for (guint r = 0; r < pl->n_req; r++)
-        if (pl->group[r] == (gint) g)
-          g_array_append_val (members, r);
+        {
+          if (pl->group[r] == (gint) g)
+            g_array_append_val (members, r);
+        }
       if (!place_solvable (pl, (const guint *) (void *) members->data, members->len, TRUE))
         return group_failure (pl, g);
     }
@@ -219,8 +235,10 @@ vpa_explain_diagnose (const Place *pl)
           for (guint c = 0; c < pl->n_cls && !shares; c++)
             shares = ELIG (pl, r, c) == ELIG_OK && ELIG (pl, k - 1, c) == ELIG_OK;
           if (shares)
-            g_string_append_printf (busy, "%s%s", busy->len > 0 ? ", " : "",
-                                    REQ (pl, r)->label);
+            {
+              g_string_append_printf (busy, "%s%s", busy->len > 0 ? ", " : "",
+                                      REQ (pl, r)->label);
+            }
         }
       return request_failure (pl, k - 1, busy->len > 0 ? busy->str : "the other requests");
     }
@@ -251,21 +269,33 @@ vpa_explain_candidates (const Place *pl, guint r, const PlaceState *st)
       cand->taken = st != NULL ? ALLOC (pl, st, r, c) : 0;
       why = class_refusal (pl, r, c);
       if (why != NULL)
-        cand->verdict = why;
+        {
+          cand->verdict = why;
+        }
       else if (cand->taken > 0)
-        cand->verdict = k->dist > 0 && k->dist < VPA_PLACE_DIST_MAX
-                          ? g_strdup_printf ("taken %u (nearest allowed: distance %u)", cand->taken, k->dist + 10)
-                          : g_strdup_printf ("taken %u", cand->taken);
+        {
+          cand->verdict = k->dist > 0 && k->dist < VPA_PLACE_DIST_MAX
+                            ? g_strdup_printf ("taken %u (nearest allowed: distance %u)", cand->taken, k->dist + 10)
+                            : g_strdup_printf ("taken %u", cand->taken);
+        }
       else if (cand->free == 0 && k->n_reserved > 0)
-        cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked, %u reserved)", k->n_held,
-                                         k->n_blocked, k->n_reserved);
+        {
+          cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked, %u reserved)", k->n_held,
+                                           k->n_blocked, k->n_reserved);
+        }
       else if (cand->free == 0)
-        cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked)", k->n_held,
-                                         k->n_blocked);
+        {
+          cand->verdict = g_strdup_printf ("0 free (%u held, %u blocked)", k->n_held,
+                                           k->n_blocked);
+        }
       else if (st != NULL)
-        cand->verdict = g_strdup ("not needed");
+        {
+          cand->verdict = g_strdup ("not needed");
+        }
       else
-        cand->verdict = g_strdup_printf ("%u free", cand->free);
+        {
+          cand->verdict = g_strdup_printf ("%u free", cand->free);
+        }
       g_ptr_array_add (cands, cand);
     }
   return cands;

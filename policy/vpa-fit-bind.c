@@ -16,8 +16,10 @@ vpa_fit_bind_recorded_nodes (const VpaDomain *dom, const GArray *cells)
       guint id = g_array_index (cells, VpaFitCell, c).id;
       fixed[c] = -1;
       for (guint r = 0; r < dom->placed_cells->len; r++)
-        if (g_array_index (dom->placed_cells, VpaPlacedCell, r).cell == id)
-          fixed[c] = g_array_index (dom->placed_cells, VpaPlacedCell, r).node;
+        {
+          if (g_array_index (dom->placed_cells, VpaPlacedCell, r).cell == id)
+            fixed[c] = g_array_index (dom->placed_cells, VpaPlacedCell, r).node;
+        }
       if (fixed[c] < 0)
         return NULL;
     }
@@ -47,11 +49,15 @@ overlaps (const GArray *emulator, const VpaPlacedCell *pc)
     {
       guint cpu = g_array_index (emulator, guint, i);
       for (guint j = 0; j < pc->cpus->len; j++)
-        if (g_array_index (pc->cpus, guint, j) == cpu)
-          return TRUE;
+        {
+          if (g_array_index (pc->cpus, guint, j) == cpu)
+            return TRUE;
+        }
       for (guint j = 0; pc->reserved != NULL && j < pc->reserved->len; j++)
-        if (g_array_index (pc->reserved, guint, j) == cpu)
-          return TRUE;
+        {
+          if (g_array_index (pc->reserved, guint, j) == cpu)
+            return TRUE;
+        }
     }
   return FALSE;
 }

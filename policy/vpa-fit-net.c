@@ -49,12 +49,16 @@ rule_mask (const NetNode *nodes, guint n_nodes, const VpaNetRule *rule)
       gint socket = VPA_SOCKET_NONE;
 
       for (guint k = 0; k < n_nodes; k++)
-        if (nodes[k].node == node)
-          socket = nodes[k].socket;
+        {
+          if (nodes[k].node == node)
+            socket = nodes[k].socket;
+        }
       for (guint k = 0; k < n_nodes && k < 64; k++)
-        if (node == nodes[k].node || (rule->policy == VPA_POLICY_SOCKET &&
-                                      socket != VPA_SOCKET_NONE && socket == nodes[k].socket))
-          mask |= bit (k);
+        {
+          if (node == nodes[k].node || (rule->policy == VPA_POLICY_SOCKET &&
+                                        socket != VPA_SOCKET_NONE && socket == nodes[k].socket))
+            mask |= bit (k);
+        }
     }
   return mask;
 }
@@ -83,8 +87,10 @@ net_masks_new (const NetNode *nodes, guint n_nodes, GPtrArray *rules)
       /* Rules of one mask are one constraint: the walk's work depends
        * on the distinct masks, not on the number of ports. */
       for (j = 0; j < m->n; j++)
-        if (m->mask[j] == mask && m->soft[j] == soft)
-          break;
+        {
+          if (m->mask[j] == mask && m->soft[j] == soft)
+            break;
+        }
       if (j < m->n)
         {
           m->count[j]++;
@@ -126,13 +132,17 @@ vpa_fit_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *node
       const VpaCell *cell = &g_array_index (host->cells, VpaCell, k);
       cells[k] = (NetNode){ cell->id, cell->socket };
       for (guint i = 0; i < n_nodes && k < 64; i++)
-        if (nodes[i] == cell->id)
-          used |= bit (k);
+        {
+          if (nodes[i] == cell->id)
+            used |= bit (k);
+        }
     }
   m = net_masks_new (cells, host->cells->len, rules);
   for (guint i = 0; m != NULL && i < m->n; i++)
-    if (!m->soft[i] && (m->mask[i] & used) == 0)
-      return m->rule[i];
+    {
+      if (!m->soft[i] && (m->mask[i] & used) == 0)
+        return m->rule[i];
+    }
   return NULL;
 }
 
@@ -152,8 +162,10 @@ gboolean
 vpa_fit_net_masks_hard_met (const VpaNetMasks *m, guint64 used)
 {
   for (guint i = 0; m != NULL && i < m->n; i++)
-    if (!m->soft[i] && (m->mask[i] & used) == 0)
-      return FALSE;
+    {
+      if (!m->soft[i] && (m->mask[i] & used) == 0)
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -163,8 +175,10 @@ vpa_fit_net_masks_soft_misses (const VpaNetMasks *m, guint64 used)
   guint misses = 0;
 
   for (guint i = 0; m != NULL && i < m->n; i++)
-    if (m->soft[i] && (m->mask[i] & used) == 0)
-      misses += m->count[i];
+    {
+      if (m->soft[i] && (m->mask[i] & used) == 0)
+        misses += m->count[i];
+    }
   return misses;
 }
 
@@ -190,9 +204,13 @@ vpa_fit_net_rule_describe (const VpaNetRule *rule)
 
   g_string_append_printf (out, "port %s: ", rule->port);
   if (rule->physnet != NULL)
-    g_string_append_printf (out, "physnet %s", rule->physnet);
+    {
+      g_string_append_printf (out, "physnet %s", rule->physnet);
+    }
   else
-    g_string_append (out, "the tunnel");
+    {
+      g_string_append (out, "the tunnel");
+    }
   g_string_append (out, " is served from host node");
   g_string_append (out, rule->nodes->len > 1 ? "s " : " ");
   for (guint i = 0; i < rule->nodes->len; i++)
@@ -210,21 +228,33 @@ vpa_fit_net_masks_explain (const VpaNetMasks *m, const VpaCapacity *cap, guint64
       g_autofree char *what = vpa_fit_net_rule_describe (m->rule[i]);
 
       if (m->count[i] > 1)
-        g_string_append_printf (out, "%s and %u more port%s like it", what, m->count[i] - 1,
-                                m->count[i] > 2 ? "s" : "");
+        {
+          g_string_append_printf (out, "%s and %u more port%s like it", what, m->count[i] - 1,
+                                  m->count[i] > 2 ? "s" : "");
+        }
       else
-        g_string_append (out, what);
+        {
+          g_string_append (out, what);
+        }
       g_string_append (out, ": the guest needs a cell on host node");
       g_string_append (out, __builtin_popcountll (m->mask[i]) > 1 ? "s " : " ");
       append_nodes (out, cap, m->mask[i]);
       g_string_append (out, m->soft[i] ? " if it can" : "");
       if (chosen == 0 && m->soft[i])
-        g_string_append (out, " (a tie-breaker after the devices' tiers)\n");
+        {
+          g_string_append (out, " (a tie-breaker after the devices' tiers)\n");
+        }
       else if (chosen == 0)
-        g_string_append (out, "; rules out every set of nodes without one\n");
+        {
+          g_string_append (out, "; rules out every set of nodes without one\n");
+        }
       else if (m->mask[i] & chosen)
-        g_string_append (out, ": met\n");
+        {
+          g_string_append (out, ": met\n");
+        }
       else
-        g_string_append (out, ": not met (preferred)\n");
+        {
+          g_string_append (out, ": not met (preferred)\n");
+        }
     }
 }

@@ -93,7 +93,9 @@ pin_from_sets (GPtrArray *sets, guint min_len, guint threads_no, guint n)
         g_array_append_val (pins, g_array_index (set, guint, t));
     }
   if (pins->len < n)
-    g_clear_pointer (&pins, g_array_unref);
+    {
+      g_clear_pointer (&pins, g_array_unref);
+    }
   return pins;
 }
 
@@ -138,8 +140,10 @@ pack_onto_cores (const VpaNodeCap *nc, guint n, VpaThreadPolicy policy, GArray *
   if (pins == NULL && policy != VPA_THREAD_POLICY_REQUIRE)
     pins = pin_from_sets (sets, 1, G_MAXUINT, n);
   if (pins == NULL)
-    *why = g_strdup_printf ("%u free dedicated CPUs%s", n,
-                            policy == VPA_THREAD_POLICY_REQUIRE ? " on sibling threads (require)" : "");
+    {
+      *why = g_strdup_printf ("%u free dedicated CPUs%s", n,
+                              policy == VPA_THREAD_POLICY_REQUIRE ? " on sibling threads (require)" : "");
+    }
   return pins;
 }
 
@@ -147,8 +151,10 @@ static gboolean
 contains (const GArray *set, guint v)
 {
   for (guint i = 0; set != NULL && i < set->len; i++)
-    if (g_array_index (set, guint, i) == v)
-      return TRUE;
+    {
+      if (g_array_index (set, guint, i) == v)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -186,9 +192,13 @@ dedicated_cpus (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest 
   if (nc->free_dedicated->len < n + k)
     {
       if (k == 0)
-        *why = g_strdup_printf ("%u free dedicated CPUs (%u of %u free)", n, nc->free_dedicated->len, nc->dedicated->len);
+        {
+          *why = g_strdup_printf ("%u free dedicated CPUs (%u of %u free)", n, nc->free_dedicated->len, nc->dedicated->len);
+        }
       else
-        *why = g_strdup_printf ("%u free dedicated CPUs, %u of them the emulator's (%u of %u free)", n + k, k, nc->free_dedicated->len, nc->dedicated->len);
+        {
+          *why = g_strdup_printf ("%u free dedicated CPUs, %u of them the emulator's (%u of %u free)", n + k, k, nc->free_dedicated->len, nc->dedicated->len);
+        }
       return NULL;
     }
   cpus = pack_onto_cores (nc, n, guest->thread_policy, reserved, why);
@@ -250,13 +260,19 @@ vpa_fit_cell (const VpaNodeCap *nc, const VpaFitCell *cell, const VpaFitGuest *g
   g_autofree char *lack = NULL;
 
   if (!cell_memory (nc, cell, guest, &lack))
-    ;
+    {
+      ;
+    }
   else if (guest->cpu_policy == VPA_CPU_POLICY_SHARED)
     {
       if (nc->shared->len < MAX (n, 1))
-        lack = g_strdup_printf ("%u shared CPUs (it has %u)", MAX (n, 1), nc->shared->len);
+        {
+          lack = g_strdup_printf ("%u shared CPUs (it has %u)", MAX (n, 1), nc->shared->len);
+        }
       else if (nc->shared_room < n)
-        lack = g_strdup_printf ("room for %u shared vCPUs (%u left)", n, nc->shared_room);
+        {
+          lack = g_strdup_printf ("room for %u shared vCPUs (%u left)", n, nc->shared_room);
+        }
       else
         {
           cpus = g_array_copy (nc->shared);
@@ -435,8 +451,10 @@ net_can_meet (const Search *s, guint from, guint64 used)
         continue;
       multi++;
       for (guint k = 0; k < s->h && !ok; k++)
-        if (open & (G_GUINT64_CONSTANT (1) << k))
-          ok = can_cover (s, from, avail, must | (G_GUINT64_CONSTANT (1) << k));
+        {
+          if (open & (G_GUINT64_CONSTANT (1) << k))
+            ok = can_cover (s, from, avail, must | (G_GUINT64_CONSTANT (1) << k));
+        }
       if (!ok)
         return FALSE;
     }
@@ -449,8 +467,10 @@ mask_nodes (const Search *s, guint64 mask)
   GArray *nodes = g_array_new (FALSE, FALSE, sizeof (gint));
 
   for (guint k = 0; k < s->h; k++)
-    if (mask & (G_GUINT64_CONSTANT (1) << k))
-      g_array_append_val (nodes, ((const VpaNodeCap *) g_ptr_array_index (s->cap->nodes, k))->node);
+    {
+      if (mask & (G_GUINT64_CONSTANT (1) << k))
+        g_array_append_val (nodes, ((const VpaNodeCap *) g_ptr_array_index (s->cap->nodes, k))->node);
+    }
   return nodes;
 }
 
@@ -463,8 +483,10 @@ placement_tiers (const VpaInventory *inv, const VpaGuestNodes *g, const VpaPlace
     {
       const VpaAssignment *a = g_ptr_array_index (pl->assignments, i);
       for (guint j = 0; j < a->devices->len; j++)
-        total += vpa_policy_tier (inv->host, g,
-                                  vpa_host_device (inv->host, g_array_index (a->devices, guint, j))->numa_node);
+        {
+          total += vpa_policy_tier (inv->host, g,
+                                    vpa_host_device (inv->host, g_array_index (a->devices, guint, j))->numa_node);
+        }
     }
   return total;
 }
@@ -599,8 +621,10 @@ root_nodes (const Search *s)
         {
           gint node = vpa_host_device (s->inv->host, g_array_index (a->devices, guint, j))->numa_node;
           for (guint k = 0; k < s->h; k++)
-            if (((const VpaNodeCap *) g_ptr_array_index (s->cap->nodes, k))->node == node)
-              m |= G_GUINT64_CONSTANT (1) << k;
+            {
+              if (((const VpaNodeCap *) g_ptr_array_index (s->cap->nodes, k))->node == node)
+                m |= G_GUINT64_CONSTANT (1) << k;
+            }
         }
     }
   return m;
@@ -683,8 +707,10 @@ nova_order (Search *s)
       if (!vpa_inventory_has (s->inv, i) || s->inv->state[i] != VPA_DEV_STATE_FREE)
         continue;
       for (guint k = 0; k < s->h; k++)
-        if (((const VpaNodeCap *) g_ptr_array_index (s->cap->nodes, k))->node == node)
-          n_dev[k]++;
+        {
+          if (((const VpaNodeCap *) g_ptr_array_index (s->cap->nodes, k))->node == node)
+            n_dev[k]++;
+        }
     }
   for (guint k = 0; k < s->h; k++)
     s->order[k] = k;
@@ -733,11 +759,17 @@ explain_cells (const Search *s, GString *out, const guint *chosen)
               g_string_append_printf (out, ", %" G_GUINT64_FORMAT " pages of %" G_GUINT64_FORMAT " KiB free", np->avail, np->size_kib);
             }
           if (!ok)
-            g_string_append_printf (out, ": lacks %s\n", why);
+            {
+              g_string_append_printf (out, ": lacks %s\n", why);
+            }
           else if (chosen != NULL && chosen[c] == k)
-            g_string_append (out, ": chosen\n");
+            {
+              g_string_append (out, ": chosen\n");
+            }
           else
-            g_string_append (out, ": fits\n");
+            {
+              g_string_append (out, ": fits\n");
+            }
         }
     }
 }
@@ -813,13 +845,17 @@ net_failure_message (const Search *s)
       what = vpa_fit_net_rule_describe (s->net->rule[i]);
       g_string_append_printf (all, "%s%s", all->len > 0 ? "; " : "", what);
       for (guint k = 0; k < s->h && !ok; k++)
-        if (s->net->mask[i] & (G_GUINT64_CONSTANT (1) << k))
-          ok = can_cover (s, 0, full_mask_of (s->h), G_GUINT64_CONSTANT (1) << k);
+        {
+          if (s->net->mask[i] & (G_GUINT64_CONSTANT (1) << k))
+            ok = can_cover (s, 0, full_mask_of (s->h), G_GUINT64_CONSTANT (1) << k);
+        }
       if (!ok && msg->len == 0)
-        g_string_append_printf (msg, "%s, and no guest cell can take %s", what,
-                                s->net->rule[i]->policy == VPA_POLICY_SOCKET
-                                  ? "a host node on its socket"
-                                  : "one of them");
+        {
+          g_string_append_printf (msg, "%s, and no guest cell can take %s", what,
+                                  s->net->rule[i]->policy == VPA_POLICY_SOCKET
+                                    ? "a host node on its socket"
+                                    : "one of them");
+        }
     }
   if (msg->len == 0)
     g_string_append_printf (msg, "the guest cells cannot take host nodes serving all of their ports' networks together: %s", all->str);
@@ -890,13 +926,21 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
   s.net_weight = s.net != NULL ? s.net->n_soft + 1 : 1;
   nova_order (&s);
   for (guint c = 0; c < s.n; c++)
-    for (guint k = 0; k < s.h; k++)
-      if (vpa_fit_cell (g_ptr_array_index (cap->nodes, k), &g_array_index (guest->cells, VpaFitCell, c), guest, NULL, NULL))
-        s.feasible[c] |= G_GUINT64_CONSTANT (1) << k;
+    {
+      for (guint k = 0; k < s.h; k++)
+        {
+          if (vpa_fit_cell (g_ptr_array_index (cap->nodes, k), &g_array_index (guest->cells, VpaFitCell, c), guest, NULL, NULL))
+            s.feasible[c] |= G_GUINT64_CONSTANT (1) << k;
+        }
+    }
   for (guint c = 0; guest->fixed != NULL && c < s.n; c++)
-    for (guint k = 0; k < s.h; k++)
-      if (guest->fixed[c] >= 0 && ((const VpaNodeCap *) g_ptr_array_index (cap->nodes, k))->node != guest->fixed[c])
-        s.feasible[c] &= ~(G_GUINT64_CONSTANT (1) << k);
+    {
+      for (guint k = 0; k < s.h; k++)
+        {
+          if (guest->fixed[c] >= 0 && ((const VpaNodeCap *) g_ptr_array_index (cap->nodes, k))->node != guest->fixed[c])
+            s.feasible[c] &= ~(G_GUINT64_CONSTANT (1) << k);
+        }
+    }
 
   if (s.n > s.h || !can_complete (&s, 0, full_mask (s.h)))
     {
@@ -934,8 +978,10 @@ vpa_fit (const VpaCapacity *cap, const VpaInventory *inv, GPtrArray *requests,
         }
     }
   if (s.net != NULL)
-    s.lower = s.lower * (gint64) s.net_weight +
-              vpa_fit_net_masks_soft_misses (s.net, reachable (&s, 0, 0));
+    {
+      s.lower = s.lower * (gint64) s.net_weight +
+                vpa_fit_net_masks_soft_misses (s.net, reachable (&s, 0, 0));
+    }
   search_all (&s);
   if (s.best_cost < 0)
     {

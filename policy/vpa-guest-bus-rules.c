@@ -46,8 +46,10 @@ static gboolean
 in_list (const char *const *list, const char *s)
 {
   for (guint i = 0; s != NULL && list[i] != NULL; i++)
-    if (strcmp (list[i], s) == 0)
-      return TRUE;
+    {
+      if (strcmp (list[i], s) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 

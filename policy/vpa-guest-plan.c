@@ -116,8 +116,10 @@ static gboolean
 placed_device (const Planner *p, const char *alias)
 {
   for (guint j = 0; alias != NULL && p->devices != NULL && j < p->devices->len; j++)
-    if (strcmp (((const VpaTopoDevice *) g_ptr_array_index (p->devices, j))->device, alias) == 0)
-      return TRUE;
+    {
+      if (strcmp (((const VpaTopoDevice *) g_ptr_array_index (p->devices, j))->device, alias) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -162,9 +164,13 @@ reserve_own (Planner *p)
         p->index_used[c->index] = TRUE;
       x = own_expander_of (p->bus, c);
       if (x == NULL && c->index > p->main_top)
-        p->main_top = MIN (c->index, 255);
+        {
+          p->main_top = MIN (c->index, 255);
+        }
       else if (x != NULL && x != c && x->index <= VPA_TOPO_INDEX_MAX)
-        below[x->index]++;
+        {
+          below[x->index]++;
+        }
     }
   for (guint i = 0; i < p->bus->occupants->len; i++)
     {
@@ -229,12 +235,14 @@ static gboolean
 new_index (Planner *p, VpaTopoController *tc, guint above, GError **error)
 {
   for (guint i = above + 1; i <= VPA_TOPO_INDEX_MAX; i++)
-    if (!p->index_used[i] && !p->index_referenced[i])
-      {
-        p->index_used[i] = TRUE;
-        tc->index = i;
-        return TRUE;
-      }
+    {
+      if (!p->index_used[i] && !p->index_referenced[i])
+        {
+          p->index_used[i] = TRUE;
+          tc->index = i;
+          return TRUE;
+        }
+    }
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                "%s: <controller type='pci'>: no controller index above %u is free for '%s'",
                p->what, above, tc->alias);
@@ -414,9 +422,13 @@ assign_slots (Planner *p, const VpaTopoController *x, GPtrArray *items, guint *(
     {
       guint *slot = slot_of (g_ptr_array_index (items, i));
       if (*slot < VPA_TOPO_SLOTS && !taken[*slot])
-        taken[*slot] = TRUE;
+        {
+          taken[*slot] = TRUE;
+        }
       else
-        *slot = G_MAXUINT;
+        {
+          *slot = G_MAXUINT;
+        }
     }
   for (guint i = 0; i < items->len; i++)
     {
@@ -458,8 +470,10 @@ range_free (const Planner *p, guint lo, guint count)
   if (lo == 0 || lo > VPA_TOPO_BUSNR_MAX || lo + count - 1 > 255)
     return FALSE;
   for (guint b = lo; b < lo + count; b++)
-    if (p->busnr_used[b])
-      return FALSE;
+    {
+      if (p->busnr_used[b])
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -492,9 +506,13 @@ assign_bus_numbers (Planner *p, GError **error)
       if (x->kind != VPA_TOPO_EXPANDER)
         continue;
       if (x->bus_nr != G_MAXUINT && range_free (p, x->bus_nr, x->bus_count))
-        mark_range (p, x->bus_nr, x->bus_count);
+        {
+          mark_range (p, x->bus_nr, x->bus_count);
+        }
       else
-        x->bus_nr = G_MAXUINT;
+        {
+          x->bus_nr = G_MAXUINT;
+        }
     }
   for (guint i = 0; i < ctrls->len; i++)
     {
@@ -508,13 +526,17 @@ assign_bus_numbers (Planner *p, GError **error)
       if (lo == 0)
         {
           if (p->main_top > 0)
-            g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                         "%s: <controller type='pci' index='%u'>: the domain's own controllers may use bus numbers up to %u, which leaves no %u free for the expander bus of guest cell %u",
-                         p->what, p->main_top, p->main_top, x->bus_count, x->cell);
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "%s: <controller type='pci' index='%u'>: the domain's own controllers may use bus numbers up to %u, which leaves no %u free for the expander bus of guest cell %u",
+                           p->what, p->main_top, p->main_top, x->bus_count, x->cell);
+            }
           else
-            g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                         "%s: <controller type='pci'>: the domain's own expander buses leave no %u free bus numbers for the expander bus of guest cell %u",
-                         p->what, x->bus_count, x->cell);
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                           "%s: <controller type='pci'>: the domain's own expander buses leave no %u free bus numbers for the expander bus of guest cell %u",
+                           p->what, x->bus_count, x->cell);
+            }
           return FALSE;
         }
       x->bus_nr = lo;
@@ -563,10 +585,12 @@ place_devices (Planner *p, GPtrArray *devices, GError **error)
           const VpaTopoDevice *d = g_ptr_array_index (devices, j);
           const VpaGuestDeviceAddr *a = device_addr (p->bus, d->device);
           if (d->cell == (gint) x->cell)
-            g_ptr_array_add (direct, placement_new (d, x->index,
-                                                    a != NULL && a->bus == (gint) x->index && a->slot >= 0
-                                                      ? (guint) a->slot
-                                                      : G_MAXUINT));
+            {
+              g_ptr_array_add (direct, placement_new (d, x->index,
+                                                      a != NULL && a->bus == (gint) x->index && a->slot >= 0
+                                                        ? (guint) a->slot
+                                                        : G_MAXUINT));
+            }
         }
       if (!assign_slots (p, x, direct, placement_slot, error))
         return FALSE;
@@ -795,8 +819,10 @@ vpa_guest_plan_explain (const VpaGuestTopology *topo, GString *out)
         {
           const VpaTopoPlacement *pl = g_ptr_array_index (topo->placements, k);
           if (pl->bus == x->index)
-            g_string_append_printf (out, "    -> slot %u -> %s (host node %d)\n", pl->slot,
-                                    pl->device, pl->host_node);
+            {
+              g_string_append_printf (out, "    -> slot %u -> %s (host node %d)\n", pl->slot,
+                                      pl->device, pl->host_node);
+            }
         }
     }
   for (guint k = 0; topo->keep && k < topo->placements->len; k++)

@@ -27,8 +27,10 @@ gboolean
 vpa_keep_request_matches (const VpaInventory *inv, guint idx, const VpaRequest *r)
 {
   for (guint i = 0; i < r->specs->len; i++)
-    if (vpa_inventory_model_spec_match (inv, idx, g_ptr_array_index (r->specs, i)))
-      return TRUE;
+    {
+      if (vpa_inventory_model_spec_match (inv, idx, g_ptr_array_index (r->specs, i)))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -73,8 +75,10 @@ related_taken (const VpaInventory *inv, guint idx, GHashTable *taken)
   if (dev->parent_index >= 0 && g_hash_table_contains (taken, GINT_TO_POINTER (dev->parent_index)))
     return TRUE;
   for (guint v = 0; dev->vf_indices != NULL && v < dev->vf_indices->len; v++)
-    if (g_hash_table_contains (taken, GINT_TO_POINTER (g_array_index (dev->vf_indices, guint, v))))
-      return TRUE;
+    {
+      if (g_hash_table_contains (taken, GINT_TO_POINTER (g_array_index (dev->vf_indices, guint, v))))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -144,9 +148,13 @@ vpa_keep_decide (const VpaInventory *inv, const VpaDomain *dom, const VpaGuestNo
             {
               st->keep[i] = FALSE;
               if (had)
-                st->why[i] = why;
+                {
+                  st->why[i] = why;
+                }
               else
-                g_free (why);
+                {
+                  g_free (why);
+                }
               break;
             }
           idx = (guint) vpa_host_lookup (inv->host, addr);
@@ -154,8 +162,10 @@ vpa_keep_decide (const VpaInventory *inv, const VpaDomain *dom, const VpaGuestNo
           g_hash_table_add (taken, GINT_TO_POINTER (idx));
         }
       if (!st->keep[i])
-        for (guint d = 0; d < st->devices[i]->len; d++)
-          g_hash_table_remove (taken, GINT_TO_POINTER (g_array_index (st->devices[i], guint, d)));
+        {
+          for (guint d = 0; d < st->devices[i]->len; d++)
+            g_hash_table_remove (taken, GINT_TO_POINTER (g_array_index (st->devices[i], guint, d)));
+        }
     }
   /* A request a group gives up can break another group it is in. */
   while (keep_groups (inv, requests, st) | keep_locality (inv, requests, st))
@@ -291,7 +301,9 @@ vpa_keep_merge (GPtrArray *requests, const VpaKeep *st, const VpaPlacement *plac
 
       a->request = g_ptr_array_index (requests, i);
       if (st->keep[i])
-        a->devices = g_array_ref (st->devices[i]);
+        {
+          a->devices = g_array_ref (st->devices[i]);
+        }
       else
         {
           const VpaAssignment *p = g_ptr_array_index (placement->assignments, next++);

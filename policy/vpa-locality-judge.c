@@ -45,8 +45,10 @@ candidate (const VpaInventory *inv, const VpaRequest *r, guint i)
   if (inv->state[i] != VPA_DEV_STATE_FREE || !vpa_inventory_has (inv, i))
     return FALSE;
   for (guint s = 0; s < r->specs->len; s++)
-    if (vpa_inventory_model_spec_match (inv, i, g_ptr_array_index (r->specs, s)))
-      return TRUE;
+    {
+      if (vpa_inventory_model_spec_match (inv, i, g_ptr_array_index (r->specs, s)))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -62,14 +64,22 @@ vpa_locality_judge_excluded (const VpaInventory *inv, const VpaDomain *dom, cons
   if (m->len == 0)
     return g_steal_pointer (&out);
   if (r->locality_required)
-    limit = r->locality_level;
+    {
+      limit = r->locality_level;
+    }
   else
-    for (guint i = 0; i < inv->host->devices->len; i++)
-      if (candidate (inv, r, i))
-        limit = MIN (limit, with (inv, m, i));
+    {
+      for (guint i = 0; i < inv->host->devices->len; i++)
+        {
+          if (candidate (inv, r, i))
+            limit = MIN (limit, with (inv, m, i));
+        }
+    }
   for (guint i = 0; i < inv->host->devices->len; i++)
-    if (candidate (inv, r, i) && with (inv, m, i) > limit)
-      g_array_append_val (out, i);
+    {
+      if (candidate (inv, r, i) && with (inv, m, i) > limit)
+        g_array_append_val (out, i);
+    }
   return g_steal_pointer (&out);
 }
 

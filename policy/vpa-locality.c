@@ -76,9 +76,11 @@ vpa_locality_groups (GPtrArray *requests)
       if (req->locality_group == NULL)
         continue;
       for (guint i = 0; i < out->len && g == NULL; i++)
-        if (strcmp (((VpaLocalityGroupState *) g_ptr_array_index (out, i))->name,
-                    req->locality_group) == 0)
-          g = g_ptr_array_index (out, i);
+        {
+          if (strcmp (((VpaLocalityGroupState *) g_ptr_array_index (out, i))->name,
+                      req->locality_group) == 0)
+            g = g_ptr_array_index (out, i);
+        }
       if (g == NULL)
         {
           g = g_new0 (VpaLocalityGroupState, 1);
@@ -135,8 +137,10 @@ domain_fits (const VpaLocalityProblem *p, const VpaLocalityGroupState *g, const 
       guint r = g_array_index (g->members, guint, m), mine = 0;
       need += member_count (p, r);
       for (guint c = 0; c < p->n_cls; c++)
-        if (OK (p, r, c) && in_domain (p, c, a))
-          mine += p->class_free[c] - (used != NULL ? used[c] : 0);
+        {
+          if (OK (p, r, c) && in_domain (p, c, a))
+            mine += p->class_free[c] - (used != NULL ? used[c] : 0);
+        }
       if (mine < member_count (p, r))
         return FALSE;
     }
@@ -275,9 +279,13 @@ branch (Search *s, guint g, gint64 loc)
       if (run (s, &tier, &cost) && better (s, tier, l + rest, cost))
         {
           if (g + 1 == s->groups->len)
-            record (s, tier, l, cost);
+            {
+              record (s, tier, l, cost);
+            }
           else
-            branch (s, g + 1, l);
+            {
+              branch (s, g + 1, l);
+            }
         }
       apply_anchor (s, g, NULL);
     }
@@ -374,9 +382,13 @@ vpa_locality_search (const VpaLocalityProblem *p, GPtrArray *groups, guint8 *mas
     {
       s.options[g] = group_options (p, g_ptr_array_index (groups, g));
       if (s.options[g]->len == 0)
-        feasible = FALSE;
+        {
+          feasible = FALSE;
+        }
       else
-        s.lb[g] = option_cost (&s, g, &g_array_index (s.options[g], Anchor, 0));
+        {
+          s.lb[g] = option_cost (&s, g, &g_array_index (s.options[g], Anchor, 0));
+        }
       lb_total += s.lb[g];
     }
   if (!feasible || !run (&s, &tier0, &cost0))
@@ -480,12 +492,16 @@ describe_where (const VpaHost *host, const GArray *devs, VpaLocality level)
       rp = vpa_pcie_root_port (host, first);
       sw = vpa_pcie_switch (host, first);
       for (guint k = 1; k < devs->len && sw >= 0; k++)
-        if (vpa_pcie_switch (host, g_array_index (devs, guint, k)) != sw)
-          sw = -1;
+        {
+          if (vpa_pcie_switch (host, g_array_index (devs, guint, k)) != sw)
+            sw = -1;
+        }
       if (sw >= 0)
-        return g_strdup_printf ("switch %s (root port %s)",
-                                vpa_addr_format (vpa_host_device (host, (guint) sw)->addr, a),
-                                vpa_addr_format (vpa_host_device (host, (guint) rp)->addr, b));
+        {
+          return g_strdup_printf ("switch %s (root port %s)",
+                                  vpa_addr_format (vpa_host_device (host, (guint) sw)->addr, a),
+                                  vpa_addr_format (vpa_host_device (host, (guint) rp)->addr, b));
+        }
       return g_strdup_printf ("root port %s",
                               vpa_addr_format (vpa_host_device (host, (guint) rp)->addr, a));
     case VPA_LOCALITY_ROOT_COMPLEX:
@@ -525,9 +541,11 @@ describe_why (const VpaLocalityGroupState *g, VpaLocality reached)
                           "members");
     }
   if (reached > g->alone && g->alone < VPA_LOCALITY_LAST)
-    g_string_append_printf (s, "%sa %s would cost a worse NUMA tier, or another locality "
-                               "group a closer level",
-                            s->len > 0 ? "; " : "", level_nouns[g->alone]);
+    {
+      g_string_append_printf (s, "%sa %s would cost a worse NUMA tier, or another locality "
+                                 "group a closer level",
+                              s->len > 0 ? "; " : "", level_nouns[g->alone]);
+    }
   return g_string_free (s, FALSE);
 }
 

@@ -76,9 +76,13 @@ class_tags (const Place *pl, const PlaceClass *c)
     {
       const VpaSpecPair *pair = g_ptr_array_index (tags, i);
       if (g_strcmp0 (pair->key, "physical_network") == 0 && pair->value != NULL)
-        g_string_append_printf (s, " %s", pair->value);
+        {
+          g_string_append_printf (s, " %s", pair->value);
+        }
       else
-        g_string_append_printf (s, " %s=%s", pair->key, pair->value ? pair->value : "");
+        {
+          g_string_append_printf (s, " %s=%s", pair->key, pair->value ? pair->value : "");
+        }
     }
   return g_string_free (s, FALSE);
 }
@@ -95,12 +99,16 @@ class_describe (const Place *pl, PlaceClass *c)
 
   vpa_addr_format (c->pf_addr, pf);
   if (c->dev->dev_type == VPA_DEV_TYPE_PCI)
-    c->label = g_strdup_printf ("%s:%s %s%s", c->dev->vendor_id, c->dev->product_id, type,
-                                tags);
+    {
+      c->label = g_strdup_printf ("%s:%s %s%s", c->dev->vendor_id, c->dev->product_id, type,
+                                  tags);
+    }
   else
-    c->label = g_strdup_printf ("%s:%s %s%s %s%s", c->dev->vendor_id, c->dev->product_id,
-                                type, tags,
-                                c->dev->dev_type == VPA_DEV_TYPE_VF ? "PF " : "", pf);
+    {
+      c->label = g_strdup_printf ("%s:%s %s%s %s%s", c->dev->vendor_id, c->dev->product_id,
+                                  type, tags,
+                                  c->dev->dev_type == VPA_DEV_TYPE_VF ? "PF " : "", pf);
+    }
   c->short_label = g_strdup_printf ("%s:%s%s%s %s", c->dev->vendor_id, c->dev->product_id,
                                     c->dev->dev_type == VPA_DEV_TYPE_PF ? " type-PF" : "",
                                     tags, node);
@@ -251,8 +259,10 @@ vpa_place_build_eligibility (Place *pl)
 
       pl->wants_pf[r] = vpa_request_wants_pf (req);
       for (guint c = 0; c < pl->n_cls; c++)
-        pl->elig[(gsize) r * pl->n_cls + c] = place_eligibility (pl, r, CLASS (pl, c),
-                                                                 wants_rm);
+        {
+          pl->elig[(gsize) r * pl->n_cls + c] = place_eligibility (pl, r, CLASS (pl, c),
+                                                                   wants_rm);
+        }
       pl->group[r] = -1;
       if (req->pf_group == NULL)
         continue;
@@ -323,9 +333,13 @@ vpa_place_build_demand (Place *pl)
           if (ELIG (pl, r, c) != ELIG_OK)
             continue;
           if (k->dev->dev_type == VPA_DEV_TYPE_PF)
-            pl->pf_wanted[c] = TRUE;
+            {
+              pl->pf_wanted[c] = TRUE;
+            }
           else if (k->pf_class >= 0)
-            pl->vf_wanted[k->pf_class] = TRUE;
+            {
+              pl->vf_wanted[k->pf_class] = TRUE;
+            }
         }
     }
 }

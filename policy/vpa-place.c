@@ -99,9 +99,13 @@ class_cost (const Place *pl, const PlaceState *st, guint c)
 
   if (k->dev->dev_type == VPA_DEV_TYPE_VF && k->pf_class >= 0 && k->pf_whole &&
       !st->broken[k->pf_class] && st->cap[k->pf_class] > 0)
-    pen = pl->pf_wanted[k->pf_class] ? 2 : 1;
+    {
+      pen = pl->pf_wanted[k->pf_class] ? 2 : 1;
+    }
   else if (k->dev->dev_type == VPA_DEV_TYPE_PF && pl->vf_wanted[c])
-    pen = 1;
+    {
+      pen = 1;
+    }
   return (gint64) k->tier * pl->w_tier + (gint64) k->dist * pl->w_dist + pen * pl->w_pen +
          (gint64) c * pl->w_rank;
 }
@@ -193,8 +197,10 @@ state_take (const Place *pl, PlaceState *st, guint r, guint c, guint n)
   if (k->dev->dev_type == VPA_DEV_TYPE_PF)
     {
       for (guint v = 0; v < pl->n_cls; v++)
-        if (CLASS (pl, v)->pf_class == (gint) c)
-          st->cap[v] = 0;
+        {
+          if (CLASS (pl, v)->pf_class == (gint) c)
+            st->cap[v] = 0;
+        }
     }
   else if (k->pf_class >= 0)
     {
@@ -263,12 +269,16 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
   if (got < need)
     ok = FALSE;
   for (guint i = 0; !ok && unsat != NULL && i < n; i++)
-    if (vpa_flow_of (&f, src_edges[i]) < REQ (pl, reqs[i])->count)
-      unsat[reqs[i]] = TRUE;
+    {
+      if (vpa_flow_of (&f, src_edges[i]) < REQ (pl, reqs[i])->count)
+        unsat[reqs[i]] = TRUE;
+    }
   for (guint i = 0; ok && i < req_edges->len; i++)
-    state_take (pl, st, g_array_index (req_pairs, guint, 2 * i),
-                g_array_index (req_pairs, guint, 2 * i + 1),
-                (guint) vpa_flow_of (&f, g_array_index (req_edges, guint, i)));
+    {
+      state_take (pl, st, g_array_index (req_pairs, guint, 2 * i),
+                  g_array_index (req_pairs, guint, 2 * i + 1),
+                  (guint) vpa_flow_of (&f, g_array_index (req_edges, guint, i)));
+    }
   for (guint i = 0; ok && i < gnodes->len; i++)
     {
       GroupNode *gn = g_ptr_array_index (gnodes, i);
@@ -277,15 +287,21 @@ place_phase (const Place *pl, PlaceState *st, const guint *reqs, guint n, gboole
       if (vpa_flow_of (&f, gn->in_edge) == 0)
         continue;
       for (guint j = 0; j < gn->req_edges->len; j++)
-        if (vpa_flow_of (&f, g_array_index (gn->req_edges, guint, j)) > 0)
-          r = (gint) g_array_index (gn->req_ids, guint, j);
+        {
+          if (vpa_flow_of (&f, g_array_index (gn->req_edges, guint, j)) > 0)
+            r = (gint) g_array_index (gn->req_ids, guint, j);
+        }
       for (guint j = 0; j < gn->cls_edges->len; j++)
-        if (vpa_flow_of (&f, g_array_index (gn->cls_edges, guint, j)) > 0)
-          c = (gint) g_array_index (gn->cls_ids, guint, j);
+        {
+          if (vpa_flow_of (&f, g_array_index (gn->cls_edges, guint, j)) > 0)
+            c = (gint) g_array_index (gn->cls_ids, guint, j);
+        }
       /* The (group, PF) node forgets which request entered it; a class
        * that request may not use makes this routing invalid. */
       if (r < 0 || c < 0 || ELIG (pl, r, c) != ELIG_OK)
-        ok = FALSE;
+        {
+          ok = FALSE;
+        }
       else
         {
           state_take (pl, st, (guint) r, (guint) c, 1);
@@ -303,8 +319,10 @@ state_valid (const Place *pl, const PlaceState *st)
   g_autofree guint *used = g_new0 (guint, MAX (pl->n_cls, 1));
 
   for (guint r = 0; r < pl->n_req; r++)
-    for (guint c = 0; c < pl->n_cls; c++)
-      used[c] += ALLOC (pl, st, r, c);
+    {
+      for (guint c = 0; c < pl->n_cls; c++)
+        used[c] += ALLOC (pl, st, r, c);
+    }
   for (guint c = 0; c < pl->n_cls; c++)
     {
       const PlaceClass *k = CLASS (pl, c);
@@ -348,8 +366,10 @@ static gboolean
 state_uses (const Place *pl, const PlaceState *st, guint c)
 {
   for (guint r = 0; r < pl->n_req; r++)
-    if (ALLOC (pl, st, r, c) > 0)
-      return TRUE;
+    {
+      if (ALLOC (pl, st, r, c) > 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -363,25 +383,31 @@ place_refine (const Place *pl, const PlaceState *st, const gboolean *unsat,
   gboolean added = FALSE;
 
   for (guint r = 0; r < pl->n_req; r++)
-    for (guint c = 0; unsat[r] && c < pl->n_cls; c++)
-      {
-        const PlaceClass *k = CLASS (pl, c);
-        if (ELIG (pl, r, c) != ELIG_OK)
-          continue;
-        if (pfs_first && k->pf_class >= 0 && !forbid[k->pf_class] &&
-            state_uses (pl, st, (guint) k->pf_class))
-          {
-            forbid[k->pf_class] = TRUE;
-            added = TRUE;
-          }
-        if (!pfs_first && k->dev->dev_type == VPA_DEV_TYPE_PF && st->broken[c])
-          for (guint v = 0; v < pl->n_cls; v++)
-            if (CLASS (pl, v)->pf_class == (gint) c && !forbid[v])
-              {
-                forbid[v] = TRUE;
-                added = TRUE;
-              }
-      }
+    {
+      for (guint c = 0; unsat[r] && c < pl->n_cls; c++)
+        {
+          const PlaceClass *k = CLASS (pl, c);
+          if (ELIG (pl, r, c) != ELIG_OK)
+            continue;
+          if (pfs_first && k->pf_class >= 0 && !forbid[k->pf_class] &&
+              state_uses (pl, st, (guint) k->pf_class))
+            {
+              forbid[k->pf_class] = TRUE;
+              added = TRUE;
+            }
+          if (!pfs_first && k->dev->dev_type == VPA_DEV_TYPE_PF && st->broken[c])
+            {
+              for (guint v = 0; v < pl->n_cls; v++)
+                {
+                  if (CLASS (pl, v)->pf_class == (gint) c && !forbid[v])
+                    {
+                      forbid[v] = TRUE;
+                      added = TRUE;
+                    }
+                }
+            }
+        }
+    }
   return added;
 }
 
@@ -465,8 +491,10 @@ apply_mask (Place *pl, const guint8 *mask)
   gsize n = (gsize) pl->n_req * pl->n_cls;
 
   for (gsize i = 0; i < n; i++)
-    pl->elig[i] = mask != NULL && mask[i] && pl->elig_base[i] == ELIG_OK ? ELIG_LOCALITY
-                                                                         : pl->elig_base[i];
+    {
+      pl->elig[i] = mask != NULL && mask[i] && pl->elig_base[i] == ELIG_OK ? ELIG_LOCALITY
+                                                                           : pl->elig_base[i];
+    }
 }
 
 static gboolean
@@ -487,12 +515,14 @@ locality_solve (gpointer data, const guint8 *mask, gint64 *tier, gint64 *cost)
   /* The search's first key: the tier total, then (NUMA distance within
    * the tiers, before locality) the distance total. */
   for (guint r = 0; r < pl->n_req; r++)
-    for (guint c = 0; c < pl->n_cls; c++)
-      {
-        tiers += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->tier;
-        dists += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->dist;
-        units += ALLOC (pl, st, r, c);
-      }
+    {
+      for (guint c = 0; c < pl->n_cls; c++)
+        {
+          tiers += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->tier;
+          dists += (gint64) ALLOC (pl, st, r, c) * CLASS (pl, c)->dist;
+          units += ALLOC (pl, st, r, c);
+        }
+    }
   *tier = tiers * (units * VPA_PLACE_DIST_MAX + 1) + dists;
   *cost = st->cost;
   return TRUE;
@@ -504,8 +534,10 @@ group_members (const Place *pl, const VpaLocalityGroupState *g)
   GString *s = g_string_new (NULL);
 
   for (guint m = 0; m < g->members->len; m++)
-    g_string_append_printf (s, "%s%s", m > 0 ? ", " : "",
-                            REQ (pl, g_array_index (g->members, guint, m))->label);
+    {
+      g_string_append_printf (s, "%s%s", m > 0 ? ", " : "",
+                              REQ (pl, g_array_index (g->members, guint, m))->label);
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -526,10 +558,12 @@ locality_failure (Place *pl)
       g_autofree char *members = group_members (pl, gs);
 
       if (gs->required && gs->alone == VPA_LOCALITY_LAST)
-        return g_strdup_printf ("locality group '%s' (level %s, policy required): no %s holds "
-                                "enough free devices their NUMA policies allow for %s",
-                                gs->name, vpa_locality_to_string (gs->level),
-                                vpa_locality_to_string (gs->level), members);
+        {
+          return g_strdup_printf ("locality group '%s' (level %s, policy required): no %s holds "
+                                  "enough free devices their NUMA policies allow for %s",
+                                  gs->name, vpa_locality_to_string (gs->level),
+                                  vpa_locality_to_string (gs->level), members);
+        }
     }
   return g_strdup ("the required locality groups cannot all be met together with the other "
                    "requests");
@@ -594,8 +628,10 @@ place_result (const Place *pl, const PlaceState *st)
         {
           GArray *free_devs = CLASS (pl, c)->free_devs;
           for (guint n = ALLOC (pl, st, r, c); n > 0; n--)
-            g_array_append_val (asg->devices,
-                                g_array_index (free_devs, guint, cursor[c]++));
+            {
+              g_array_append_val (asg->devices,
+                                  g_array_index (free_devs, guint, cursor[c]++));
+            }
         }
       g_array_sort (asg->devices, index_cmp);
       g_ptr_array_add (res->assignments, asg);
@@ -646,8 +682,10 @@ gboolean
 vpa_place_has_classes (const VpaPlacer *p, gint node)
 {
   for (guint c = 0; c < p->pl.n_cls; c++)
-    if (CLASS (&p->pl, c)->numa_node == node && CLASS (&p->pl, c)->free_devs->len > 0)
-      return TRUE;
+    {
+      if (CLASS (&p->pl, c)->numa_node == node && CLASS (&p->pl, c)->free_devs->len > 0)
+        return TRUE;
+    }
   return FALSE;
 }
 

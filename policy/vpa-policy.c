@@ -63,8 +63,10 @@ static gboolean
 guest_has_node (const VpaGuestNodes *guest, gint node)
 {
   for (guint i = 0; i < guest->n_nodes; i++)
-    if (guest->nodes[i] == node)
-      return TRUE;
+    {
+      if (guest->nodes[i] == node)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -79,8 +81,10 @@ shared_socket (const VpaHost *host, const VpaGuestNodes *guest, gint dev_numa_no
   if (socket == VPA_SOCKET_NONE)
     return VPA_SOCKET_NONE;
   for (guint i = 0; i < guest->n_nodes; i++)
-    if (vpa_host_node_socket (host, guest->nodes[i]) == socket)
-      return socket;
+    {
+      if (vpa_host_node_socket (host, guest->nodes[i]) == socket)
+        return socket;
+    }
   return VPA_SOCKET_NONE;
 }
 
@@ -172,8 +176,10 @@ vpa_policy_truthy (const char *value)
   static const char *const yes[] = { "1", "t", "true", "on", "y", "yes" };
 
   for (guint i = 0; value != NULL && i < G_N_ELEMENTS (yes); i++)
-    if (g_ascii_strcasecmp (value, yes[i]) == 0)
-      return TRUE;
+    {
+      if (g_ascii_strcasecmp (value, yes[i]) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -203,12 +209,16 @@ socket_refusal (const VpaHost *host, const VpaGuestNodes *guest, gint node)
     {
       const VpaCell *c = &g_array_index (host->cells, VpaCell, i);
       if (c->socket == VPA_SOCKET_NONE)
-        return g_strdup_printf ("node %d is not the guest's (%s) and host cell %d has no socket id, which disables the socket policy",
-                                node, nodes, c->id);
+        {
+          return g_strdup_printf ("node %d is not the guest's (%s) and host cell %d has no socket id, which disables the socket policy",
+                                  node, nodes, c->id);
+        }
     }
   if (host->cells->len == 0)
-    return g_strdup_printf ("node %d is not the guest's (%s) and the host reports no NUMA cells, which disables the socket policy",
-                            node, nodes);
+    {
+      return g_strdup_printf ("node %d is not the guest's (%s) and the host reports no NUMA cells, which disables the socket policy",
+                              node, nodes);
+    }
   socket = vpa_host_node_socket (host, node);
   if (socket == VPA_SOCKET_NONE)
     return g_strdup_printf ("node %d is not a host NUMA cell", node);

@@ -46,8 +46,10 @@ static gboolean
 has (const GArray *a, guint v)
 {
   for (guint i = 0; i < a->len; i++)
-    if (g_array_index (a, guint, i) == v)
-      return TRUE;
+    {
+      if (g_array_index (a, guint, i) == v)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -135,7 +137,9 @@ node_from_json (JsonObject *hc, JsonObject *limits, const char *cpu_policy)
   nc->memory_kib = mem;
   nc->claimed_kib = used;
   if (g_strcmp0 (cpu_policy, "dedicated") == 0)
-    nc->avail_kib = MIN (mem > used ? mem - used : 0, small_total);
+    {
+      nc->avail_kib = MIN (mem > used ? mem - used : 0, small_total);
+    }
   else if (limits != NULL)
     {
       gdouble ram = json_object_get_double_member (limits, "ram_allocation_ratio");
@@ -229,8 +233,10 @@ affinity_nodes (JsonArray *hcs, const char *physnet)
       gint id = (gint) json_object_get_int_member (c, "id");
 
       if (physnet == NULL)
-        has = json_object_has_member (c, "tunneled") &&
-              json_object_get_boolean_member (c, "tunneled");
+        {
+          has = json_object_has_member (c, "tunneled") &&
+                json_object_get_boolean_member (c, "tunneled");
+        }
       else if (json_object_has_member (c, "physnets"))
         {
           JsonArray *p = json_object_get_array_member (c, "physnets");
@@ -268,9 +274,11 @@ net_rules_from_json (JsonObject *obj, const Scenario *sc)
     return rules;
   for (const char *const *k = (const char *const[]){ "image_policy", "flavor_policy", NULL };
        *k != NULL; k++)
-    if (json_object_has_member (obj, *k) &&
-        !JSON_NODE_HOLDS_NULL (json_object_get_member (obj, *k)))
-      vpa_policy_from_string (json_object_get_string_member (obj, *k), &fallback);
+    {
+      if (json_object_has_member (obj, *k) &&
+          !JSON_NODE_HOLDS_NULL (json_object_get_member (obj, *k)))
+        vpa_policy_from_string (json_object_get_string_member (obj, *k), &fallback);
+    }
   ports = json_object_get_array_member (obj, "vswitch_ports");
   for (guint i = 0; i < json_array_get_length (ports); i++)
     {
@@ -324,12 +332,20 @@ add_fit (JsonBuilder *b, const Scenario *sc, const Guest *guest, const VpaFit *f
   json_builder_set_member_name (b, "pagesize_kb");
   json_builder_begin_array (b);
   for (guint c = 0; c < fit->bindings->len; c++)
-    if (guest->fit.page_kib > 0)
-      json_builder_add_int_value (b, (gint64) guest->fit.page_kib);
-    else if (guest->small_pages)
-      json_builder_add_int_value (b, 4);
-    else
-      json_builder_add_null_value (b);
+    {
+      if (guest->fit.page_kib > 0)
+        {
+          json_builder_add_int_value (b, (gint64) guest->fit.page_kib);
+        }
+      else if (guest->small_pages)
+        {
+          json_builder_add_int_value (b, 4);
+        }
+      else
+        {
+          json_builder_add_null_value (b);
+        }
+    }
   json_builder_end_array (b);
   if (fit->bindings->len > 0 &&
       g_array_index (fit->bindings, VpaCellBinding, 0).emulator != NULL &&
@@ -404,14 +420,18 @@ run_scenario (JsonBuilder *b, JsonObject *obj, GError **error)
       return TRUE;
     }
   for (guint i = 0; i < json_array_get_length (hcs); i++)
-    g_ptr_array_add (nodes, node_from_json (json_array_get_object_element (hcs, i), limits,
-                                            json_object_get_string_member (g, "cpu_policy")));
+    {
+      g_ptr_array_add (nodes, node_from_json (json_array_get_object_element (hcs, i), limits,
+                                              json_object_get_string_member (g, "cpu_policy")));
+    }
   cap.nodes = nodes;
   rules = net_rules_from_json (obj, sc);
   guest.fit.net_rules = rules->len > 0 ? rules : NULL;
   fit = vpa_fit (&cap, sc->inv, sc->requests, &guest.fit, NULL, &fit_error);
   if (fit != NULL)
-    add_fit (b, sc, &guest, fit);
+    {
+      add_fit (b, sc, &guest, fit);
+    }
   else
     {
       json_builder_set_member_name (b, "fits");
@@ -459,7 +479,9 @@ main (int argc, char **argv)
       json_builder_end_array (b);
     }
   else if (doc != NULL && JSON_NODE_HOLDS_OBJECT (doc))
-    ok = run_scenario (b, json_node_get_object (doc), &error);
+    {
+      ok = run_scenario (b, json_node_get_object (doc), &error);
+    }
   else
     {
       fprintf (stderr, "fit-runner: stdin: not a scenario or a list of scenarios\n");

@@ -56,8 +56,10 @@ scenario_domain (const LocScenario *s, const char *physnet)
       g_string_append_printf (meta, "<vpa:locality-group name=\"g%u\" level=\"%s\" policy=\"%s\"/>\n",
                               g, s->level, s->required ? "required" : "preferred");
       for (guint d = 0; d < s->gpus; d++)
-        g_string_append_printf (meta, "<vpa:device alias=\"GPU\" name=\"ua-gpu%u-%u\" locality-group=\"g%u\"/>\n",
-                                g, d, g);
+        {
+          g_string_append_printf (meta, "<vpa:device alias=\"GPU\" name=\"ua-gpu%u-%u\" locality-group=\"g%u\"/>\n",
+                                  g, d, g);
+        }
       for (guint n = 0; n < s->nics; n++)
         {
           g_string_append_printf (meta, "<vpa:port device=\"ua-net%u-%u\" physnet=\"%s\" locality-group=\"g%u\"/>\n",
@@ -67,8 +69,10 @@ scenario_domain (const LocScenario *s, const char *physnet)
         }
     }
   for (guint c = 0; c < s->cells; c++)
-    g_string_append_printf (cells, "<cell id='%u' cpus='%u-%u' memory='1048576' unit='KiB'/>\n", c,
-                            2 * c, 2 * c + 1);
+    {
+      g_string_append_printf (cells, "<cell id='%u' cpus='%u-%u' memory='1048576' unit='KiB'/>\n", c,
+                              2 * c, 2 * c + 1);
+    }
   return g_strdup_printf ("<domain type='kvm'>\n<name>%s</name>\n<metadata>\n"
                           "<vpa:affinity xmlns:vpa=\"http://virt-pci-affinity.org/xmlns/libvirt/domain/1.0\">\n"
                           "%s</vpa:affinity>\n</metadata>\n"
@@ -86,8 +90,10 @@ vpa_test_fleet_locality_domains (const char *physnet, const char *frontend)
   GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; i < G_N_ELEMENTS (scenarios); i++)
-    g_ptr_array_add (out, scenario_domain (&scenarios[i],
-                                           scenarios[i].frontend ? frontend : physnet));
+    {
+      g_ptr_array_add (out, scenario_domain (&scenarios[i],
+                                             scenarios[i].frontend ? frontend : physnet));
+    }
   return out;
 }
 

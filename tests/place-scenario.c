@@ -138,11 +138,17 @@ config_text (JsonObject *obj, char **skip)
             }
           v = value_string (n);
           if (strcmp (key, "vendor_id") == 0)
-            g_string_append_printf (s, "vendor-id=%s\n", v);
+            {
+              g_string_append_printf (s, "vendor-id=%s\n", v);
+            }
           else if (strcmp (key, "product_id") == 0)
-            g_string_append_printf (s, "product-id=%s\n", v);
+            {
+              g_string_append_printf (s, "product-id=%s\n", v);
+            }
           else
-            g_string_append_printf (s, "%s=%s\n", key, v ? v : "");
+            {
+              g_string_append_printf (s, "%s=%s\n", key, v ? v : "");
+            }
         }
     }
   return g_string_free (s, FALSE);
@@ -332,11 +338,13 @@ scenario_from_json (JsonObject *obj, GError **error)
   nodes = json_object_get_member (obj, "guest_nodes");
   /* Nova: no cells, or an empty list of them, is a guest without NUMA. */
   if (nodes != NULL && JSON_NODE_HOLDS_ARRAY (nodes))
-    for (guint i = 0; i < json_array_get_length (json_node_get_array (nodes)); i++)
-      {
-        gint n = (gint) json_array_get_int_element (json_node_get_array (nodes), i);
-        g_array_append_val (sc->guest_nodes, n);
-      }
+    {
+      for (guint i = 0; i < json_array_get_length (json_node_get_array (nodes)); i++)
+        {
+          gint n = (gint) json_array_get_int_element (json_node_get_array (nodes), i);
+          g_array_append_val (sc->guest_nodes, n);
+        }
+    }
   sc->guest.numa_guest = sc->guest_nodes->len > 0;
   sc->guest.nodes = (const gint *) (void *) sc->guest_nodes->data;
   sc->guest.n_nodes = sc->guest_nodes->len;
@@ -431,8 +439,10 @@ scenario_check (const Scenario *sc, GPtrArray *alloc)
       GArray *devs = g_ptr_array_index (alloc, r);
 
       if (devs->len != req->count)
-        return g_strdup_printf ("%s: %u devices for count %u", req->label, devs->len,
-                                req->count);
+        {
+          return g_strdup_printf ("%s: %u devices for count %u", req->label, devs->len,
+                                  req->count);
+        }
       for (guint k = 0; k < devs->len; k++)
         {
           guint i = g_array_index (devs, guint, k);
@@ -446,8 +456,10 @@ scenario_check (const Scenario *sc, GPtrArray *alloc)
             {
               char *key = g_strdup_printf ("%s/%" G_GUINT64_FORMAT, req->pf_group, pf);
               if (!g_hash_table_add (groups, key))
-                return g_strdup_printf ("%s: pf-group '%s' twice on one PF", req->label,
-                                        req->pf_group);
+                {
+                  return g_strdup_printf ("%s: pf-group '%s' twice on one PF", req->label,
+                                          req->pf_group);
+                }
             }
         }
     }
@@ -602,8 +614,10 @@ scenario_brute_force (const Scenario *sc, guint *n_valid, guint *best, guint *n_
     {
       GArray *c = g_array_new (FALSE, FALSE, sizeof (guint));
       for (guint i = 0; i < sc->inv->host->devices->len; i++)
-        if (scenario_device_ok (sc, r, i))
-          g_array_append_val (c, i);
+        {
+          if (scenario_device_ok (sc, r, i))
+            g_array_append_val (c, i);
+        }
       g_ptr_array_add (b.cand, c);
       g_ptr_array_add (b.cur, g_array_new (FALSE, FALSE, sizeof (guint)));
     }

@@ -248,11 +248,13 @@ run (GStrv argv, GStrv env, const char *cwd, const char *stdin_path, int *exit_s
   close (out_fd);
   close (err_fd);
   while (waitpid (pid, &wstatus, 0) < 0)
-    if (errno != EINTR)
-      {
-        g_test_fail_printf ("waitpid %d: %s", (int) pid, g_strerror (errno));
-        break;
-      }
+    {
+      if (errno != EINTR)
+        {
+          g_test_fail_printf ("waitpid %d: %s", (int) pid, g_strerror (errno));
+          break;
+        }
+    }
   g_spawn_close_pid (pid);
   *exit_status = WIFEXITED (wstatus) ? WEXITSTATUS (wstatus) : -1;
   *out = slurp (out_path);
@@ -302,11 +304,17 @@ run_case (gconstpointer data)
   /* stdin= names a file of the case, or an absolute path (/dev/zero for
    * endless input). */
   if (stdin_name == NULL)
-    stdin_path = g_strdup ("/dev/null");
+    {
+      stdin_path = g_strdup ("/dev/null");
+    }
   else if (g_path_is_absolute (stdin_name))
-    stdin_path = g_strdup (stdin_name);
+    {
+      stdin_path = g_strdup (stdin_name);
+    }
   else
-    stdin_path = g_build_filename (c->dir, stdin_name, NULL);
+    {
+      stdin_path = g_build_filename (c->dir, stdin_name, NULL);
+    }
 
   run (argv, env, c->dir, stdin_path, &exit_status, &out, &err);
   g_test_message ("%s: exit %d\nstdout: %s\nstderr: %s", c->name, exit_status, out, err);

@@ -60,9 +60,11 @@ check_case (gconstpointer data)
                                                sc->guest.nodes, sc->guest.n_nodes, &weight, &reason);
   counts.checked++;
   if (passes != sc->nova_support)
-    g_error ("%s (%s #%u): fleet filter says %s, Nova's support_requests %s%s%s", sc->name,
-             c->file, c->index, passes ? "pass" : "fail", sc->nova_support ? "pass" : "fail",
-             reason != NULL ? ": " : "", reason != NULL ? reason : "");
+    {
+      g_error ("%s (%s #%u): fleet filter says %s, Nova's support_requests %s%s%s", sc->name,
+               c->file, c->index, passes ? "pass" : "fail", sc->nova_support ? "pass" : "fail",
+               reason != NULL ? ": " : "", reason != NULL ? reason : "");
+    }
   g_assert_true (passes == (reason == NULL));
   g_assert_cmpfloat (weight, >=, 0);
   if (!passes)
@@ -78,8 +80,10 @@ check_case (gconstpointer data)
           /* The scheduler's view passes a host the compute claim then
            * refuses: only where Nova's own claim fails too. */
           if (sc->nova_ok)
-            g_error ("%s: the fleet filter and Nova place it, place fails: %s", sc->name,
-                     error->message);
+            {
+              g_error ("%s: the fleet filter and Nova place it, place fails: %s", sc->name,
+                       error->message);
+            }
           counts.optimistic++;
         }
     }

@@ -24,9 +24,13 @@ check_policy_error (const Scenario *sc)
   g_assert_nonnull (sc->policy_error);
   g_assert_error (sc->policy_error, VPA_ERROR, VPA_ERROR_INVALID);
   if (strcmp (sc->nova_error, "ImagePCINUMAPolicyForbidden") == 0)
-    g_assert_nonnull (strstr (sc->policy_error->message, "not permitted to override"));
+    {
+      g_assert_nonnull (strstr (sc->policy_error->message, "not permitted to override"));
+    }
   else
-    g_assert_cmpstr (sc->nova_error, ==, "InvalidPCINUMAAffinity");
+    {
+      g_assert_cmpstr (sc->nova_error, ==, "InvalidPCINUMAAffinity");
+    }
   counts.policy_errors++;
 }
 
@@ -42,8 +46,10 @@ same_alloc (GPtrArray *a, GPtrArray *b)
       for (guint k = 0; k < x->len; k++)
         g_hash_table_add (set, GUINT_TO_POINTER (g_array_index (x, guint, k) + 1));
       for (guint k = 0; k < y->len; k++)
-        if (!g_hash_table_contains (set, GUINT_TO_POINTER (g_array_index (y, guint, k) + 1)))
-          return FALSE;
+        {
+          if (!g_hash_table_contains (set, GUINT_TO_POINTER (g_array_index (y, guint, k) + 1)))
+            return FALSE;
+        }
     }
   return TRUE;
 }
@@ -140,9 +146,13 @@ check_scenario (gconstpointer data)
       return;
     }
   if (small)
-    counts.matched_fail++;
+    {
+      counts.matched_fail++;
+    }
   else
-    counts.unverified_fail++;
+    {
+      counts.unverified_fail++;
+    }
 }
 
 static void

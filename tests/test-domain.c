@@ -141,8 +141,10 @@ dump_devices (GString *s, const VpaDomain *dom)
                               vpa_policy_to_string (r->policy),
                               vpa_policy_source_to_string (r->source));
       if (r->locality_group != NULL)
-        g_string_append_printf (s, "  locality-group=%s locality=%s\n", r->locality_group,
-                                vpa_locality_to_string ((VpaLocality) r->locality));
+        {
+          g_string_append_printf (s, "  locality-group=%s locality=%s\n", r->locality_group,
+                                  vpa_locality_to_string ((VpaLocality) r->locality));
+        }
     }
 }
 

@@ -53,8 +53,10 @@ describe_tree (const VpaHost *host)
                               path, rp, sw, vpa_pcie_format_speed (dev->link_speed, speed),
                               dev->link_width);
       if (i > 0)
-        g_string_append_printf (s, " %s",
-                                vpa_pcie_distance_to_string (vpa_pcie_distance (host, i - 1, i)));
+        {
+          g_string_append_printf (s, " %s",
+                                  vpa_pcie_distance_to_string (vpa_pcie_distance (host, i - 1, i)));
+        }
       g_string_append_c (s, '\n');
     }
   return g_string_free (s, FALSE);
@@ -72,8 +74,10 @@ describe_bars (const VpaHost *host)
       char a[VPA_ADDR_BUFLEN];
 
       if (dev->bars_known)
-        g_string_append_printf (s, "%s mem64=%" G_GUINT64_FORMAT "\n",
-                                vpa_addr_format (dev->addr, a), dev->bar64_bytes);
+        {
+          g_string_append_printf (s, "%s mem64=%" G_GUINT64_FORMAT "\n",
+                                  vpa_addr_format (dev->addr, a), dev->bar64_bytes);
+        }
     }
   return g_string_free (s, FALSE);
 }

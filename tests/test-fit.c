@@ -72,8 +72,10 @@ add_nic (VpaHost *host, guint bus, gint node, guint n_vfs)
 
   vpa_test_add_device (host, pf, "8086:1528", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, node, NULL);
   for (guint i = 0; i < n_vfs; i++)
-    vpa_test_add_device (host, VPA_ADDR (0, bus, 0x10, i), "8086:1515", VPA_DEV_TYPE_VF, pf,
-                         node, NULL);
+    {
+      vpa_test_add_device (host, VPA_ADDR (0, bus, 0x10, i), "8086:1515", VPA_DEV_TYPE_VF, pf,
+                           node, NULL);
+    }
 }
 
 static VpaRequest *
@@ -175,8 +177,10 @@ random_case (Case *c, GRand *r)
   case_finish (c, host, conf->str);
 
   for (guint i = 0, n = (guint) g_rand_int_range (r, 1, (gint) n_nodes + 1); i < n; i++)
-    guest_cell (c, i, (guint) g_rand_int_range (r, 1, 4),
-                (guint64) g_rand_int_range (r, 1, 4) * 524288);
+    {
+      guest_cell (c, i, (guint) g_rand_int_range (r, 1, 4),
+                  (guint64) g_rand_int_range (r, 1, 4) * 524288);
+    }
   c->guest.cpu_policy = g_rand_boolean (r) ? VPA_CPU_POLICY_DEDICATED : VPA_CPU_POLICY_SHARED;
   c->guest.thread_policy = (VpaThreadPolicy) g_rand_int_range (r, 0, VPA_THREAD_POLICY_LAST);
   c->guest.page_kib = g_rand_int_range (r, 0, 4) == 0 ? 1048576 : 0;
@@ -209,9 +213,13 @@ tiers_for (const Case *c, const guint *map)
   gint64 total = 0;
 
   for (guint k = 0; k < c->cap->nodes->len; k++)
-    for (guint i = 0; i < c->cells->len; i++)
-      if (map[i] == k)
-        g_array_append_val (nodes, ((VpaNodeCap *) g_ptr_array_index (c->cap->nodes, k))->node);
+    {
+      for (guint i = 0; i < c->cells->len; i++)
+        {
+          if (map[i] == k)
+            g_array_append_val (nodes, ((VpaNodeCap *) g_ptr_array_index (c->cap->nodes, k))->node);
+        }
+    }
   if (c->reqs->len == 0)
     return 0;
   g.numa_guest = TRUE;
@@ -224,8 +232,10 @@ tiers_for (const Case *c, const guint *map)
     {
       const VpaAssignment *a = g_ptr_array_index (pl->assignments, i);
       for (guint j = 0; j < a->devices->len; j++)
-        total += vpa_policy_tier (c->inv->host, &g,
-                                  vpa_host_device (c->inv->host, g_array_index (a->devices, guint, j))->numa_node);
+        {
+          total += vpa_policy_tier (c->inv->host, &g,
+                                    vpa_host_device (c->inv->host, g_array_index (a->devices, guint, j))->numa_node);
+        }
     }
   return total;
 }

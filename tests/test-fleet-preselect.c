@@ -58,8 +58,10 @@ query_init (Query *q, const char *xml)
   q->query.requests = q->requests;
   q->query.config = q->config;
   for (guint i = 0; q->dom->ports != NULL && i < q->dom->ports->len; i++)
-    if (((const VpaPortRequest *) g_ptr_array_index (q->dom->ports, i))->has_policy)
-      q->query.need_net_numa_trait = TRUE;
+    {
+      if (((const VpaPortRequest *) g_ptr_array_index (q->dom->ports, i))->has_policy)
+        q->query.need_net_numa_trait = TRUE;
+    }
 }
 
 static void

@@ -198,9 +198,13 @@ filter_both (VpaFleetStore *store, const char *guest, guint flags, gboolean *fre
 
           g_test_message ("%s: %s", v->host, v->passes ? "passes" : v->reason);
           if (pass == 0)
-            *out = v->passes;
+            {
+              *out = v->passes;
+            }
           else
-            g_assert_cmpint (*out, ==, v->passes);
+            {
+              g_assert_cmpint (*out, ==, v->passes);
+            }
         }
     }
 }
@@ -217,17 +221,23 @@ guest_xml (guint n, gboolean auto_placement)
   if (auto_placement)
     g_string_append (text, "<vpa:numa placement='auto' cpu-policy='dedicated'/>");
   for (guint p = 0; p < n; p++)
-    g_string_append_printf (text, "<vpa:port device='ua-net%u' physnet='physnet1'%s/>", p,
-                            auto_placement ? " policy='required'" : "");
+    {
+      g_string_append_printf (text, "<vpa:port device='ua-net%u' physnet='physnet1'%s/>", p,
+                              auto_placement ? " policy='required'" : "");
+    }
   g_string_append (text, "</vpa:affinity></metadata><memory unit='KiB'>1048576</memory>"
                          "<vcpu>5</vcpu>");
   if (auto_placement)
-    g_string_append (text, "<cpu><numa><cell id='0' cpus='0-4' memory='1048576'"
-                           " unit='KiB'/></numa></cpu>");
+    {
+      g_string_append (text, "<cpu><numa><cell id='0' cpus='0-4' memory='1048576'"
+                             " unit='KiB'/></numa></cpu>");
+    }
   g_string_append (text, "<devices>");
   for (guint p = 0; p < n; p++)
-    g_string_append_printf (text, "<interface type='hostdev'><alias name='ua-net%u'/></interface>",
-                            p);
+    {
+      g_string_append_printf (text, "<interface type='hostdev'><alias name='ua-net%u'/></interface>",
+                              p);
+    }
   g_string_append (text, "</devices></domain>");
   return g_string_free (text, FALSE);
 }

@@ -109,17 +109,21 @@ guest_new (guint n_cells, gboolean numa_auto, const char *bind, const char *cons
       g_string_append_printf (meta, "<vpa:port device='ua-%s%u'%s %s%s/>", f[0], i,
                               vhu ? " vnic-type='normal'" : "", net, policy);
       if (vhu)
-        g_string_append_printf (devices,
-                                "<interface type='vhostuser'><source type='unix'"
-                                " path='/run/openvswitch/vhu%u' mode='server'/>"
-                                "<model type='virtio'/><alias name='ua-vhu%u'/></interface>",
-                                i, i);
+        {
+          g_string_append_printf (devices,
+                                  "<interface type='vhostuser'><source type='unix'"
+                                  " path='/run/openvswitch/vhu%u' mode='server'/>"
+                                  "<model type='virtio'/><alias name='ua-vhu%u'/></interface>",
+                                  i, i);
+        }
       else
-        g_string_append_printf (devices,
-                                "<interface type='hostdev' managed='yes'>"
-                                "<mac address='52:54:00:00:00:%02u'/><alias name='ua-sriov%u'/>"
-                                "</interface>",
-                                i + 1, i);
+        {
+          g_string_append_printf (devices,
+                                  "<interface type='hostdev' managed='yes'>"
+                                  "<mac address='52:54:00:00:00:%02u'/><alias name='ua-sriov%u'/>"
+                                  "</interface>",
+                                  i + 1, i);
+        }
     }
   for (guint i = 0; i < n_cells; i++)
     g_string_append_printf (cells, "<cell id='%u' cpus='%u' memory='1024' unit='MiB'/>", i, i);
@@ -186,8 +190,10 @@ line_of (const char *out, const char *host)
   g_autofree char *prefix = g_strdup_printf ("%s ", host);
 
   for (guint i = 0; lines[i] != NULL; i++)
-    if (g_str_has_prefix (lines[i], prefix))
-      return g_strdup (lines[i]);
+    {
+      if (g_str_has_prefix (lines[i], prefix))
+        return g_strdup (lines[i]);
+    }
   g_error ("no line for %s in: %s", host, out);
 }
 
@@ -372,8 +378,10 @@ verdict_of (VpaFleetStore *store, const VpaConfig *config, const VpaDomain *dom,
   g_assert_no_error (error);
   verdicts = vpa_fleet_filter (hosts, &query);
   for (guint i = 0; i < verdicts->len; i++)
-    if (strcmp (((VpaFleetVerdict *) g_ptr_array_index (verdicts, i))->host, host) == 0)
-      return g_ptr_array_steal_index (verdicts, i);
+    {
+      if (strcmp (((VpaFleetVerdict *) g_ptr_array_index (verdicts, i))->host, host) == 0)
+        return g_ptr_array_steal_index (verdicts, i);
+    }
   g_assert_not_reached ();
 }
 
@@ -408,9 +416,11 @@ agree_one (VpaFleetStore *store, const char *host, VpaInventory *inv,
       g_autoptr (VpaNumaResult) res =
         vpa_pipeline_numa_fit (dom, inv, host_config, inv->claims, requests, NULL, &error);
       if (v->passes != (res != NULL))
-        g_error ("%s on %s: the filter says %s (%s), place %s", text, host,
-                 v->passes ? "pass" : "fail", v->passes ? v->nodes : v->reason,
-                 res != NULL ? "places it" : error->message);
+        {
+          g_error ("%s on %s: the filter says %s (%s), place %s", text, host,
+                   v->passes ? "pass" : "fail", v->passes ? v->nodes : v->reason,
+                   res != NULL ? "places it" : error->message);
+        }
       if (res != NULL)
         {
           g_autofree char *nodes = nodes_text (res->nodes);
@@ -439,9 +449,11 @@ agree_one (VpaFleetStore *store, const char *host, VpaInventory *inv,
             line = r->line;
         }
       if (v->passes != ok)
-        g_error ("%s on %s: the filter says %s (%s), check %s", text, host,
-                 v->passes ? "pass" : "fail", v->passes ? v->nodes : v->reason,
-                 ok ? "ok" : line);
+        {
+          g_error ("%s on %s: the filter says %s (%s), check %s", text, host,
+                   v->passes ? "pass" : "fail", v->passes ? v->nodes : v->reason,
+                   ok ? "ok" : line);
+        }
       if (!ok)
         g_assert_cmpstr (v->reason, ==, line);
     }
@@ -469,15 +481,17 @@ agree_guests (const char *const *binds)
   GPtrArray *guests = g_ptr_array_new_with_free_func (g_free);
 
   for (guint p = 0; p < G_N_ELEMENTS (port_sets); p++)
-    for (guint cells = 1; cells <= 2; cells++)
-      {
-        g_ptr_array_add (guests, guest_new (cells, TRUE, NULL, port_sets[p]));
-        /* check judges vSwitch ports only: bound guests without VFs */
-        if (g_str_has_prefix (port_sets[p][0], "sriov"))
-          continue;
-        for (guint b = 0; binds[b] != NULL; b++)
-          g_ptr_array_add (guests, guest_new (cells, FALSE, binds[b], port_sets[p]));
-      }
+    {
+      for (guint cells = 1; cells <= 2; cells++)
+        {
+          g_ptr_array_add (guests, guest_new (cells, TRUE, NULL, port_sets[p]));
+          /* check judges vSwitch ports only: bound guests without VFs */
+          if (g_str_has_prefix (port_sets[p][0], "sriov"))
+            continue;
+          for (guint b = 0; binds[b] != NULL; b++)
+            g_ptr_array_add (guests, guest_new (cells, FALSE, binds[b], port_sets[p]));
+        }
+    }
   return guests;
 }
 
@@ -529,9 +543,13 @@ test_fit_equals_place (FleetFixture *fx, gconstpointer data)
         {
           if (agree_one (store, name, inv, host_config, filter_config,
                          g_ptr_array_index (guests, i)))
-            passed++;
+            {
+              passed++;
+            }
           else
-            failed++;
+            {
+              failed++;
+            }
         }
     }
   g_test_message ("the filter, place and check agree: %u pass, %u fail", passed, failed);
@@ -612,10 +630,14 @@ test_migration (FleetFixture *fx, gconstpointer data)
   if (fleet_fixture_skip (fx))
     return;
   if (fx->backend == FLEET_BACKEND_SQLITE)
-    sql = g_strdup_printf (schema_v4, "INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+    {
+      sql = g_strdup_printf (schema_v4, "INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+    }
   else
-    sql = g_strdup_printf (schema_v4, "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
-                           "TEXT COLLATE \"C\"", "");
+    {
+      sql = g_strdup_printf (schema_v4, "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
+                             "TEXT COLLATE \"C\"", "");
+    }
   fleet_fixture_exec (fx, sql);
 
   g_assert_cmpint (filter_text (fx, g1, NULL, &err), ==, 3);

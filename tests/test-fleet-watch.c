@@ -91,8 +91,10 @@ wait_held_by (VpaFleetStore *store, const char *addr, const char *want)
       if (g_strcmp0 (held, want) == 0)
         return waited;
       if (waited > 4 * DEADLINE_US)
-        g_error ("device %s: held_by '%s', expected '%s' after %" G_GINT64_FORMAT " µs", addr,
-                 held, want, waited);
+        {
+          g_error ("device %s: held_by '%s', expected '%s' after %" G_GINT64_FORMAT " µs", addr,
+                   held, want, waited);
+        }
       g_usleep (10 * 1000);
     }
 }
@@ -162,7 +164,9 @@ test_watch (FleetFixture *fx, gconstpointer data)
       store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
       if (store != NULL && (count = store_value (store, "SELECT COUNT(*) FROM hosts", NULL)) != NULL &&
           strcmp (count, "1") != 0)
-        g_clear_pointer (&store, vpa_fleet_store_close);
+        {
+          g_clear_pointer (&store, vpa_fleet_store_close);
+        }
       g_assert_cmpint (g_get_monotonic_time () - start, <, 30 * G_USEC_PER_SEC);
     }
   addr = store_value (store, "SELECT MIN(address) FROM devices WHERE state = 'free'"

@@ -359,10 +359,12 @@ test_concurrent_syncs (FleetFixture *fx, gconstpointer data)
   store = store_open (fx, VPA_FLEET_OPEN_READ);
   pools = store_pools (store, NULL);
   for (guint i = 1; i <= 3; i++)
-    g_string_append_printf (want,
-                            "h%u 8086:1889 type-VF 0/0 " PHYSNET1 " 8/6/2/0\n"
-                            "h%u 8086:1889 type-VF 1/1 " PHYSNET1 " 4/4/0/0\n",
-                            i, i);
+    {
+      g_string_append_printf (want,
+                              "h%u 8086:1889 type-VF 0/0 " PHYSNET1 " 8/6/2/0\n"
+                              "h%u 8086:1889 type-VF 1/1 " PHYSNET1 " 4/4/0/0\n",
+                              i, i);
+    }
   g_assert_cmpstr (pools, ==, want->str);
 }
 
@@ -539,8 +541,10 @@ test_filter_locality (FleetFixture *fx, gconstpointer data)
   g_assert_no_error (error);
   hd = vpa_fleet_host_data_from_inventory ("gpu-server", inv);
   for (guint i = 0; i < hd->devices->len; i++)
-    if (g_array_index (hd->devices, VpaFleetDevice, i).addr == VPA_ADDR (0, 0x18, 0, 0))
-      gpu0 = &g_array_index (hd->devices, VpaFleetDevice, i);
+    {
+      if (g_array_index (hd->devices, VpaFleetDevice, i).addr == VPA_ADDR (0, 0x18, 0, 0))
+        gpu0 = &g_array_index (hd->devices, VpaFleetDevice, i);
+    }
   g_assert_nonnull (gpu0);
   g_assert_cmpstr (gpu0->pcie_root, ==, "pci0000:15");
   g_assert_cmpstr (gpu0->pcie_port, ==, "0000:15:01.0");
@@ -613,13 +617,15 @@ test_filter_locality_joint (FleetFixture *fx, gconstpointer data)
     {
       VpaFleetDevice *dev = &g_array_index (hd->devices, VpaFleetDevice, i);
       for (guint h = 0; h < G_N_ELEMENTS (held); h++)
-        if (dev->addr == held[h])
-          {
-            dev->state = VPA_DEV_STATE_HELD;
-            g_free (dev->held_by);
-            dev->held_by = g_strdup ("other");
-            n_held++;
-          }
+        {
+          if (dev->addr == held[h])
+            {
+              dev->state = VPA_DEV_STATE_HELD;
+              g_free (dev->held_by);
+              dev->held_by = g_strdup ("other");
+              n_held++;
+            }
+        }
     }
   g_assert_cmpuint (n_held, ==, G_N_ELEMENTS (held));
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
@@ -1065,9 +1071,13 @@ domain_parse (const char *path, const char *text)
   VpaDomain *dom;
 
   if (text != NULL)
-    buf = g_strdup (text);
+    {
+      buf = g_strdup (text);
+    }
   else
-    g_assert_true (g_file_get_contents (path, &buf, &len, NULL));
+    {
+      g_assert_true (g_file_get_contents (path, &buf, &len, NULL));
+    }
   dom = vpa_domain_parse (buf, strlen (buf), path, &error);
   g_assert_no_error (error);
   return dom;
@@ -1095,8 +1105,10 @@ fit_verdict (VpaFleetStore *store, const VpaConfig *config, const VpaDomain *dom
   query.config = config;
   verdicts = vpa_fleet_filter (hosts, &query);
   for (guint i = 0; i < verdicts->len; i++)
-    if (strcmp (((VpaFleetVerdict *) g_ptr_array_index (verdicts, i))->host, host) == 0)
-      return g_ptr_array_steal_index (verdicts, i);
+    {
+      if (strcmp (((VpaFleetVerdict *) g_ptr_array_index (verdicts, i))->host, host) == 0)
+        return g_ptr_array_steal_index (verdicts, i);
+    }
   g_assert_not_reached ();
 }
 
@@ -1145,9 +1157,13 @@ fit_equals_place_one (VpaFleetStore *store, const char *name, VpaInventory *inv,
   res = vpa_pipeline_numa_fit (dom, inv, config, inv->claims, requests, NULL, &fit_error);
   /* place itself, end to end, on the same snapshot */
   if (text != NULL)
-    buf = g_strdup (text);
+    {
+      buf = g_strdup (text);
+    }
   else
-    g_assert_true (g_file_get_contents (path, &buf, NULL, NULL));
+    {
+      g_assert_true (g_file_get_contents (path, &buf, NULL, NULL));
+    }
   len = strlen (buf);
   host = vpa_source_load (inv->host->source, &error);
   g_assert_no_error (error);
@@ -1159,15 +1175,19 @@ fit_equals_place_one (VpaFleetStore *store, const char *name, VpaInventory *inv,
   g_test_message ("%s on %s: %s %s", path, name, v->passes ? "pass" : "fail",
                   v->passes ? v->nodes : v->reason);
   if (v->passes != (res != NULL))
-    g_error ("%s on %s: the filter says %s (%s), place %s (%s)", path, name,
-             v->passes ? "pass" : "fail", v->passes ? v->nodes : v->reason,
-             res != NULL ? "places it" : "fails", res != NULL ? "-" : fit_error->message);
+    {
+      g_error ("%s on %s: the filter says %s (%s), place %s (%s)", path, name,
+               v->passes ? "pass" : "fail", v->passes ? v->nodes : v->reason,
+               res != NULL ? "places it" : "fails", res != NULL ? "-" : fit_error->message);
+    }
   if (res != NULL)
     {
       g_autoptr (GString) nodes = g_string_new (NULL);
       for (guint n = 0; n < res->nodes->len; n++)
-        g_string_append_printf (nodes, "%s%d", n > 0 ? "," : "",
-                                g_array_index (res->nodes, gint, n));
+        {
+          g_string_append_printf (nodes, "%s%d", n > 0 ? "," : "",
+                                  g_array_index (res->nodes, gint, n));
+        }
       g_assert_cmpstr (v->nodes, ==, nodes->str);
       (*passed)++;
     }
@@ -1226,15 +1246,17 @@ test_fit_equals_place (FleetFixture *fx, gconstpointer data)
   names = vpa_test_list_fixtures (VPA_TEST_DATA "/numa", "*.xml");
   g_assert_cmpuint (names->len, >, 0);
   for (guint s = 0; s < G_N_ELEMENTS (samples); s++)
-    for (guint i = 0; i < names->len; i++)
-      {
-        g_autofree char *path = g_strdup_printf ("%s/numa/%s.xml", VPA_TEST_DATA,
-                                                 (const char *) g_ptr_array_index (names, i));
-        g_autoptr (VpaConfig) config = NULL;
-        g_autoptr (VpaInventory) inv = sample_inventory (samples[s], &config);
+    {
+      for (guint i = 0; i < names->len; i++)
+        {
+          g_autofree char *path = g_strdup_printf ("%s/numa/%s.xml", VPA_TEST_DATA,
+                                                   (const char *) g_ptr_array_index (names, i));
+          g_autoptr (VpaConfig) config = NULL;
+          g_autoptr (VpaInventory) inv = sample_inventory (samples[s], &config);
 
-        fit_equals_place_one (store, samples[s], inv, config, path, NULL, &passed, &failed);
-      }
+          fit_equals_place_one (store, samples[s], inv, config, path, NULL, &passed, &failed);
+        }
+    }
   g_assert_cmpuint (passed, >, 0);
   g_assert_cmpuint (failed, >, 0);
 
@@ -1379,10 +1401,14 @@ test_migration (FleetFixture *fx, gconstpointer data)
   if (fleet_fixture_skip (fx))
     return;
   if (fx->backend == FLEET_BACKEND_SQLITE)
-    sql = g_strdup_printf (schema_v1, "INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+    {
+      sql = g_strdup_printf (schema_v1, "INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
+    }
   else
-    sql = g_strdup_printf (schema_v1, "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
-                           "TEXT COLLATE \"C\"", "");
+    {
+      sql = g_strdup_printf (schema_v1, "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY",
+                             "TEXT COLLATE \"C\"", "");
+    }
   fleet_fixture_exec (fx, sql);
 
   /* A reader refuses it; sync migrates it through every step (1 -> 2,

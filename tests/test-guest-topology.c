@@ -57,8 +57,10 @@ static gboolean
 has (const VpaGuestTopology *t, const char *alias)
 {
   for (guint i = 0; i < t->controllers->len; i++)
-    if (strcmp (((const VpaTopoController *) g_ptr_array_index (t->controllers, i))->alias, alias) == 0)
-      return TRUE;
+    {
+      if (strcmp (((const VpaTopoController *) g_ptr_array_index (t->controllers, i))->alias, alias) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -78,8 +80,10 @@ static gboolean
 is_placed (const VpaGuestTopology *t, const char *device)
 {
   for (guint i = 0; i < t->placements->len; i++)
-    if (strcmp (((const VpaTopoPlacement *) g_ptr_array_index (t->placements, i))->device, device) == 0)
-      return TRUE;
+    {
+      if (strcmp (((const VpaTopoPlacement *) g_ptr_array_index (t->placements, i))->device, device) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 

@@ -72,8 +72,10 @@ add_iommu_group (Tree *t, const char *root, const char *dir, const char **driver
 
   g_mkdir_with_parents (group, 0755);
   for (guint i = 0; i < G_N_ELEMENTS (vfio_bound); i++)
-    if (g_str_equal (base, vfio_bound[i]))
-      *driver = "vfio-pci";
+    {
+      if (g_str_equal (base, vfio_bound[i]))
+        *driver = "vfio-pci";
+    }
   return link_to (dir, "iommu_group", group, error);
 }
 

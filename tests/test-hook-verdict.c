@@ -303,8 +303,10 @@ test_counts_parse_mutations (void)
       g_autoptr (VpaVerdictCounts) c = NULL;
 
       for (guint m = g_rand_int_range (rand, 1, 4); m > 0; m--)
-        buf[g_rand_int_range (rand, 0, (gint32) len)] =
-          alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
+        {
+          buf[g_rand_int_range (rand, 0, (gint32) len)] =
+            alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
+        }
       c = vpa_verdict_counts_parse (buf, len, "m", &error);
       g_assert_true ((c == NULL) == (error != NULL));
       if (c != NULL)

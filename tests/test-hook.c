@@ -89,11 +89,17 @@ make_state_dir (const char *spec)
       kind = g_strndup (items[i], (gsize) (colon - items[i]));
       path = g_build_filename (dir, colon + 1, NULL);
       if (g_str_equal (kind, "fifo"))
-        g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+        {
+          g_assert_cmpint (mkfifo (path, 0600), ==, 0);
+        }
       else if (g_str_equal (kind, "dir"))
-        g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+        {
+          g_assert_cmpint (g_mkdir (path, 0700), ==, 0);
+        }
       else if (g_str_equal (kind, "link-zero"))
-        g_assert_cmpint (symlink ("/dev/zero", path), ==, 0);
+        {
+          g_assert_cmpint (symlink ("/dev/zero", path), ==, 0);
+        }
       else if (g_str_equal (kind, "oversized"))
         {
           fd = g_open (path, O_WRONLY | O_CREAT | O_EXCL, 0600);
@@ -266,9 +272,13 @@ compare_golden (const char *path, const char *actual)
   if (g_strcmp0 (g_getenv ("VPA_TEST_REGENERATE"), "1") == 0)
     {
       if (*actual == '\0')
-        g_unlink (path);
+        {
+          g_unlink (path);
+        }
       else
-        g_assert_true (g_file_set_contents (path, actual, -1, &error));
+        {
+          g_assert_true (g_file_set_contents (path, actual, -1, &error));
+        }
       g_assert_no_error (error);
       return;
     }
@@ -428,8 +438,10 @@ test_case (gconstpointer data)
     }
 
   if ((vfs = g_key_file_get_integer (kf, "case", "sysfs", NULL)) > 0)
-    sysfs = shared_sysfs_tree ((guint) vfs,
-                               g_key_file_get_boolean (kf, "case", "sysfs-iommu", NULL));
+    {
+      sysfs = shared_sysfs_tree ((guint) vfs,
+                                 g_key_file_get_boolean (kf, "case", "sysfs-iommu", NULL));
+    }
   if ((state_spec = g_key_file_get_string (kf, "case", "state", NULL)) != NULL)
     state = make_state_dir (state_spec);
   if (g_key_file_has_key (kf, "case", "reservations", NULL))
@@ -507,10 +519,14 @@ test_hook_links (void)
   g_assert_null (strstr (all, "libicu"));
   /* ldd says either, depending on the glibc. */
   if (g_strcmp0 (link, "static") == 0)
-    g_assert_true (strstr (all, "statically linked") != NULL ||
-                   strstr (all, "not a dynamic executable") != NULL);
+    {
+      g_assert_true (strstr (all, "statically linked") != NULL ||
+                     strstr (all, "not a dynamic executable") != NULL);
+    }
   else
-    g_assert_nonnull (strstr (all, "libc.so"));
+    {
+      g_assert_nonnull (strstr (all, "libc.so"));
+    }
 }
 
 /* A domain with n ports placed on the first VFs of the generated sysfs
@@ -554,15 +570,17 @@ static void
 time_runs (PerfRun *runs, guint n_runs, const char *const *env, guint runs_each)
 {
   for (guint k = 0; k < runs_each; k++)
-    for (guint i = 0; i < n_runs; i++)
-      {
-        g_auto (HookResult) res = { 0 };
+    {
+      for (guint i = 0; i < n_runs; i++)
+        {
+          g_auto (HookResult) res = { 0 };
 
-        run_prog (runs[i].prog, runs[i].args, runs[i].input, strlen (runs[i].input), env, &res);
-        if (res.status != 0)
-          g_error ("%s exited %d: %s", runs[i].prog, res.status, res.err);
-        g_array_append_val (runs[i].cpu, res.cpu_ms);
-      }
+          run_prog (runs[i].prog, runs[i].args, runs[i].input, strlen (runs[i].input), env, &res);
+          if (res.status != 0)
+            g_error ("%s exited %d: %s", runs[i].prog, res.status, res.err);
+          g_array_append_val (runs[i].cpu, res.cpu_ms);
+        }
+    }
 }
 
 static gdouble
@@ -695,8 +713,10 @@ add_cases (void)
 
   g_assert_no_error (error);
   while ((entry = g_dir_read_name (d)) != NULL)
-    if (g_str_has_suffix (entry, ".case"))
-      g_ptr_array_add (names, g_strdup (entry));
+    {
+      if (g_str_has_suffix (entry, ".case"))
+        g_ptr_array_add (names, g_strdup (entry));
+    }
   g_ptr_array_sort (names, vpa_test_name_cmp);
   for (guint i = 0; i < names->len; i++)
     {

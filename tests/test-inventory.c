@@ -16,14 +16,18 @@ make_host (void)
   VpaHost *host = vpa_host_new ("test");
 
   for (guint f = 0; f < 2; f++)
-    vpa_test_add_device (host, VPA_ADDR (0, 0x82, 0x10, f), "8086:1889", VPA_DEV_TYPE_VF, PF2,
-                         1, NULL);
+    {
+      vpa_test_add_device (host, VPA_ADDR (0, 0x82, 0x10, f), "8086:1889", VPA_DEV_TYPE_VF, PF2,
+                           1, NULL);
+    }
   vpa_test_add_device (host, GPU, "10de:2236", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, VPA_NUMA_NONE,
                        NULL);
   vpa_test_add_device (host, PF2, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 1, "ens2f0");
   for (guint f = 0; f < 4; f++)
-    vpa_test_add_device (host, VPA_ADDR (0, 0x81, 0x10, f), "8086:1889", VPA_DEV_TYPE_VF, PF1,
-                         0, f == 0 ? "ens1f0v0" : NULL);
+    {
+      vpa_test_add_device (host, VPA_ADDR (0, 0x81, 0x10, f), "8086:1889", VPA_DEV_TYPE_VF, PF1,
+                           0, f == 0 ? "ens1f0v0" : NULL);
+    }
   vpa_test_add_device (host, PF1, "8086:1593", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, 0, "ens1f0");
   return host;
 }

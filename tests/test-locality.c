@@ -35,23 +35,31 @@ pair_domain (guint node, guint pairs, const char *level, const char *policy,
                           "<vpa:flavor policy='%s'/>",
                           numa_policy);
   for (guint i = 0; i < pairs; i++)
-    g_string_append_printf (s, "<vpa:locality-group name='g%u' level='%s' policy='%s'/>", i,
-                            level, policy);
+    {
+      g_string_append_printf (s, "<vpa:locality-group name='g%u' level='%s' policy='%s'/>", i,
+                              level, policy);
+    }
   for (guint i = 0; i < pairs; i++)
-    g_string_append_printf (s, "<vpa:device alias='GPU' name='ua-gpu%u' locality-group='g%u'/>",
-                            i, i);
+    {
+      g_string_append_printf (s, "<vpa:device alias='GPU' name='ua-gpu%u' locality-group='g%u'/>",
+                              i, i);
+    }
   for (guint i = 0; i < pairs; i++)
-    g_string_append_printf (s, "<vpa:port device='ua-net%u' physnet='%s' locality-group='g%u'/>",
-                            i, physnet, i);
+    {
+      g_string_append_printf (s, "<vpa:port device='ua-net%u' physnet='%s' locality-group='g%u'/>",
+                              i, physnet, i);
+    }
   g_string_append_printf (s,
                           "</vpa:affinity></metadata><os><type arch='x86_64'>hvm</type></os>"
                           "<cpu><numa><cell id='0' cpus='0-7' memory='8' unit='GiB'/></numa>"
                           "</cpu><numatune><memory nodeset='%u'/></numatune><devices>",
                           node);
   for (guint i = 0; i < pairs; i++)
-    g_string_append_printf (s, "<interface type='hostdev' managed='yes'><alias name='ua-net%u'/>"
-                               "</interface>",
-                            i);
+    {
+      g_string_append_printf (s, "<interface type='hostdev' managed='yes'><alias name='ua-net%u'/>"
+                                 "</interface>",
+                              i);
+    }
   g_string_append (s, "</devices></domain>");
   return g_string_free (s, FALSE);
 }
@@ -102,16 +110,20 @@ place_sample (Placed *p, const char *xml)
   }
   for (g_regex_match (re, p->out != NULL ? p->out : "", 0, &m); g_match_info_matches (m);
        g_match_info_next (m, NULL))
-    for (guint k = 1; k <= 4; k++)
-      g_ptr_array_add (p->placed, g_match_info_fetch (m, (gint) k));
+    {
+      for (guint k = 1; k <= 4; k++)
+        g_ptr_array_add (p->placed, g_match_info_fetch (m, (gint) k));
+    }
 }
 
 static const char *
 placed_field (const Placed *p, const char *device, guint field)
 {
   for (guint i = 0; i + 3 < p->placed->len; i += 4)
-    if (strcmp (p->placed->pdata[i], device) == 0)
-      return p->placed->pdata[i + field];
+    {
+      if (strcmp (p->placed->pdata[i], device) == 0)
+        return p->placed->pdata[i + field];
+    }
   g_error ("no <vpa:placed device='%s'>", device);
   return NULL;
 }
@@ -363,8 +375,10 @@ gen_endpoint (Gen *g, VpaAddr root, VpaAddr parent, gint node)
   guint bus = g->bus++;
 
   if (g_rand_boolean (g->rand))
-    gen_device (g, VPA_ADDR (0, bus, 0, 0), "10de:2330", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, node,
-                root, parent, 0x030200);
+    {
+      gen_device (g, VPA_ADDR (0, bus, 0, 0), "10de:2330", VPA_DEV_TYPE_PCI, VPA_ADDR_NONE, node,
+                  root, parent, 0x030200);
+    }
   else
     {
       VpaAddr pf = VPA_ADDR (0, bus, 0, 0);
@@ -373,8 +387,10 @@ gen_endpoint (Gen *g, VpaAddr root, VpaAddr parent, gint node)
       gen_device (g, pf, "15b3:1021", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, node, root, parent,
                   0x020000);
       for (guint v = 0; v < n; v++)
-        gen_device (g, VPA_ADDR (0, bus, 0, v + 1), "15b3:101e", VPA_DEV_TYPE_VF, pf, node, root,
-                    parent, 0x020000);
+        {
+          gen_device (g, VPA_ADDR (0, bus, 0, v + 1), "15b3:101e", VPA_DEV_TYPE_VF, pf, node, root,
+                      parent, 0x020000);
+        }
     }
 }
 
@@ -462,7 +478,9 @@ gen_request (GRand *rand, GPtrArray *reqs, gboolean gpu, guint n, const char *gr
                                         VPA_POLICY_LEGACY, VPA_POLICY_SOCKET };
 
   if (gpu)
-    vpa_spec_set (spec, "vendor_id", "10de");
+    {
+      vpa_spec_set (spec, "vendor_id", "10de");
+    }
   else
     {
       vpa_spec_set (spec, "physical_network", "rdma");
@@ -671,9 +689,11 @@ test_brute_force (void)
               gint64 tier, loc;
 
               if (pl == NULL)
-                g_error ("seed %u: no placement, but one exists (tier %" G_GINT64_FORMAT
-                         ", locality %" G_GINT64_FORMAT "): %s",
-                         seed, b.best_tier, b.best_loc, perr->message);
+                {
+                  g_error ("seed %u: no placement, but one exists (tier %" G_GINT64_FORMAT
+                           ", locality %" G_GINT64_FORMAT "): %s",
+                           seed, b.best_tier, b.best_loc, perr->message);
+                }
               for (guint r = 0; r < reqs->len; r++)
                 {
                   const VpaAssignment *a = g_ptr_array_index (pl->assignments, r);
@@ -682,9 +702,11 @@ test_brute_force (void)
                 }
               g_assert_true (evaluate (&b, pick, &tier, &loc));
               if (tier != b.best_tier || loc != b.best_loc)
-                g_error ("seed %u: placed with tier %" G_GINT64_FORMAT " locality %" G_GINT64_FORMAT
-                         ", the best is tier %" G_GINT64_FORMAT " locality %" G_GINT64_FORMAT,
-                         seed, tier, loc, b.best_tier, b.best_loc);
+                {
+                  g_error ("seed %u: placed with tier %" G_GINT64_FORMAT " locality %" G_GINT64_FORMAT
+                           ", the best is tier %" G_GINT64_FORMAT " locality %" G_GINT64_FORMAT,
+                           seed, tier, loc, b.best_tier, b.best_loc);
+                }
               for (guint gi = 0; gi < pl->groups->len; gi++)
                 at_level[((const VpaGroupPlacement *) g_ptr_array_index (pl->groups, gi))->reached]++;
               placed++;

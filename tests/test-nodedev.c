@@ -50,9 +50,13 @@ dump_nodedev (const VpaNodedev *nd)
   g_string_append_printf (s, "kind: %s\nname: %s\nparent: %s\n", kinds[nd->kind], nd->name,
                           nd->parent ? nd->parent : "none");
   if (nd->kind == VPA_NODEDEV_PCI)
-    dump_pci (s, nd->pci);
+    {
+      dump_pci (s, nd->pci);
+    }
   else if (nd->kind == VPA_NODEDEV_NET)
-    g_string_append_printf (s, "interface: %s\n", nd->interface);
+    {
+      g_string_append_printf (s, "interface: %s\n", nd->interface);
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -206,9 +210,13 @@ test_device_type_rules (void)
                        vpa_dev_type_to_string (cases[i].type));
       g_assert_cmpuint (dev->max_vfs, ==, cases[i].max_vfs);
       if (cases[i].parent == NULL)
-        g_assert_cmpuint (dev->parent_addr, ==, VPA_ADDR_NONE);
+        {
+          g_assert_cmpuint (dev->parent_addr, ==, VPA_ADDR_NONE);
+        }
       else
-        g_assert_cmpstr (vpa_addr_format (dev->parent_addr, buf), ==, cases[i].parent);
+        {
+          g_assert_cmpstr (vpa_addr_format (dev->parent_addr, buf), ==, cases[i].parent);
+        }
       vpa_nodedev_clear (&nd);
     }
 }

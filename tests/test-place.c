@@ -32,8 +32,10 @@ add_nic (VpaHost *host, guint bus, gint node, guint n_vfs)
 
   vpa_test_add_device (host, pf, "8086:1528", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, node, NULL);
   for (guint i = 0; i < n_vfs; i++)
-    vpa_test_add_device (host, VPA_ADDR (0, bus, 0x10 + i / 8, i % 8), "8086:1515",
-                         VPA_DEV_TYPE_VF, pf, node, NULL);
+    {
+      vpa_test_add_device (host, VPA_ADDR (0, bus, 0x10 + i / 8, i % 8), "8086:1515",
+                           VPA_DEV_TYPE_VF, pf, node, NULL);
+    }
 }
 
 typedef struct {
@@ -126,21 +128,27 @@ assert_consistent (const Fixture *fx, const VpaPlacement *pl)
   g_autoptr (GHashTable) used = g_hash_table_new (NULL, NULL);
 
   for (guint r = 0; r < pl->assignments->len; r++)
-    for (guint k = 0; k < n_chosen (pl, r); k++)
-      {
-        const VpaAssignment *a = g_ptr_array_index (pl->assignments, r);
-        guint i = g_array_index (a->devices, guint, k);
-        g_assert_false (g_hash_table_contains (used, GUINT_TO_POINTER (i + 1)));
-        g_hash_table_add (used, GUINT_TO_POINTER (i + 1));
-      }
+    {
+      for (guint k = 0; k < n_chosen (pl, r); k++)
+        {
+          const VpaAssignment *a = g_ptr_array_index (pl->assignments, r);
+          guint i = g_array_index (a->devices, guint, k);
+          g_assert_false (g_hash_table_contains (used, GUINT_TO_POINTER (i + 1)));
+          g_hash_table_add (used, GUINT_TO_POINTER (i + 1));
+        }
+    }
   for (guint r = 0; r < pl->assignments->len; r++)
-    for (guint k = 0; k < n_chosen (pl, r); k++)
-      {
-        const VpaDevice *d = chosen (fx, pl, r, k);
-        if (d->parent_index >= 0)
-          g_assert_false (g_hash_table_contains (used,
-                                                 GUINT_TO_POINTER (d->parent_index + 1)));
-      }
+    {
+      for (guint k = 0; k < n_chosen (pl, r); k++)
+        {
+          const VpaDevice *d = chosen (fx, pl, r, k);
+          if (d->parent_index >= 0)
+            {
+              g_assert_false (g_hash_table_contains (used,
+                                                     GUINT_TO_POINTER (d->parent_index + 1)));
+            }
+        }
+    }
 }
 
 static VpaPlacement *
@@ -553,8 +561,10 @@ test_speed (void)
       vpa_test_add_device (host, pf, "8086:1528", VPA_DEV_TYPE_PF, VPA_ADDR_NONE,
                            (gint) (b % 4), NULL);
       for (guint i = 0; i < 256; i++)
-        vpa_test_add_device (host, VPA_ADDR (1 + b, 0, i / 8, i % 8), "8086:1515",
-                             VPA_DEV_TYPE_VF, pf, (gint) (b % 4), NULL);
+        {
+          vpa_test_add_device (host, VPA_ADDR (1 + b, 0, i / 8, i % 8), "8086:1515",
+                               VPA_DEV_TYPE_VF, pf, (gint) (b % 4), NULL);
+        }
     }
   fixture_init (&fx, host, CONFIG_PHYSNET, NULL);
   for (guint i = 0; i < 32; i++)

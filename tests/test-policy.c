@@ -97,13 +97,17 @@ static void
 check_matrix (const VpaHost *host, const VpaGuestNodes *guest, const char *const sets[])
 {
   for (VpaPolicy p = 0; p < VPA_POLICY_LAST; p++)
-    for (VpaTier t = 0; t < VPA_TIER_LAST; t++)
-      {
-        gboolean want = expect_allowed (sets[p], t);
-        if (vpa_policy_allows (p, host, guest, t) != want)
-          g_error ("policy %s tier %s: want %s", vpa_policy_to_string (p),
-                   vpa_tier_to_string (t), want ? "allowed" : "refused");
-      }
+    {
+      for (VpaTier t = 0; t < VPA_TIER_LAST; t++)
+        {
+          gboolean want = expect_allowed (sets[p], t);
+          if (vpa_policy_allows (p, host, guest, t) != want)
+            {
+              g_error ("policy %s tier %s: want %s", vpa_policy_to_string (p),
+                       vpa_tier_to_string (t), want ? "allowed" : "refused");
+            }
+        }
+    }
 }
 
 static void
@@ -217,12 +221,16 @@ steps_string (VpaPolicy policy, const VpaHost *host, const VpaGuestNodes *guest)
       if (i > 0)
         g_string_append_c (s, '|');
       for (VpaTier t = 0; t < VPA_TIER_LAST; t++)
-        if (steps[i].tiers & VPA_TIER_BIT (t))
-          g_string_append_c (s, "ASUR"[t]);
+        {
+          if (steps[i].tiers & VPA_TIER_BIT (t))
+            g_string_append_c (s, "ASUR"[t]);
+        }
       g_string_append_c (s, '/');
       for (VpaTier t = 0; t < VPA_TIER_LAST; t++)
-        if (steps[i].first & VPA_TIER_BIT (t))
-          g_string_append_c (s, "ASUR"[t]);
+        {
+          if (steps[i].first & VPA_TIER_BIT (t))
+            g_string_append_c (s, "ASUR"[t]);
+        }
     }
   return g_string_free (s, FALSE);
 }

@@ -179,8 +179,10 @@ test_default_keys (void)
                    "8086 1889 type-VF n0 s0 t1 - 4/3/1/0\n"
                    "8086 1889 type-VF n1 s1 t2 - 4/0/0/4\n");
   for (guint p = 0; p < pools->len; p++)
-    g_assert_cmpint (g_array_index (pools, VpaPool, p).keys, ==,
-                     VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
+    {
+      g_assert_cmpint (g_array_index (pools, VpaPool, p).keys, ==,
+                       VPA_POOL_KEYS_DEFAULT | VPA_POOL_KEY_SOCKET);
+    }
 }
 
 static void

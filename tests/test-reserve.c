@@ -126,8 +126,10 @@ test_bounds (void)
   g_autofree char *text = NULL;
 
   for (guint i = 0; i < VPA_RESERVE_MAX; i++)
-    g_string_append_printf (s, "0001:%02x:%02x.%u one-time-use 1 - dom%u\n", i / 256,
-                            (i / 8) % 32, i % 8, i);
+    {
+      g_string_append_printf (s, "0001:%02x:%02x.%u one-time-use 1 - dom%u\n", i / 256,
+                              (i / 8) % 32, i % 8, i);
+    }
   set = vpa_reserve_set_parse (s->str, s->len, "t", &error);
   g_assert_no_error (error);
   g_assert_cmpuint (set->items->len, ==, VPA_RESERVE_MAX);

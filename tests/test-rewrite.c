@@ -43,9 +43,13 @@ read_decisions (const char *path)
       g_assert_cmpuint (n, ==, alias ? 7 : 6);
       k = alias ? 3 : 2;
       if (alias)
-        g_assert_true (g_ascii_string_to_unsigned (f[2], 10, 0, G_MAXUINT, &index, NULL));
+        {
+          g_assert_true (g_ascii_string_to_unsigned (f[2], 10, 0, G_MAXUINT, &index, NULL));
+        }
       else
-        g_assert_cmpstr (f[0], ==, "port");
+        {
+          g_assert_cmpstr (f[0], ==, "port");
+        }
       g_assert_true (vpa_addr_parse (f[k], &addr));
       g_assert_true (g_ascii_string_to_signed (f[k + 1], 10, -1, G_MAXINT, &node, NULL));
       g_assert_true (vpa_policy_from_string (f[k + 2], &policy));
@@ -301,33 +305,39 @@ test_mutations (void)
 
   in = vpa_test_read_fixture (path, &in_len);
   for (gsize pos = 0; pos < in_len; pos += 6)
-    for (guint k = 0; k < sizeof subst; k++)
-      {
-        g_autofree char *m = g_memdup2 (in, in_len + 1);
-        g_autoptr (GError) error = NULL;
-        g_autofree char *out = NULL;
-        gsize len = in_len, out_len = 0;
-
-        /* the last variant truncates */
-        if (k == sizeof subst - 1)
-          len = pos;
-        else
-          m[pos] = subst[k];
-        out = vpa_rewrite_domain (m, len, "m.xml", decisions, &out_len, &error);
-        g_assert_true ((out == NULL) == (error != NULL));
-        if (out == NULL)
-          {
-            g_assert_null (strstr (error->message, "internal error"));
-            failed++;
-            continue;
-          }
+    {
+      for (guint k = 0; k < sizeof subst; k++)
         {
-          g_autofree char *again = vpa_rewrite_domain (out, out_len, "m.xml", decisions, &len, &error);
-          g_assert_no_error (error);
-          g_assert_cmpstr (again, ==, out);
+          g_autofree char *m = g_memdup2 (in, in_len + 1);
+          g_autoptr (GError) error = NULL;
+          g_autofree char *out = NULL;
+          gsize len = in_len, out_len = 0;
+
+          /* the last variant truncates */
+          if (k == sizeof subst - 1)
+            {
+              len = pos;
+            }
+          else
+            {
+              m[pos] = subst[k];
+            }
+          out = vpa_rewrite_domain (m, len, "m.xml", decisions, &out_len, &error);
+          g_assert_true ((out == NULL) == (error != NULL));
+          if (out == NULL)
+            {
+              g_assert_null (strstr (error->message, "internal error"));
+              failed++;
+              continue;
+            }
+          {
+            g_autofree char *again = vpa_rewrite_domain (out, out_len, "m.xml", decisions, &len, &error);
+            g_assert_no_error (error);
+            g_assert_cmpstr (again, ==, out);
+          }
+          ok++;
         }
-        ok++;
-      }
+    }
   g_assert_cmpuint (ok, >, 0);
   g_assert_cmpuint (failed, >, 0);
 }

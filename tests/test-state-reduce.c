@@ -90,10 +90,12 @@ disks (guint n)
   GString *s = g_string_new (NULL);
 
   for (guint i = 0; i < n; i++)
-    g_string_append_printf (s,
-                            "<disk type='file' device='disk'><driver name='qemu' type='raw'/>"
-                            "<source file='/var/lib/d%u.img'/><target dev='vd%u' bus='virtio'/></disk>",
-                            i, i);
+    {
+      g_string_append_printf (s,
+                              "<disk type='file' device='disk'><driver name='qemu' type='raw'/>"
+                              "<source file='/var/lib/d%u.img'/><target dev='vd%u' bus='virtio'/></disk>",
+                              i, i);
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -173,9 +175,13 @@ collect (const char *dir, GPtrArray *out)
       if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
         continue;
       if (g_file_test (path, G_FILE_TEST_IS_DIR))
-        collect (path, out);
+        {
+          collect (path, out);
+        }
       else if (g_str_has_suffix (name, ".xml"))
-        g_ptr_array_add (out, g_steal_pointer (&path));
+        {
+          g_ptr_array_add (out, g_steal_pointer (&path));
+        }
     }
 }
 
@@ -274,7 +280,9 @@ test_generated (void)
       g_autofree char *text = NULL;
 
       if (generated[i] != NULL)
-        text = g_strdup (generated[i]);
+        {
+          text = g_strdup (generated[i]);
+        }
       else
         {
           GString *s = g_string_new ("<domain><name>p</name><vcpu>5000</vcpu><cputune>");

@@ -354,9 +354,13 @@ claims_one_of (const char *doc, const VpaAddr *addrs, guint n)
   if (!vpa_statedirs_parse (doc, strlen (doc), "t.xml", NULL, claims, NULL))
     return FALSE;
   for (guint i = 0; i < claims->len; i++)
-    for (guint j = 0; j < n; j++)
-      if (((const VpaClaim *) g_ptr_array_index (claims, i))->addr == addrs[j])
-        return TRUE;
+    {
+      for (guint j = 0; j < n; j++)
+        {
+          if (((const VpaClaim *) g_ptr_array_index (claims, i))->addr == addrs[j])
+            return TRUE;
+        }
+    }
   return FALSE;
 }
 
@@ -380,8 +384,10 @@ timed_may_name (const char *doc, gsize len, const VpaAddr *addrs, guint n)
       us = MIN (us, g_get_monotonic_time () - t0);
     }
   if (!wrapped && us > bound)
-    g_error ("vpa_statedirs_may_name took %" G_GINT64_FORMAT " us on %" G_GSIZE_FORMAT " bytes",
-             us, len);
+    {
+      g_error ("vpa_statedirs_may_name took %" G_GINT64_FORMAT " us on %" G_GSIZE_FORMAT " bytes",
+               us, len);
+    }
   return may;
 }
 
@@ -398,36 +404,42 @@ test_may_name (void)
   guint checked = 0, parsed = 0;
 
   for (guint d = 0; d < G_N_ELEMENTS (document_forms); d++)
-    for (guint a = 0; a < G_N_ELEMENTS (address_forms); a++)
-      for (guint b = 0; b < G_N_ELEMENTS (buses); b++)
-        for (guint kind = 0; kind < 3; kind++)
-          {
-            g_autofree char *attrs = fill_address (address_forms[a], buses[b]);
-            g_autofree char *el = g_strconcat (
-              kind == 0   ? "<hostdev mode='subsystem' type='pci'><source><address "
-              : kind == 1 ? "<interface type='hostdev'><source><address type='pci' "
-                          : "<interface type='network'><actual type='hostdev'><source><address type='pci' ",
-              attrs,
-              kind == 0   ? "/></source></hostdev>"
-              : kind == 1 ? "/></source></interface>"
-                          : "/></source></actual></interface>",
-              NULL);
-            g_autoptr (GString) docs = g_string_new (document_forms[d]);
-            const char *doc;
+    {
+      for (guint a = 0; a < G_N_ELEMENTS (address_forms); a++)
+        {
+          for (guint b = 0; b < G_N_ELEMENTS (buses); b++)
+            {
+              for (guint kind = 0; kind < 3; kind++)
+                {
+                  g_autofree char *attrs = fill_address (address_forms[a], buses[b]);
+                  g_autofree char *el = g_strconcat (
+                    kind == 0   ? "<hostdev mode='subsystem' type='pci'><source><address "
+                    : kind == 1 ? "<interface type='hostdev'><source><address type='pci' "
+                                : "<interface type='network'><actual type='hostdev'><source><address type='pci' ",
+                    attrs,
+                    kind == 0   ? "/></source></hostdev>"
+                    : kind == 1 ? "/></source></interface>"
+                                : "/></source></actual></interface>",
+                    NULL);
+                  g_autoptr (GString) docs = g_string_new (document_forms[d]);
+                  const char *doc;
 
-            g_string_replace (docs, "@EL@", el, 0);
-            doc = docs->str;
-            gboolean claims = claims_one_of (doc, mine, G_N_ELEMENTS (mine));
-            gboolean may = timed_may_name (doc, strlen (doc), mine, G_N_ELEMENTS (mine));
+                  g_string_replace (docs, "@EL@", el, 0);
+                  doc = docs->str;
+                  gboolean claims = claims_one_of (doc, mine, G_N_ELEMENTS (mine));
+                  gboolean may = timed_may_name (doc, strlen (doc), mine, G_N_ELEMENTS (mine));
 
-            if (claims && !may)
-              g_error ("a claim the scan misses: %s", doc);
-            /* libvirt's files, in libvirt's form, on another bus: no parse */
-            if (d < 2 && a == 0 && buses[b] != 0x42 && may)
-              g_error ("a file parsed for nothing: %s", doc);
-            checked++;
-            parsed += may;
-          }
+                  if (claims && !may)
+                    g_error ("a claim the scan misses: %s", doc);
+                  /* libvirt's files, in libvirt's form, on another bus: no parse */
+                  if (d < 2 && a == 0 && buses[b] != 0x42 && may)
+                    g_error ("a file parsed for nothing: %s", doc);
+                  checked++;
+                  parsed += may;
+                }
+            }
+        }
+    }
   g_assert_cmpuint (parsed, <, checked);
 
   {

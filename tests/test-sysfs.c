@@ -156,14 +156,20 @@ rm_rf (const char *path)
   const char *name;
 
   if (dir != NULL)
-    while ((name = g_dir_read_name (dir)) != NULL)
-      {
-        g_autofree char *child = g_build_filename (path, name, NULL);
-        if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-          rm_rf (child);
-        else
-          g_unlink (child);
-      }
+    {
+      while ((name = g_dir_read_name (dir)) != NULL)
+        {
+          g_autofree char *child = g_build_filename (path, name, NULL);
+          if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+            {
+              rm_rf (child);
+            }
+          else
+            {
+              g_unlink (child);
+            }
+        }
+    }
   g_rmdir (path);
 }
 

@@ -176,9 +176,13 @@ test_sample_host (gconstpointer data)
       for (guint r = 0; r < topo->devices->len; r++)
         row = row || g_array_index (topo->devices, guint, r) == i;
       if (vpa_topology_vfs (inv, i, &free_vfs, &total))
-        g_assert_true (row);
+        {
+          g_assert_true (row);
+        }
       else
-        g_assert_true (row == (vpa_inventory_has (inv, i) && dev->dev_type != VPA_DEV_TYPE_VF));
+        {
+          g_assert_true (row == (vpa_inventory_has (inv, i) && dev->dev_type != VPA_DEV_TYPE_VF));
+        }
     }
   text = vpa_output_topology_text (inv, topo);
   vpa_test_assert_golden (text_path, text);
@@ -219,8 +223,10 @@ test_vf_parents (void)
   g_assert_no_error (error);
   g_assert_cmpuint (net->devices->len, >, 0);
   for (guint r = 0; r < net->devices->len; r++)
-    g_assert_cmpint (vpa_host_device (inv->host, g_array_index (net->devices, guint, r))->dev_type,
-                     ==, VPA_DEV_TYPE_PF);
+    {
+      g_assert_cmpint (vpa_host_device (inv->host, g_array_index (net->devices, guint, r))->dev_type,
+                       ==, VPA_DEV_TYPE_PF);
+    }
 }
 
 int

@@ -230,8 +230,10 @@ test_equivalence (gconstpointer data)
 
   g_assert_cmpuint (theirs->cells->len, ==, ours->cells->len);
   for (guint i = 0; i < ours->cells->len; i++)
-    vpa_test_assert_cells_equal (&g_array_index (theirs->cells, VpaCell, i),
-                                 &g_array_index (ours->cells, VpaCell, i));
+    {
+      vpa_test_assert_cells_equal (&g_array_index (theirs->cells, VpaCell, i),
+                                   &g_array_index (ours->cells, VpaCell, i));
+    }
 
   ours_claims = claims_string (ours->claims);
   theirs_claims = claims_string (theirs->claims);
@@ -335,8 +337,10 @@ static gboolean
 claimed (GPtrArray *claims, VpaAddr addr)
 {
   for (guint i = 0; i < claims->len; i++)
-    if (((VpaClaim *) g_ptr_array_index (claims, i))->addr == addr)
-      return TRUE;
+    {
+      if (((VpaClaim *) g_ptr_array_index (claims, i))->addr == addr)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -348,8 +352,10 @@ place_first_free (GPtrArray *claims, gpointer user_data, GError **error)
   if (pd->sneak_xml != NULL)
     define_raw (pd->sneak_conn, pd->sneak_xml);
   for (guint i = 0; pd->candidates[i] != NULL; i++)
-    if (pd->ignore_claims || !claimed (claims, addr_of (pd->candidates[i])))
-      return domain_xml (pd->name, pd->candidates[i], NULL);
+    {
+      if (pd->ignore_claims || !claimed (claims, addr_of (pd->candidates[i])))
+        return domain_xml (pd->name, pd->candidates[i], NULL);
+    }
   g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "no free device for '%s'",
                pd->name);
   return NULL;
@@ -772,18 +778,20 @@ hold_physnet1 (virConnectPtr conn, const char *prefix, const gint *nodes, guint 
   static const char *const bus[] = { "18", "38", "58", "", "98", "b8", "d8" };
 
   for (guint i = 0; i < n; i++)
-    for (guint f = 0; f < 4; f++)
-      {
-        g_autofree char *addr = g_strdup_printf ("0000:%s:01.%u", bus[nodes[i]], f);
-        g_autofree char *name = g_strdup_printf ("%s-%d-%u", prefix, nodes[i], f);
-        g_autofree char *xml = NULL;
+    {
+      for (guint f = 0; f < 4; f++)
+        {
+          g_autofree char *addr = g_strdup_printf ("0000:%s:01.%u", bus[nodes[i]], f);
+          g_autofree char *name = g_strdup_printf ("%s-%d-%u", prefix, nodes[i], f);
+          g_autofree char *xml = NULL;
 
-        if (g_strcmp0 (addr, keep) == 0 || strcmp (addr, "0000:18:01.0") == 0 ||
-            strcmp (addr, "0000:98:01.0") == 0) /* db1 holds those */
-          continue;
-        xml = domain_xml (name, addr, NULL);
-        define_raw (conn, xml);
-      }
+          if (g_strcmp0 (addr, keep) == 0 || strcmp (addr, "0000:18:01.0") == 0 ||
+              strcmp (addr, "0000:98:01.0") == 0) /* db1 holds those */
+            continue;
+          xml = domain_xml (name, addr, NULL);
+          define_raw (conn, xml);
+        }
+    }
 }
 
 static void
@@ -1167,9 +1175,13 @@ rm_tree (const char *path)
     {
       g_autofree char *child = g_build_filename (path, name, NULL);
       if (g_file_test (child, G_FILE_TEST_IS_DIR) && !g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-        rm_tree (child);
+        {
+          rm_tree (child);
+        }
       else
-        g_unlink (child);
+        {
+          g_unlink (child);
+        }
     }
   g_rmdir (path);
 }

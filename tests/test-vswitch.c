@@ -329,8 +329,10 @@ random_nic (VpaHost *host, GRand *r, guint bus, gint node)
 
   vpa_test_add_device (host, pf, "8086:1528", VPA_DEV_TYPE_PF, VPA_ADDR_NONE, node, NULL);
   for (guint i = 0; i < n; i++)
-    vpa_test_add_device (host, VPA_ADDR (0, bus, 0x10, i), "8086:1515", VPA_DEV_TYPE_VF, pf,
-                         node, NULL);
+    {
+      vpa_test_add_device (host, VPA_ADDR (0, bus, 0x10, i), "8086:1515", VPA_DEV_TYPE_VF, pf,
+                           node, NULL);
+    }
 }
 
 /* A random rule: one or two nodes of n_nodes, any policy. */
@@ -441,9 +443,13 @@ brute_cost (const NetCase *c, const guint *map)
       misses += !met;
     }
   for (guint k = 0; k < c->cap->nodes->len; k++)
-    for (guint i = 0; i < c->cells->len; i++)
-      if (map[i] == k)
-        g_array_append_val (nodes, ((VpaNodeCap *) g_ptr_array_index (c->cap->nodes, k))->node);
+    {
+      for (guint i = 0; i < c->cells->len; i++)
+        {
+          if (map[i] == k)
+            g_array_append_val (nodes, ((VpaNodeCap *) g_ptr_array_index (c->cap->nodes, k))->node);
+        }
+    }
   g.numa_guest = TRUE;
   g.nodes = (const gint *) (gpointer) nodes->data;
   g.n_nodes = nodes->len;
@@ -456,9 +462,11 @@ brute_cost (const NetCase *c, const guint *map)
         {
           const VpaAssignment *a = g_ptr_array_index (pl->assignments, i);
           for (guint j = 0; j < a->devices->len; j++)
-            tiers += vpa_policy_tier (
-              c->inv->host, &g,
-              vpa_host_device (c->inv->host, g_array_index (a->devices, guint, j))->numa_node);
+            {
+              tiers += vpa_policy_tier (
+                c->inv->host, &g,
+                vpa_host_device (c->inv->host, g_array_index (a->devices, guint, j))->numa_node);
+            }
         }
     }
   return tiers * 1000 + misses;
@@ -528,10 +536,14 @@ test_fit_brute_force (void)
       {
         g_autofree guint *got = g_new0 (guint, c.cells->len);
         for (guint i = 0; i < c.cells->len; i++)
-          for (guint k = 0; k < c.cap->nodes->len; k++)
-            if (((VpaNodeCap *) g_ptr_array_index (c.cap->nodes, k))->node ==
-                g_array_index (fit->bindings, VpaCellBinding, i).node)
-              got[i] = k;
+          {
+            for (guint k = 0; k < c.cap->nodes->len; k++)
+              {
+                if (((VpaNodeCap *) g_ptr_array_index (c.cap->nodes, k))->node ==
+                    g_array_index (fit->bindings, VpaCellBinding, i).node)
+                  got[i] = k;
+              }
+          }
         g_assert_cmpint (brute_cost (&c, got), ==, best);
       }
       fits++;

@@ -88,9 +88,13 @@ test_hostdev_address (void)
         }
       g_assert_cmpint (pci, ==, cases[i].pci);
       if (cases[i].addr == NULL)
-        g_assert_cmpuint (a, ==, VPA_ADDR_NONE);
+        {
+          g_assert_cmpuint (a, ==, VPA_ADDR_NONE);
+        }
       else
-        g_assert_cmpstr (vpa_addr_format (a, buf), ==, cases[i].addr);
+        {
+          g_assert_cmpstr (vpa_addr_format (a, buf), ==, cases[i].addr);
+        }
     }
 }
 
@@ -159,10 +163,16 @@ test_pci_address_strict (void)
       VpaAddr a = VPA_ADDR_NONE;
 
       for (guint j = 0; j < G_N_ELEMENTS (fields); j++)
-        if (strcmp (fields[j], field) == 0)
-          g_string_append_printf (xml, " %s", bad[i]);
-        else
-          g_string_append_printf (xml, " %s='0x1'", fields[j]);
+        {
+          if (strcmp (fields[j], field) == 0)
+            {
+              g_string_append_printf (xml, " %s", bad[i]);
+            }
+          else
+            {
+              g_string_append_printf (xml, " %s='0x1'", fields[j]);
+            }
+        }
       g_string_append (xml, "/>");
       d = vpa_xml_parse_memory (xml->str, xml->len, "a.xml", &error);
       g_assert_no_error (error);

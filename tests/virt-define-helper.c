@@ -54,11 +54,13 @@ static char *
 domain_xml (const Placement *pl, const char *iface)
 {
   if (pl->qemu)
-    return g_strdup_printf ("<domain type='qemu'><name>%s</name><memory unit='MiB'>64</memory>"
-                            "<vcpu>1</vcpu><os><type arch='x86_64' machine='pc'>hvm</type>"
-                            "</os><devices><emulator>/usr/bin/qemu-system-x86_64</emulator>"
-                            "%s</devices></domain>",
-                            pl->name, iface);
+    {
+      return g_strdup_printf ("<domain type='qemu'><name>%s</name><memory unit='MiB'>64</memory>"
+                              "<vcpu>1</vcpu><os><type arch='x86_64' machine='pc'>hvm</type>"
+                              "</os><devices><emulator>/usr/bin/qemu-system-x86_64</emulator>"
+                              "%s</devices></domain>",
+                              pl->name, iface);
+    }
   return g_strdup_printf ("<domain type='test'><name>%s</name><memory>65536</memory>"
                           "<os><type>hvm</type></os><devices>%s</devices></domain>",
                           pl->name, iface);
@@ -154,7 +156,9 @@ main (int argc, char **argv)
   pl.name = argv[3];
   pl.qemu = g_ascii_strcasecmp (virConnectGetType (conn), "QEMU") == 0;
   if (strcmp (argv[1], "define") == 0)
-    ok = vpa_virt_define_placed_full (conn, argv[2], inventory, place_vf, &pl, NULL, &error);
+    {
+      ok = vpa_virt_define_placed_full (conn, argv[2], inventory, place_vf, &pl, NULL, &error);
+    }
   else if (strcmp (argv[1], "attach") == 0)
     {
       pl.device_only = TRUE;

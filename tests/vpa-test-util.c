@@ -61,8 +61,10 @@ vpa_test_list_fixtures (const char *dir, const char *glob)
       gsize len = strlen (name);
 
       if (len >= strlen (head) + strlen (tail) && g_str_has_prefix (name, head) && g_str_has_suffix (name, tail))
-        g_ptr_array_add (stems, g_strndup (name + strlen (head),
-                                           len - strlen (head) - strlen (tail)));
+        {
+          g_ptr_array_add (stems, g_strndup (name + strlen (head),
+                                             len - strlen (head) - strlen (tail)));
+        }
     }
   g_assert_cmpuint (stems->len, >, 0);
   g_ptr_array_sort (stems, str_ptr_cmp);
@@ -180,8 +182,10 @@ vpa_test_assert_hosts_equal (const VpaHost *a, const VpaHost *b)
     }
   g_assert_cmpuint (a->cells->len, ==, b->cells->len);
   for (guint i = 0; i < a->cells->len; i++)
-    vpa_test_assert_cells_equal (&g_array_index (a->cells, VpaCell, i),
-                                 &g_array_index (b->cells, VpaCell, i));
+    {
+      vpa_test_assert_cells_equal (&g_array_index (a->cells, VpaCell, i),
+                                   &g_array_index (b->cells, VpaCell, i));
+    }
 }
 
 void

@@ -292,11 +292,13 @@ sample_cell (VpaLiveCell *c, int pid, const VpaLiveEnv *env, GError **error)
     }
   c->sampled = n;
   for (guint i = 0; i < n; i++)
-    if (status[i] >= 0 && status[i] < VPA_LIVE_NODES_MAX)
-      {
-        c->resident++;
-        c->on_node[status[i]]++;
-      }
+    {
+      if (status[i] >= 0 && status[i] < VPA_LIVE_NODES_MAX)
+        {
+          c->resident++;
+          c->on_node[status[i]]++;
+        }
+    }
   return TRUE;
 }
 
@@ -482,16 +484,22 @@ format_text_cell (GString *s, const VpaLiveReport *r, const VpaLiveCell *c)
   append_nodes (s, c->bound, ",");
   g_string_append_printf (s, ": %u/%u sampled pages resident:", c->resident, c->sampled);
   for (guint n = 0; n < VPA_LIVE_NODES_MAX; n++)
-    if (c->on_node[n] > 0)
-      g_string_append_printf (s, " node %u %.0f%%", n, 100.0 * c->on_node[n] / c->resident);
+    {
+      if (c->on_node[n] > 0)
+        g_string_append_printf (s, " node %u %.0f%%", n, 100.0 * c->on_node[n] / c->resident);
+    }
   g_string_append (s, "; vCPUs:");
   for (guint i = 0; i < c->vcpus->len; i++)
     {
       const VpaLiveVcpu *v = &g_array_index (c->vcpus, VpaLiveVcpu, i);
       if (v->vcpu < 0)
-        g_string_append_printf (s, " all on CPU %d (node %d)", v->cpu, v->node);
+        {
+          g_string_append_printf (s, " all on CPU %d (node %d)", v->cpu, v->node);
+        }
       else
-        g_string_append_printf (s, " %d on CPU %d (node %d)", v->vcpu, v->cpu, v->node);
+        {
+          g_string_append_printf (s, " %d on CPU %d (node %d)", v->vcpu, v->cpu, v->node);
+        }
     }
   if (c->vcpus->len == 0)
     g_string_append (s, " -");
@@ -513,11 +521,13 @@ format_json_cell (GString *s, const VpaLiveReport *r, const VpaLiveCell *c, gboo
   g_string_append_printf (s, "], \"sampled\": %u, \"resident\": %u, \"nodes\": {", c->sampled,
                           c->resident);
   for (guint n = 0; n < VPA_LIVE_NODES_MAX; n++)
-    if (c->on_node[n] > 0)
-      {
-        g_string_append_printf (s, "%s\"%u\": %u", first ? "" : ", ", n, c->on_node[n]);
-        first = FALSE;
-      }
+    {
+      if (c->on_node[n] > 0)
+        {
+          g_string_append_printf (s, "%s\"%u\": %u", first ? "" : ", ", n, c->on_node[n]);
+          first = FALSE;
+        }
+    }
   g_string_append (s, "}, \"vcpus\": [");
   for (guint i = 0; i < c->vcpus->len; i++)
     {
@@ -540,9 +550,13 @@ format_metrics (GString *s, const VpaLiveReport *r)
     {
       const VpaLiveCell *c = g_ptr_array_index (r->cells, i);
       for (guint n = 0; n < VPA_LIVE_NODES_MAX; n++)
-        if (c->on_node[n] > 0)
-          g_string_append_printf (s, "virt_pci_affinity_live_cell_pages{domain=\"%s\",cell=\"%u\",node=\"%u\"} %u\n",
-                                  dom, c->cell, n, c->on_node[n]);
+        {
+          if (c->on_node[n] > 0)
+            {
+              g_string_append_printf (s, "virt_pci_affinity_live_cell_pages{domain=\"%s\",cell=\"%u\",node=\"%u\"} %u\n",
+                                      dom, c->cell, n, c->on_node[n]);
+            }
+        }
     }
   g_string_append (s, "# HELP virt_pci_affinity_live_cell_off_node 1 when more than half a "
                       "cell's resident sample is off its bound nodes.\n"
@@ -562,7 +576,9 @@ vpa_live_format (const VpaLiveReport *r, const char *format)
   GString *s = g_string_new (NULL);
 
   if (g_strcmp0 (format, "openmetrics") == 0)
-    format_metrics (s, r);
+    {
+      format_metrics (s, r);
+    }
   else if (g_strcmp0 (format, "json") == 0)
     {
       g_autofree char *dom = g_strescape (r->domain, NULL);
@@ -577,7 +593,9 @@ vpa_live_format (const VpaLiveReport *r, const char *format)
       g_string_append (s, "]}\n");
     }
   else
-    for (guint i = 0; i < r->cells->len; i++)
-      format_text_cell (s, r, g_ptr_array_index (r->cells, i));
+    {
+      for (guint i = 0; i < r->cells->len; i++)
+        format_text_cell (s, r, g_ptr_array_index (r->cells, i));
+    }
   return g_string_free (s, FALSE);
 }

@@ -38,13 +38,15 @@ static gboolean
 add_addr (GArray *addrs, VpaAddr addr, const char *what, GError **error)
 {
   for (guint i = 0; i < addrs->len; i++)
-    if (g_array_index (addrs, VpaAddr, i) == addr)
-      {
-        char buf[VPA_ADDR_BUFLEN];
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                     "%s: device '%s' is used twice", what, vpa_addr_format (addr, buf));
-        return FALSE;
-      }
+    {
+      if (g_array_index (addrs, VpaAddr, i) == addr)
+        {
+          char buf[VPA_ADDR_BUFLEN];
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: device '%s' is used twice", what, vpa_addr_format (addr, buf));
+          return FALSE;
+        }
+    }
   g_array_append_val (addrs, addr);
   return TRUE;
 }
@@ -140,11 +142,13 @@ find_conflict (GPtrArray *claims, const char *name, GArray *addrs,
       if (strcmp (claim->domain, name) == 0)
         continue;
       for (guint j = 0; j < addrs->len; j++)
-        if (addrs_conflict (inventory, g_array_index (addrs, VpaAddr, j), claim->addr))
-          {
-            *mine = g_array_index (addrs, VpaAddr, j);
-            return claim;
-          }
+        {
+          if (addrs_conflict (inventory, g_array_index (addrs, VpaAddr, j), claim->addr))
+            {
+              *mine = g_array_index (addrs, VpaAddr, j);
+              return claim;
+            }
+        }
     }
   return NULL;
 }
@@ -162,11 +166,13 @@ check_cpus_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArr
       if (claim->numa == NULL || strcmp (claim->domain, name) == 0)
         continue;
       for (guint k = 0; k < cpus->len; k++)
-        if (vpa_numa_use_holds (claim->numa, g_array_index (cpus, guint, k)))
-          {
-            g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: dedicated CPU %u for domain '%s' is pinned by domain '%s'%s", uri, g_array_index (cpus, guint, k), name, claim->domain, when);
-            return FALSE;
-          }
+        {
+          if (vpa_numa_use_holds (claim->numa, g_array_index (cpus, guint, k)))
+            {
+              g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE, "%s: dedicated CPU %u for domain '%s' is pinned by domain '%s'%s", uri, g_array_index (cpus, guint, k), name, claim->domain, when);
+              return FALSE;
+            }
+        }
     }
   return TRUE;
 }
@@ -220,8 +226,10 @@ vpa_virt_define_run_place (virConnectPtr conn, VpaVirtPlaceFunc place, gpointer 
       return xml;
     }
   if (place_error == NULL)
-    g_set_error (&place_error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
-                 "%s: placement produced no XML", uri);
+    {
+      g_set_error (&place_error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
+                   "%s: placement produced no XML", uri);
+    }
   g_propagate_error (error, place_error);
   return NULL;
 }

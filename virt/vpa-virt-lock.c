@@ -67,8 +67,10 @@ vpa_virt_lock_path (const char *canonical_uri)
   readable = g_strndup (canonical_uri, 48);
   g_strcanon (readable, G_CSET_a_2_z G_CSET_A_2_Z G_CSET_DIGITS "-", '_');
   if (uri_is_system (canonical_uri))
-    return g_strdup_printf (VPA_VIRT_SYSTEM_LOCK_DIR "/virt-pci-affinity-define-%s-%.16s.lock",
-                            readable, sum);
+    {
+      return g_strdup_printf (VPA_VIRT_SYSTEM_LOCK_DIR "/virt-pci-affinity-define-%s-%.16s.lock",
+                              readable, sum);
+    }
   dir = private_lock_dir ();
   return g_strdup_printf ("%s/define-%s-%.16s.lock", dir, readable, sum);
 }
@@ -142,24 +144,32 @@ lock_open (const char *path, uid_t owner, GError **error)
     {
       int saved = errno;
       if (lstat (path, &st) == 0 && !S_ISREG (st.st_mode))
-        return lock_refuse (-1, error, "the define lock '%s' is %s, not a regular file", path,
-                            vpa_file_kind (st.st_mode));
+        {
+          return lock_refuse (-1, error, "the define lock '%s' is %s, not a regular file", path,
+                              vpa_file_kind (st.st_mode));
+        }
       if (saved == ENOENT && owner == 0)
-        return lock_refuse (-1, error,
-                            "the define lock '%s' does not exist, and only root can create it: "
-                            "run one define or attach as root first",
-                            path);
+        {
+          return lock_refuse (-1, error,
+                              "the define lock '%s' does not exist, and only root can create it: "
+                              "run one define or attach as root first",
+                              path);
+        }
       return lock_refuse (-1, error, "cannot open the define lock '%s': %s", path,
                           g_strerror (saved));
     }
   if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode))
-    return lock_refuse (fd, error, "the define lock '%s' is %s, not a regular file", path,
-                        vpa_file_kind (st.st_mode));
+    {
+      return lock_refuse (fd, error, "the define lock '%s' is %s, not a regular file", path,
+                          vpa_file_kind (st.st_mode));
+    }
   if (st.st_uid != owner)
-    return lock_refuse (fd, error,
-                        "the define lock '%s' is owned by uid %u, not uid %u: its owner could "
-                        "hold it for ever",
-                        path, (guint) st.st_uid, (guint) owner);
+    {
+      return lock_refuse (fd, error,
+                          "the define lock '%s' is owned by uid %u, not uid %u: its owner could "
+                          "hold it for ever",
+                          path, (guint) st.st_uid, (guint) owner);
+    }
   return fd;
 }
 

@@ -108,7 +108,9 @@ on_heartbeat (gpointer data)
   g_autoptr (GError) error = NULL;
 
   if (w->ops.touch (w->ops.data, &error))
-    w->stats.touches++;
+    {
+      w->stats.touches++;
+    }
   else
     {
       /* The host may have been removed from the store: write it again. */

@@ -121,8 +121,10 @@ static gboolean
 claims_contain (GPtrArray *claims, guint from, VpaAddr addr)
 {
   for (guint i = from; i < claims->len; i++)
-    if (vpa_addr_same (((VpaClaim *) g_ptr_array_index (claims, i))->addr, addr))
-      return TRUE;
+    {
+      if (vpa_addr_same (((VpaClaim *) g_ptr_array_index (claims, i))->addr, addr))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -130,8 +132,10 @@ static gboolean
 claims_have_numa (GPtrArray *claims, guint from)
 {
   for (guint i = from; i < claims->len; i++)
-    if (((VpaClaim *) g_ptr_array_index (claims, i))->numa != NULL)
-      return TRUE;
+    {
+      if (((VpaClaim *) g_ptr_array_index (claims, i))->numa != NULL)
+        return TRUE;
+    }
   return FALSE;
 }
 

@@ -164,9 +164,11 @@ vpa_attach_interface (VpaAddr addr, const char *alias, const char *mac, gint gue
   if (mac != NULL)
     mac_xml = g_markup_printf_escaped ("  <mac address='%s'/>\n", mac);
   if (guest_bus >= 0)
-    guest_addr = g_strdup_printf ("  <address type='pci' domain='0x0000' bus='0x%02x' slot='0x00' "
-                                  "function='0x0'/>\n",
-                                  (guint) guest_bus);
+    {
+      guest_addr = g_strdup_printf ("  <address type='pci' domain='0x0000' bus='0x%02x' slot='0x00' "
+                                    "function='0x0'/>\n",
+                                    (guint) guest_bus);
+    }
   return g_strconcat (head, mac_xml != NULL ? mac_xml : "", guest_addr != NULL ? guest_addr : "",
                       "</interface>\n", NULL);
 }

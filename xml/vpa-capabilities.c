@@ -66,11 +66,13 @@ vpa_capabilities_unit_scale (const char *unit, guint64 *scale)
       return TRUE;
     }
   for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-    if (g_ascii_strcasecmp (unit, units[i].name) == 0)
-      {
-        *scale = units[i].scale;
-        return TRUE;
-      }
+    {
+      if (g_ascii_strcasecmp (unit, units[i].name) == 0)
+        {
+          *scale = units[i].scale;
+          return TRUE;
+        }
+    }
   return FALSE;
 }
 
@@ -143,15 +145,17 @@ static void
 sort_cpus (GArray *cpus, GArray *topo)
 {
   for (guint i = 1; i < cpus->len; i++)
-    for (guint j = i; j > 0 && g_array_index (cpus, guint, j - 1) > g_array_index (cpus, guint, j); j--)
-      {
-        guint c = g_array_index (cpus, guint, j);
-        VpaCpuTopo t = g_array_index (topo, VpaCpuTopo, j);
-        g_array_index (cpus, guint, j) = g_array_index (cpus, guint, j - 1);
-        g_array_index (topo, VpaCpuTopo, j) = g_array_index (topo, VpaCpuTopo, j - 1);
-        g_array_index (cpus, guint, j - 1) = c;
-        g_array_index (topo, VpaCpuTopo, j - 1) = t;
-      }
+    {
+      for (guint j = i; j > 0 && g_array_index (cpus, guint, j - 1) > g_array_index (cpus, guint, j); j--)
+        {
+          guint c = g_array_index (cpus, guint, j);
+          VpaCpuTopo t = g_array_index (topo, VpaCpuTopo, j);
+          g_array_index (cpus, guint, j) = g_array_index (cpus, guint, j - 1);
+          g_array_index (topo, VpaCpuTopo, j) = g_array_index (topo, VpaCpuTopo, j - 1);
+          g_array_index (cpus, guint, j - 1) = c;
+          g_array_index (topo, VpaCpuTopo, j - 1) = t;
+        }
+    }
 }
 
 /* <pages unit size>COUNT</pages>: the cell's pages per size. */
@@ -192,12 +196,14 @@ parse_pages (xmlNode *node, const char *what, VpaCell *cell, GError **error)
       g_array_append_val (pages, p);
     }
   for (guint i = 1; i < pages->len; i++)
-    for (guint j = i; j > 0 && g_array_index (pages, VpaPages, j - 1).size_kib > g_array_index (pages, VpaPages, j).size_kib; j--)
-      {
-        VpaPages t = g_array_index (pages, VpaPages, j);
-        g_array_index (pages, VpaPages, j) = g_array_index (pages, VpaPages, j - 1);
-        g_array_index (pages, VpaPages, j - 1) = t;
-      }
+    {
+      for (guint j = i; j > 0 && g_array_index (pages, VpaPages, j - 1).size_kib > g_array_index (pages, VpaPages, j).size_kib; j--)
+        {
+          VpaPages t = g_array_index (pages, VpaPages, j);
+          g_array_index (pages, VpaPages, j) = g_array_index (pages, VpaPages, j - 1);
+          g_array_index (pages, VpaPages, j - 1) = t;
+        }
+    }
   if (pages->len > 0)
     cell->pages = g_steal_pointer (&pages);
   return TRUE;
@@ -284,13 +290,15 @@ parse_cpus (xmlNode *cpus, const char *what, VpaCell *cell, GError **error)
 
   sort_cpus (cell->cpus, topo);
   for (guint i = 1; i < cell->cpus->len; i++)
-    if (g_array_index (cell->cpus, guint, i) == g_array_index (cell->cpus, guint, i - 1))
-      {
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                     "%s: <cell id='%d'>: <cpu id='%u'> appears twice", what, cell->id,
-                     g_array_index (cell->cpus, guint, i));
-        return FALSE;
-      }
+    {
+      if (g_array_index (cell->cpus, guint, i) == g_array_index (cell->cpus, guint, i - 1))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <cell id='%d'>: <cpu id='%u'> appears twice", what, cell->id,
+                       g_array_index (cell->cpus, guint, i));
+          return FALSE;
+        }
+    }
   cell->socket = vpa_cell_socket_from_cpu_sockets ((const gint *) sockets->data,
                                                    sockets->len);
   cell->topo = g_steal_pointer (&topo);

@@ -141,7 +141,9 @@ vpa_domain_parse_resources (ParseCtx *ctx, xmlNode *domain, GError **error)
       g_autofree char *text = vpa_xml_text (n);
       guint64 v;
       if (text != NULL && g_ascii_string_to_unsigned (text, 10, 1, VPA_CPUSET_MAX, &v, NULL))
-        dom->n_vcpus = (guint) v;
+        {
+          dom->n_vcpus = (guint) v;
+        }
       else if (ctx->strict && dom->numa_auto)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <vcpu> '%s': expected a vCPU count", ctx->what, text != NULL ? text : "");
@@ -339,8 +341,10 @@ vpa_domain_parse_pins (ParseCtx *ctx, xmlNode *domain, GError **error)
     return TRUE;
   needs_fallback = g_new0 (gboolean, ctx->dom->cells->len);
   for (guint v = 0; v < ctx->vcpu_cell->len; v++)
-    if (vcpu_cell (ctx, v) >= 0 && !vpa_cpuset_bits_has (pinned, v))
-      needs_fallback[vcpu_cell (ctx, v)] = TRUE;
+    {
+      if (vcpu_cell (ctx, v) >= 0 && !vpa_cpuset_bits_has (pinned, v))
+        needs_fallback[vcpu_cell (ctx, v)] = TRUE;
+    }
   for (guint i = 0; i < ctx->dom->cells->len; i++)
     {
       VpaDomainCell *cell = g_ptr_array_index (ctx->dom->cells, i);

@@ -13,20 +13,24 @@ check_closed (xmlNode *node, const char *label, const char *what, const char *co
               GError **error)
 {
   for (xmlAttr *a = node->properties; a != NULL; a = a->next)
-    if (a->ns == NULL && !g_strv_contains (known, (const char *) a->name))
-      {
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s: unknown attribute '%s'",
-                     what, label, (const char *) a->name);
-        return FALSE;
-      }
+    {
+      if (a->ns == NULL && !g_strv_contains (known, (const char *) a->name))
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s: unknown attribute '%s'",
+                       what, label, (const char *) a->name);
+          return FALSE;
+        }
+    }
   for (xmlNode *c = node->children; c != NULL; c = c->next)
-    if (c->type == XML_ELEMENT_NODE)
-      {
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                     "%s: %s: unexpected child element <%s>", what, label,
-                     (const char *) c->name);
-        return FALSE;
-      }
+    {
+      if (c->type == XML_ELEMENT_NODE)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: %s: unexpected child element <%s>", what, label,
+                       (const char *) c->name);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -47,12 +51,16 @@ required_name (xmlNode *node, const char *attr, const char *label, const char *w
   if (*out == NULL || !name_valid (*out))
     {
       if (*out == NULL)
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s: attribute '%s' is missing",
-                     what, label, attr);
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s: attribute '%s' is missing",
+                       what, label, attr);
+        }
       else
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                     "%s: %s %s='%s': expected letters, digits, '_' and '-' only", what, label,
-                     attr, *out);
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: %s %s='%s': expected letters, digits, '_' and '-' only", what, label,
+                       attr, *out);
+        }
       return FALSE;
     }
   return TRUE;
@@ -140,12 +148,14 @@ check_reference (const VpaDomain *dom, const char *element, const char *who,
   if (group == NULL)
     return TRUE;
   for (guint i = 0; i < dom->locality_groups->len; i++)
-    if (strcmp (((const VpaLocalityGroup *) g_ptr_array_index (dom->locality_groups, i))->name,
-                group) == 0)
-      {
-        counts[i]++;
-        return TRUE;
-      }
+    {
+      if (strcmp (((const VpaLocalityGroup *) g_ptr_array_index (dom->locality_groups, i))->name,
+                  group) == 0)
+        {
+          counts[i]++;
+          return TRUE;
+        }
+    }
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                "%s: <vpa:%s %s> locality-group='%s': no <vpa:locality-group name='%s'>", what,
                element, who, group, group);
@@ -172,15 +182,17 @@ vpa_domain_check_locality (const VpaDomain *dom, const char *what, GError **erro
         return FALSE;
     }
   for (guint i = 0; i < dom->locality_groups->len; i++)
-    if (counts[i] < 2)
-      {
-        const VpaLocalityGroup *g = g_ptr_array_index (dom->locality_groups, i);
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                     "%s: <vpa:locality-group name='%s'>: %u member%s (locality-group='%s' on "
-                     "<vpa:port> or <vpa:device>); a group needs at least two",
-                     what, g->name, counts[i], counts[i] == 1 ? "" : "s", g->name);
-        return FALSE;
-      }
+    {
+      if (counts[i] < 2)
+        {
+          const VpaLocalityGroup *g = g_ptr_array_index (dom->locality_groups, i);
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "%s: <vpa:locality-group name='%s'>: %u member%s (locality-group='%s' on "
+                       "<vpa:port> or <vpa:device>); a group needs at least two",
+                       what, g->name, counts[i], counts[i] == 1 ? "" : "s", g->name);
+          return FALSE;
+        }
+    }
   return TRUE;
 }
 
@@ -197,8 +209,10 @@ vpa_domain_parse_placed_locality (xmlNode *node, const char *what, VpaPlacedReco
   if (group == NULL && level == NULL)
     return TRUE;
   for (i = 0; level != NULL && i < VPA_LOCALITY_LAST; i++)
-    if (strcmp (level, vpa_locality_to_string ((VpaLocality) i)) == 0)
-      break;
+    {
+      if (strcmp (level, vpa_locality_to_string ((VpaLocality) i)) == 0)
+        break;
+    }
   if (group == NULL || level == NULL || i == VPA_LOCALITY_LAST || *group == '\0')
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,

@@ -15,9 +15,13 @@ vpa_domain_mode_parse_attr (xmlNode *affinity, const char *what, VpaDomainMode *
   if (value == NULL)
     return TRUE;
   if (g_strcmp0 (value, "enforce") == 0)
-    *mode = VPA_DOMAIN_MODE_ENFORCE;
+    {
+      *mode = VPA_DOMAIN_MODE_ENFORCE;
+    }
   else if (g_strcmp0 (value, "audit") == 0)
-    *mode = VPA_DOMAIN_MODE_AUDIT;
+    {
+      *mode = VPA_DOMAIN_MODE_AUDIT;
+    }
   else
     {
       g_autofree char *shown = vpa_message_bound (value, 64);

@@ -147,9 +147,13 @@ aliases_of (xmlNode *devices)
           (name = vpa_xml_prop (a, "name")) == NULL)
         continue;
       if (g_hash_table_contains (by_alias, name))
-        g_free (name);
+        {
+          g_free (name);
+        }
       else
-        g_hash_table_insert (by_alias, name, c);
+        {
+          g_hash_table_insert (by_alias, name, c);
+        }
     }
   return by_alias;
 }
@@ -202,7 +206,9 @@ vpa_domain_check_vswitch_ports (VpaDomain *dom, xmlNode *domain, const char *wha
     return TRUE;
   by_alias = aliases_of (vpa_xml_child (domain, "devices", NULL));
   for (guint i = 0; i < dom->vswitch_ports->len; i++)
-    if (!check_one (dom->vswitch_ports->pdata[i], by_alias, what, error))
-      return FALSE;
+    {
+      if (!check_one (dom->vswitch_ports->pdata[i], by_alias, what, error))
+        return FALSE;
+    }
   return TRUE;
 }

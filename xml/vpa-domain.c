@@ -307,11 +307,15 @@ placed_fail (ParseCtx *ctx, xmlNode *node, const char *attr, const char *value,
   g_autofree char *label = element_label (node);
 
   if (value == NULL)
-    g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s: attribute '%s' is missing",
-                 ctx->what, label, attr);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s: attribute '%s' is missing",
+                   ctx->what, label, attr);
+    }
   else
-    g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s %s='%s': expected %s", ctx->what,
-                 label, attr, value, expected);
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s %s='%s': expected %s", ctx->what,
+                   label, attr, value, expected);
+    }
   return FALSE;
 }
 
@@ -348,11 +352,15 @@ parse_placed (ParseCtx *ctx, xmlNode *node, GError **error)
       rec.numa_node = (gint) node_id;
     }
   if (policy == NULL || !vpa_policy_from_string (policy, &rec.policy))
-    return placed_fail (ctx, node, "policy", policy, "required, legacy, preferred or socket",
-                        error);
+    {
+      return placed_fail (ctx, node, "policy", policy, "required, legacy, preferred or socket",
+                          error);
+    }
   if (source == NULL || !vpa_policy_source_from_string (source, &rec.source))
-    return placed_fail (ctx, node, "source", source, "port, flavor, image, alias or default",
-                        error);
+    {
+      return placed_fail (ctx, node, "source", source, "port, flavor, image, alias or default",
+                          error);
+    }
   if (g_hash_table_contains (ctx->placed_devices, device))
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -471,8 +479,10 @@ parse_numa (ParseCtx *ctx, xmlNode *node, GError **error)
   /* isolate dedicates a CPU: only a dedicated guest has one to give, as
    * Nova refuses hw:emulator_threads_policy=isolate without pinning */
   if (g_strcmp0 (emulator, "isolate") == 0 && ctx->dom->cpu_policy != VPA_CPU_POLICY_DEDICATED)
-    return placed_fail (ctx, node, "emulator-threads", emulator,
-                        "share (isolate needs cpu-policy='dedicated')", error);
+    {
+      return placed_fail (ctx, node, "emulator-threads", emulator,
+                          "share (isolate needs cpu-policy='dedicated')", error);
+    }
   ctx->dom->emulator_share = g_strcmp0 (emulator, "share") == 0;
   ctx->dom->emulator_isolate = g_strcmp0 (emulator, "isolate") == 0;
   ctx->dom->numa_auto = TRUE;
@@ -583,29 +593,47 @@ parse_affinity (ParseCtx *ctx, xmlNode *affinity, GError **error)
           return FALSE;
         }
       if (vpa_xml_is (c, "flavor", NULL))
-        ok = seen_flavor = parse_flavor (ctx, c, error);
+        {
+          ok = seen_flavor = parse_flavor (ctx, c, error);
+        }
       else if (vpa_xml_is (c, "image", NULL))
-        ok = seen_image = parse_image (ctx, c, error);
+        {
+          ok = seen_image = parse_image (ctx, c, error);
+        }
       else if (vpa_xml_is (c, "port", NULL))
-        ok = ++ctx->n_requested <= VPA_DOMAIN_MAX_REQUESTS ? parse_port (ctx, c, error)
-                                                           : too_many_requests (ctx, error);
+        {
+          ok = ++ctx->n_requested <= VPA_DOMAIN_MAX_REQUESTS ? parse_port (ctx, c, error)
+                                                             : too_many_requests (ctx, error);
+        }
       else if (vpa_xml_is (c, "placed", NULL))
-        ok = parse_placed (ctx, c, error);
+        {
+          ok = parse_placed (ctx, c, error);
+        }
       else if (vpa_xml_is (c, "device", NULL))
-        ok = ++ctx->n_requested <= VPA_DOMAIN_MAX_REQUESTS
-               ? vpa_domain_parse_device (ctx->dom, c, ctx->what, error) &&
-                   check_device_name (ctx, error)
-               : too_many_requests (ctx, error);
+        {
+          ok = ++ctx->n_requested <= VPA_DOMAIN_MAX_REQUESTS
+                 ? vpa_domain_parse_device (ctx->dom, c, ctx->what, error) &&
+                     check_device_name (ctx, error)
+                 : too_many_requests (ctx, error);
+        }
       else if (vpa_xml_is (c, "locality-group", NULL))
-        ok = ctx->dom->locality_groups->len < VPA_DOMAIN_MAX_REQUESTS
-               ? vpa_domain_parse_locality_group (ctx->dom, c, ctx->what, error)
-               : too_many_groups (ctx, error);
+        {
+          ok = ctx->dom->locality_groups->len < VPA_DOMAIN_MAX_REQUESTS
+                 ? vpa_domain_parse_locality_group (ctx->dom, c, ctx->what, error)
+                 : too_many_groups (ctx, error);
+        }
       else if (vpa_xml_is (c, "numa", NULL))
-        ok = parse_numa (ctx, c, error);
+        {
+          ok = parse_numa (ctx, c, error);
+        }
       else if (vpa_xml_is (c, "placed-cell", NULL))
-        ok = parse_placed_cell (ctx, c, error);
+        {
+          ok = parse_placed_cell (ctx, c, error);
+        }
       else if (vpa_xml_is (c, "guest-numa", NULL))
-        ok = parse_guest_numa (ctx, c, error);
+        {
+          ok = parse_guest_numa (ctx, c, error);
+        }
       else
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
@@ -677,8 +705,10 @@ remember_other_aliases (ParseCtx *ctx, xmlNode *domain)
   xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
 
   for (xmlNode *c = devices != NULL ? devices->children : NULL; c != NULL; c = c->next)
-    if (vpa_xml_is (c, "hostdev", NULL) || vpa_xml_is (c, "interface", NULL))
-      remember_other_alias (ctx, c);
+    {
+      if (vpa_xml_is (c, "hostdev", NULL) || vpa_xml_is (c, "interface", NULL))
+        remember_other_alias (ctx, c);
+    }
 }
 
 static void
@@ -689,9 +719,11 @@ remember_other_alias (ParseCtx *ctx, xmlNode *dev)
   g_autofree char *type = vpa_xml_prop (dev, "type");
 
   if (name != NULL && !g_hash_table_contains (ctx->other_aliases, name))
-    g_hash_table_insert (ctx->other_aliases, g_steal_pointer (&name),
-                         g_strdup_printf ("<%s type='%s'>", (const char *) dev->name,
-                                          type != NULL ? type : ""));
+    {
+      g_hash_table_insert (ctx->other_aliases, g_steal_pointer (&name),
+                           g_strdup_printf ("<%s type='%s'>", (const char *) dev->name,
+                                            type != NULL ? type : ""));
+    }
 }
 
 /* libvirt's content: in a domain we do not manage a bad address only

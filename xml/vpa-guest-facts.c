@@ -46,8 +46,10 @@ static gboolean
 is_info_device (const char *name)
 {
   for (guint i = 0; info_devices[i] != NULL; i++)
-    if (strcmp (info_devices[i], name) == 0)
-      return TRUE;
+    {
+      if (strcmp (info_devices[i], name) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -59,7 +61,9 @@ user_alias (xmlNode *node)
 
   /* libvirt keeps only user aliases ("ua-") of a document it defines */
   if (name != NULL && !g_str_has_prefix (name, "ua-"))
-    g_clear_pointer (&name, g_free);
+    {
+      g_clear_pointer (&name, g_free);
+    }
   return name;
 }
 
@@ -113,10 +117,14 @@ vpa_guest_facts_parse (xmlNode *domain)
   xmlNode *devices = vpa_xml_child (domain, "devices", NULL);
 
   for (xmlNode *e = numa != NULL ? numa->children : NULL; e != NULL; e = e->next)
-    if (vpa_xml_is (e, "cell", NULL))
-      g_ptr_array_add (facts->cell_ids, vpa_xml_prop (e, "id"));
+    {
+      if (vpa_xml_is (e, "cell", NULL))
+        g_ptr_array_add (facts->cell_ids, vpa_xml_prop (e, "id"));
+    }
   for (xmlNode *d = devices != NULL ? devices->children : NULL; d != NULL; d = d->next)
-    if (d->type == XML_ELEMENT_NODE && is_info_device ((const char *) d->name))
-      g_ptr_array_add (facts->elements, read_element (d));
+    {
+      if (d->type == XML_ELEMENT_NODE && is_info_device ((const char *) d->name))
+        g_ptr_array_add (facts->elements, read_element (d));
+    }
   return facts;
 }

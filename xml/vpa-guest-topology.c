@@ -126,11 +126,17 @@ parse_machine (VpaGuestBus *bus, xmlNode *domain)
                               (g_str_has_prefix (m, "pc-") && g_ascii_isdigit (m[3])));
 
   if (m != NULL && (strcmp (m, "q35") == 0 || g_str_has_prefix (m, "pc-q35-")))
-    bus->machine = VPA_MACHINE_Q35;
+    {
+      bus->machine = VPA_MACHINE_Q35;
+    }
   else if (pc || default_pc)
-    bus->machine = VPA_MACHINE_I440FX;
+    {
+      bus->machine = VPA_MACHINE_I440FX;
+    }
   else
-    bus->known_machine = FALSE;
+    {
+      bus->known_machine = FALSE;
+    }
   /* a pcie-root says q35 whatever the machine is called */
   for (guint i = 0; m == NULL && i < bus->controllers->len; i++)
     {

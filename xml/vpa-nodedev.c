@@ -533,11 +533,17 @@ vpa_nodedev_parse (xmlNode *device, const char *what, VpaNodedev *out,
         continue;
       type = attr_value (c, "type", &owned);
       if (g_strcmp0 (type, "pci") == 0)
-        ok = parse_pci (device, c, &nd, what, error);
+        {
+          ok = parse_pci (device, c, &nd, what, error);
+        }
       else if (g_strcmp0 (type, "net") == 0)
-        ok = parse_net (c, &nd, what, error);
+        {
+          ok = parse_net (c, &nd, what, error);
+        }
       else
-        continue;
+        {
+          continue;
+        }
       if (!ok)
         {
           vpa_nodedev_clear (&nd);

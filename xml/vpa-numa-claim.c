@@ -84,11 +84,13 @@ within (xmlNode *node, const char *name, guint max, const char *what, const char
   guint n = 0;
 
   for (xmlNode *c = node != NULL ? node->children : NULL; c != NULL; c = c->next)
-    if (vpa_xml_is (c, name, NULL) && ++n > max)
-      {
-        g_autofree char *children = g_strdup_printf ("<%s> elements", name);
-        return over_bound (what, element, children, max, error);
-      }
+    {
+      if (vpa_xml_is (c, name, NULL) && ++n > max)
+        {
+          g_autofree char *children = g_strdup_printf ("<%s> elements", name);
+          return over_bound (what, element, children, max, error);
+        }
+    }
   return TRUE;
 }
 
@@ -148,7 +150,9 @@ read_pin (xmlNode *c, Pins *p, guint *iothread_pins)
       vpa_cpuset_bits_or (p->emulator_set, set);
     }
   else if (vpa_xml_is (c, "iothreadpin", NULL))
-    (*iothread_pins)++;
+    {
+      (*iothread_pins)++;
+    }
   else if (prop_uint (c, "vcpu", &v) && v < p->n_vcpus)
     {
       gint first = vpa_cpuset_bits_next (set, 0);
@@ -184,9 +188,11 @@ read_pins (xmlNode *domain, Pins *p, const char *what, GError **error)
   read_vcpu (domain, p);
   p->any = vpa_cpuset_bits_new ();
   for (xmlNode *c = cputune != NULL ? cputune->children : NULL; c != NULL; c = c->next)
-    if (vpa_xml_is (c, "vcpupin", NULL) || vpa_xml_is (c, "emulatorpin", NULL) ||
-        vpa_xml_is (c, "iothreadpin", NULL))
-      read_pin (c, p, &iothread_pins);
+    {
+      if (vpa_xml_is (c, "vcpupin", NULL) || vpa_xml_is (c, "emulatorpin", NULL) ||
+          vpa_xml_is (c, "iothreadpin", NULL))
+        read_pin (c, p, &iothread_pins);
+    }
   /* A thread without a pin of its own runs on <vcpu cpuset>, as libvirt
    * starts it: a vCPU, the emulator, an I/O thread. */
   if (p->mask != NULL && (p->n_pinned < p->n_vcpus || !p->emulator ||
@@ -279,8 +285,10 @@ claim_cpus (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error)
   g_array_append_vals (use->dedicated, ded->data, ded->len);
   any = vpa_cpuset_bits_to_array (p.any);
   for (guint i = 0; i < any->len; i++)
-    if (!vpa_cpuset_bits_has (dedicated, g_array_index (any, guint, i)))
-      g_array_append_val (use->pinned, g_array_index (any, guint, i));
+    {
+      if (!vpa_cpuset_bits_has (dedicated, g_array_index (any, guint, i)))
+        g_array_append_val (use->pinned, g_array_index (any, guint, i));
+    }
   pins_clear (&p);
   return TRUE;
 }
@@ -363,9 +371,13 @@ cell_page_kib (GArray *pages, gint cell)
       const Page *p = &g_array_index (pages, Page, i);
 
       if (p->nodeset == NULL)
-        fallback = p->kib;
+        {
+          fallback = p->kib;
+        }
       else if (cell >= 0 && vpa_cpuset_bits_has (p->nodeset, (guint) cell))
-        return p->kib;
+        {
+          return p->kib;
+        }
     }
   return fallback;
 }
@@ -400,8 +412,10 @@ memnodes (xmlNode *numatune)
       guint64 cellid;
       if (vpa_xml_is (m, "memnode", NULL) && prop_uint (m, "cellid", &cellid) &&
           !g_hash_table_contains (by_cell, GUINT_TO_POINTER (cellid + 1)))
-        g_hash_table_insert (by_cell, GUINT_TO_POINTER (cellid + 1),
-                             GINT_TO_POINTER (strict_node (m) + 1));
+        {
+          g_hash_table_insert (by_cell, GUINT_TO_POINTER (cellid + 1),
+                               GINT_TO_POINTER (strict_node (m) + 1));
+        }
     }
   return by_cell;
 }
@@ -451,9 +465,13 @@ claim_memory (xmlNode *domain, VpaNumaUse *use, const char *what, GError **error
     return TRUE;
   all = strict_node (vpa_xml_child (numatune, "memory", NULL));
   if (numa != NULL)
-    claim_cells (numa, numatune, pages, all, use);
+    {
+      claim_cells (numa, numatune, pages, all, use);
+    }
   else if (element_kib (vpa_xml_child (domain, "memory", NULL), &kib))
-    add_memory (use, all, cell_page_kib (pages, -1), kib);
+    {
+      add_memory (use, all, cell_page_kib (pages, -1), kib);
+    }
   return TRUE;
 }
 

@@ -48,7 +48,9 @@ strip_ns (xmlNode *node)
     {
       next_child = c->next;
       if (c->type == XML_ELEMENT_NODE)
-        strip_ns (c);
+        {
+          strip_ns (c);
+        }
       else if (xmlIsBlankNode (c))
         {
           xmlUnlinkNode (c);
@@ -138,8 +140,10 @@ add_interface (xmlNode *root, const char *alias, const char *mac)
   xmlNewProp (iface, (const xmlChar *) "type", (const xmlChar *) "hostdev");
   xmlNewProp (iface, (const xmlChar *) "managed", (const xmlChar *) "yes");
   if (mac != NULL)
-    xmlNewProp (xmlNewChild (iface, NULL, (const xmlChar *) "mac", NULL),
-                (const xmlChar *) "address", (const xmlChar *) mac);
+    {
+      xmlNewProp (xmlNewChild (iface, NULL, (const xmlChar *) "mac", NULL),
+                  (const xmlChar *) "address", (const xmlChar *) mac);
+    }
   xmlNewProp (xmlNewChild (iface, NULL, (const xmlChar *) "alias", NULL),
               (const xmlChar *) "name", (const xmlChar *) alias);
 }
@@ -282,9 +286,13 @@ remove_alias (xmlNode *affinity, const char *name)
   memmove (&entries[at], &entries[at + 1], (g_strv_length (entries) - at) * sizeof (char *));
   list = g_strjoinv (",", entries);
   if (list[0] != '\0')
-    xmlSetProp (flavor, (const xmlChar *) "aliases", (const xmlChar *) list);
+    {
+      xmlSetProp (flavor, (const xmlChar *) "aliases", (const xmlChar *) list);
+    }
   else
-    xmlUnsetProp (flavor, (const xmlChar *) "aliases");
+    {
+      xmlUnsetProp (flavor, (const xmlChar *) "aliases");
+    }
   drop_records (affinity, "placed", "device", prefix, TRUE);
   return TRUE;
 }

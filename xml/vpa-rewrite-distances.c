@@ -15,8 +15,10 @@ static gint
 distances_row (const VpaCellDistances *d, guint id)
 {
   for (guint i = 0; i < d->n; i++)
-    if (d->ids[i] == id)
-      return (gint) i;
+    {
+      if (d->ids[i] == id)
+        return (gint) i;
+    }
   return -1;
 }
 

@@ -18,11 +18,13 @@ find_str (const char *buf, gsize len, gsize from, const char *needle, gsize *out
   gsize n = strlen (needle);
 
   for (gsize i = from; i + n <= len; i++)
-    if (memcmp (buf + i, needle, n) == 0)
-      {
-        *out = i + n;
-        return TRUE;
-      }
+    {
+      if (memcmp (buf + i, needle, n) == 0)
+        {
+          *out = i + n;
+          return TRUE;
+        }
+    }
   return FALSE;
 }
 
@@ -42,11 +44,17 @@ scan_start_tag (Rewrite *rw, gsize i, GArray *stack, gsize *next)
     {
       char c = rw->buf[j];
       if (quote != 0)
-        quote = c == quote ? 0 : quote;
+        {
+          quote = c == quote ? 0 : quote;
+        }
       else if (c == '"' || c == '\'')
-        quote = c;
+        {
+          quote = c;
+        }
       else if (c == '>')
-        break;
+        {
+          break;
+        }
     }
   if (j >= rw->len)
     return FALSE;
@@ -77,7 +85,9 @@ vpa_rewrite_scan_spans (Rewrite *rw)
       gsize rest = rw->len - i;
 
       if (*p != '<')
-        i++;
+        {
+          i++;
+        }
       else if (rest >= 4 && memcmp (p, "<!--", 4) == 0)
         {
           if (!find_str (rw->buf, rw->len, i + 4, "-->", &i))
@@ -106,9 +116,13 @@ vpa_rewrite_scan_spans (Rewrite *rw)
           i = close;
         }
       else if (rest >= 2 && p[1] == '!')
-        return FALSE; /* <!DOCTYPE: refused before we get here; NOLINT(bugprone-branch-clone) */
+        { /* NOLINT(bugprone-branch-clone): <!DOCTYPE, refused before we get here */
+          return FALSE;
+        }
       else if (!scan_start_tag (rw, i, stack, &i))
-        return FALSE;
+        {
+          return FALSE;
+        }
     }
   return stack->len == 0;
 }
@@ -240,8 +254,10 @@ static xmlNode *
 first_element (xmlNode *parent)
 {
   for (xmlNode *c = parent->children; c != NULL; c = c->next)
-    if (c->type == XML_ELEMENT_NODE)
-      return c;
+    {
+      if (c->type == XML_ELEMENT_NODE)
+        return c;
+    }
   return NULL;
 }
 
@@ -252,13 +268,15 @@ vpa_rewrite_quote_of (Rewrite *rw, xmlNode *node, char fallback)
   const Span *span = vpa_rewrite_span_of (node);
 
   for (gsize i = span->start; i + 1 < span->start_end; i++)
-    if (rw->buf[i] == '=')
-      {
-        gsize j = i + 1;
-        while (g_ascii_isspace (rw->buf[j]))
-          j++;
-        return rw->buf[j];
-      }
+    {
+      if (rw->buf[i] == '=')
+        {
+          gsize j = i + 1;
+          while (g_ascii_isspace (rw->buf[j]))
+            j++;
+          return rw->buf[j];
+        }
+    }
   return fallback;
 }
 
@@ -324,15 +342,25 @@ vpa_rewrite_append_attr_value (GString *out, char quote, const char *value)
   for (const char *p = value; *p != '\0'; p++)
     {
       if (*p == '&')
-        g_string_append (out, "&amp;");
+        {
+          g_string_append (out, "&amp;");
+        }
       else if (*p == '<')
-        g_string_append (out, "&lt;");
+        {
+          g_string_append (out, "&lt;");
+        }
       else if (*p == quote)
-        g_string_append (out, quote == '"' ? "&quot;" : "&apos;");
+        {
+          g_string_append (out, quote == '"' ? "&quot;" : "&apos;");
+        }
       else if (*p == '\t' || *p == '\n' || *p == '\r')
-        g_string_append_printf (out, "&#%d;", *p);
+        {
+          g_string_append_printf (out, "&#%d;", *p);
+        }
       else
-        g_string_append_c (out, *p);
+        {
+          g_string_append_c (out, *p);
+        }
     }
 }
 
@@ -436,9 +464,13 @@ vpa_rewrite_insert_children (Rewrite *rw, xmlNode *parent, Where where, xmlNode 
       return;
     }
   if (where == AFTER)
-    at = vpa_rewrite_span_of (after)->end;
+    {
+      at = vpa_rewrite_span_of (after)->end;
+    }
   else if (where == AT_START && first != NULL)
-    at = ps->start_end;
+    {
+      at = ps->start_end;
+    }
   else
     {
       at = ws_before (rw, ps->end_tag);

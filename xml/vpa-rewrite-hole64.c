@@ -41,11 +41,13 @@ hole64_kib (xmlNode *hole, guint64 *kib)
       !g_ascii_string_to_unsigned (g_strstrip (text), 10, 0, G_MAXUINT64, &v, NULL))
     return FALSE;
   for (guint i = 0; i < G_N_ELEMENTS (units); i++)
-    if (g_strcmp0 (unit != NULL ? unit : "KiB", units[i].unit) == 0)
-      {
-        *kib = v > G_MAXUINT64 / units[i].bytes ? G_MAXUINT64 : v * units[i].bytes / 1024;
-        return TRUE;
-      }
+    {
+      if (g_strcmp0 (unit != NULL ? unit : "KiB", units[i].unit) == 0)
+        {
+          *kib = v > G_MAXUINT64 / units[i].bytes ? G_MAXUINT64 : v * units[i].bytes / 1024;
+          return TRUE;
+        }
+    }
   return FALSE;
 }
 
@@ -107,8 +109,10 @@ rewrite_hole64 (Rewrite *rw, xmlNode *devices, const char *model, guint64 kib)
       vpa_rewrite_elem_attr (c, rw->dev_quote, "model", model);
       g_ptr_array_add (c->children, e);
       for (xmlNode *n = devices->children; n != NULL; n = n->next)
-        if (vpa_xml_is (n, "controller", NULL))
-          last = n;
+        {
+          if (vpa_xml_is (n, "controller", NULL))
+            last = n;
+        }
       vpa_rewrite_insert_child (rw, devices, last != NULL ? AFTER : AT_END, last, c);
       vpa_rewrite_elem_free (c);
     }

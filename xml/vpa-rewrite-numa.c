@@ -34,9 +34,13 @@ vpa_format_cpuset (const GArray *set)
       if (out->len > 0)
         g_string_append_c (out, ',');
       if (hi == lo)
-        g_string_append_printf (out, "%u", lo);
+        {
+          g_string_append_printf (out, "%u", lo);
+        }
       else
-        g_string_append_printf (out, "%u-%u", lo, hi);
+        {
+          g_string_append_printf (out, "%u-%u", lo, hi);
+        }
       i = j;
     }
   return g_string_free (out, FALSE);
@@ -184,9 +188,11 @@ static gboolean
 only_pins (xmlNode *cputune)
 {
   for (xmlNode *c = cputune->children; c != NULL; c = c->next)
-    if (c->type == XML_ELEMENT_NODE && !vpa_xml_is (c, "vcpupin", NULL) &&
-        !vpa_xml_is (c, "emulatorpin", NULL))
-      return FALSE;
+    {
+      if (c->type == XML_ELEMENT_NODE && !vpa_xml_is (c, "vcpupin", NULL) &&
+          !vpa_xml_is (c, "emulatorpin", NULL))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -215,8 +221,10 @@ rewrite_cputune (Rewrite *rw, xmlNode *domain, xmlNode *anchor, const VpaNumaBin
       return;
     }
   for (xmlNode *c = cputune->children; c != NULL; c = c->next)
-    if (vpa_xml_is (c, "vcpupin", NULL) || vpa_xml_is (c, "emulatorpin", NULL))
-      vpa_rewrite_remove_element (rw, c);
+    {
+      if (vpa_xml_is (c, "vcpupin", NULL) || vpa_xml_is (c, "emulatorpin", NULL))
+        vpa_rewrite_remove_element (rw, c);
+    }
   vpa_rewrite_insert_children (rw, cputune, AT_END, NULL, elems);
 }
 
@@ -284,8 +292,10 @@ rewrite_placed_cells (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity,
   if (placed_cells_match (dom, b))
     return;
   for (xmlNode *c = affinity->children; c != NULL; c = c->next)
-    if (vpa_xml_is (c, "placed-cell", VPA_XMLNS))
-      vpa_rewrite_remove_element (rw, c);
+    {
+      if (vpa_xml_is (c, "placed-cell", VPA_XMLNS))
+        vpa_rewrite_remove_element (rw, c);
+    }
   qname = affinity->ns->prefix != NULL
             ? g_strdup_printf ("%s:placed-cell", (const char *) affinity->ns->prefix)
             : g_strdup ("placed-cell");

@@ -138,8 +138,10 @@ rewrite_controllers (Rewrite *rw, xmlNode *devices)
         }
     }
   for (guint i = 0; i < plan->len; i++)
-    if (!g_hash_table_contains (done, g_ptr_array_index (plan, i)))
-      g_ptr_array_add (added, vpa_rewrite_controller_elem (rw, g_ptr_array_index (plan, i)));
+    {
+      if (!g_hash_table_contains (done, g_ptr_array_index (plan, i)))
+        g_ptr_array_add (added, vpa_rewrite_controller_elem (rw, g_ptr_array_index (plan, i)));
+    }
   if (added->len == 0)
     return;
   if (last == NULL)
@@ -151,8 +153,10 @@ static gboolean
 is_unplaced (Rewrite *rw, const char *alias)
 {
   for (guint i = 0; i < rw->topo->unplaced->len; i++)
-    if (strcmp (((const VpaTopoDevice *) g_ptr_array_index (rw->topo->unplaced, i))->device, alias) == 0)
-      return TRUE;
+    {
+      if (strcmp (((const VpaTopoDevice *) g_ptr_array_index (rw->topo->unplaced, i))->device, alias) == 0)
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -201,8 +205,10 @@ rewrite_guest_addresses (Rewrite *rw, xmlNode *devices)
               /* every <address>: libvirt reads the first, and a second
                * would become the first */
               for (xmlNode *a = addr; a != NULL; a = a->next)
-                if (vpa_xml_is (a, "address", NULL))
-                  vpa_rewrite_remove_element (rw, a);
+                {
+                  if (vpa_xml_is (a, "address", NULL))
+                    vpa_rewrite_remove_element (rw, a);
+                }
             }
           continue;
         }
@@ -211,9 +217,13 @@ rewrite_guest_addresses (Rewrite *rw, xmlNode *devices)
       {
         g_autoptr (Elem) e = vpa_rewrite_guest_address_elem (rw, pl->bus, pl->slot, NULL);
         if (addr != NULL)
-          vpa_rewrite_replace_element (rw, addr, e, "");
+          {
+            vpa_rewrite_replace_element (rw, addr, e, "");
+          }
         else
-          vpa_rewrite_insert_child (rw, c, AT_END, NULL, e);
+          {
+            vpa_rewrite_insert_child (rw, c, AT_END, NULL, e);
+          }
       }
     }
 }

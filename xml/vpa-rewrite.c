@@ -45,9 +45,13 @@ devices_by_alias (Rewrite *rw, xmlNode *devices)
       if (!is_pci_device (rw, c) || (name = vpa_rewrite_user_alias_of (c)) == NULL)
         continue;
       if (g_hash_table_contains (ret, name))
-        g_free (name);
+        {
+          g_free (name);
+        }
       else
-        g_hash_table_insert (ret, name, c);
+        {
+          g_hash_table_insert (ret, name, c);
+        }
     }
   return ret;
 }
@@ -173,7 +177,9 @@ fill_network (Rewrite *rw, xmlNode *devices, const VpaDecision *d, GError **erro
   if (g_strcmp0 (cur, d->network) == 0)
     return TRUE;
   if (attr_value_span (rw, source, "network", &start, &end, &quote))
-    vpa_rewrite_append_attr_value (text, quote, d->network);
+    {
+      vpa_rewrite_append_attr_value (text, quote, d->network);
+    }
   else
     {
       /* no network attribute: one after the element's name */
@@ -342,9 +348,13 @@ placed_elem (Rewrite *rw, const char *qname, const VpaDecision *d)
 
   vpa_rewrite_elem_attr (e, rw->vpa_quote, "device", name);
   if (d->network != NULL)
-    vpa_rewrite_elem_attr (e, rw->vpa_quote, "network", d->network);
+    {
+      vpa_rewrite_elem_attr (e, rw->vpa_quote, "network", d->network);
+    }
   else
-    vpa_rewrite_elem_attr (e, rw->vpa_quote, "address", vpa_addr_format (d->addr, addr));
+    {
+      vpa_rewrite_elem_attr (e, rw->vpa_quote, "address", vpa_addr_format (d->addr, addr));
+    }
   vpa_rewrite_elem_attr (e, rw->vpa_quote, "numa-node", node);
   vpa_rewrite_elem_attr (e, rw->vpa_quote, "policy", vpa_policy_to_string (d->policy));
   vpa_rewrite_elem_attr (e, rw->vpa_quote, "source", vpa_policy_source_to_string (d->source));
@@ -368,8 +378,10 @@ rewrite_placed (Rewrite *rw, const VpaDomain *dom, xmlNode *affinity, GPtrArray 
   if (placed_matches (dom, decisions))
     return;
   for (xmlNode *c = affinity->children; c != NULL; c = c->next)
-    if (vpa_xml_is (c, "placed", VPA_XMLNS))
-      vpa_rewrite_remove_element (rw, c);
+    {
+      if (vpa_xml_is (c, "placed", VPA_XMLNS))
+        vpa_rewrite_remove_element (rw, c);
+    }
   /* the prefix the document gave our namespace */
   qname = affinity->ns->prefix != NULL
             ? g_strdup_printf ("%s:placed", (const char *) affinity->ns->prefix)

@@ -119,7 +119,9 @@ handle_device (SnapshotReader *r, xmlNode *node, GError **error)
   if (!vpa_nodedev_parse (node, r->what, &nd, error))
     return FALSE;
   if (nd.kind == VPA_NODEDEV_PCI)
-    add_pci (r, &nd);
+    {
+      add_pci (r, &nd);
+    }
   else if (nd.kind == VPA_NODEDEV_NET && nd.parent != NULL)
     {
       NetLink link = { g_steal_pointer (&nd.parent), g_steal_pointer (&nd.interface) };
@@ -353,10 +355,14 @@ read_document (SnapshotReader *r, xmlTextReader *reader, GError **error)
   if (ret < 0)
     {
       if (r->xml_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&r->xml_error));
+        {
+          g_propagate_error (error, g_steal_pointer (&r->xml_error));
+        }
       else
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s:%d: malformed XML",
-                     r->what, xmlTextReaderGetParserLineNumber (reader));
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s:%d: malformed XML",
+                       r->what, xmlTextReaderGetParserLineNumber (reader));
+        }
       return FALSE;
     }
   return TRUE;
@@ -542,9 +548,13 @@ write_tree (FILE *out, const VpaHost *host, guint i)
   if (path != NULL)
     fprintf (out, "    <path>%s</path>\n", path);
   if (dev->pcie_parent_index >= 0)
-    canonical_name (vpa_host_device (host, (guint) dev->pcie_parent_index)->addr, parent);
+    {
+      canonical_name (vpa_host_device (host, (guint) dev->pcie_parent_index)->addr, parent);
+    }
   else
-    g_strlcpy (parent, "computer", sizeof parent);
+    {
+      g_strlcpy (parent, "computer", sizeof parent);
+    }
   fprintf (out, "    <parent>%s</parent>\n", parent);
 }
 
@@ -585,8 +595,10 @@ write_device (FILE *out, const VpaHost *host, guint i)
     fprintf (out, "      <numa node='%d'/>\n", dev->numa_node);
   write_pci_express (out, dev);
   if (dev->bars_known)
-    fprintf (out, "      <vpa:bars xmlns:vpa='%s' mem64-bytes='%" G_GUINT64_FORMAT "'/>\n",
-             VPA_XMLNS, dev->bar64_bytes);
+    {
+      fprintf (out, "      <vpa:bars xmlns:vpa='%s' mem64-bytes='%" G_GUINT64_FORMAT "'/>\n",
+               VPA_XMLNS, dev->bar64_bytes);
+    }
   fprintf (out, "    </capability>\n  </device>\n");
   if (dev->netdev != NULL)
     write_net_device (out, dev, name);
@@ -618,8 +630,10 @@ write_numa_head (FILE *out, const VpaNumaUse *use)
         {
           const VpaMemClaim *m = &g_array_index (use->memory, VpaMemClaim, k);
           if (m->page_kib != 0)
-            fprintf (out, "        <page size='%" G_GUINT64_FORMAT "' unit='KiB' nodeset='%u'/>\n",
-                     m->page_kib, k);
+            {
+              fprintf (out, "        <page size='%" G_GUINT64_FORMAT "' unit='KiB' nodeset='%u'/>\n",
+                       m->page_kib, k);
+            }
         }
       fprintf (out, "      </hugepages>\n    </memoryBacking>\n");
     }
@@ -628,20 +642,26 @@ write_numa_head (FILE *out, const VpaNumaUse *use)
     {
       fprintf (out, "    <cputune>\n");
       for (guint v = 0; use->dedicated->len > 0 && v < n_vcpus; v++)
-        fprintf (out, "      <vcpupin vcpu='%u' cpuset='%u'/>\n", v,
-                 g_array_index (use->dedicated, guint, MIN (v, use->dedicated->len - 1)));
+        {
+          fprintf (out, "      <vcpupin vcpu='%u' cpuset='%u'/>\n", v,
+                   g_array_index (use->dedicated, guint, MIN (v, use->dedicated->len - 1)));
+        }
       /* the other pinned CPUs, as the emulator's: read back as pinned */
       for (guint k = 0; k < use->pinned->len; k++)
-        fprintf (out, "%s%u%s", k == 0 ? "      <emulatorpin cpuset='" : ",",
-                 g_array_index (use->pinned, guint, k), k + 1 == use->pinned->len ? "'/>\n" : "");
+        {
+          fprintf (out, "%s%u%s", k == 0 ? "      <emulatorpin cpuset='" : ",",
+                   g_array_index (use->pinned, guint, k), k + 1 == use->pinned->len ? "'/>\n" : "");
+        }
       fprintf (out, "    </cputune>\n");
     }
   if (n_cells == 0)
     return;
   fprintf (out, "    <numatune>\n");
   for (guint k = 0; k < n_cells; k++)
-    fprintf (out, "      <memnode cellid='%u' mode='strict' nodeset='%d'/>\n", k,
-             g_array_index (use->memory, VpaMemClaim, k).node);
+    {
+      fprintf (out, "      <memnode cellid='%u' mode='strict' nodeset='%d'/>\n", k,
+               g_array_index (use->memory, VpaMemClaim, k).node);
+    }
   fprintf (out, "    </numatune>\n");
 }
 
@@ -680,10 +700,14 @@ write_domain (FILE *out, const VpaHost *host, GArray *claims)
            "    <name>%s</name>\n",
            name);
   if (use != NULL)
-    write_numa_head (out, use);
+    {
+      write_numa_head (out, use);
+    }
   else
-    fprintf (out, "    <memory unit='KiB'>1048576</memory>\n"
-                  "    <vcpu>1</vcpu>\n");
+    {
+      fprintf (out, "    <memory unit='KiB'>1048576</memory>\n"
+                    "    <vcpu>1</vcpu>\n");
+    }
   fprintf (out, "    <os>\n      <type>hvm</type>\n    </os>\n");
   if (use != NULL)
     write_numa_cells (out, use);
@@ -745,8 +769,10 @@ cpu_siblings (const VpaCell *cell, guint j)
     {
       const VpaCpuTopo *t = &g_array_index (cell->topo, VpaCpuTopo, k);
       if (t->online && t->siblings == group)
-        g_string_append_printf (s, "%s%u", s->len > 0 ? "," : "",
-                                g_array_index (cell->cpus, guint, k));
+        {
+          g_string_append_printf (s, "%s%u", s->len > 0 ? "," : "",
+                                  g_array_index (cell->cpus, guint, k));
+        }
     }
   return g_string_free (s, FALSE);
 }
@@ -761,9 +787,13 @@ write_cpu (FILE *out, const VpaCell *cell, guint j)
   if (t == NULL)
     {
       if (cell->socket != VPA_SOCKET_NONE)
-        fprintf (out, "              <cpu id='%u' socket_id='%d'/>\n", cpu, cell->socket);
+        {
+          fprintf (out, "              <cpu id='%u' socket_id='%d'/>\n", cpu, cell->socket);
+        }
       else
-        fprintf (out, "              <cpu id='%u'/>\n", cpu);
+        {
+          fprintf (out, "              <cpu id='%u'/>\n", cpu);
+        }
       return;
     }
   if (!t->online)

@@ -136,9 +136,11 @@ match (Reduce *r, const Rule *rules)
   const char *ns = (const char *) xmlTextReaderConstNamespaceUri (r->reader);
 
   for (const Rule *rule = rules; rule != NULL && rule->name != NULL; rule++)
-    if (strcmp (rule->name, name) == 0 &&
-        (rule->ns == NULL || (ns != NULL && strcmp (rule->ns, ns) == 0)))
-      return rule;
+    {
+      if (strcmp (rule->name, name) == 0 &&
+          (rule->ns == NULL || (ns != NULL && strcmp (rule->ns, ns) == 0)))
+        return rule;
+    }
   return NULL;
 }
 
@@ -161,10 +163,14 @@ copy_attributes (Reduce *r, xmlNode *node, GError **error)
   if ((r->attributes += n) > VPA_XML_MAX_ATTRIBUTES_TOTAL)
     return over_bounds (r, "attributes", VPA_XML_MAX_ATTRIBUTES_TOTAL, error);
   while (xmlTextReaderMoveToNextAttribute (r->reader) == 1)
-    if (!xmlTextReaderIsNamespaceDecl (r->reader) &&
-        xmlTextReaderConstNamespaceUri (r->reader) == NULL)
-      xmlNewProp (node, xmlTextReaderConstLocalName (r->reader),
-                  xmlTextReaderConstValue (r->reader));
+    {
+      if (!xmlTextReaderIsNamespaceDecl (r->reader) &&
+          xmlTextReaderConstNamespaceUri (r->reader) == NULL)
+        {
+          xmlNewProp (node, xmlTextReaderConstLocalName (r->reader),
+                      xmlTextReaderConstValue (r->reader));
+        }
+    }
   xmlTextReaderMoveToElement (r->reader);
   return TRUE;
 }
@@ -181,9 +187,13 @@ keep_element (Reduce *r, xmlNode *parent, const Rule *rule, gboolean subtree, GE
     return over_bounds (r, "elements", VPA_XML_MAX_ELEMENTS, error);
   node = xmlNewDocNode (r->doc, NULL, (const xmlChar *) local_name (r), NULL);
   if (parent != NULL)
-    xmlAddChild (parent, node);
+    {
+      xmlAddChild (parent, node);
+    }
   else
-    xmlDocSetRootElement (r->doc, node);
+    {
+      xmlDocSetRootElement (r->doc, node);
+    }
   if (ns != NULL)
     xmlSetNs (node, xmlNewNs (node, ns, xmlTextReaderConstPrefix (r->reader)));
   if (!copy_attributes (r, node, error))
@@ -294,10 +304,14 @@ read_stream (Reduce *r, GError **error)
   if (ret < 0 || r->xml_error != NULL)
     {
       if (r->xml_error != NULL)
-        g_propagate_error (error, g_steal_pointer (&r->xml_error));
+        {
+          g_propagate_error (error, g_steal_pointer (&r->xml_error));
+        }
       else
-        g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s:%d: malformed XML", r->what,
-                     xmlTextReaderGetParserLineNumber (r->reader));
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s:%d: malformed XML", r->what,
+                       xmlTextReaderGetParserLineNumber (r->reader));
+        }
       return FALSE;
     }
   if (xmlDocGetRootElement (r->doc) == NULL)
@@ -335,11 +349,17 @@ scan_start_tag (const char *p, const char *stop, guint *n)
             quote = '\0';
         }
       else if (*p == '"' || *p == '\'')
-        quote = *p;
+        {
+          quote = *p;
+        }
       else if (*p == '=')
-        (*n)++;
+        {
+          (*n)++;
+        }
       else if (*p == '>')
-        return p + 1;
+        {
+          return p + 1;
+        }
     }
   return stop;
 }
@@ -359,11 +379,17 @@ next_start_tag (const char **pp, const char *stop, guint *n, guint *ends)
       const char *tag = p;
 
       if (stop - p >= 4 && memcmp (p, "<!--", 4) == 0)
-        p = skip_past (p + 4, stop, "-->");
+        {
+          p = skip_past (p + 4, stop, "-->");
+        }
       else if (stop - p >= 9 && memcmp (p, "<![CDATA[", 9) == 0)
-        p = skip_past (p + 9, stop, "]]>");
+        {
+          p = skip_past (p + 9, stop, "]]>");
+        }
       else if (stop - p >= 2 && p[1] == '?')
-        p = skip_past (p + 2, stop, "?>");
+        {
+          p = skip_past (p + 2, stop, "?>");
+        }
       else if (stop - p >= 2 && (p[1] == '!' || p[1] == '/'))
         {
           *ends += p[1] == '/';
@@ -534,9 +560,13 @@ census_scope (Census *c, guint ends, const char *tag, const char *end, guint n, 
   c->in_scope += decls;
   c->lookups += c->in_scope * (1 + (guint64) n);
   if (end - tag >= 2 && end[-1] == '>' && end[-2] == '/')
-    c->in_scope -= decls;
+    {
+      c->in_scope -= decls;
+    }
   else
-    g_array_append_val (c->scope, decls);
+    {
+      g_array_append_val (c->scope, decls);
+    }
 }
 
 /* One linear pass before libxml2, as vpa_xml_prescan() is for a whole
@@ -554,17 +584,23 @@ census (const char *buf, gsize len, const char *what, GError **error)
     {
       c.pairs += (guint64) n * (n - (n > 0)) / 2;
       if (c.pairs > VPA_STATE_REDUCE_MAX_PAIRS)
-        ok = census_fail (what, buf, tag, "pairs of attributes on one element to compare",
-                          VPA_STATE_REDUCE_MAX_PAIRS, error);
+        {
+          ok = census_fail (what, buf, tag, "pairs of attributes on one element to compare",
+                            VPA_STATE_REDUCE_MAX_PAIRS, error);
+        }
       else if (!census_tag (&c, tag, p, &decls))
-        ok = census_fail (what, buf, tag, "distinct names of elements, attributes and namespaces",
-                          VPA_STATE_REDUCE_MAX_NAMES, error);
+        {
+          ok = census_fail (what, buf, tag, "distinct names of elements, attributes and namespaces",
+                            VPA_STATE_REDUCE_MAX_NAMES, error);
+        }
       else
         {
           census_scope (&c, ends, tag, p, n, decls);
           if (c.lookups > VPA_STATE_REDUCE_MAX_LOOKUPS)
-            ok = census_fail (what, buf, tag, "namespace declarations in scope to search",
-                              VPA_STATE_REDUCE_MAX_LOOKUPS, error);
+            {
+              ok = census_fail (what, buf, tag, "namespace declarations in scope to search",
+                                VPA_STATE_REDUCE_MAX_LOOKUPS, error);
+            }
         }
     }
   g_hash_table_unref (c.names);

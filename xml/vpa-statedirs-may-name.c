@@ -27,8 +27,10 @@ vpa_statedirs_bytes_are_text (const char *buf, gsize len, gsize *start)
   if (len >= 3 && memcmp (buf, "\xef\xbb\xbf", 3) == 0)
     *start = 3;
   for (gsize i = *start; i < MIN (len, *start + 4); i++)
-    if (buf[i] == '\0' || (guchar) buf[i] >= 0x80)
-      return FALSE;
+    {
+      if (buf[i] == '\0' || (guchar) buf[i] >= 0x80)
+        return FALSE;
+    }
   if (len - *start < 5 || memcmp (buf + *start, "<?xml", 5) != 0)
     return TRUE;
   decl_end = memmem (buf + *start, len - *start, "?>", 2);
@@ -108,9 +110,13 @@ addr_in (const VpaAddr *addrs, guint n, VpaAddr a)
       if (addrs[mid] == a)
         return TRUE;
       if (addrs[mid] < a)
-        lo = mid + 1;
+        {
+          lo = mid + 1;
+        }
       else
-        hi = mid;
+        {
+          hi = mid;
+        }
     }
   return FALSE;
 }
@@ -127,15 +133,19 @@ field_of (const char *name, gsize len)
   } fields[] = { { "domain", 6 }, { "bus", 3 }, { "slot", 4 }, { "function", 8 } };
 
   for (gsize i = len; i > 0; i--)
-    if (name[i - 1] == ':')
-      {
-        name += i;
-        len -= i;
-        break;
-      }
+    {
+      if (name[i - 1] == ':')
+        {
+          name += i;
+          len -= i;
+          break;
+        }
+    }
   for (guint i = 0; i < G_N_ELEMENTS (fields); i++)
-    if (fields[i].len == len && memcmp (name, fields[i].name, len) == 0)
-      return (gint) i;
+    {
+      if (fields[i].len == len && memcmp (name, fields[i].name, len) == 0)
+        return (gint) i;
+    }
   return -1;
 }
 
@@ -165,8 +175,10 @@ decode_fields (const Field fields[4], VpaAddr *out)
   gboolean ok;
 
   for (guint i = 0; i < 4; i++)
-    if (fields[i].p != NULL)
-      values[i] = g_strndup (fields[i].p, fields[i].len);
+    {
+      if (fields[i].p != NULL)
+        values[i] = g_strndup (fields[i].p, fields[i].len);
+    }
   ok = vpa_xml_pci_address_fields ((const char *const *) values, out, NULL);
   for (guint i = 0; i < 4; i++)
     g_free (values[i]);

@@ -179,9 +179,13 @@ skip_entry (Entry *e, unsigned char type)
   struct stat st;
 
   if (type != DT_LNK)
-    e->skipped = skip_line (path, vpa_file_kind (DTTOIF (type)));
+    {
+      e->skipped = skip_line (path, vpa_file_kind (DTTOIF (type)));
+    }
   else if (fstatat (e->dfd, e->name, &st, 0) == 0 || errno != ENOENT)
-    e->skipped = skip_line (path, "a symbolic link (libvirt writes none)");
+    {
+      e->skipped = skip_line (path, "a symbolic link (libvirt writes none)");
+    }
 }
 
 static void
@@ -190,12 +194,16 @@ entry_error (Entry *e, int err, const char *why)
   g_autofree char *path = g_build_filename (e->dir, e->name, NULL);
 
   if (why != NULL)
-    g_set_error (&e->error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                 "[claims] state-dirs: '%s' is larger than %d bytes: cannot know which devices it holds",
-                 path, VPA_XML_MAX_DOCUMENT);
+    {
+      g_set_error (&e->error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "[claims] state-dirs: '%s' is larger than %d bytes: cannot know which devices it holds",
+                   path, VPA_XML_MAX_DOCUMENT);
+    }
   else
-    g_set_error (&e->error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                 "[claims] state-dirs: cannot read '%s': %s", path, g_strerror (err));
+    {
+      g_set_error (&e->error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "[claims] state-dirs: cannot read '%s': %s", path, g_strerror (err));
+    }
 }
 
 /* TRUE when fd is not a regular file: e->skipped then says what it is. */
@@ -271,9 +279,13 @@ read_state_file (Entry *e, Scratch *s, gsize *len)
     {
       err = errno;
       if (err == ELOOP)
-        skip_entry (e, DT_LNK);
+        {
+          skip_entry (e, DT_LNK);
+        }
       else if (err != ENOENT)
-        entry_error (e, err, NULL);
+        {
+          entry_error (e, err, NULL);
+        }
       return FALSE;
     }
   if (!regular && (skip_special (e, fd, &err) || err != 0))
@@ -292,9 +304,13 @@ read_state_file (Entry *e, Scratch *s, gsize *len)
     }
   close (fd);
   if (err != 0)
-    entry_error (e, err, NULL);
+    {
+      entry_error (e, err, NULL);
+    }
   else if (*len > VPA_XML_MAX_DOCUMENT)
-    entry_error (e, 0, "too large");
+    {
+      entry_error (e, 0, "too large");
+    }
   if (e->error != NULL)
     return FALSE;
   s->data[*len] = '\0';
@@ -429,21 +445,25 @@ list_dir (const char *dir, GArray *entries, DIR **dirp)
     }
   *dirp = d;
   while ((ent = readdir (d)) != NULL)
-    if (g_str_has_suffix (ent->d_name, ".xml") && ent->d_name[0] != '.')
-      {
-        Entry e = { dirfd (d), dir, g_strdup (ent->d_name), ent->d_type, NULL, NULL };
+    {
+      if (g_str_has_suffix (ent->d_name, ".xml") && ent->d_name[0] != '.')
+        {
+          Entry e = { dirfd (d), dir, g_strdup (ent->d_name), ent->d_type, NULL, NULL };
 
-        /* What readdir already tells is never opened (a device node's
-         * open may act); read_state_file() checks again what reads
-         * unlike a regular file. */
-        if (ent->d_type != DT_REG && ent->d_type != DT_UNKNOWN)
-          skip_entry (&e, ent->d_type);
-        g_array_append_val (entries, e);
-      }
+          /* What readdir already tells is never opened (a device node's
+           * open may act); read_state_file() checks again what reads
+           * unlike a regular file. */
+          if (ent->d_type != DT_REG && ent->d_type != DT_UNKNOWN)
+            skip_entry (&e, ent->d_type);
+          g_array_append_val (entries, e);
+        }
+    }
   /* Name order keeps the claims (and messages naming them) stable. */
   if (entries->len - first > 1)
-    qsort (&g_array_index (entries, Entry, first), entries->len - first, sizeof (Entry),
-           entry_cmp);
+    {
+      qsort (&g_array_index (entries, Entry, first), entries->len - first, sizeof (Entry),
+             entry_cmp);
+    }
 }
 
 /* Reads one entry into s and parses it when the scan wants it; FALSE on

@@ -76,11 +76,17 @@ scan_start_tag (const char *p, const char *stop, guint *n_attrs)
             quote = '\0';
         }
       else if (*p == '"' || *p == '\'')
-        quote = *p;
+        {
+          quote = *p;
+        }
       else if (*p == '=')
-        (*n_attrs)++;
+        {
+          (*n_attrs)++;
+        }
       else if (*p == '>')
-        return p + 1;
+        {
+          return p + 1;
+        }
     }
   return stop;
 }
@@ -127,13 +133,21 @@ prescan_within (const char *buf, gsize len, const char *what, guint max_elements
       guint n;
 
       if (stop - p >= 4 && memcmp (p, "<!--", 4) == 0)
-        p = skip_past (p + 4, stop, "-->");
+        {
+          p = skip_past (p + 4, stop, "-->");
+        }
       else if (stop - p >= 9 && memcmp (p, "<![CDATA[", 9) == 0)
-        p = skip_past (p + 9, stop, "]]>");
+        {
+          p = skip_past (p + 9, stop, "]]>");
+        }
       else if (stop - p >= 2 && p[1] == '?')
-        p = skip_past (p + 2, stop, "?>");
+        {
+          p = skip_past (p + 2, stop, "?>");
+        }
       else if (stop - p >= 2 && (p[1] == '!' || p[1] == '/'))
-        p = skip_past (p + 2, stop, ">");
+        {
+          p = skip_past (p + 2, stop, ">");
+        }
       else
         {
           p = scan_start_tag (p, stop, &n);
@@ -292,8 +306,10 @@ xmlNode *
 vpa_xml_next_element (xmlNode *node)
 {
   for (node = node->next; node != NULL; node = node->next)
-    if (node->type == XML_ELEMENT_NODE)
-      return node;
+    {
+      if (node->type == XML_ELEMENT_NODE)
+        return node;
+    }
   return NULL;
 }
 
@@ -301,8 +317,10 @@ xmlNode *
 vpa_xml_child (xmlNode *node, const char *name, const char *ns)
 {
   for (xmlNode *c = node->children; c != NULL; c = c->next)
-    if (vpa_xml_is (c, name, ns))
-      return c;
+    {
+      if (vpa_xml_is (c, name, ns))
+        return c;
+    }
   return NULL;
 }
 
@@ -351,8 +369,10 @@ parse_addr_field (const char *s, guint64 max, guint64 *out)
   if (*digits == '\0' || (!hex && digits[0] == '0' && digits[1] != '\0'))
     return FALSE;
   for (const char *p = digits; *p != '\0'; p++)
-    if (hex ? !g_ascii_isxdigit (*p) : !g_ascii_isdigit (*p))
-      return FALSE;
+    {
+      if (hex ? !g_ascii_isxdigit (*p) : !g_ascii_isdigit (*p))
+        return FALSE;
+    }
   return g_ascii_string_to_unsigned (digits, hex ? 16 : 10, 0, max, out, NULL);
 }
 

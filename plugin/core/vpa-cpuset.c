@@ -47,11 +47,17 @@ void
 vpa_cpuset_bits_set_range (VpaBits *b, guint lo, guint hi, gboolean on)
 {
   if (on)
-    bits_grow (b, hi);
+    {
+      bits_grow (b, hi);
+    }
   else if (BITS_WORD (lo) >= b->n_words)
-    return;
+    {
+      return;
+    }
   else if (BITS_WORD (hi) >= b->n_words)
-    hi = b->n_words * 64 - 1;
+    {
+      hi = b->n_words * 64 - 1;
+    }
   if (b->w == NULL || BITS_WORD (hi) >= b->n_words)
     return; /* cannot happen: grown above, or clamped to the words there are */
   for (guint i = lo; i <= hi;)
@@ -63,9 +69,13 @@ vpa_cpuset_bits_set_range (VpaBits *b, guint lo, guint hi, gboolean on)
           continue;
         }
       if (on)
-        b->w[BITS_WORD (i)] |= BITS_MASK (i);
+        {
+          b->w[BITS_WORD (i)] |= BITS_MASK (i);
+        }
       else
-        b->w[BITS_WORD (i)] &= ~BITS_MASK (i);
+        {
+          b->w[BITS_WORD (i)] &= ~BITS_MASK (i);
+        }
       i++;
     }
 }

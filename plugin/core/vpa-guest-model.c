@@ -148,8 +148,10 @@ gboolean
 vpa_guest_model_bus_has_own (const VpaGuestBus *bus)
 {
   for (guint i = 0; i < bus->controllers->len; i++)
-    if (vpa_guest_model_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
-      return TRUE;
+    {
+      if (vpa_guest_model_topology_owns (((const VpaGuestController *) g_ptr_array_index (bus->controllers, i))->alias))
+        return TRUE;
+    }
   return FALSE;
 }
 
@@ -162,8 +164,10 @@ vpa_guest_model_cell_of_node (const GArray *cells, gint node)
     {
       const VpaCellNodes *c = &g_array_index (cells, VpaCellNodes, i);
       for (guint j = 0; c->nodes != NULL && j < c->nodes->len; j++)
-        if (g_array_index (c->nodes, gint, j) == node)
-          return (gint) c->cell;
+        {
+          if (g_array_index (c->nodes, gint, j) == node)
+            return (gint) c->cell;
+        }
     }
   return -1;
 }

@@ -132,11 +132,15 @@ chain_text (const VpaHost *host, const guint *stack, guint n, gint extra)
   char buf[VPA_ADDR_BUFLEN];
 
   for (guint k = 0; k < n; k++)
-    g_string_append_printf (s, "%s%s", k > 0 ? " -> " : "",
-                            vpa_addr_format (vpa_host_device (host, stack[k])->addr, buf));
+    {
+      g_string_append_printf (s, "%s%s", k > 0 ? " -> " : "",
+                              vpa_addr_format (vpa_host_device (host, stack[k])->addr, buf));
+    }
   if (extra >= 0)
-    g_string_append_printf (s, " -> %s",
-                            vpa_addr_format (vpa_host_device (host, (guint) extra)->addr, buf));
+    {
+      g_string_append_printf (s, " -> %s",
+                              vpa_addr_format (vpa_host_device (host, (guint) extra)->addr, buf));
+    }
   return g_string_free (s, FALSE);
 }
 
@@ -408,8 +412,12 @@ const char *
 vpa_pcie_format_speed (guint16 tenths, char buf[16])
 {
   if (tenths % 10 == 0)
-    g_snprintf (buf, 16, "%u", tenths / 10u);
+    {
+      g_snprintf (buf, 16, "%u", tenths / 10u);
+    }
   else
-    g_snprintf (buf, 16, "%u.%u", tenths / 10u, tenths % 10u);
+    {
+      g_snprintf (buf, 16, "%u.%u", tenths / 10u, tenths % 10u);
+    }
   return buf;
 }

@@ -103,8 +103,10 @@ gint
 vpa_enum_lookup (const char *const *names, guint n, const char *str)
 {
   for (guint i = 0; str != NULL && i < n; i++)
-    if (strcmp (names[i], str) == 0)
-      return (gint) i;
+    {
+      if (strcmp (names[i], str) == 0)
+        return (gint) i;
+    }
   return -1;
 }
 
@@ -176,9 +178,13 @@ sorted_has (const GArray *a, guint v)
       if (x == v)
         return TRUE;
       if (x < v)
-        lo = mid + 1;
+        {
+          lo = mid + 1;
+        }
       else
-        hi = mid;
+        {
+          hi = mid;
+        }
     }
   return FALSE;
 }
@@ -444,8 +450,10 @@ vpa_host_sockets_known (const VpaHost *host)
   if (host->cells->len == 0)
     return FALSE;
   for (guint i = 0; i < host->cells->len; i++)
-    if (g_array_index (host->cells, VpaCell, i).socket == VPA_SOCKET_NONE)
-      return FALSE;
+    {
+      if (g_array_index (host->cells, VpaCell, i).socket == VPA_SOCKET_NONE)
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -455,8 +463,10 @@ vpa_cell_socket_from_cpu_sockets (const gint *sockets, guint n)
   if (n == 0)
     return VPA_SOCKET_NONE;
   for (guint i = 0; i < n; i++)
-    if (sockets[i] < 0 || sockets[i] != sockets[0])
-      return VPA_SOCKET_NONE;
+    {
+      if (sockets[i] < 0 || sockets[i] != sockets[0])
+        return VPA_SOCKET_NONE;
+    }
   return sockets[0];
 }
 
@@ -468,13 +478,21 @@ static void
 append_escaped (GString *out, const char *p, gsize len)
 {
   if (len == 1 && *p == '\n')
-    g_string_append (out, "\\n");
+    {
+      g_string_append (out, "\\n");
+    }
   else if (len == 1 && *p == '\t')
-    g_string_append (out, "\\t");
+    {
+      g_string_append (out, "\\t");
+    }
   else if (len == 1 && ((guchar) *p < 0x20 || *p == 0x7f || (guchar) *p >= 0x80))
-    g_string_append_printf (out, "\\x%02x", (guchar) *p);
+    {
+      g_string_append_printf (out, "\\x%02x", (guchar) *p);
+    }
   else
-    g_string_append_len (out, p, (gssize) len);
+    {
+      g_string_append_len (out, p, (gssize) len);
+    }
 }
 
 char *

@@ -46,7 +46,9 @@ fixture_setup (FleetFixture *fx, gconstpointer data)
   fx->tmpdir = g_dir_make_tmp ("vpa-fleet-XXXXXX", NULL);
   g_assert_nonnull (fx->tmpdir);
   if (fx->backend == FLEET_BACKEND_SQLITE)
-    fx->uri = g_strdup_printf ("sqlite://%s/fleet.db", fx->tmpdir);
+    {
+      fx->uri = g_strdup_printf ("sqlite://%s/fleet.db", fx->tmpdir);
+    }
   else if (pg_base_uri != NULL)
     {
       g_autofree char *db = g_strdup_printf ("vpa_test_%u", ++pg_databases);
@@ -123,11 +125,17 @@ fleet_pg_start (void)
                      &status, &error))
     g_error ("%s: %s", script, error->message);
   if (g_spawn_check_wait_status (status, NULL))
-    pg_base_uri = g_strstrip (g_steal_pointer (&out));
+    {
+      pg_base_uri = g_strstrip (g_steal_pointer (&out));
+    }
   else if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
-    g_test_message ("%s", g_strstrip (err));
+    {
+      g_test_message ("%s", g_strstrip (err));
+    }
   else
-    g_error ("%s failed: %s", script, err);
+    {
+      g_error ("%s failed: %s", script, err);
+    }
 }
 
 void
