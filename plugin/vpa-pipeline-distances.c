@@ -94,5 +94,6 @@ vpa_pipeline_rewrite_distances (const VpaRewriteInput *rw, char *buf, gsize *len
   d.n = cells->len;
   d.ids = ids;
   d.values = values;
-  return vpa_rewrite_distances_grown (in, *len, rw->what, &d, grown, len, error);
+  const VpaDoc doc = { in, *len, rw->what };
+  return vpa_rewrite_distances_grown (&doc, &d, grown, len, error);
 }

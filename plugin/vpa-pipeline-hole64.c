@@ -81,6 +81,7 @@ vpa_pipeline_rewrite_hole64 (const VpaRewriteInput *rw, char *buf, gsize *len,
                               "not start the guest\n",
                               window >> 30);
     }
-  return vpa_rewrite_pcihole64_grown (in, *len, rw->what, q35 ? "pcie-root" : "pci-root",
+  const VpaDoc doc = { in, *len, rw->what };
+  return vpa_rewrite_pcihole64_grown (&doc, q35 ? "pcie-root" : "pci-root",
                                       window >> 10, grown, len, error);
 }

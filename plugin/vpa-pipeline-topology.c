@@ -137,18 +137,19 @@ vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError *
     }
   if (topo != NULL && in->explain != NULL)
     vpa_guest_plan_explain (topo, in->explain);
-  return vpa_rewrite_domain_topology (in->buf, in->len, in->what, in->decisions, topo, out_len,
-                                      error);
+  const VpaDoc doc = { in->buf, in->len, in->what };
+  return vpa_rewrite_domain_topology (&doc, in->decisions, topo, out_len, error);
 }
 
 char *
 vpa_pipeline_rewrite_binding (const VpaRewriteInput *in, const char *mid, gsize mid_len,
                               const VpaNumaBinding *binding, gsize *out_len, GError **error)
 {
+  const VpaDoc doc = { mid, mid_len, in->what };
   VpaXmlGrowth grown;
 
   vpa_xml_growth (in->buf, in->len, mid, mid_len, &grown);
-  return vpa_rewrite_numa_grown (mid, mid_len, in->what, binding, grown.elements,
+  return vpa_rewrite_numa_grown (&doc, binding, grown.elements,
                                  grown.attributes, out_len, error);
 }
 

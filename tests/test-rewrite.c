@@ -125,7 +125,7 @@ test_rewrite_fixture (gconstpointer data)
   gsize in_len, out_len = 0, again_len = 0;
 
   in = vpa_test_read_fixture (path, &in_len);
-  out = vpa_rewrite_domain (in, in_len, base, decisions, &out_len, &error);
+  out = vpa_rewrite_domain (&(VpaDoc){ in, in_len, base }, decisions, &out_len, &error);
   if (g_str_has_prefix (base, "bad-"))
     {
       g_autofree char *errfile = g_strconcat (stem, ".err", NULL);
@@ -147,7 +147,7 @@ test_rewrite_fixture (gconstpointer data)
   }
   assert_holds (out, out_len, decisions);
 
-  again = vpa_rewrite_domain (out, out_len, base, decisions, &again_len, &error);
+  again = vpa_rewrite_domain (&(VpaDoc){ out, out_len, base }, decisions, &again_len, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (again_len, ==, out_len);
   g_assert_cmpstr (again, ==, out);
@@ -203,7 +203,7 @@ static char *
 rewrite_ok (const char *in, gsize len, GPtrArray *decisions, gsize *out_len)
 {
   g_autoptr (GError) error = NULL;
-  char *out = vpa_rewrite_domain (in, len, "t.xml", decisions, out_len, &error);
+  char *out = vpa_rewrite_domain (&(VpaDoc){ in, len, "t.xml" }, decisions, out_len, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (out);
@@ -322,7 +322,7 @@ test_mutations (void)
             {
               m[pos] = subst[k];
             }
-          out = vpa_rewrite_domain (m, len, "m.xml", decisions, &out_len, &error);
+          out = vpa_rewrite_domain (&(VpaDoc){ m, len, "m.xml" }, decisions, &out_len, &error);
           g_assert_true ((out == NULL) == (error != NULL));
           if (out == NULL)
             {
@@ -331,7 +331,7 @@ test_mutations (void)
               continue;
             }
           {
-            g_autofree char *again = vpa_rewrite_domain (out, out_len, "m.xml", decisions, &len, &error);
+            g_autofree char *again = vpa_rewrite_domain (&(VpaDoc){ out, out_len, "m.xml" }, decisions, &len, &error);
             g_assert_no_error (error);
             g_assert_cmpstr (again, ==, out);
           }
@@ -373,7 +373,7 @@ test_at_bounds (void)
   g_assert_true (vpa_xml_prescan (doc->str, doc->len, "t.xml", &error));
   g_assert_no_error (error);
 
-  out = vpa_rewrite_domain (doc->str, doc->len, "t.xml", decisions, &out_len, &error);
+  out = vpa_rewrite_domain (&(VpaDoc){ doc->str, doc->len, "t.xml" }, decisions, &out_len, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (out, "<vpa:placed device='ua-p' address='0000:81:10.2'"));
   g_assert_false (vpa_xml_prescan (out, out_len, "out.xml", &error));

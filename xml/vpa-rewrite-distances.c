@@ -128,16 +128,14 @@ rewrite_distances_of (const char *buf, gsize len, const char *what,
 }
 
 char *
-vpa_rewrite_distances (const char *buf, gsize len, const char *what,
-                       const VpaCellDistances *distances, gsize *out_len, GError **error)
+vpa_rewrite_distances (const VpaDoc *doc, const VpaCellDistances *distances, gsize *out_len, GError **error)
 {
-  return vpa_rewrite_distances_grown (buf, len, what, distances, NULL, out_len, error);
+  return vpa_rewrite_distances_grown (doc, distances, NULL, out_len, error);
 }
 
 char *
-vpa_rewrite_distances_grown (const char *buf, gsize len, const char *what,
-                             const VpaCellDistances *distances, const VpaXmlGrowth *grown,
-                             gsize *out_len, GError **error)
+vpa_rewrite_distances_grown (const VpaDoc *doc, const VpaCellDistances *distances,
+                             const VpaXmlGrowth *grown, gsize *out_len, GError **error)
 {
   g_autoptr (VpaDomain) check = NULL;
   g_autofree char *out = NULL;
@@ -148,8 +146,8 @@ vpa_rewrite_distances_grown (const char *buf, gsize len, const char *what,
 
   if (grown != NULL)
     added = *grown;
-  out = rewrite_distances_of (buf, len, what, distances, out_len, &added, error);
-  if (out == NULL || (check = vpa_rewrite_parse_output (out, *out_len, what, &added, error)) == NULL)
+  out = rewrite_distances_of (doc->buf, doc->len, doc->what, distances, out_len, &added, error);
+  if (out == NULL || (check = vpa_rewrite_parse_output (out, *out_len, doc->what, &added, error)) == NULL)
     return NULL;
   return g_steal_pointer (&out);
 }

@@ -152,16 +152,15 @@ rewrite_pcihole64_of (const char *buf, gsize len, const char *what, const char *
 }
 
 char *
-vpa_rewrite_pcihole64 (const char *buf, gsize len, const char *what, const char *model,
-                       guint64 kib, gsize *out_len, GError **error)
+vpa_rewrite_pcihole64 (const VpaDoc *doc, const char *model, guint64 kib, gsize *out_len,
+                       GError **error)
 {
-  return vpa_rewrite_pcihole64_grown (buf, len, what, model, kib, NULL, out_len, error);
+  return vpa_rewrite_pcihole64_grown (doc, model, kib, NULL, out_len, error);
 }
 
 char *
-vpa_rewrite_pcihole64_grown (const char *buf, gsize len, const char *what,
-                             const char *model, guint64 kib, const VpaXmlGrowth *grown,
-                             gsize *out_len, GError **error)
+vpa_rewrite_pcihole64_grown (const VpaDoc *doc, const char *model, guint64 kib,
+                             const VpaXmlGrowth *grown, gsize *out_len, GError **error)
 {
   g_autoptr (VpaDomain) check = NULL;
   g_autofree char *out = NULL;
@@ -172,8 +171,8 @@ vpa_rewrite_pcihole64_grown (const char *buf, gsize len, const char *what,
 
   if (grown != NULL)
     added = *grown;
-  out = rewrite_pcihole64_of (buf, len, what, model, kib, out_len, &added, error);
-  if (out == NULL || (check = vpa_rewrite_parse_output (out, *out_len, what, &added, error)) == NULL)
+  out = rewrite_pcihole64_of (doc->buf, doc->len, doc->what, model, kib, out_len, &added, error);
+  if (out == NULL || (check = vpa_rewrite_parse_output (out, *out_len, doc->what, &added, error)) == NULL)
     return NULL;
   return g_steal_pointer (&out);
 }

@@ -373,15 +373,13 @@ rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBind
 }
 
 char *
-vpa_rewrite_numa (const char *buf, gsize len, const char *what,
-                  const VpaNumaBinding *binding, gsize *out_len, GError **error)
+vpa_rewrite_numa (const VpaDoc *doc, const VpaNumaBinding *binding, gsize *out_len, GError **error)
 {
-  return vpa_rewrite_numa_grown (buf, len, what, binding, 0, 0, out_len, error);
+  return vpa_rewrite_numa_grown (doc, binding, 0, 0, out_len, error);
 }
 
 char *
-vpa_rewrite_numa_grown (const char *buf, gsize len, const char *what,
-                        const VpaNumaBinding *binding, guint extra_elements,
+vpa_rewrite_numa_grown (const VpaDoc *doc, const VpaNumaBinding *binding, guint extra_elements,
                         guint extra_attributes, gsize *out_len, GError **error)
 {
   g_autoptr (VpaDomain) check = NULL;
@@ -391,13 +389,13 @@ vpa_rewrite_numa_grown (const char *buf, gsize len, const char *what,
   g_return_val_if_fail (binding != NULL && binding->cells != NULL && out_len != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  out = rewrite_binding (buf, len, what, binding, out_len, &added, error);
+  out = rewrite_binding (doc->buf, doc->len, doc->what, binding, out_len, &added, error);
   if (out == NULL)
     return NULL;
-  check = vpa_rewrite_parse_output (out, *out_len, what, &added, NULL);
+  check = vpa_rewrite_parse_output (out, *out_len, doc->what, &added, NULL);
   if (check == NULL || !placed_cells_match (check, binding))
     {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: internal error: the rewritten document does not hold the binding", what);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: internal error: the rewritten document does not hold the binding", doc->what);
       return NULL;
     }
   return g_steal_pointer (&out);

@@ -543,10 +543,9 @@ rewrite_tree (Rewrite *rw, xmlDoc *doc, const VpaDomain *dom, GPtrArray *decisio
 }
 
 char *
-vpa_rewrite_domain (const char *buf, gsize len, const char *what, GPtrArray *decisions,
-                    gsize *out_len, GError **error)
+vpa_rewrite_domain (const VpaDoc *doc, GPtrArray *decisions, gsize *out_len, GError **error)
 {
-  return vpa_rewrite_domain_topology (buf, len, what, decisions, NULL, out_len, error);
+  return vpa_rewrite_domain_topology (doc, decisions, NULL, out_len, error);
 }
 
 /* Parses and rewrites buf; its tree and the maps into it are freed on
@@ -580,19 +579,19 @@ rewrite_placement (const char *buf, gsize len, const char *what, GPtrArray *deci
 }
 
 char *
-vpa_rewrite_domain_topology (const char *buf, gsize len, const char *what, GPtrArray *decisions,
+vpa_rewrite_domain_topology (const VpaDoc *doc, GPtrArray *decisions,
                              const VpaGuestTopology *topo, gsize *out_len, GError **error)
 {
   g_autofree char *out = NULL;
   Growth added = { 0, 0 };
 
-  g_return_val_if_fail (what != NULL, NULL);
+  g_return_val_if_fail (doc != NULL && doc->what != NULL, NULL);
   g_return_val_if_fail (decisions != NULL, NULL);
   g_return_val_if_fail (out_len != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  out = rewrite_placement (buf, len, what, decisions, topo, out_len, &added, error);
-  if (out == NULL || !verify_output (out, *out_len, what, &added, decisions, error))
+  out = rewrite_placement (doc->buf, doc->len, doc->what, decisions, topo, out_len, &added, error);
+  if (out == NULL || !verify_output (out, *out_len, doc->what, &added, decisions, error))
     return NULL;
   return g_steal_pointer (&out);
 }

@@ -28,6 +28,19 @@ typedef enum {
 } VpaErrorCode;
 
 /* ------------------------------------------------------------------ */
+/* Documents                                                           */
+/* ------------------------------------------------------------------ */
+
+/* A document read into memory: its len bytes (not necessarily
+ * NUL-terminated) and the name messages give it (a path, "stdin",
+ * "domain 'web1'"). Borrowed: a VpaDoc owns neither. */
+typedef struct {
+  const char *buf;
+  gsize len;
+  const char *what;
+} VpaDoc;
+
+/* ------------------------------------------------------------------ */
 /* PCI addresses                                                       */
 /* ------------------------------------------------------------------ */
 
