@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "vpa-pipeline-topology.h"
+#include "vpa-guest-bus-rules.h"
 
 #include <string.h>
 
@@ -122,6 +123,15 @@ plan_guest_topology (const VpaDomain *dom, const VpaConfig *config, GPtrArray *d
                                   error);
 }
 
+/* The rewritten document, as the rewrite parses it back, must meet
+ * libvirt's guest bus rules too: the planner's layout is checked where
+ * it is written, not only where it is planned. */
+static gboolean
+output_meets_bus_rules (const VpaDomain *dom, GError **error)
+{
+  return vpa_guest_bus_rules_check (dom->bus, dom->source, error);
+}
+
 char *
 vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError **error)
 {
@@ -138,7 +148,8 @@ vpa_pipeline_rewrite_placed (const VpaRewriteInput *in, gsize *out_len, GError *
   if (topo != NULL && in->explain != NULL)
     vpa_guest_plan_explain (topo, in->explain);
   const VpaDoc doc = { in->buf, in->len, in->what };
-  return vpa_rewrite_domain_topology (&doc, in->decisions, topo, out_len, error);
+  return vpa_rewrite_domain_topology (&doc, in->decisions, topo, output_meets_bus_rules, out_len,
+                                      error);
 }
 
 char *

@@ -210,6 +210,48 @@ rewrite_ok (const char *in, gsize len, GPtrArray *decisions, gsize *out_len)
   return out;
 }
 
+/* The caller's check runs on the output as the rewrite parses it back
+ * (the pipeline's is libvirt's guest bus rules): it sees the placed
+ * device, and a check that fails refuses the rewrite with its reason. */
+static guint checked_placed;
+
+static gboolean
+count_placed_check (const VpaDomain *dom, GError **error)
+{
+  checked_placed = dom->placed != NULL ? dom->placed->len : 0;
+  return TRUE;
+}
+
+static gboolean
+refusing_check (const VpaDomain *dom, GError **error)
+{
+  g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: a rule the output breaks", dom->source);
+  return FALSE;
+}
+
+static void
+test_output_check (void)
+{
+  g_autoptr (GPtrArray) decisions = make_decisions ("port ua-p 0000:81:10.2 1 required port\n");
+  const VpaDoc doc = { rich_doc, strlen (rich_doc), "t.xml" };
+  g_autoptr (GError) error = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *refused = NULL;
+  gsize out_len = 0;
+
+  checked_placed = 0;
+  out = vpa_rewrite_domain_topology (&doc, decisions, NULL, count_placed_check, &out_len, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (out);
+  g_assert_cmpuint (checked_placed, >, 0);
+  refused = vpa_rewrite_domain_topology (&doc, decisions, NULL, refusing_check, &out_len, &error);
+  g_assert_null (refused);
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+  g_assert_cmpstr (error->message, ==,
+                   "t.xml: internal error: the rewritten document does not hold the placement: "
+                   "t.xml: a rule the output breaks");
+}
+
 /* When a placement only adds, every byte of the input is still in the
  * output, in order. */
 static void
@@ -385,6 +427,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/rewrite/insert-only-keeps-bytes", test_insert_only_keeps_bytes);
+  g_test_add_func ("/rewrite/output-check", test_output_check);
   g_test_add_func ("/rewrite/replace-converges", test_replace_converges);
   g_test_add_func ("/rewrite/nothing-to-do", test_nothing_to_do);
   g_test_add_func ("/rewrite/mutations", test_mutations);

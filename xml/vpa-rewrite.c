@@ -490,15 +490,16 @@ vpa_rewrite_parse_output (const char *out, gsize out_len, const char *what, cons
   return vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error);
 }
 
-/* Our own output must parse and record exactly the decisions. */
+/* Our own output must parse, meet the caller's check and record exactly
+ * the decisions. */
 static gboolean
 verify_output (const char *out, gsize out_len, const char *what, const Growth *added,
-               GPtrArray *decisions, GError **error)
+               GPtrArray *decisions, VpaRewriteCheck check, GError **error)
 {
   g_autoptr (GError) local = NULL;
   g_autoptr (VpaDomain) dom = vpa_rewrite_parse_output (out, out_len, what, added, &local);
 
-  if (dom != NULL && placed_matches (dom, decisions))
+  if (dom != NULL && (check == NULL || check (dom, &local)) && placed_matches (dom, decisions))
     return TRUE;
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                "%s: internal error: the rewritten document does not hold the placement%s%s",
@@ -545,7 +546,7 @@ rewrite_tree (Rewrite *rw, xmlDoc *doc, const VpaDomain *dom, GPtrArray *decisio
 char *
 vpa_rewrite_domain (const VpaDoc *doc, GPtrArray *decisions, gsize *out_len, GError **error)
 {
-  return vpa_rewrite_domain_topology (doc, decisions, NULL, out_len, error);
+  return vpa_rewrite_domain_topology (doc, decisions, NULL, NULL, out_len, error);
 }
 
 /* Parses and rewrites buf; its tree and the maps into it are freed on
@@ -580,7 +581,8 @@ rewrite_placement (const char *buf, gsize len, const char *what, GPtrArray *deci
 
 char *
 vpa_rewrite_domain_topology (const VpaDoc *doc, GPtrArray *decisions,
-                             const VpaGuestTopology *topo, gsize *out_len, GError **error)
+                             const VpaGuestTopology *topo, VpaRewriteCheck check, gsize *out_len,
+                             GError **error)
 {
   g_autofree char *out = NULL;
   Growth added = { 0, 0 };
@@ -591,7 +593,7 @@ vpa_rewrite_domain_topology (const VpaDoc *doc, GPtrArray *decisions,
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   out = rewrite_placement (doc->buf, doc->len, doc->what, decisions, topo, out_len, &added, error);
-  if (out == NULL || !verify_output (out, *out_len, doc->what, &added, decisions, error))
+  if (out == NULL || !verify_output (out, *out_len, doc->what, &added, decisions, check, error))
     return NULL;
   return g_steal_pointer (&out);
 }

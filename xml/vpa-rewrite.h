@@ -33,8 +33,14 @@ char *vpa_rewrite_domain (const VpaDoc *doc, GPtrArray *decisions, gsize *out_le
  * and each placed device gets its guest <address type='pci'>; a device
  * of ours left where libvirt puts it loses an address on one of our
  * controllers. With topo->keep the controllers are left as they are. */
+/* A rule the rewritten document, parsed, must also meet (the caller's:
+ * libvirt's guest bus rules are policy/'s, which xml/ does not see). */
+typedef gboolean (*VpaRewriteCheck) (const VpaDomain *dom, GError **error);
+
+/* check may be NULL. */
 char *vpa_rewrite_domain_topology (const VpaDoc *doc, GPtrArray *decisions,
-                                   const VpaGuestTopology *topo, gsize *out_len, GError **error);
+                                   const VpaGuestTopology *topo, VpaRewriteCheck check,
+                                   gsize *out_len, GError **error);
 
 /* Writes binding into the domain document doc (whose <vpa:affinity>
  * holds <vpa:numa placement="auto">): <numatune> (<memory
