@@ -7,6 +7,7 @@
  * stderr, nothing on stdout, and returns 1.
  */
 #include "vpa-hook.h"
+#include "vpa-file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -409,22 +410,6 @@ hook_check (HookRun *run)
   return rc == 0 ? record_one_time_use (run, dom, otu) : rc;
 }
 
-static gboolean
-write_all (int fd, const char *buf, gsize len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, buf, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      buf += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
 /* The addresses whose claims a keeping re-placement needs: those of
  * check_addrs() but the bridges. A claim on a bridge holds it and
  * nothing else (it has no PF or VF), and a bridge is never kept for a
@@ -554,7 +539,7 @@ hook_place (HookRun *run)
                             &error);
   if (out == NULL)
     return fail (run, VPA_VERDICT_REASON_PLACEMENT, error->message);
-  if (report.changed && !write_all (STDOUT_FILENO, out, strlen (out)))
+  if (report.changed && !vpa_file_write_all (STDOUT_FILENO, out, strlen (out)))
     {
       g_autofree char *msg = g_strdup_printf ("cannot write the rewritten domain XML: %s",
                                               g_strerror (errno));

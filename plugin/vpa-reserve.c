@@ -405,58 +405,6 @@ vpa_reserve_set_parse (const char *data, gsize len, const char *path, GError **e
 /* The file                                                            */
 /* ------------------------------------------------------------------ */
 
-/* The bytes of an open regular file within the bound. */
-static char *
-read_bounded (int fd, const char *path, gsize *len, GError **error)
-{
-  struct stat st;
-  g_autofree char *buf = NULL;
-  gsize got = 0;
-
-  if (fstat (fd, &st) < 0)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", path,
-                   g_strerror (errno));
-      return NULL;
-    }
-  if (!S_ISREG (st.st_mode))
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: %s, not a regular file", path,
-                   vpa_file_kind (st.st_mode));
-      return NULL;
-    }
-  if (st.st_size > VPA_RESERVE_FILE_MAX)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: over %d bytes", path,
-                   VPA_RESERVE_FILE_MAX);
-      return NULL;
-    }
-  buf = g_malloc ((gsize) st.st_size + 2);
-  while (got <= (gsize) st.st_size)
-    {
-      ssize_t n = read (fd, buf + got, (gsize) st.st_size + 1 - got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", path,
-                       g_strerror (errno));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      got += (gsize) n;
-    }
-  if (got > (gsize) st.st_size)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: grew while it was read", path);
-      return NULL;
-    }
-  buf[got] = '\0';
-  *len = got;
-  return g_steal_pointer (&buf);
-}
-
 VpaReserveSet *
 vpa_reserve_set_load (const char *state_dir, GError **error)
 {
@@ -477,7 +425,7 @@ vpa_reserve_set_load (const char *state_dir, GError **error)
                    errno == ELOOP ? "a symbolic link" : g_strerror (errno));
       return NULL;
     }
-  data = read_bounded (fd, path, &len, error);
+  data = vpa_file_read_bounded (fd, path, VPA_RESERVE_FILE_MAX, VPA_ERROR_ENVIRONMENT, &len, error);
   close (fd);
   return data != NULL ? vpa_reserve_set_parse (data, len, path, error) : NULL;
 }
@@ -509,22 +457,6 @@ lock_dir (const char *state_dir, GError **error)
 }
 
 static gboolean
-write_all (int fd, const char *buf, gsize len)
-{
-  while (len > 0)
-    {
-      ssize_t n = write (fd, buf, len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return FALSE;
-      buf += n;
-      len -= (gsize) n;
-    }
-  return TRUE;
-}
-
-static gboolean
 sync_dir (const char *dir)
 {
   int fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -546,7 +478,7 @@ replace_file (const char *state_dir, const char *text, GError **error)
   g_autofree char *path = g_build_filename (state_dir, VPA_RESERVE_FILE, NULL);
   g_autofree char *tmp = g_build_filename (state_dir, VPA_RESERVE_FILE ".XXXXXX", NULL);
   int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
-  gboolean ok = fd >= 0 && write_all (fd, text, strlen (text)) && fchmod (fd, 0644) == 0 &&
+  gboolean ok = fd >= 0 && vpa_file_write_all (fd, text, strlen (text)) && fchmod (fd, 0644) == 0 &&
                 fsync (fd) == 0;
   int saved = errno;
 

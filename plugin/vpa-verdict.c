@@ -7,6 +7,7 @@
  * lines (the domain escaped as a C string).
  */
 #include "vpa-verdict.h"
+#include "vpa-file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -249,47 +250,6 @@ vpa_verdict_counts_parse (const char *data, gsize len, const char *path, GError 
   return g_steal_pointer (&c);
 }
 
-/* The file's bytes from an open descriptor: a regular file within the
- * bound. */
-static char *
-read_bounded (int fd, const char *path, gsize *len, GError **error)
-{
-  struct stat st;
-  g_autofree char *buf = NULL;
-  gsize got = 0;
-
-  if (fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > VPA_VERDICT_FILE_MAX)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
-                   "%s: not a regular file of at most %d bytes", path, VPA_VERDICT_FILE_MAX);
-      return NULL;
-    }
-  buf = g_malloc (VPA_VERDICT_FILE_MAX + 1);
-  while (got <= VPA_VERDICT_FILE_MAX)
-    {
-      ssize_t n = read (fd, buf + got, VPA_VERDICT_FILE_MAX + 1 - got);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "%s: cannot read: %s", path,
-                       g_strerror (errno));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      got += (gsize) n;
-    }
-  if (got > VPA_VERDICT_FILE_MAX)
-    {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: over %d bytes", path,
-                   VPA_VERDICT_FILE_MAX);
-      return NULL;
-    }
-  *len = got;
-  return g_steal_pointer (&buf);
-}
-
 VpaVerdictCounts *
 vpa_verdict_counts_load (const char *state_dir, gboolean *exists, GError **error)
 {
@@ -308,7 +268,7 @@ vpa_verdict_counts_load (const char *state_dir, gboolean *exists, GError **error
                    g_strerror (errno));
       return NULL;
     }
-  data = read_bounded (fd, path, &len, error);
+  data = vpa_file_read_bounded (fd, path, VPA_VERDICT_FILE_MAX, VPA_ERROR_INVALID, &len, error);
   close (fd);
   return data != NULL ? vpa_verdict_counts_parse (data, len, path, error) : NULL;
 }
