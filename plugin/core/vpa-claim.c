@@ -48,7 +48,7 @@ vpa_claim_free (VpaClaim *claim)
 }
 
 GPtrArray *
-vpa_claims_filter (GPtrArray *claims, const char *exclude, gboolean running_only)
+vpa_claim_filter (GPtrArray *claims, const char *exclude, gboolean running_only)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
 

@@ -31,6 +31,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaClaim, vpa_claim_free)
  * a domain never competes with itself when it is placed again) and, if
  * running_only, without those of domains that are not running. Returns a
  * new array of VpaClaim*. */
-GPtrArray *vpa_claims_filter (GPtrArray *claims, const char *exclude, gboolean running_only);
+GPtrArray *vpa_claim_filter (GPtrArray *claims, const char *exclude, gboolean running_only);
 
 G_END_DECLS
