@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "vpa-cpuset.h"
 #include "vpa-fit.h"
 #include "vpa-output.h"
 #include "vpa-pipeline.h"
@@ -394,7 +395,7 @@ fit_cpus (Case *c, VpaThreadPolicy policy, guint n_vcpus, char **reserved, GErro
     return NULL;
   b = &g_array_index (fit->bindings, VpaCellBinding, 0);
   if (reserved != NULL)
-    *reserved = vpa_format_cpuset (b->reserved);
+    *reserved = vpa_cpuset_format (b->reserved);
   {
     GString *s = g_string_new (NULL);
     for (guint i = 0; i < b->cpus->len; i++)
