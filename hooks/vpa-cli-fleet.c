@@ -93,12 +93,12 @@ load_claims (const FleetCli *cli, const char *source, VpaHost *host, GError **er
   if (snap != NULL && g_strcmp0 (uri, source) != 0)
     {
       g_autoptr (VpaHost) other = vpa_snapshot_load (snap, error);
-      return other != NULL ? vpa_claims_filter (other->claims, NULL, FALSE) : NULL;
+      return other != NULL ? vpa_claim_filter (other->claims, NULL, FALSE) : NULL;
     }
   if (snap == NULL && claims_loader != NULL &&
       (cli->common.connect != NULL || cli->common.inventory == NULL))
     return claims_loader (uri, error);
-  return vpa_claims_filter (host->claims, NULL, FALSE);
+  return vpa_claim_filter (host->claims, NULL, FALSE);
 }
 
 static gboolean

@@ -99,7 +99,7 @@ vpa_cli_world_claims_from_uri (const char *uri, GError **error)
   if (snap != NULL)
     {
       g_autoptr (VpaHost) host = vpa_snapshot_load (snap, error);
-      return host != NULL ? vpa_claims_filter (host->claims, NULL, FALSE) : NULL;
+      return host != NULL ? vpa_claim_filter (host->claims, NULL, FALSE) : NULL;
     }
   {
     const VpaCliVirtModule *virt = vpa_cli_world_virt_module (error);
@@ -115,7 +115,7 @@ load_claims (const VpaCli *cli, VpaHost *inventory_host, GError **error)
   g_autofree char *snap = vpa_source_snapshot_path (uri);
 
   if (snap != NULL && g_strcmp0 (vpa_cli_world_inventory_uri (cli), uri) == 0)
-    return vpa_claims_filter (inventory_host->claims, NULL, FALSE);
+    return vpa_claim_filter (inventory_host->claims, NULL, FALSE);
   return vpa_cli_world_claims_from_uri (uri, error);
 }
 

@@ -274,19 +274,6 @@ vpa_output_ops_metrics_add_pools (VpaMetrics *m, const VpaInventory *inv, GArray
     vpa_output_ops_metrics_add_pool (m, inv->config, host, &g_array_index (pools, VpaPool, p));
 }
 
-guint
-vpa_inventory_count_unassignable (const VpaInventory *inv)
-{
-  guint n = 0;
-
-  for (guint i = 0; i < inv->host->devices->len; i++)
-    {
-      if (!vpa_inventory_has (inv, i))
-        n++;
-    }
-  return n;
-}
-
 /* ------------------------------------------------------------------ */
 /* Devices                                                             */
 /* ------------------------------------------------------------------ */

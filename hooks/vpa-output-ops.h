@@ -52,9 +52,6 @@ char *vpa_output_ops_metrics_to_string (VpaMetrics *m);
  * numa_node and tags) into m. */
 void vpa_output_ops_metrics_add_pools (VpaMetrics *m, const VpaInventory *inv, GArray *pools);
 
-/* Host devices no device spec admits (not assignable). */
-guint vpa_inventory_count_unassignable (const VpaInventory *inv);
-
 /* ------------------------------------------------------------------ */
 /* Devices, check, traits                                              */
 /* ------------------------------------------------------------------ */

@@ -133,3 +133,16 @@ vpa_inventory_hold (VpaInventory *inv, guint i, const char *domain)
   g_ptr_array_add (inv->claims, claim);
   hold (inv, i, claim->domain);
 }
+
+guint
+vpa_inventory_count_unassignable (const VpaInventory *inv)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < inv->host->devices->len; i++)
+    {
+      if (!vpa_inventory_has (inv, i))
+        n++;
+    }
+  return n;
+}

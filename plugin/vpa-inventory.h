@@ -32,4 +32,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaInventory, vpa_inventory_free)
  * PF/VF exclusivity to its relatives. */
 void vpa_inventory_hold (VpaInventory *inv, guint i, const char *domain);
 
+/* Host devices no device spec admits (not assignable). */
+guint vpa_inventory_count_unassignable (const VpaInventory *inv);
+
 G_END_DECLS

@@ -114,7 +114,7 @@ vpa_pipeline_attach_request (VpaHost *host, const VpaPlaceOptions *opts, VpaDoma
 
   /* The domain's own devices stay held: only the new port moves. */
   inv = vpa_inventory_new_for (g_steal_pointer (&owned), config,
-                               vpa_claims_filter (claims, NULL, FALSE), dom, error);
+                               vpa_claim_filter (claims, NULL, FALSE), dom, error);
   if (inv == NULL)
     return NULL;
   if (!vpa_pipeline_config_admits_devices (config, mine, error))

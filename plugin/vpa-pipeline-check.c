@@ -305,7 +305,7 @@ static void
 check_cells (const VpaHost *host, GPtrArray *claims, const VpaDomain *dom, gboolean running_only,
              GPtrArray *results, gboolean *ok)
 {
-  g_autoptr (GPtrArray) others = vpa_claims_filter (claims, dom->name, running_only);
+  g_autoptr (GPtrArray) others = vpa_claim_filter (claims, dom->name, running_only);
 
   for (guint i = 0; i < dom->placed_cells->len; i++)
     {
@@ -414,7 +414,7 @@ vpa_pipeline_check_nets (VpaHost *host, const VpaPlaceOptions *opts, const VpaDo
   /* Other domains' claims (running ones only for a start), with PF/VF
    * exclusivity: a VF whose PF another domain holds is not ours either. */
   inv = vpa_inventory_new_for (g_steal_pointer (&owned), config,
-                               vpa_claims_filter (claims, dom->name, running_only), dom, error);
+                               vpa_claim_filter (claims, dom->name, running_only), dom, error);
   if (inv == NULL)
     return NULL;
   vpa_pipeline_guest_from_domain (dom, bind, &guest);

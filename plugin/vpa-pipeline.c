@@ -428,7 +428,7 @@ place_domain (VpaHost *host, VpaDomain *parsed, const Job *job, GError **error)
       return NULL;
     }
   inv = vpa_inventory_new_for (g_steal_pointer (&owned), opts->config,
-                               vpa_claims_filter (opts->claims, dom->name, FALSE), dom, error);
+                               vpa_claim_filter (opts->claims, dom->name, FALSE), dom, error);
   if (inv == NULL)
     return NULL;
   hold_unrequested (inv, dom, requests);

@@ -168,7 +168,7 @@ test_check_isolate_held (void)
       g_autoptr (GError) error = NULL;
       g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/pinned.xml", &error);
       g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/pinned.conf", &error);
-      g_autoptr (GPtrArray) claims = vpa_claims_filter (host->claims, NULL, FALSE);
+      g_autoptr (GPtrArray) claims = vpa_claim_filter (host->claims, NULL, FALSE);
       g_autofree char *text = g_strdup_printf (xml, cases[i].cpu, cases[i].cpu);
       g_autoptr (VpaDomain) dom = vpa_domain_parse (text, strlen (text), "emu.xml", &error);
       g_autoptr (GPtrArray) results = NULL;

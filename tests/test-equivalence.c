@@ -212,9 +212,9 @@ test_three_sources (gconstpointer data)
   g_assert_no_error (error);
 
   check_bars (name, from_snapshot, from_libvirt, from_sysfs);
-  want = describe (from_snapshot, config, vpa_claims_filter (claims, NULL, FALSE));
-  got_libvirt = describe (from_libvirt, config, vpa_claims_filter (claims, NULL, FALSE));
-  got_sysfs = describe (from_sysfs, config, vpa_claims_filter (claims, NULL, FALSE));
+  want = describe (from_snapshot, config, vpa_claim_filter (claims, NULL, FALSE));
+  got_libvirt = describe (from_libvirt, config, vpa_claim_filter (claims, NULL, FALSE));
+  got_sysfs = describe (from_sysfs, config, vpa_claim_filter (claims, NULL, FALSE));
   g_assert_cmpstr (got_libvirt, ==, want);
   g_assert_cmpstr (got_sysfs, ==, want);
 

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "vpa-cpuset.h"
 #include "vpa-fit.h"
 #include "vpa-output.h"
 #include "vpa-pipeline.h"
@@ -98,7 +99,7 @@ case_finish (Case *c, VpaHost *host, const char *config)
 
   g_assert_true (vpa_host_seal (host, &error));
   c->config = vpa_test_config_load (config);
-  c->inv = vpa_inventory_new (host, c->config, vpa_claims_filter (c->claims, NULL, FALSE), &error);
+  c->inv = vpa_inventory_new (host, c->config, vpa_claim_filter (c->claims, NULL, FALSE), &error);
   g_assert_no_error (error);
   c->cap = vpa_capacity_new (c->inv->host, c->config, c->claims, NULL, &error);
   g_assert_no_error (error);
@@ -394,7 +395,7 @@ fit_cpus (Case *c, VpaThreadPolicy policy, guint n_vcpus, char **reserved, GErro
     return NULL;
   b = &g_array_index (fit->bindings, VpaCellBinding, 0);
   if (reserved != NULL)
-    *reserved = vpa_format_cpuset (b->reserved);
+    *reserved = vpa_cpuset_format (b->reserved);
   {
     GString *s = g_string_new (NULL);
     for (guint i = 0; i < b->cpus->len; i++)
@@ -644,7 +645,7 @@ place_file (const char *path, const char *buf, gsize len, GString *explain, GErr
 
   g_assert_nonnull (host);
   g_assert_nonnull (config);
-  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  claims = vpa_claim_filter (host->claims, NULL, FALSE);
   opts.claims = claims;
   opts.config = config;
   return vpa_pipeline_place (g_steal_pointer (&host), &opts, buf, len, path, NULL, error);
@@ -695,7 +696,7 @@ test_check_binding (void)
       g_autofree char *path = g_strdup_printf (VPA_TEST_DATA "/numa/%s", cases[i].file);
       g_autoptr (VpaHost) host = vpa_source_load (VPA_TEST_DATA "/hosts/pinned.xml", &error);
       g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/pinned.conf", &error);
-      g_autoptr (GPtrArray) claims = vpa_claims_filter (host->claims, NULL, FALSE);
+      g_autoptr (GPtrArray) claims = vpa_claim_filter (host->claims, NULL, FALSE);
       g_autofree char *buf = NULL;
       g_autoptr (VpaDomain) dom = NULL;
       g_autoptr (GPtrArray) results = NULL;

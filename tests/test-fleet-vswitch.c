@@ -536,7 +536,7 @@ test_fit_equals_place (FleetFixture *fx, gconstpointer data)
 
       g_assert_no_error (error);
       /* the claims of its <domain>s, as sync and place read them */
-      claims = vpa_claims_filter (snap->claims, NULL, FALSE);
+      claims = vpa_claim_filter (snap->claims, NULL, FALSE);
       inv = vpa_inventory_new (g_steal_pointer (&snap), host_config, claims, &error);
       g_assert_no_error (error);
       for (guint i = 0; i < guests->len; i++)

@@ -1126,7 +1126,7 @@ snapshot_inventory (const char *xml, const char *conf, VpaConfig **config)
   g_assert_no_error (error);
   host = vpa_source_load (xml, &error);
   g_assert_no_error (error);
-  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  claims = vpa_claim_filter (host->claims, NULL, FALSE);
   inv = vpa_inventory_new (g_steal_pointer (&host), *config, claims, &error);
   g_assert_no_error (error);
   return inv;
@@ -1167,7 +1167,7 @@ fit_equals_place_one (VpaFleetStore *store, const char *name, VpaInventory *inv,
   len = strlen (buf);
   host = vpa_source_load (inv->host->source, &error);
   g_assert_no_error (error);
-  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  claims = vpa_claim_filter (host->claims, NULL, FALSE);
   placed = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, buf, len, path, NULL, &place_error);
   g_assert_cmpint (placed != NULL, ==, res != NULL);
 

@@ -732,7 +732,7 @@ test_pipeline_explain_failure (void)
   g_assert_no_error (error);
   host = vpa_snapshot_load (VPA_TEST_DATA "/hosts/dual-socket.xml", &error);
   g_assert_no_error (error);
-  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  claims = vpa_claim_filter (host->claims, NULL, FALSE);
   buf = vpa_test_read_fixture (VPA_TEST_DATA "/explain/unsatisfiable.xml", &len);
   opts.claims = claims;
   opts.config = config;

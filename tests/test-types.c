@@ -163,14 +163,14 @@ test_claims_filter (void)
   g_autoptr (GPtrArray) all = NULL;
   g_autoptr (GPtrArray) others = NULL;
   g_autoptr (GPtrArray) running = NULL;
-  g_autoptr (GPtrArray) none = vpa_claims_filter (NULL, "a", TRUE);
+  g_autoptr (GPtrArray) none = vpa_claim_filter (NULL, "a", TRUE);
 
   g_ptr_array_add (claims, vpa_claim_new ("a", VPA_ADDR (0, 0x81, 0, 1), TRUE));
   g_ptr_array_add (claims, vpa_claim_new ("b", VPA_ADDR (0, 0x81, 0, 2), FALSE));
   g_ptr_array_add (claims, vpa_claim_new ("c", VPA_ADDR (0, 0x81, 0, 3), TRUE));
-  all = vpa_claims_filter (claims, NULL, FALSE);
-  others = vpa_claims_filter (claims, "a", FALSE);
-  running = vpa_claims_filter (claims, "a", TRUE);
+  all = vpa_claim_filter (claims, NULL, FALSE);
+  others = vpa_claim_filter (claims, "a", FALSE);
+  running = vpa_claim_filter (claims, "a", TRUE);
 
   g_assert_cmpuint (none->len, ==, 0);
   g_assert_cmpuint (all->len, ==, 3);

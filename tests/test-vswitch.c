@@ -150,7 +150,7 @@ test_ports_untouched (void)
 
   g_assert_no_error (error);
   buf = vpa_test_read_fixture (path, &len);
-  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  claims = vpa_claim_filter (host->claims, NULL, FALSE);
   out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, buf, len, "vswitch.xml", NULL, &error);
   g_assert_no_error (error);
   before = interfaces_of (buf);
@@ -185,7 +185,7 @@ place_nodeset (const char *domain, const char *extra_config, GError **error)
   text = g_strconcat (base, "\n", extra_config, NULL);
   config = vpa_test_config_load (text);
   buf = vpa_test_read_fixture (path, &len);
-  claims = vpa_claims_filter (host->claims, NULL, FALSE);
+  claims = vpa_claim_filter (host->claims, NULL, FALSE);
   out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, buf, len, domain, NULL, error);
   if (out == NULL)
     return NULL;
@@ -257,7 +257,7 @@ test_explain (void)
       text = g_strconcat (base, "\n", configs[i], NULL);
       config = vpa_test_config_load (text);
       buf = vpa_test_read_fixture (path, &len);
-      claims = vpa_claims_filter (host->claims, NULL, FALSE);
+      claims = vpa_claim_filter (host->claims, NULL, FALSE);
       out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config, .explain = explain }, buf, len, "vhu.xml", NULL, &error);
       if (i == 0)
         {

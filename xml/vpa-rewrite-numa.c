@@ -5,6 +5,7 @@
  * <vpa:placed-cell> records.
  */
 #include "vpa-rewrite-private.h"
+#include "vpa-cpuset.h"
 
 #include <string.h>
 
@@ -17,33 +18,6 @@ guint_cmp (gconstpointer a, gconstpointer b)
 {
   guint x = *(const guint *) a, y = *(const guint *) b;
   return x < y ? -1 : x > y;
-}
-
-char *
-vpa_format_cpuset (const GArray *set)
-{
-  g_autoptr (GArray) sorted = g_array_copy ((GArray *) set);
-  GString *out = g_string_new (NULL);
-
-  g_array_sort (sorted, guint_cmp);
-  for (guint i = 0; i < sorted->len;)
-    {
-      guint lo = g_array_index (sorted, guint, i), hi = lo, j = i + 1;
-      while (j < sorted->len && g_array_index (sorted, guint, j) <= hi + 1)
-        hi = g_array_index (sorted, guint, j++);
-      if (out->len > 0)
-        g_string_append_c (out, ',');
-      if (hi == lo)
-        {
-          g_string_append_printf (out, "%u", lo);
-        }
-      else
-        {
-          g_string_append_printf (out, "%u-%u", lo, hi);
-        }
-      i = j;
-    }
-  return g_string_free (out, FALSE);
 }
 
 /* The pins in vCPU order: (vcpu, cpuset text). */
@@ -74,7 +48,7 @@ binding_pins (const VpaNumaBinding *b)
     {
       const VpaPlacedCell *pc = &g_array_index (b->cells, VpaPlacedCell, c);
       GArray *vcpus = g_ptr_array_index (b->vcpus, c);
-      g_autofree char *shared = vpa_format_cpuset (pc->cpus);
+      g_autofree char *shared = vpa_cpuset_format (pc->cpus);
 
       for (guint v = 0; v < vcpus->len; v++)
         {
@@ -107,7 +81,7 @@ numatune_elem (Rewrite *rw, const VpaNumaBinding *b)
 {
   Elem *e = vpa_rewrite_elem_new ("numatune", NULL);
   g_autoptr (GArray) nodes = binding_nodes (b);
-  g_autofree char *all = vpa_format_cpuset (nodes);
+  g_autofree char *all = vpa_cpuset_format (nodes);
   Elem *m = vpa_rewrite_elem_new ("memory", e);
 
   vpa_rewrite_elem_attr (m, rw->dev_quote, "mode", "strict");
@@ -131,7 +105,7 @@ pin_elems (Rewrite *rw, const VpaNumaBinding *b)
 {
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_rewrite_elem_free);
   g_autoptr (GArray) pins = binding_pins (b);
-  g_autofree char *emu = vpa_format_cpuset (b->emulator);
+  g_autofree char *emu = vpa_cpuset_format (b->emulator);
   Elem *e;
 
   for (guint i = 0; i < pins->len; i++)
@@ -154,7 +128,7 @@ static gboolean
 pins_match (xmlNode *cputune, const VpaNumaBinding *b)
 {
   g_autoptr (GArray) pins = binding_pins (b);
-  g_autofree char *emu = vpa_format_cpuset (b->emulator);
+  g_autofree char *emu = vpa_cpuset_format (b->emulator);
   guint i = 0;
   gboolean emu_ok = FALSE;
 

@@ -77,7 +77,4 @@ char *vpa_rewrite_pcihole64 (const VpaDoc *doc, const char *model, guint64 kib,
 char *vpa_rewrite_pcihole64_grown (const VpaDoc *doc, const char *model, guint64 kib,
                                    const VpaXmlGrowth *grown, gsize *out_len, GError **error);
 
-/* "0-3,8" */
-char *vpa_format_cpuset (const GArray *set);
-
 G_END_DECLS

@@ -239,3 +239,37 @@ vpa_cpuset_parse (const char *str, GArray **out, GError **error)
   *out = vpa_cpuset_bits_to_array (bits);
   return TRUE;
 }
+
+static gint
+guint_cmp (gconstpointer a, gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+  return x < y ? -1 : x > y;
+}
+
+char *
+vpa_cpuset_format (const GArray *set)
+{
+  g_autoptr (GArray) sorted = g_array_copy ((GArray *) set);
+  GString *out = g_string_new (NULL);
+
+  g_array_sort (sorted, guint_cmp);
+  for (guint i = 0; i < sorted->len;)
+    {
+      guint lo = g_array_index (sorted, guint, i), hi = lo, j = i + 1;
+      while (j < sorted->len && g_array_index (sorted, guint, j) <= hi + 1)
+        hi = g_array_index (sorted, guint, j++);
+      if (out->len > 0)
+        g_string_append_c (out, ',');
+      if (hi == lo)
+        {
+          g_string_append_printf (out, "%u", lo);
+        }
+      else
+        {
+          g_string_append_printf (out, "%u-%u", lo, hi);
+        }
+      i = j;
+    }
+  return g_string_free (out, FALSE);
+}

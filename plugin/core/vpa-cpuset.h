@@ -37,5 +37,8 @@ GArray *vpa_cpuset_bits_to_array (const VpaBits *bits);
 VpaBits *vpa_cpuset_parse_bits (const char *str, GError **error);
 /* The same as sorted unique values (a GArray of guint). */
 gboolean vpa_cpuset_parse (const char *str, GArray **out, GError **error);
+/* The string of a set of ids (a GArray of guint, in any order, repeats
+ * allowed): ranges joined by commas, "0-3,8". */
+char *vpa_cpuset_format (const GArray *set);
 
 G_END_DECLS
