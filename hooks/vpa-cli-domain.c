@@ -239,7 +239,7 @@ settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const Define
   if ((defined = virt->domain_xml (vpa_cli_world_connect_uri (cli), name, error)) == NULL)
     return FALSE;
   /* a running domain's XML is its live one: leave its next boot alone */
-  if ((doc = vpa_xml_parse_memory (defined, strlen (defined), name, error)) == NULL)
+  if ((doc = vpa_xml_parse_memory (&(VpaDoc){ defined, strlen (defined), name }, error)) == NULL)
     return FALSE;
   if (xmlHasProp (xmlDocGetRootElement (doc), (const xmlChar *) "id") != NULL)
     return TRUE;

@@ -30,7 +30,7 @@ VpaHostdevNet *
 vpa_netpool_hostdev_net_parse (const char *xml, gsize len, gboolean active, const char *what,
                                GError **error)
 {
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, what, error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, len, what }, error);
   g_autoptr (GPtrArray) pfs = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *name = NULL;
   g_autofree char *mode = NULL;

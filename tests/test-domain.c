@@ -309,7 +309,7 @@ test_parse_node (void)
   gsize len;
 
   buf = vpa_test_read_fixture (path, &len);
-  doc = vpa_xml_parse_memory (buf, len, "status.xml", &error);
+  doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, "status.xml" }, &error);
   g_assert_no_error (error);
   root = xmlDocGetRootElement (doc);
   g_assert_cmpstr ((const char *) root->name, ==, "domstatus");

@@ -58,7 +58,7 @@ static char *
 whole_claims (const char *buf, gsize len)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (buf, len, "f.xml", &error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, "f.xml" }, &error);
 
   return claims_of (doc, error, "f.xml");
 }
@@ -156,7 +156,7 @@ check_document (const char *text, const char *label, gboolean pad)
         continue;
       /* (before <devices> the disks are not in it: the domain's own
        * children, skipped all the same) */
-      g_assert_false (vpa_xml_prescan (big, strlen (big), "f.xml", NULL));
+      g_assert_false (vpa_xml_prescan (&(VpaDoc){ big, strlen (big), "f.xml" }, NULL));
       got = reduced_claims (big, strlen (big));
       g_assert_cmpstr (got, ==, whole);
     }
@@ -204,7 +204,7 @@ test_fixtures (void)
         continue;
       /* past the bounds the whole parse has no claims to compare (the
        * hook cases prepare-state-over-bound* read them) */
-      if (!vpa_xml_prescan (text, len, "f.xml", NULL))
+      if (!vpa_xml_prescan (&(VpaDoc){ text, len, "f.xml" }, NULL))
         continue;
       /* the state files also padded past the bounds */
       check_document (text, files->pdata[i], strstr (files->pdata[i], "/state/") != NULL);

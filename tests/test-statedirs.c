@@ -156,7 +156,7 @@ static char *
 numa_claim_of (const char *body)
 {
   g_autofree char *xml = g_strdup_printf ("<domain type='kvm'><name>d</name>%s</domain>", body);
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), "t", NULL);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), "t" }, NULL);
   g_autoptr (VpaClaim) c = NULL;
   g_autoptr (GError) error = NULL;
   GString *s = g_string_new (NULL);

@@ -90,14 +90,14 @@ char *
 vpa_attach_domain (const char *xml, gsize len, const char *what, const char *device_xml,
                    const VpaAttachRecord *rec, GError **error)
 {
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, what, error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, len, what }, error);
   g_autoptr (xmlDoc) dev = NULL;
   xmlNode *root, *metadata, *affinity;
 
   g_return_val_if_fail (device_xml != NULL && rec != NULL, NULL);
   if (doc == NULL)
     return NULL;
-  if ((dev = vpa_xml_parse_memory (device_xml, strlen (device_xml), what, error)) == NULL)
+  if ((dev = vpa_xml_parse_memory (&(VpaDoc){ device_xml, strlen (device_xml), what }, error)) == NULL)
     return NULL;
   root = xmlDocGetRootElement (doc);
   xmlAddChild (child_or_new (root, "devices"),
@@ -126,7 +126,7 @@ vpa_attach_affinity (const char *affinity_xml, const char *what, const VpaAttach
     }
   else
     {
-      doc = vpa_xml_parse_memory (affinity_xml, strlen (affinity_xml), what, error);
+      doc = vpa_xml_parse_memory (&(VpaDoc){ affinity_xml, strlen (affinity_xml), what }, error);
       if (doc == NULL)
         return NULL;
       affinity = xmlDocGetRootElement (doc);

@@ -939,7 +939,7 @@ vpa_domain_parse (const char *buf, gsize len, const char *what, GError **error)
   g_return_val_if_fail (what != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  doc = vpa_xml_parse_memory (buf, len, what, error);
+  doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, what }, error);
   if (doc == NULL)
     return NULL;
   return vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error);

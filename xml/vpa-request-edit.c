@@ -346,7 +346,7 @@ vpa_request_edit_apply (const char *xml, gsize len, const char *what, const VpaR
   g_return_val_if_fail (edit->name != NULL || edit->op == VPA_REQUEST_EDIT_PLACE ||
                           edit->op == VPA_REQUEST_EDIT_SET_NUMA,
                         FALSE);
-  if ((doc = vpa_xml_parse_memory (xml, len, what, error)) == NULL)
+  if ((doc = vpa_xml_parse_memory (&(VpaDoc){ xml, len, what }, error)) == NULL)
     return FALSE;
   root = xmlDocGetRootElement (doc);
   affinity = affinity_of (root);
@@ -368,7 +368,7 @@ vpa_request_edit_apply (const char *xml, gsize len, const char *what, const VpaR
 char *
 vpa_request_edit_show (const char *xml, gsize len, const char *what, GError **error)
 {
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, what, error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, len, what }, error);
   xmlNode *metadata, *affinity;
 
   if (doc == NULL)

@@ -21,14 +21,14 @@ static xmlDoc *
 parse_state_file (const char *buf, gsize len, const char *what, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  xmlDoc *doc = vpa_xml_parse_memory (buf, len, what, &local);
+  xmlDoc *doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, what }, &local);
 
   if (doc != NULL)
     return doc;
   /* The pre-scan stops at the first bound crossed: the files that fail
    * for another reason pay one more linear pass, and keep their error. */
   if (len == 0 || len > (gsize) VPA_XML_MAX_DOCUMENT || memchr (buf, '\0', len) != NULL ||
-      vpa_xml_prescan (buf, len, what, NULL))
+      vpa_xml_prescan (&(VpaDoc){ buf, len, what }, NULL))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
