@@ -105,7 +105,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       return 0;
     }
 
-  dom = vpa_domain_parse (out, strlen (out), "placed.xml", &error);
+  dom = vpa_domain_parse (&(VpaDoc){ out, strlen (out), "placed.xml" }, &error);
   if (dom == NULL)
     fprintf (stderr, "placed document does not parse: %s\n", error->message);
   VPA_FUZZ_CHECK (dom != NULL);

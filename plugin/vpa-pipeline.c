@@ -175,7 +175,7 @@ vpa_pipeline_config_admits_devices (const VpaConfig *config, GPtrArray *requests
 VpaDomain *
 vpa_pipeline_parse (const char *buf, gsize len, const char *what, GError **error)
 {
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (buf, len, what, error);
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ buf, len, what }, error);
 
   if (dom == NULL || !vpa_guest_bus_rules_check (dom->bus, dom->source, error))
     return NULL;

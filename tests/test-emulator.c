@@ -170,7 +170,7 @@ test_check_isolate_held (void)
       g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/pinned.conf", &error);
       g_autoptr (GPtrArray) claims = vpa_claims_filter (host->claims, NULL, FALSE);
       g_autofree char *text = g_strdup_printf (xml, cases[i].cpu, cases[i].cpu);
-      g_autoptr (VpaDomain) dom = vpa_domain_parse (text, strlen (text), "emu.xml", &error);
+      g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ text, strlen (text), "emu.xml" }, &error);
       g_autoptr (GPtrArray) results = NULL;
       const VpaCheckResult *last;
       gboolean ok = FALSE;

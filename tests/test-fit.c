@@ -704,7 +704,7 @@ test_check_binding (void)
       gboolean ok = FALSE;
 
       buf = vpa_test_read_fixture (path, &len);
-      dom = vpa_domain_parse (buf, len, path, &error);
+      dom = vpa_domain_parse (&(VpaDoc){ buf, len, path }, &error);
       g_assert_no_error (error);
       results = vpa_pipeline_check (g_steal_pointer (&host), claims, config, dom, TRUE, &ok, &error);
       g_assert_no_error (error);

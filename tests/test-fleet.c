@@ -1078,7 +1078,7 @@ domain_parse (const char *path, const char *text)
     {
       g_assert_true (g_file_get_contents (path, &buf, &len, NULL));
     }
-  dom = vpa_domain_parse (buf, strlen (buf), path, &error);
+  dom = vpa_domain_parse (&(VpaDoc){ buf, strlen (buf), path }, &error);
   g_assert_no_error (error);
   return dom;
 }

@@ -149,7 +149,7 @@ static const char maps_two[] =
 static VpaLiveReport *
 run (Fake *f, GError **error)
 {
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (domain_xml, strlen (domain_xml), "g1", NULL);
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ domain_xml, strlen (domain_xml), "g1" }, NULL);
   VpaLiveEnv env = { .proc_root = f->proc, .sysfs_root = f->sys, .page_size = PAGE, .query = fake_query, .query_data = f };
 
   g_assert_nonnull (dom);
@@ -308,7 +308,7 @@ test_libnuma (void)
   write_file (f.proc, pid_maps, maps);
   env.proc_root = f.proc;
   env.sysfs_root = f.sys;
-  dom = vpa_domain_parse (xml, strlen (xml), "self", &error);
+  dom = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "self" }, &error);
   g_assert_no_error (error);
   r = vpa_live_check (dom, getpid (), &env, &error);
   g_assert_no_error (error);

@@ -613,7 +613,7 @@ requests_for (const char *metadata, GError **error)
   g_autoptr (VpaDomain) dom = NULL;
 
   g_assert_no_error (local);
-  dom = vpa_domain_parse (xml, strlen (xml), "domain.xml", &local);
+  dom = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "domain.xml" }, &local);
   g_assert_no_error (local);
   return vpa_requests_from_domain (dom, config, error);
 }

@@ -67,7 +67,7 @@ static void
 assert_holds (const char *out, gsize len, GPtrArray *decisions)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (out, len, "out.xml", &error);
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ out, len, "out.xml" }, &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (dom->placed->len, ==, decisions->len);

@@ -268,7 +268,7 @@ refused_by (Reader r, const char *doc, gsize len, const char *needle)
       }
     case READER_DOMAIN:
       {
-        g_autoptr (VpaDomain) d = vpa_domain_parse (doc, len, "t.xml", &error);
+        g_autoptr (VpaDomain) d = vpa_domain_parse (&(VpaDoc){ doc, len, "t.xml" }, &error);
         refused = d == NULL;
         break;
       }

@@ -355,7 +355,7 @@ vpa_request_edit_apply (const char *xml, gsize len, const char *what, const VpaR
   complete_ports (root, affinity, out);
   out->document = dump_node (doc, root);
   /* The requests as the hook and place will read them. */
-  check = vpa_domain_parse (out->document, strlen (out->document), what, error);
+  check = vpa_domain_parse (&(VpaDoc){ out->document, strlen (out->document), what }, error);
   if (check == NULL)
     {
       vpa_request_edit_result_clear (out);
