@@ -120,7 +120,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *b = NULL;
 
   vpa_fuzz_init ();
-  reduced = vpa_state_reduce (buf, size, "fuzz.xml", &error);
+  reduced = vpa_state_reduce (&(VpaDoc){ buf, size, "fuzz.xml" }, &error);
   VPA_FUZZ_CHECK_RESULT (reduced != NULL, error);
   if (reduced == NULL)
     VPA_FUZZ_CHECK (strstr (error->message, "fuzz.xml") != NULL);

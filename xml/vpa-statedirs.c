@@ -33,7 +33,7 @@ parse_state_file (const char *buf, gsize len, const char *what, GError **error)
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  return vpa_state_reduce (buf, len, what, error);
+  return vpa_state_reduce (&(VpaDoc){ buf, len, what }, error);
 }
 
 gboolean
