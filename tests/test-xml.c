@@ -274,7 +274,7 @@ refused_by (Reader r, const char *doc, gsize len, const char *needle)
       }
     case READER_SNAPSHOT:
       {
-        g_autoptr (VpaHost) h = vpa_snapshot_load_memory (doc, len, "t.xml", &error);
+        g_autoptr (VpaHost) h = vpa_snapshot_load_memory (&(VpaDoc){ doc, len, "t.xml" }, &error);
         refused = h == NULL;
         break;
       }
