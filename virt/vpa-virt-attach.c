@@ -79,7 +79,7 @@ attach_config (virConnectPtr conn, const char *uri, const char *domain, const ch
                    "%s: domain '%s' is transient: it has no persistent definition to attach to", uri, domain);
       return FALSE;
     }
-  if ((xml = vpa_attach_domain (prev->xml, strlen (prev->xml), what, device, rec, error)) == NULL)
+  if ((xml = vpa_attach_domain (&(VpaDoc){ prev->xml, strlen (prev->xml), what }, device, rec, error)) == NULL)
     return FALSE;
   if ((defined = virDomainDefineXML (conn, xml)) == NULL)
     {
