@@ -29,7 +29,7 @@ apply (const char *xml, VpaRequestEditOp op, const char *name, const char *const
 {
   VpaRequestEdit edit = { op, name, attrs, NULL };
 
-  return vpa_request_edit_apply (xml, strlen (xml), "domain 'vm1'", &edit, res, error);
+  return vpa_request_edit_apply (&(VpaDoc){ xml, strlen (xml), "domain 'vm1'" }, &edit, res, error);
 }
 
 /* add-port on a domain without <vpa:affinity>: the element is created,
