@@ -647,7 +647,7 @@ place_file (const char *path, const char *buf, gsize len, GString *explain, GErr
   claims = vpa_claims_filter (host->claims, NULL, FALSE);
   opts.claims = claims;
   opts.config = config;
-  return vpa_pipeline_place (g_steal_pointer (&host), &opts, buf, len, path, NULL, error);
+  return vpa_pipeline_place (g_steal_pointer (&host), &opts, &(VpaDoc){ buf, len, path }, NULL, error);
 }
 
 static void

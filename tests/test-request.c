@@ -189,7 +189,7 @@ place_doc (GPtrArray *claims, gpointer user_data, GError **error)
   PlaceData *pd = user_data;
   g_autoptr (VpaConfig) config = vpa_config_load_file (CONF, NULL);
 
-  return vpa_pipeline_place (vpa_source_load ("test://" HOST, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, pd->doc, strlen (pd->doc), "web1", NULL, error);
+  return vpa_pipeline_place (vpa_source_load ("test://" HOST, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ pd->doc, strlen (pd->doc), "web1" }, NULL, error);
 }
 
 /* add-port then place (as --place): the new interface gets a VF no other

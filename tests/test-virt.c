@@ -420,7 +420,7 @@ place_numa_guest (GPtrArray *claims, gpointer user_data, GError **error)
 
   g_assert_no_error (local);
   g_ptr_array_set_size (host->claims, 0);
-  return vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = np->ignore_claims ? none : claims, .config = config }, xml, strlen (xml), np->name, NULL, error);
+  return vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = np->ignore_claims ? none : claims, .config = config }, &(VpaDoc){ xml, strlen (xml), np->name }, NULL, error);
 }
 
 static void
@@ -595,7 +595,7 @@ place_request (GPtrArray *claims, gpointer user_data, GError **error)
 
   g_assert_no_error (local);
   g_ptr_array_set_size (host->claims, 0);
-  return vpa_pipeline_place (host, &(VpaPlaceOptions){ .claims = claims, .config = config }, xml, strlen (xml), dr->name, NULL, error);
+  return vpa_pipeline_place (host, &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ xml, strlen (xml), dr->name }, NULL, error);
 }
 
 /* A domain with a NUMA binding and no device claims no device: a GPU
@@ -1037,7 +1037,7 @@ test_attach_records (void)
   /* placing again keeps the device and its records (the fixture's
    * binding is not the one place writes: the guest's cell is placed
    * again, its port is not) */
-  again = vpa_pipeline_place (vpa_source_load (SNC4, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, xml, strlen (xml), "g1", &report, &error);
+  again = vpa_pipeline_place (vpa_source_load (SNC4, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ xml, strlen (xml), "g1" }, &report, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (again, port));
   g_assert_nonnull (strstr (again, placed));
