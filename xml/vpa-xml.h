@@ -39,7 +39,7 @@ int vpa_xml_parse_options (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
 
-/* Parses doc; refuses documents over
+/* Parses doc (doc->what names it in messages); refuses documents over
  * VPA_XML_MAX_DOCUMENT, DTDs and entities; VPA_ERROR_INVALID with
  * "WHAT:LINE: message". */
 xmlDoc *vpa_xml_parse_memory (const VpaDoc *doc, GError **error);
