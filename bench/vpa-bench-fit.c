@@ -76,7 +76,7 @@ run (int argc, char **argv, GError **error)
       !vpa_host_seal (host, error) ||
       (config = vpa_config_load_file (argv[2], error)) == NULL ||
       !g_file_get_contents (argv[3], &xml, &len, error) ||
-      (dom = vpa_pipeline_parse (xml, len, argv[3], error)) == NULL ||
+      (dom = vpa_pipeline_parse (&(VpaDoc){ xml, len, argv[3] }, error)) == NULL ||
       (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
     return FALSE;
   inv = vpa_inventory_new (g_steal_pointer (&host), config, NULL, error);

@@ -67,7 +67,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   {
     g_autoptr (GPtrArray) findings =
       g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_lint_finding_free);
-    vpa_config_lint_text ((const char *) data, size, "fuzz.conf", findings);
+    vpa_config_lint_text (&(VpaDoc){ (const char *) data, size, "fuzz.conf" }, findings);
     for (guint i = 0; i < findings->len; i++)
       g_assert_null (strchr (((VpaLintFinding *) findings->pdata[i])->line, '\n'));
   }

@@ -64,7 +64,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   gboolean ok;
 
   vpa_fuzz_init ();
-  dom = vpa_domain_parse ((const char *) data, size, "fuzz-domain.xml", &error);
+  dom = vpa_domain_parse (&(VpaDoc){ (const char *) data, size, "fuzz-domain.xml" }, &error);
   VPA_FUZZ_CHECK_RESULT (dom != NULL, error);
   if (dom == NULL)
     return 0;

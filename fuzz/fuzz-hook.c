@@ -106,7 +106,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (out_len > 0)
     {
       g_autoptr (GError) error = NULL;
-      g_autoptr (VpaDomain) dom = vpa_domain_parse (out, out_len, "hook-output.xml", &error);
+      g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ out, out_len, "hook-output.xml" }, &error);
       VPA_FUZZ_CHECK (g_strcmp0 (argv[2], "migrate") == 0 || g_strcmp0 (argv[2], "restore") == 0);
       if (dom == NULL)
         fprintf (stderr, "hook output does not parse: %s\n", error->message);

@@ -89,7 +89,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   VpaPlaceReport report = { 0 };
 
   vpa_fuzz_init ();
-  out = vpa_pipeline_place (vpa_fuzz_small_host (), &(VpaPlaceOptions){ .claims = claims, .config = config_get (), .nets = nets_get () }, (const char *) data, size, "fuzz-domain.xml", &report, &error);
+  out = vpa_pipeline_place (vpa_fuzz_small_host (), &(VpaPlaceOptions){ .claims = claims, .config = config_get (), .nets = nets_get () }, &(VpaDoc){ (const char *) data, size, "fuzz-domain.xml" }, &report, &error);
   VPA_FUZZ_CHECK_RESULT (out != NULL, error);
   if (out == NULL)
     {
@@ -105,12 +105,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       return 0;
     }
 
-  dom = vpa_domain_parse (out, strlen (out), "placed.xml", &error);
+  dom = vpa_domain_parse (&(VpaDoc){ out, strlen (out), "placed.xml" }, &error);
   if (dom == NULL)
     fprintf (stderr, "placed document does not parse: %s\n", error->message);
   VPA_FUZZ_CHECK (dom != NULL);
 
-  again = vpa_pipeline_place (vpa_fuzz_small_host (), &(VpaPlaceOptions){ .claims = claims, .config = config_get (), .nets = nets_get () }, out, strlen (out), "placed.xml", &report, &error);
+  again = vpa_pipeline_place (vpa_fuzz_small_host (), &(VpaPlaceOptions){ .claims = claims, .config = config_get (), .nets = nets_get () }, &(VpaDoc){ out, strlen (out), "placed.xml" }, &report, &error);
   if (again == NULL)
     fprintf (stderr, "placed document does not place again: %s\n", error->message);
   VPA_FUZZ_CHECK (again != NULL);

@@ -77,7 +77,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   gboolean ok;
 
   vpa_fuzz_init ();
-  host = vpa_snapshot_load_memory ((const char *) data, size, "fuzz-snapshot.xml", &error);
+  host = vpa_snapshot_load_memory (&(VpaDoc){ (const char *) data, size, "fuzz-snapshot.xml" }, &error);
   VPA_FUZZ_CHECK_RESULT (host != NULL, error);
   if (host == NULL)
     return 0;
@@ -88,7 +88,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   ok = vpa_snapshot_write (host, f, &error);
   fclose (f);
   VPA_FUZZ_CHECK_RESULT (ok, error);
-  again = vpa_snapshot_load_memory (out, out_len, "rewritten.xml", &error);
+  again = vpa_snapshot_load_memory (&(VpaDoc){ out, out_len, "rewritten.xml" }, &error);
   if (again == NULL)
     fprintf (stderr, "written snapshot does not read back: %s\n", error->message);
   VPA_FUZZ_CHECK (again != NULL);

@@ -120,11 +120,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   g_autofree char *b = NULL;
 
   vpa_fuzz_init ();
-  reduced = vpa_state_reduce (buf, size, "fuzz.xml", &error);
+  reduced = vpa_state_reduce (&(VpaDoc){ buf, size, "fuzz.xml" }, &error);
   VPA_FUZZ_CHECK_RESULT (reduced != NULL, error);
   if (reduced == NULL)
     VPA_FUZZ_CHECK (strstr (error->message, "fuzz.xml") != NULL);
-  whole = vpa_xml_parse_memory (buf, size, "fuzz.xml", &whole_error);
+  whole = vpa_xml_parse_memory (&(VpaDoc){ buf, size, "fuzz.xml" }, &whole_error);
   VPA_FUZZ_CHECK_RESULT (whole != NULL, whole_error);
   /* what parses whole is read reduced too, but for the census's bound
    * on distinct names (a document within the bounds may have more;

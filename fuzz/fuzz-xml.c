@@ -47,7 +47,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   xmlNode *root;
 
   vpa_fuzz_init ();
-  doc = vpa_xml_parse_memory ((const char *) data, size, "fuzz.xml", &error);
+  doc = vpa_xml_parse_memory (&(VpaDoc){ (const char *) data, size, "fuzz.xml" }, &error);
   VPA_FUZZ_CHECK_RESULT (doc != NULL, error);
   if (doc == NULL)
     {

@@ -58,8 +58,7 @@ vpa_cli_domain_place (VpaCli *cli, GError **error)
   opts.claims = w.claims;
   opts.config = w.config;
   opts.nets = nets;
-  out = vpa_pipeline_place (g_steal_pointer (&w.host), &opts, buf, len,
-                            strcmp (path, "-") == 0 ? "stdin" : path, NULL, error);
+  out = vpa_pipeline_place (g_steal_pointer (&w.host), &opts, &(VpaDoc){ buf, len, strcmp (path, "-") == 0 ? "stdin" : path }, NULL, error);
   if (opts.explain != NULL)
     {
       fputs (opts.explain->str, stderr);
@@ -158,7 +157,7 @@ vpa_cli_domain_check (VpaCli *cli, GError **error)
 
   if (!vpa_cli_world_load (cli, &w, error) || (nets = vpa_cli_world_load_networks_for (cli, buf, error)) == NULL)
     return FALSE;
-  dom = vpa_pipeline_parse (buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg, error);
+  dom = vpa_pipeline_parse (&(VpaDoc){ buf, len, strcmp (arg, "-") == 0 ? "stdin" : arg }, error);
   if (dom == NULL)
     return FALSE;
   results = vpa_pipeline_check_nets (g_steal_pointer (&w.host),
@@ -219,7 +218,7 @@ define_place_cb (GPtrArray *claims, gpointer user_data, GError **error)
 
   if (host == NULL)
     return NULL;
-  return vpa_pipeline_place (host, &opts, ctx->buf, ctx->len, ctx->what, NULL, error);
+  return vpa_pipeline_place (host, &opts, &(VpaDoc){ ctx->buf, ctx->len, ctx->what }, NULL, error);
 }
 
 /* libvirt gives the devices it adds at define time (a USB controller, the
@@ -239,7 +238,7 @@ settle_guest_numa (const VpaCli *cli, const VpaCliVirtModule *virt, const Define
   if ((defined = virt->domain_xml (vpa_cli_world_connect_uri (cli), name, error)) == NULL)
     return FALSE;
   /* a running domain's XML is its live one: leave its next boot alone */
-  if ((doc = vpa_xml_parse_memory (defined, strlen (defined), name, error)) == NULL)
+  if ((doc = vpa_xml_parse_memory (&(VpaDoc){ defined, strlen (defined), name }, error)) == NULL)
     return FALSE;
   if (xmlHasProp (xmlDocGetRootElement (doc), (const xmlChar *) "id") != NULL)
     return TRUE;
@@ -332,7 +331,7 @@ attach_place_cb (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record,
 
   if ((xml = vpa_cli_world_domain_xml (vpa_cli_world_connect_uri (ctx->cli), ctx->cli->common.args[0], error)) == NULL)
     return NULL;
-  dom = vpa_pipeline_parse (xml, strlen (xml), ctx->cli->common.args[0], error);
+  dom = vpa_pipeline_parse (&(VpaDoc){ xml, strlen (xml), ctx->cli->common.args[0] }, error);
   if (dom == NULL)
     return NULL;
   if ((host = vpa_source_load (vpa_cli_world_inventory_uri (ctx->cli), error)) == NULL)

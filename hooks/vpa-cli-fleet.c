@@ -410,7 +410,7 @@ cmd_filter (FleetCli *cli, GError **error)
    * devices of each host are reserved. */
   if ((config = vpa_config_lookup (cli->common.config_path, TRUE, error)) == NULL ||
       !read_domain (cli->common.args[0], &buf, &len, error) ||
-      (dom = vpa_pipeline_parse (buf, len, cli->common.args[0], error)) == NULL ||
+      (dom = vpa_pipeline_parse (&(VpaDoc){ buf, len, cli->common.args[0] }, error)) == NULL ||
       (bind = vpa_bind_nodes (dom, NULL, error)) == NULL ||
       (requests = vpa_requests_from_domain (dom, config, error)) == NULL)
     return FALSE;

@@ -241,7 +241,7 @@ vpa_cli_show_config (VpaCli *cli, GError **error)
     path = VPA_SYSCONFDIR "/virt-pci-affinity/virt-pci-affinity.conf";
   if (!vpa_cli_world_read_file_bounded (path, &buf, &len, error))
     return FALSE;
-  vpa_config_lint_text (buf, len, path, findings);
+  vpa_config_lint_text (&(VpaDoc){ buf, len, path }, findings);
   config = vpa_config_load_data (buf, len, path, &local);
   if (config == NULL)
     {

@@ -212,7 +212,7 @@ check_config (Status *s)
       say_fix (s, "config", "%s: make it readable by root", error->message);
       return NULL;
     }
-  vpa_config_lint_text (buf, len, path, findings);
+  vpa_config_lint_text (&(VpaDoc){ buf, len, path }, findings);
   config = vpa_config_load_data (buf, len, path, &error);
   if (config == NULL)
     {

@@ -144,7 +144,7 @@ virt_check_live (const char *name, const char *xml, const char *format, char **f
                    pid_path);
       return NULL;
     }
-  if ((dom = vpa_pipeline_parse (xml, strlen (xml), name, error)) == NULL)
+  if ((dom = vpa_pipeline_parse (&(VpaDoc){ xml, strlen (xml), name }, error)) == NULL)
     return NULL;
   if ((report = vpa_live_check (dom, (int) pid, &env, error)) == NULL)
     return NULL;

@@ -371,7 +371,7 @@ hook_check (HookRun *run)
   gboolean ok = FALSE;
   int rc;
 
-  dom = vpa_pipeline_parse (run->xml, run->len, "stdin", &error);
+  dom = vpa_pipeline_parse (&(VpaDoc){ run->xml, run->len, "stdin" }, &error);
   if (dom == NULL)
     {
       /* A request we cannot read is refused; so is a document without
@@ -469,7 +469,7 @@ place_unchanged (const HookRun *run, GPtrArray *skipped)
 
   if (!g_str_has_prefix (source, "sysfs:") || *root == '\0')
     return FALSE;
-  dom = vpa_pipeline_parse (run->xml, run->len, "stdin", &error);
+  dom = vpa_pipeline_parse (&(VpaDoc){ run->xml, run->len, "stdin" }, &error);
   if (dom == NULL || !dom->has_affinity || dom->numa_auto)
     return FALSE;
   h = load_domain_devices (root, dom, NULL, &error);
@@ -535,8 +535,7 @@ hook_place (HookRun *run)
   if (!load_host (run, NULL, &host, &claims, skipped, &error))
     return fail (run, VPA_VERDICT_REASON_INVENTORY, error->message);
   opts.claims = claims;
-  out = vpa_pipeline_place (g_steal_pointer (&host), &opts, run->xml, run->len, "stdin", &report,
-                            &error);
+  out = vpa_pipeline_place (g_steal_pointer (&host), &opts, &(VpaDoc){ run->xml, run->len, "stdin" }, &report, &error);
   if (out == NULL)
     return fail (run, VPA_VERDICT_REASON_PLACEMENT, error->message);
   if (report.changed && !vpa_file_write_all (STDOUT_FILENO, out, strlen (out)))

@@ -175,8 +175,8 @@ near_miss (const char *key)
   return NULL;
 }
 
-void
-vpa_config_lint_text (const char *data, gsize len, const char *path, GPtrArray *findings)
+static void
+lint_text (const char *data, gsize len, const char *path, GPtrArray *findings)
 {
   g_autoptr (GPtrArray) raw = raw_scan (data, len);
   g_autoptr (GHashTable) first = g_hash_table_new (g_str_hash, g_str_equal);
@@ -218,6 +218,13 @@ vpa_config_lint_text (const char *data, gsize len, const char *path, GPtrArray *
                e->group, e->key, miss);
         }
     }
+}
+
+void
+vpa_config_lint_text (const VpaDoc *doc, GPtrArray *findings)
+{
+  g_return_if_fail (doc != NULL);
+  lint_text (doc->buf, doc->len, doc->what, findings);
 }
 
 /* ------------------------------------------------------------------ */

@@ -25,14 +25,14 @@ typedef struct {
 
 void vpa_lint_finding_free (VpaLintFinding *f);
 
-/* The text checks over the raw file: a group written twice (GKeyFile
- * merges them: the first one's keys are lost or mixed), and in
- * [device-spec] groups a key that is a near miss of a known one
- * (`adress`, `phyiscal-network`: it would become a tag and the spec match
- * far more than meant). Appends VpaLintFinding* to findings. Shareable
- * with the loader: a finding at ERROR level is what it should refuse. */
-void vpa_config_lint_text (const char *data, gsize len, const char *path,
-                           GPtrArray *findings);
+/* The text checks over the raw file doc (doc->what is the path the
+ * findings name): a group written twice (GKeyFile merges them: the
+ * first one's keys are lost or mixed), and in [device-spec] groups a key
+ * that is a near miss of a known one (`adress`, `phyiscal-network`: it
+ * would become a tag and the spec match far more than meant). Appends
+ * VpaLintFinding* to findings. Shareable with the loader: a finding at
+ * ERROR level is what it should refuse. */
+void vpa_config_lint_text (const VpaDoc *doc, GPtrArray *findings);
 
 /* The inventory checks: device specs that admit no device of inv (first
  * match wins, so a spec shadowed by an earlier one counts as none),

@@ -27,21 +27,20 @@ vpa_netpool_hostdev_net_free (VpaHostdevNet *net)
 }
 
 VpaHostdevNet *
-vpa_netpool_hostdev_net_parse (const char *xml, gsize len, gboolean active, const char *what,
-                               GError **error)
+vpa_netpool_hostdev_net_parse (const VpaDoc *doc, gboolean active, GError **error)
 {
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, what, error);
+  g_autoptr (xmlDoc) parsed = vpa_xml_parse_memory (doc, error);
   g_autoptr (GPtrArray) pfs = g_ptr_array_new_with_free_func (g_free);
   g_autofree char *name = NULL;
   g_autofree char *mode = NULL;
   xmlNode *root, *forward;
 
-  if (doc == NULL)
+  if (parsed == NULL)
     return NULL;
-  root = xmlDocGetRootElement (doc);
+  root = xmlDocGetRootElement (parsed);
   if (root == NULL || !vpa_xml_is (root, "network", NULL))
     {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: not a <network> document", what);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: not a <network> document", doc->what);
       return NULL;
     }
   forward = vpa_xml_child (root, "forward", NULL);
@@ -74,7 +73,7 @@ vpa_netpool_hostdev_net_parse (const char *xml, gsize len, gboolean active, cons
   }
   if (name == NULL || *name == '\0')
     {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <network> without a <name>", what);
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: <network> without a <name>", doc->what);
       return NULL;
     }
   return vpa_netpool_hostdev_net_new (name, active, (GStrv) pfs->pdata);

@@ -24,9 +24,10 @@ void vpa_netpool_hostdev_net_free (VpaHostdevNet *net);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaHostdevNet, vpa_netpool_hostdev_net_free)
 
 /* A network document's hostdev pool: NULL (without error) when it is not
- * a <forward mode='hostdev'> network with a <pf dev>. */
-VpaHostdevNet *vpa_netpool_hostdev_net_parse (const char *xml, gsize len, gboolean active,
-                                              const char *what, GError **error);
+ * a <forward mode='hostdev'> network with a <pf dev>; doc->what names
+ * the document in messages. */
+VpaHostdevNet *vpa_netpool_hostdev_net_parse (const VpaDoc *doc, gboolean active,
+                                              GError **error);
 
 /* One row per (network, PF): the PF's inventory index (-1 when the host
  * has no PF with that netdev), its VFs in the inventory and the free ones. */

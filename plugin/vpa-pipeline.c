@@ -173,9 +173,9 @@ vpa_pipeline_config_admits_devices (const VpaConfig *config, GPtrArray *requests
 }
 
 VpaDomain *
-vpa_pipeline_parse (const char *buf, gsize len, const char *what, GError **error)
+vpa_pipeline_parse (const VpaDoc *doc, GError **error)
 {
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (buf, len, what, error);
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (doc, error);
 
   if (dom == NULL || !vpa_guest_bus_rules_check (dom->bus, dom->source, error))
     return NULL;
@@ -412,7 +412,7 @@ place_domain (VpaHost *host, VpaDomain *parsed, const Job *job, GError **error)
 
   if (!owned->sealed && !vpa_host_seal (owned, error))
     return NULL;
-  if (dom == NULL && (dom = vpa_pipeline_parse (job->buf, job->len, job->what, error)) == NULL)
+  if (dom == NULL && (dom = vpa_pipeline_parse (&(VpaDoc){ job->buf, job->len, job->what }, error)) == NULL)
     return NULL;
   if ((bind = vpa_bind_nodes (dom, owned, error)) == NULL)
     return NULL;
@@ -452,13 +452,17 @@ place_domain (VpaHost *host, VpaDomain *parsed, const Job *job, GError **error)
 }
 
 char *
-vpa_pipeline_place (VpaHost *host, const VpaPlaceOptions *opts, const char *buf, gsize len,
-                    const char *what, VpaPlaceReport *report, GError **error)
+vpa_pipeline_place (VpaHost *host, const VpaPlaceOptions *opts, const VpaDoc *doc,
+                    VpaPlaceReport *report, GError **error)
 {
-  Job job = { opts, buf, len, what, report };
+  Job job = { opts, NULL, 0, NULL, report };
 
-  g_return_val_if_fail (host != NULL && opts != NULL && opts->config != NULL && buf != NULL,
+  g_return_val_if_fail (host != NULL && opts != NULL && opts->config != NULL && doc != NULL &&
+                          doc->buf != NULL,
                         NULL);
+  job.buf = doc->buf;
+  job.len = doc->len;
+  job.what = doc->what;
   return place_domain (host, NULL, &job, error);
 }
 

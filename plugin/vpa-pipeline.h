@@ -47,15 +47,15 @@ typedef struct {
  * would refuse in the guest PCI layout the planner reads
  * (vpa-guest-bus-rules.h): a caller that goes on to place, check or
  * attach parses with it. */
-VpaDomain *vpa_pipeline_parse (const char *buf, gsize len, const char *what, GError **error);
+VpaDomain *vpa_pipeline_parse (const VpaDoc *doc, GError **error);
 
-/* Places every request of the domain document buf (what names it in
- * messages) on host (transfer full) as opts say. Returns the rewritten
+/* Places every request of the domain document doc (doc->what names it
+ * in messages) on host (transfer full) as opts say. Returns the rewritten
  * document; report (may be NULL) receives what happened. Errors:
  * VPA_ERROR_INVALID (bad document/metadata), VPA_ERROR_UNSATISFIABLE (a
  * request cannot be met). */
-char *vpa_pipeline_place (VpaHost *host, const VpaPlaceOptions *opts, const char *buf, gsize len,
-                          const char *what, VpaPlaceReport *report, GError **error);
+char *vpa_pipeline_place (VpaHost *host, const VpaPlaceOptions *opts, const VpaDoc *doc,
+                          VpaPlaceReport *report, GError **error);
 
 /* vpa_pipeline_place of a document already parsed: dom (transfer full)
  * is vpa_pipeline_parse() of buf, not yet bound to a host; its source

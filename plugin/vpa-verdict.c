@@ -226,8 +226,8 @@ parse_line (VpaVerdictCounts *c, const char *line, const char *path, guint no, G
   return line_error (error, path, no, line, "not a verdict counter line");
 }
 
-VpaVerdictCounts *
-vpa_verdict_counts_parse (const char *data, gsize len, const char *path, GError **error)
+static VpaVerdictCounts *
+counts_parse (const char *data, gsize len, const char *path, GError **error)
 {
   g_autoptr (VpaVerdictCounts) c = vpa_verdict_counts_new ();
   g_autofree char *text = g_strndup (data, len);
@@ -251,6 +251,13 @@ vpa_verdict_counts_parse (const char *data, gsize len, const char *path, GError 
 }
 
 VpaVerdictCounts *
+vpa_verdict_counts_parse (const VpaDoc *doc, GError **error)
+{
+  g_return_val_if_fail (doc != NULL, NULL);
+  return counts_parse (doc->buf, doc->len, doc->what, error);
+}
+
+VpaVerdictCounts *
 vpa_verdict_counts_load (const char *state_dir, gboolean *exists, GError **error)
 {
   g_autofree char *path = g_build_filename (state_dir, VPA_VERDICT_FILE, NULL);
@@ -270,7 +277,7 @@ vpa_verdict_counts_load (const char *state_dir, gboolean *exists, GError **error
     }
   data = vpa_file_read_bounded (fd, path, VPA_VERDICT_FILE_MAX, VPA_ERROR_INVALID, &len, error);
   close (fd);
-  return data != NULL ? vpa_verdict_counts_parse (data, len, path, error) : NULL;
+  return data != NULL ? vpa_verdict_counts_parse (&(VpaDoc){ data, len, path }, error) : NULL;
 }
 
 /* An exclusive lock on STATE_DIR/verdicts.lock, waiting at most about a

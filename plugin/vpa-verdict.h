@@ -98,11 +98,10 @@ VpaVerdictCounts *vpa_verdict_counts_new (void);
 void vpa_verdict_counts_free (VpaVerdictCounts *c);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaVerdictCounts, vpa_verdict_counts_free)
 
-/* The file's text; parse is its inverse (path names it in errors: one
+/* The file's text; parse is its inverse (doc->what names it in errors: one
  * line naming the file, the line and the value). */
 char *vpa_verdict_counts_format (const VpaVerdictCounts *c);
-VpaVerdictCounts *vpa_verdict_counts_parse (const char *data, gsize len, const char *path,
-                                            GError **error);
+VpaVerdictCounts *vpa_verdict_counts_parse (const VpaDoc *doc, GError **error);
 
 /* Reads STATE_DIR/verdicts: an empty set when the file does not exist;
  * a link, a non-regular file or one over VPA_VERDICT_FILE_MAX is an

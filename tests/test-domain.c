@@ -193,7 +193,7 @@ test_parse_fixture (gconstpointer data)
   gsize len;
 
   buf = vpa_test_read_fixture (path, &len);
-  dom = vpa_domain_parse (buf, len, base, &error);
+  dom = vpa_domain_parse (&(VpaDoc){ buf, len, base }, &error);
   g_assert_no_error (error);
   g_assert_nonnull (dom);
   g_assert_cmpstr (dom->source, ==, base);
@@ -225,7 +225,7 @@ test_bad_fixture (gconstpointer data)
   gsize len;
 
   buf = vpa_test_read_fixture (path, &len);
-  dom = vpa_domain_parse (buf, len, base, &error);
+  dom = vpa_domain_parse (&(VpaDoc){ buf, len, base }, &error);
   /* A few errors need the host (pins to CPUs it does not have). */
   if (dom != NULL)
     g_assert_null (vpa_bind_nodes (dom, host, &error));
@@ -309,7 +309,7 @@ test_parse_node (void)
   gsize len;
 
   buf = vpa_test_read_fixture (path, &len);
-  doc = vpa_xml_parse_memory (buf, len, "status.xml", &error);
+  doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, "status.xml" }, &error);
   g_assert_no_error (error);
   root = xmlDocGetRootElement (doc);
   g_assert_cmpstr ((const char *) root->name, ==, "domstatus");
@@ -347,7 +347,7 @@ test_bind_follows_pins (void)
                          "<cell id='0' cpus='0-1' memory='1024'/></numa></cpu></domain>",
                          cases[i].cpuset);
       g_autoptr (GError) error = NULL;
-      g_autoptr (VpaDomain) dom = vpa_domain_parse (xml, strlen (xml), "p.xml", &error);
+      g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "p.xml" }, &error);
       g_autoptr (GString) s = g_string_new (NULL);
 
       g_assert_no_error (error);
@@ -375,7 +375,7 @@ test_foreign_tolerated (void)
     "<devices><hostdev mode='subsystem' type='pci'><source><address bus='0x1ff' slot='0' "
     "function='0'/></source><alias name='ua-x'/></hostdev></devices></domain>";
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (xml, strlen (xml), "f.xml", &error);
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "f.xml" }, &error);
   g_autoptr (VpaHost) host = test_host ();
 
   g_assert_no_error (error);

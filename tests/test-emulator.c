@@ -23,7 +23,7 @@ dedicated_of (const char *body)
   g_autofree char *xml = g_strdup_printf ("<domain type='kvm'><name>d</name><vcpu>3</vcpu>%s"
                                           "</domain>",
                                           body);
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), "t", NULL);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), "t" }, NULL);
   g_autoptr (VpaClaim) c = NULL;
   g_autoptr (GError) error = NULL;
   GString *s = g_string_new (NULL);
@@ -170,7 +170,7 @@ test_check_isolate_held (void)
       g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/pinned.conf", &error);
       g_autoptr (GPtrArray) claims = vpa_claim_filter (host->claims, NULL, FALSE);
       g_autofree char *text = g_strdup_printf (xml, cases[i].cpu, cases[i].cpu);
-      g_autoptr (VpaDomain) dom = vpa_domain_parse (text, strlen (text), "emu.xml", &error);
+      g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ text, strlen (text), "emu.xml" }, &error);
       g_autoptr (GPtrArray) results = NULL;
       const VpaCheckResult *last;
       gboolean ok = FALSE;

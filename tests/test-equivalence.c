@@ -95,7 +95,7 @@ round_trip (const VpaHost *host)
   g_assert_true (vpa_snapshot_write (host, mem, &error));
   g_assert_no_error (error);
   fclose (mem);
-  back = vpa_snapshot_load_memory (buf, len, "round-trip.xml", &error);
+  back = vpa_snapshot_load_memory (&(VpaDoc){ buf, len, "round-trip.xml" }, &error);
   g_assert_no_error (error);
   return back;
 }
@@ -258,7 +258,7 @@ test_snapshot_replay (gconstpointer data)
   g_assert_true (vpa_snapshot_write (live, mem, &error));
   g_assert_no_error (error);
   fclose (mem);
-  replayed = vpa_snapshot_load_memory (buf, len, "replayed.xml", &error);
+  replayed = vpa_snapshot_load_memory (&(VpaDoc){ buf, len, "replayed.xml" }, &error);
   g_assert_no_error (error);
 
   got = describe (replayed, config, NULL);

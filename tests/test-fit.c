@@ -648,7 +648,7 @@ place_file (const char *path, const char *buf, gsize len, GString *explain, GErr
   claims = vpa_claim_filter (host->claims, NULL, FALSE);
   opts.claims = claims;
   opts.config = config;
-  return vpa_pipeline_place (g_steal_pointer (&host), &opts, buf, len, path, NULL, error);
+  return vpa_pipeline_place (g_steal_pointer (&host), &opts, &(VpaDoc){ buf, len, path }, NULL, error);
 }
 
 static void
@@ -705,7 +705,7 @@ test_check_binding (void)
       gboolean ok = FALSE;
 
       buf = vpa_test_read_fixture (path, &len);
-      dom = vpa_domain_parse (buf, len, path, &error);
+      dom = vpa_domain_parse (&(VpaDoc){ buf, len, path }, &error);
       g_assert_no_error (error);
       results = vpa_pipeline_check (g_steal_pointer (&host), claims, config, dom, TRUE, &ok, &error);
       g_assert_no_error (error);

@@ -51,7 +51,7 @@ query_init (Query *q, const char *xml)
 
   q->config = vpa_config_load_file (DS_CONF, &error);
   g_assert_no_error (error);
-  q->dom = vpa_domain_parse (xml, strlen (xml), "guest.xml", &error);
+  q->dom = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "guest.xml" }, &error);
   g_assert_no_error (error);
   q->requests = vpa_requests_from_domain (q->dom, q->config, &error);
   g_assert_no_error (error);

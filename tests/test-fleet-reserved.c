@@ -173,7 +173,7 @@ filter_both (VpaFleetStore *store, const char *guest, guint flags, gboolean *fre
   VpaFleetQuery query = { 0 };
 
   g_assert_no_error (error);
-  dom = vpa_domain_parse (guest, strlen (guest), "guest.xml", &error);
+  dom = vpa_domain_parse (&(VpaDoc){ guest, strlen (guest), "guest.xml" }, &error);
   g_assert_no_error (error);
   requests = vpa_requests_from_domain (dom, config, &error);
   g_assert_no_error (error);

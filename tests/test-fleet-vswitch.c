@@ -345,7 +345,7 @@ static VpaDomain *
 domain_parse (const char *text)
 {
   g_autoptr (GError) error = NULL;
-  VpaDomain *dom = vpa_domain_parse (text, strlen (text), "guest.xml", &error);
+  VpaDomain *dom = vpa_domain_parse (&(VpaDoc){ text, strlen (text), "guest.xml" }, &error);
 
   g_assert_no_error (error);
   return dom;

@@ -1078,7 +1078,7 @@ domain_parse (const char *path, const char *text)
     {
       g_assert_true (g_file_get_contents (path, &buf, &len, NULL));
     }
-  dom = vpa_domain_parse (buf, strlen (buf), path, &error);
+  dom = vpa_domain_parse (&(VpaDoc){ buf, strlen (buf), path }, &error);
   g_assert_no_error (error);
   return dom;
 }
@@ -1168,7 +1168,7 @@ fit_equals_place_one (VpaFleetStore *store, const char *name, VpaInventory *inv,
   host = vpa_source_load (inv->host->source, &error);
   g_assert_no_error (error);
   claims = vpa_claim_filter (host->claims, NULL, FALSE);
-  placed = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, buf, len, path, NULL, &place_error);
+  placed = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ buf, len, path }, NULL, &place_error);
   g_assert_cmpint (placed != NULL, ==, res != NULL);
 
   v = fit_verdict (store, config, dom, name);

@@ -20,7 +20,7 @@ bus_from (const char *machine, const char *devices)
     "<domain type='qemu'><os><type arch='x86_64' machine='%s'>hvm</type></os>"
     "<features><acpi/></features><devices>%s</devices></domain>",
     machine, devices);
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), "t.xml", &error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), "t.xml" }, &error);
 
   g_assert_no_error (error);
   return vpa_guest_topology_bus_parse (xmlDocGetRootElement (doc));
@@ -408,7 +408,7 @@ test_libvirt_rules (void)
         "<cpu><numa><cell id='0' cpus='0' memory='1024'/><cell cpus='1' memory='1024'/></numa></cpu>"
         "<devices><controller type='pci' index='0' model='pcie-root'/>%s</devices></domain>",
         cases[i].devices);
-      g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), "t.xml", &error);
+      g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), "t.xml" }, &error);
       g_autoptr (VpaGuestBus) bus = NULL;
       gboolean ok;
 

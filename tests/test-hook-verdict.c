@@ -242,7 +242,7 @@ test_counts_bounded (void)
   text = vpa_verdict_counts_format (c);
   g_assert_cmpuint (strlen (text), <, 4096);
   {
-    g_autoptr (VpaVerdictCounts) again = vpa_verdict_counts_parse (text, strlen (text), "t", &error);
+    g_autoptr (VpaVerdictCounts) again = vpa_verdict_counts_parse (&(VpaDoc){ text, strlen (text), "t" }, &error);
     g_autofree char *text2 = NULL;
 
     g_assert_no_error (error);
@@ -275,8 +275,7 @@ test_counts_parse_errors (void)
   for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
     {
       g_autoptr (GError) error = NULL;
-      g_autoptr (VpaVerdictCounts) c = vpa_verdict_counts_parse (bad[i], strlen (bad[i]), "f",
-                                                                 &error);
+      g_autoptr (VpaVerdictCounts) c = vpa_verdict_counts_parse (&(VpaDoc){ bad[i], strlen (bad[i]), "f" }, &error);
       g_assert_null (c);
       g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
       g_assert_true (g_str_has_prefix (error->message, "f"));
@@ -307,13 +306,13 @@ test_counts_parse_mutations (void)
           buf[g_rand_int_range (rand, 0, (gint32) len)] =
             alphabet[g_rand_int_range (rand, 0, sizeof alphabet - 1)];
         }
-      c = vpa_verdict_counts_parse (buf, len, "m", &error);
+      c = vpa_verdict_counts_parse (&(VpaDoc){ buf, len, "m" }, &error);
       g_assert_true ((c == NULL) == (error != NULL));
       if (c != NULL)
         {
           g_autofree char *text = vpa_verdict_counts_format (c);
           g_autoptr (VpaVerdictCounts) again =
-            vpa_verdict_counts_parse (text, strlen (text), "m", &error);
+            vpa_verdict_counts_parse (&(VpaDoc){ text, strlen (text), "m" }, &error);
           g_autofree char *text2 = NULL;
 
           g_assert_no_error (error);

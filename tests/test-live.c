@@ -149,7 +149,7 @@ static const char maps_two[] =
 static VpaLiveReport *
 run (Fake *f, GError **error)
 {
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (domain_xml, strlen (domain_xml), "g1", NULL);
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ domain_xml, strlen (domain_xml), "g1" }, NULL);
   VpaLiveEnv env = { .proc_root = f->proc, .sysfs_root = f->sys, .page_size = PAGE, .query = fake_query, .query_data = f };
 
   g_assert_nonnull (dom);
@@ -308,7 +308,7 @@ test_libnuma (void)
   write_file (f.proc, pid_maps, maps);
   env.proc_root = f.proc;
   env.sysfs_root = f.sys;
-  dom = vpa_domain_parse (xml, strlen (xml), "self", &error);
+  dom = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "self" }, &error);
   g_assert_no_error (error);
   r = vpa_live_check (dom, getpid (), &env, &error);
   g_assert_no_error (error);
@@ -325,7 +325,7 @@ static void
 test_maps_parse (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (GArray) maps = vpa_live_maps_parse (maps_two, strlen (maps_two), "maps", &error);
+  g_autoptr (GArray) maps = vpa_live_maps_parse (&(VpaDoc){ maps_two, strlen (maps_two), "maps" }, &error);
   g_autoptr (GArray) memfd = NULL;
   g_autoptr (GArray) bad = NULL;
   const char memfd_line[] = "7f0000000000-7f0004000000 rw-s 00000000 00:01 7 /memfd:ram-node0 "
@@ -337,10 +337,10 @@ test_maps_parse (void)
    * left out */
   g_assert_cmpuint (maps->len, ==, 2);
   g_assert_cmpuint (g_array_index (maps, VpaLiveMapping, 1).start, ==, CELL0);
-  memfd = vpa_live_maps_parse (memfd_line, strlen (memfd_line), "maps", &error);
+  memfd = vpa_live_maps_parse (&(VpaDoc){ memfd_line, strlen (memfd_line), "maps" }, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (memfd->len, ==, 1);
-  bad = vpa_live_maps_parse ("garbage\n", 8, "/proc/42/maps", &error);
+  bad = vpa_live_maps_parse (&(VpaDoc){ "garbage\n", 8, "/proc/42/maps" }, &error);
   g_assert_null (bad);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
   g_assert_cmpstr (error->message, ==, "/proc/42/maps: line 1: not a mapping: 'garbage'");

@@ -106,7 +106,7 @@ place_sample (Placed *p, const char *xml)
   p->explain = g_string_new (NULL);
   {
     VpaPlaceOptions opts = { .claims = p->host->claims, .config = config, .explain = p->explain };
-    p->out = vpa_pipeline_place (host, &opts, xml, strlen (xml), "train.xml", NULL, &p->error);
+    p->out = vpa_pipeline_place (host, &opts, &(VpaDoc){ xml, strlen (xml), "train.xml" }, NULL, &p->error);
   }
   for (g_regex_match (re, p->out != NULL ? p->out : "", 0, &m); g_match_info_matches (m);
        g_match_info_next (m, NULL))

@@ -104,7 +104,7 @@ load_fixture (const char *path, char **base)
   xmlDoc *doc;
 
   *base = g_path_get_basename (path);
-  doc = vpa_xml_parse_memory (buf, len, *base, &error);
+  doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, *base }, &error);
   g_assert_no_error (error);
   return doc;
 }

@@ -613,7 +613,7 @@ requests_for (const char *metadata, GError **error)
   g_autoptr (VpaDomain) dom = NULL;
 
   g_assert_no_error (local);
-  dom = vpa_domain_parse (xml, strlen (xml), "domain.xml", &local);
+  dom = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "domain.xml" }, &local);
   g_assert_no_error (local);
   return vpa_requests_from_domain (dom, config, error);
 }
@@ -736,7 +736,7 @@ test_pipeline_explain_failure (void)
   buf = vpa_test_read_fixture (VPA_TEST_DATA "/explain/unsatisfiable.xml", &len);
   opts.claims = claims;
   opts.config = config;
-  out = vpa_pipeline_place (host, &opts, buf, len, "unsatisfiable.xml", NULL, &error);
+  out = vpa_pipeline_place (host, &opts, &(VpaDoc){ buf, len, "unsatisfiable.xml" }, NULL, &error);
   g_assert_null (out);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE);
   g_assert_cmpstr (error->message, ==,

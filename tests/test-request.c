@@ -29,7 +29,7 @@ apply (const char *xml, VpaRequestEditOp op, const char *name, const char *const
 {
   VpaRequestEdit edit = { op, name, attrs, NULL };
 
-  return vpa_request_edit_apply (xml, strlen (xml), "domain 'vm1'", &edit, res, error);
+  return vpa_request_edit_apply (&(VpaDoc){ xml, strlen (xml), "domain 'vm1'" }, &edit, res, error);
 }
 
 /* add-port on a domain without <vpa:affinity>: the element is created,
@@ -189,7 +189,7 @@ place_doc (GPtrArray *claims, gpointer user_data, GError **error)
   PlaceData *pd = user_data;
   g_autoptr (VpaConfig) config = vpa_config_load_file (CONF, NULL);
 
-  return vpa_pipeline_place (vpa_source_load ("test://" HOST, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, pd->doc, strlen (pd->doc), "web1", NULL, error);
+  return vpa_pipeline_place (vpa_source_load ("test://" HOST, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ pd->doc, strlen (pd->doc), "web1" }, NULL, error);
 }
 
 /* add-port then place (as --place): the new interface gets a VF no other

@@ -293,7 +293,7 @@ states (VpaConfig *config, GPtrArray *claims, const char *viewer_xml)
 
   if (viewer_xml != NULL)
     {
-      viewer = vpa_domain_parse (viewer_xml, strlen (viewer_xml), "viewer", &error);
+      viewer = vpa_domain_parse (&(VpaDoc){ viewer_xml, strlen (viewer_xml), "viewer" }, &error);
       g_assert_no_error (error);
     }
   inv = vpa_inventory_new_for (small_host (), config, claims, viewer, &error);

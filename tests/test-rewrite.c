@@ -67,7 +67,7 @@ static void
 assert_holds (const char *out, gsize len, GPtrArray *decisions)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (VpaDomain) dom = vpa_domain_parse (out, len, "out.xml", &error);
+  g_autoptr (VpaDomain) dom = vpa_domain_parse (&(VpaDoc){ out, len, "out.xml" }, &error);
 
   g_assert_no_error (error);
   g_assert_cmpuint (dom->placed->len, ==, decisions->len);
@@ -412,13 +412,13 @@ test_at_bounds (void)
       g_string_append (doc, "/>\n");
     }
   g_string_append (doc, "</devices></domain>\n");
-  g_assert_true (vpa_xml_prescan (doc->str, doc->len, "t.xml", &error));
+  g_assert_true (vpa_xml_prescan (&(VpaDoc){ doc->str, doc->len, "t.xml" }, &error));
   g_assert_no_error (error);
 
   out = vpa_rewrite_domain (&(VpaDoc){ doc->str, doc->len, "t.xml" }, decisions, &out_len, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (out, "<vpa:placed device='ua-p' address='0000:81:10.2'"));
-  g_assert_false (vpa_xml_prescan (out, out_len, "out.xml", &error));
+  g_assert_false (vpa_xml_prescan (&(VpaDoc){ out, out_len, "out.xml" }, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
 }
 

@@ -119,7 +119,7 @@ test_memory (void)
   g_autoptr (VpaHost) a = load_mini ();
   g_autoptr (VpaHost) b = NULL;
 
-  b = vpa_snapshot_load_memory (buf, len, "mini", &error);
+  b = vpa_snapshot_load_memory (&(VpaDoc){ buf, len, "mini" }, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (b->source, ==, "mini");
   assert_hosts_equal (a, b);
@@ -154,7 +154,7 @@ test_round_trip (gconstpointer data)
   a = vpa_snapshot_load (path, &error);
   g_assert_no_error (error);
   text1 = write_to_string (a, &len1);
-  b = vpa_snapshot_load_memory (text1, len1, "written", &error);
+  b = vpa_snapshot_load_memory (&(VpaDoc){ text1, len1, "written" }, &error);
   g_assert_no_error (error);
   assert_hosts_equal (a, b);
   /* The output is stable when fed back in. */
@@ -203,7 +203,7 @@ test_many_vfs (void)
   g_assert_true (vpa_host_seal (host, &error));
 
   text = write_to_string (host, &len);
-  back = vpa_snapshot_load_memory (text, len, "generated", &error);
+  back = vpa_snapshot_load_memory (&(VpaDoc){ text, len, "generated" }, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (back->devices->len, ==, 16 * 249);
   assert_hosts_equal (host, back);
@@ -223,7 +223,7 @@ test_numa_round_trip (void)
   g_assert_no_error (error);
   g_assert_true (vpa_host_seal (host, &error));
   text = write_to_string (host, &len);
-  back = vpa_snapshot_load_memory (text, len, "replayed", &error);
+  back = vpa_snapshot_load_memory (&(VpaDoc){ text, len, "replayed" }, &error);
   g_assert_no_error (error);
   vpa_test_assert_capacity_equal (host, back);
   g_assert_cmpuint (host->claims->len, ==, back->claims->len);
@@ -302,7 +302,7 @@ test_open_errors (void)
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_clear_error (&error);
 
-  host = vpa_snapshot_load_memory ("", 0, "empty", &error);
+  host = vpa_snapshot_load_memory (&(VpaDoc){ "", 0, "empty" }, &error);
   g_assert_null (host);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_clear_error (&error);

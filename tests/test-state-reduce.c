@@ -58,7 +58,7 @@ static char *
 whole_claims (const char *buf, gsize len)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (buf, len, "f.xml", &error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, "f.xml" }, &error);
 
   return claims_of (doc, error, "f.xml");
 }
@@ -67,7 +67,7 @@ static char *
 reduced_claims (const char *buf, gsize len)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (xmlDoc) doc = vpa_state_reduce (buf, len, "f.xml", &error);
+  g_autoptr (xmlDoc) doc = vpa_state_reduce (&(VpaDoc){ buf, len, "f.xml" }, &error);
 
   return claims_of (doc, error, "f.xml");
 }
@@ -156,7 +156,7 @@ check_document (const char *text, const char *label, gboolean pad)
         continue;
       /* (before <devices> the disks are not in it: the domain's own
        * children, skipped all the same) */
-      g_assert_false (vpa_xml_prescan (big, strlen (big), "f.xml", NULL));
+      g_assert_false (vpa_xml_prescan (&(VpaDoc){ big, strlen (big), "f.xml" }, NULL));
       got = reduced_claims (big, strlen (big));
       g_assert_cmpstr (got, ==, whole);
     }
@@ -204,7 +204,7 @@ test_fixtures (void)
         continue;
       /* past the bounds the whole parse has no claims to compare (the
        * hook cases prepare-state-over-bound* read them) */
-      if (!vpa_xml_prescan (text, len, "f.xml", NULL))
+      if (!vpa_xml_prescan (&(VpaDoc){ text, len, "f.xml" }, NULL))
         continue;
       /* the state files also padded past the bounds */
       check_document (text, files->pdata[i], strstr (files->pdata[i], "/state/") != NULL);
@@ -314,7 +314,7 @@ test_refused (void)
       g_autoptr (xmlDoc) doc = NULL;
 
       g_clear_error (&error);
-      doc = vpa_state_reduce (cases[i][0], strlen (cases[i][0]), "f.xml", &error);
+      doc = vpa_state_reduce (&(VpaDoc){ cases[i][0], strlen (cases[i][0]), "f.xml" }, &error);
       g_assert_null (doc);
       g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
       g_assert_true (g_str_has_prefix (error->message, cases[i][1]));
@@ -324,7 +324,7 @@ test_refused (void)
     g_string_append (kept, "<hostdev mode='subsystem' type='usb'/>");
   g_string_append (kept, "</devices></domain>");
   g_clear_error (&error);
-  g_assert_null (vpa_state_reduce (kept->str, kept->len, "f.xml", &error));
+  g_assert_null (vpa_state_reduce (&(VpaDoc){ kept->str, kept->len, "f.xml" }, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   g_assert_nonnull (strstr (error->message, "element <hostdev>: the claims read more than 32768 elements"));
 }
@@ -333,7 +333,7 @@ static void
 assert_refused (GString *doc, const char *message)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (xmlDoc) reduced = vpa_state_reduce (doc->str, doc->len, "f.xml", &error);
+  g_autoptr (xmlDoc) reduced = vpa_state_reduce (&(VpaDoc){ doc->str, doc->len, "f.xml" }, &error);
 
   g_assert_null (reduced);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
@@ -392,7 +392,7 @@ test_census (void)
   assert_refused (decls, "more than 65536 distinct names of elements, attributes and namespaces");
   assert_refused (pairs, "f.xml:1: the document has more than 16711680 pairs of attributes");
   assert_refused (scope, "f.xml:1: the document has more than 268435456 namespace declarations in scope to search");
-  doc = vpa_state_reduce (many->str, many->len, "f.xml", &error);
+  doc = vpa_state_reduce (&(VpaDoc){ many->str, many->len, "f.xml" }, &error);
   g_assert_no_error (error);
   g_assert_nonnull (doc);
 }

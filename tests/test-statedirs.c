@@ -112,8 +112,7 @@ test_parse (void)
       g_autoptr (GError) error = NULL;
       g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
       g_autofree char *s = NULL;
-      gboolean ok = vpa_statedirs_parse (cases[i].xml, strlen (cases[i].xml), "s.xml", "x",
-                                         claims, &error);
+      gboolean ok = vpa_statedirs_parse (&(VpaDoc){ cases[i].xml, strlen (cases[i].xml), "s.xml" }, "x", claims, &error);
 
       g_assert_cmpint (ok, ==, cases[i].ok);
       if (!ok)
@@ -156,7 +155,7 @@ static char *
 numa_claim_of (const char *body)
 {
   g_autofree char *xml = g_strdup_printf ("<domain type='kvm'><name>d</name>%s</domain>", body);
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), "t", NULL);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), "t" }, NULL);
   g_autoptr (VpaClaim) c = NULL;
   g_autoptr (GError) error = NULL;
   GString *s = g_string_new (NULL);
@@ -351,7 +350,7 @@ claims_one_of (const char *doc, const VpaAddr *addrs, guint n)
 {
   g_autoptr (GPtrArray) claims = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_claim_free);
 
-  if (!vpa_statedirs_parse (doc, strlen (doc), "t.xml", NULL, claims, NULL))
+  if (!vpa_statedirs_parse (&(VpaDoc){ doc, strlen (doc), "t.xml" }, NULL, claims, NULL))
     return FALSE;
   for (guint i = 0; i < claims->len; i++)
     {

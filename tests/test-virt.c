@@ -420,7 +420,7 @@ place_numa_guest (GPtrArray *claims, gpointer user_data, GError **error)
 
   g_assert_no_error (local);
   g_ptr_array_set_size (host->claims, 0);
-  return vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = np->ignore_claims ? none : claims, .config = config }, xml, strlen (xml), np->name, NULL, error);
+  return vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = np->ignore_claims ? none : claims, .config = config }, &(VpaDoc){ xml, strlen (xml), np->name }, NULL, error);
 }
 
 static void
@@ -595,7 +595,7 @@ place_request (GPtrArray *claims, gpointer user_data, GError **error)
 
   g_assert_no_error (local);
   g_ptr_array_set_size (host->claims, 0);
-  return vpa_pipeline_place (host, &(VpaPlaceOptions){ .claims = claims, .config = config }, xml, strlen (xml), dr->name, NULL, error);
+  return vpa_pipeline_place (host, &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ xml, strlen (xml), dr->name }, NULL, error);
 }
 
 /* A domain with a NUMA binding and no device claims no device: a GPU
@@ -692,7 +692,7 @@ place_attach (GPtrArray *claims, gpointer user_data, VpaAttachRecord *record, GE
   g_autoptr (GError) local = NULL;
   g_autoptr (virDomain) dom = virDomainLookupByName (ad->conn, ad->domain);
   g_autofree char *xml = virDomainGetXMLDesc (dom, 0);
-  g_autoptr (VpaDomain) parsed = vpa_domain_parse (xml, strlen (xml), ad->domain, &local);
+  g_autoptr (VpaDomain) parsed = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), ad->domain }, &local);
   g_autoptr (VpaConfig) config = vpa_config_load_file (VPA_TEST_DATA "/hosts/snc-4.conf", &local);
   g_autoptr (VpaVirtLock) second = vpa_virt_lock_acquire (ad->conn, NULL, 10, NULL);
   VpaHost *host = vpa_source_load (SNC4, &local);
@@ -1023,7 +1023,7 @@ test_attach_records (void)
   /* check on the result: the port, its device, its policy */
   claims = vpa_virt_load_claims (conn, &error);
   g_assert_no_error (error);
-  parsed = vpa_domain_parse (xml, strlen (xml), "g1", &error);
+  parsed = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "g1" }, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (parsed->ports->len, ==, 1);
   results = vpa_pipeline_check (vpa_source_load (SNC4, NULL), claims, config, parsed, FALSE, &ok,
@@ -1037,7 +1037,7 @@ test_attach_records (void)
   /* placing again keeps the device and its records (the fixture's
    * binding is not the one place writes: the guest's cell is placed
    * again, its port is not) */
-  again = vpa_pipeline_place (vpa_source_load (SNC4, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, xml, strlen (xml), "g1", &report, &error);
+  again = vpa_pipeline_place (vpa_source_load (SNC4, NULL), &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ xml, strlen (xml), "g1" }, &report, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (again, port));
   g_assert_nonnull (strstr (again, placed));
@@ -1283,7 +1283,7 @@ test_attach_request_options (void)
   g_autoptr (GPtrArray) claims = vpa_virt_load_claims (conn, &error);
   g_autoptr (virDomain) dom = virDomainLookupByName (conn, "web1");
   g_autofree char *xml = virDomainGetXMLDesc (dom, 0);
-  g_autoptr (VpaDomain) parsed = vpa_domain_parse (xml, strlen (xml), "web1", &error);
+  g_autoptr (VpaDomain) parsed = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "web1" }, &error);
   g_auto (VpaAttachRecord) rec = { 0 };
   g_auto (VpaAttachRecord) pf_rec = { 0 };
   VpaPortRequest want = { .device = "ua-t", .physnet = "physnet1", .trusted = 1 };
@@ -1304,7 +1304,7 @@ test_attach_request_options (void)
   g_assert_nonnull (strstr (affinity, "<port device=\"ua-t\" physnet=\"physnet1\" vnic-type=\"direct\" trusted=\"true\"/>"));
 
   g_clear_pointer (&parsed, vpa_domain_free);
-  parsed = vpa_domain_parse (xml, strlen (xml), "web1", &error);
+  parsed = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "web1" }, &error);
   want = (VpaPortRequest){ .device = "ua-pf", .physnet = "physnet2", .trusted = -1, .want_pf = TRUE };
   pf_iface = vpa_pipeline_attach_request (vpa_source_load ("test://" VPA_TEST_DATA "/hosts/dual-socket.xml", NULL),
                                           &(VpaPlaceOptions){ .claims = claims, .config = config },
@@ -1351,7 +1351,7 @@ attach_gpu1 (const char *group, VpaAddr *addr, VpaAttachRecord *rec, GError **er
   dom = virDomainDefineXML (conn, xml);
   g_assert_nonnull (dom);
   claims = vpa_virt_load_claims (conn, NULL);
-  parsed = vpa_domain_parse (xml, strlen (xml), "gpu1", NULL);
+  parsed = vpa_domain_parse (&(VpaDoc){ xml, strlen (xml), "gpu1" }, NULL);
   g_assert_nonnull (parsed);
   out = vpa_pipeline_attach_request (
     vpa_source_load ("test://" VPA_TEST_DATA "/hosts/gpu-server.xml", NULL),

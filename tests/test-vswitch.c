@@ -151,7 +151,7 @@ test_ports_untouched (void)
   g_assert_no_error (error);
   buf = vpa_test_read_fixture (path, &len);
   claims = vpa_claim_filter (host->claims, NULL, FALSE);
-  out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, buf, len, "vswitch.xml", NULL, &error);
+  out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ buf, len, "vswitch.xml" }, NULL, &error);
   g_assert_no_error (error);
   before = interfaces_of (buf);
   after = interfaces_of (out);
@@ -186,7 +186,7 @@ place_nodeset (const char *domain, const char *extra_config, GError **error)
   config = vpa_test_config_load (text);
   buf = vpa_test_read_fixture (path, &len);
   claims = vpa_claim_filter (host->claims, NULL, FALSE);
-  out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, buf, len, domain, NULL, error);
+  out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config }, &(VpaDoc){ buf, len, domain }, NULL, error);
   if (out == NULL)
     return NULL;
   at = strstr (out, "<memory mode='strict' nodeset='");
@@ -258,7 +258,7 @@ test_explain (void)
       config = vpa_test_config_load (text);
       buf = vpa_test_read_fixture (path, &len);
       claims = vpa_claim_filter (host->claims, NULL, FALSE);
-      out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config, .explain = explain }, buf, len, "vhu.xml", NULL, &error);
+      out = vpa_pipeline_place (g_steal_pointer (&host), &(VpaPlaceOptions){ .claims = claims, .config = config, .explain = explain }, &(VpaDoc){ buf, len, "vhu.xml" }, NULL, &error);
       if (i == 0)
         {
           g_assert_no_error (error);

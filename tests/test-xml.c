@@ -10,7 +10,7 @@ test_parse_ok (void)
 {
   g_autoptr (GError) error = NULL;
   const char *doc = "<domain type='kvm'><!-- c --><name>a</name></domain>";
-  g_autoptr (xmlDoc) d = vpa_xml_parse_memory (doc, strlen (doc), "t.xml", &error);
+  g_autoptr (xmlDoc) d = vpa_xml_parse_memory (&(VpaDoc){ doc, strlen (doc), "t.xml" }, &error);
   g_assert_no_error (error);
   g_assert_nonnull (d);
   g_assert_cmpstr ((const char *) xmlDocGetRootElement (d)->name, ==, "domain");
@@ -20,7 +20,7 @@ static void
 check_refused (const char *doc, gsize len, const char *needle)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (xmlDoc) d = vpa_xml_parse_memory (doc, len, "t.xml", &error);
+  g_autoptr (xmlDoc) d = vpa_xml_parse_memory (&(VpaDoc){ doc, len, "t.xml" }, &error);
   g_assert_null (d);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
   if (strstr (error->message, needle) == NULL)
@@ -71,7 +71,7 @@ test_hostdev_address (void)
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
       g_autoptr (GError) error = NULL;
-      g_autoptr (xmlDoc) d = vpa_xml_parse_memory (cases[i].xml, strlen (cases[i].xml), "d.xml", &error);
+      g_autoptr (xmlDoc) d = vpa_xml_parse_memory (&(VpaDoc){ cases[i].xml, strlen (cases[i].xml), "d.xml" }, &error);
       gboolean pci;
       VpaAddr a;
       char buf[VPA_ADDR_BUFLEN];
@@ -142,7 +142,7 @@ test_pci_address_strict (void)
     {
       g_autofree char *xml = g_strdup_printf ("<address %s/>", good[i].attrs);
       g_autoptr (GError) error = NULL;
-      g_autoptr (xmlDoc) d = vpa_xml_parse_memory (xml, strlen (xml), "a.xml", &error);
+      g_autoptr (xmlDoc) d = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), "a.xml" }, &error);
       VpaAddr a = VPA_ADDR_NONE;
       char buf[VPA_ADDR_BUFLEN];
 
@@ -174,7 +174,7 @@ test_pci_address_strict (void)
             }
         }
       g_string_append (xml, "/>");
-      d = vpa_xml_parse_memory (xml->str, xml->len, "a.xml", &error);
+      d = vpa_xml_parse_memory (&(VpaDoc){ xml->str, xml->len, "a.xml" }, &error);
       g_assert_no_error (error);
       g_assert_false (vpa_xml_pci_address_parse (xmlDocGetRootElement (d), "a.xml", "<x>", &a, &error));
       g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
@@ -202,7 +202,7 @@ test_pci_walker (void)
     "</interface>"
     "</devices></domain>";
   g_autoptr (GError) error = NULL;
-  g_autoptr (xmlDoc) d = vpa_xml_parse_memory (xml, strlen (xml), "w.xml", &error);
+  g_autoptr (xmlDoc) d = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), "w.xml" }, &error);
   g_autoptr (GArray) lenient = NULL;
   g_autoptr (GArray) actual = NULL;
   g_autoptr (GArray) strict = NULL;
@@ -262,19 +262,19 @@ refused_by (Reader r, const char *doc, gsize len, const char *needle)
     {
     case READER_DOM:
       {
-        g_autoptr (xmlDoc) d = vpa_xml_parse_memory (doc, len, "t.xml", &error);
+        g_autoptr (xmlDoc) d = vpa_xml_parse_memory (&(VpaDoc){ doc, len, "t.xml" }, &error);
         refused = d == NULL;
         break;
       }
     case READER_DOMAIN:
       {
-        g_autoptr (VpaDomain) d = vpa_domain_parse (doc, len, "t.xml", &error);
+        g_autoptr (VpaDomain) d = vpa_domain_parse (&(VpaDoc){ doc, len, "t.xml" }, &error);
         refused = d == NULL;
         break;
       }
     case READER_SNAPSHOT:
       {
-        g_autoptr (VpaHost) h = vpa_snapshot_load_memory (doc, len, "t.xml", &error);
+        g_autoptr (VpaHost) h = vpa_snapshot_load_memory (&(VpaDoc){ doc, len, "t.xml" }, &error);
         refused = h == NULL;
         break;
       }

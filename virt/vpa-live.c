@@ -87,17 +87,17 @@ parse_map_line (char *l, guint64 *lo, guint64 *hi, char perms[8], char **path)
 }
 
 GArray *
-vpa_live_maps_parse (const char *buf, gsize len, const char *what, GError **error)
+vpa_live_maps_parse (const VpaDoc *doc, GError **error)
 {
   g_autoptr (GArray) maps = g_array_new (FALSE, FALSE, sizeof (VpaLiveMapping));
-  g_autofree char *copy = g_strndup (buf, len);
+  g_autofree char *copy = g_strndup (doc->buf, doc->len);
   g_auto (GStrv) lines = g_strsplit (copy, "\n", VPA_LIVE_MAPS_MAX + 1);
   guint n = g_strv_length (lines);
 
   if (n > VPA_LIVE_MAPS_MAX)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                   "%s: more than %u mappings", what, VPA_LIVE_MAPS_MAX);
+                   "%s: more than %u mappings", doc->what, VPA_LIVE_MAPS_MAX);
       return NULL;
     }
   for (guint i = 0; i < n; i++)
@@ -113,7 +113,7 @@ vpa_live_maps_parse (const char *buf, gsize len, const char *what, GError **erro
         {
           g_autofree char *line = vpa_message_bound (lines[i], 120);
           g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
-                       "%s: line %u: not a mapping: '%s'", what, i + 1, line);
+                       "%s: line %u: not a mapping: '%s'", doc->what, i + 1, line);
           return NULL;
         }
       if (!maps_line_is_ram (perms, g_strchomp (path)))
@@ -402,7 +402,7 @@ vpa_live_check (const VpaDomain *dom, int pid, const VpaLiveEnv *env, GError **e
                    "domain '%s': cannot read %s: is it running?", r->domain, maps_path);
       return NULL;
     }
-  if ((maps = vpa_live_maps_parse (buf, len, maps_path, error)) == NULL)
+  if ((maps = vpa_live_maps_parse (&(VpaDoc){ buf, len, maps_path }, error)) == NULL)
     return NULL;
   used = g_new0 (gboolean, maps->len + 1);
   threads = read_vcpus (pid, env);

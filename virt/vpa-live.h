@@ -70,8 +70,9 @@ typedef struct {
   gpointer query_data;
 } VpaLiveEnv;
 
-/* /proc/PID/maps text into its guest-RAM candidates (VpaLiveMapping). */
-GArray *vpa_live_maps_parse (const char *buf, gsize len, const char *what, GError **error);
+/* /proc/PID/maps text (doc->what names it in messages) into its
+ * guest-RAM candidates (VpaLiveMapping). */
+GArray *vpa_live_maps_parse (const VpaDoc *doc, GError **error);
 
 /* Field 39 of /proc/PID/task/TID/stat: the CPU the thread last ran on. */
 gboolean vpa_live_stat_cpu (const char *buf, gint *out_cpu);

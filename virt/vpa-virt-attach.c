@@ -18,7 +18,7 @@ placed_device_parse (const char *xml, const char *uri, const char *domain, GArra
                      GError **error)
 {
   g_autofree char *what = g_strdup_printf ("%s: device for domain '%s'", uri, domain);
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), what }, error);
 
   if (doc == NULL || !vpa_virt_define_collect_addrs (xmlDocGetRootElement (doc), FALSE, what, addrs, error))
     return FALSE;
@@ -79,7 +79,7 @@ attach_config (virConnectPtr conn, const char *uri, const char *domain, const ch
                    "%s: domain '%s' is transient: it has no persistent definition to attach to", uri, domain);
       return FALSE;
     }
-  if ((xml = vpa_attach_domain (prev->xml, strlen (prev->xml), what, device, rec, error)) == NULL)
+  if ((xml = vpa_attach_domain (&(VpaDoc){ prev->xml, strlen (prev->xml), what }, device, rec, error)) == NULL)
     return FALSE;
   if ((defined = virDomainDefineXML (conn, xml)) == NULL)
     {

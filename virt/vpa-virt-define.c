@@ -85,7 +85,7 @@ placed_domain_parse (const char *xml, const char *uri, char **name, GArray *addr
                      GArray *cpus, GError **error)
 {
   g_autofree char *what = g_strdup_printf ("%s: placed domain", uri);
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), what }, error);
   xmlNode *root, *name_node;
 
   if (doc == NULL)

@@ -66,7 +66,7 @@ vpa_virt_load_hostdev_networks (virConnectPtr conn, const char *uri, GError **er
           g_clear_pointer (&out, g_ptr_array_unref);
           continue;
         }
-      hn = vpa_netpool_hostdev_net_parse (xml, strlen (xml), virNetworkIsActive (net) == 1, what, &local);
+      hn = vpa_netpool_hostdev_net_parse (&(VpaDoc){ xml, strlen (xml), what }, virNetworkIsActive (net) == 1, &local);
       if (local != NULL)
         {
           g_propagate_error (error, g_steal_pointer (&local));

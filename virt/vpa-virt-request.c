@@ -55,7 +55,7 @@ vpa_virt_request_edit (virConnectPtr conn, const char *uri, const char *domain,
   if ((xml = config_xml (conn, uri, domain, &dom, error)) == NULL)
     return FALSE;
   what = g_strdup_printf ("domain '%s'", domain);
-  if (!vpa_request_edit_apply (xml, strlen (xml), what, edit, out, error))
+  if (!vpa_request_edit_apply (&(VpaDoc){ xml, strlen (xml), what }, edit, out, error))
     return FALSE;
   if (edit->op == VPA_REQUEST_EDIT_PLACE)
     return TRUE;
@@ -83,7 +83,7 @@ vpa_virt_request_show (virConnectPtr conn, const char *uri, const char *domain, 
   g_return_val_if_fail (conn != NULL && domain != NULL, NULL);
   if ((xml = config_xml (conn, uri != NULL ? uri : "(default)", domain, &dom, error)) == NULL)
     return NULL;
-  affinity = vpa_request_edit_show (xml, strlen (xml), what, &local);
+  affinity = vpa_request_edit_show (&(VpaDoc){ xml, strlen (xml), what }, &local);
   if (local != NULL)
     {
       g_propagate_error (error, g_steal_pointer (&local));

@@ -146,7 +146,7 @@ claims_from_xml (const char *xml, const char *name, gboolean running,
                  GPtrArray *claims, guint from, GError **error)
 {
   g_autofree char *what = g_strdup_printf ("domain '%s'", name);
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), what }, error);
   g_autoptr (GArray) devs = NULL;
 
   if (doc == NULL)
@@ -306,7 +306,7 @@ load_one_device (DeviceLoad *ld, virNodeDevicePtr dev, GError **error)
       return FALSE;
     }
   what = g_strdup_printf ("%s: node device '%s'", ld->uri, name);
-  doc = vpa_xml_parse_memory (xml, strlen (xml), what, error);
+  doc = vpa_xml_parse_memory (&(VpaDoc){ xml, strlen (xml), what }, error);
   if (doc == NULL)
     return FALSE;
   if (!vpa_nodedev_parse (xmlDocGetRootElement (doc), ld->uri, &nd, error))
@@ -478,7 +478,7 @@ load_cells (virConnectPtr conn, const char *uri, VpaHost *host, GError **error)
       return FALSE;
     }
   what = g_strdup_printf ("%s: capabilities", uri);
-  doc = vpa_xml_parse_memory (caps, strlen (caps), what, error);
+  doc = vpa_xml_parse_memory (&(VpaDoc){ caps, strlen (caps), what }, error);
   if (doc == NULL)
     return FALSE;
   return vpa_capabilities_parse (xmlDocGetRootElement (doc), uri, host, error);

@@ -87,25 +87,25 @@ dump_node (xmlDoc *doc, xmlNode *node)
 }
 
 char *
-vpa_attach_domain (const char *xml, gsize len, const char *what, const char *device_xml,
-                   const VpaAttachRecord *rec, GError **error)
+vpa_attach_domain (const VpaDoc *doc, const char *device_xml, const VpaAttachRecord *rec,
+                   GError **error)
 {
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, what, error);
+  g_autoptr (xmlDoc) parsed = vpa_xml_parse_memory (doc, error);
   g_autoptr (xmlDoc) dev = NULL;
   xmlNode *root, *metadata, *affinity;
 
   g_return_val_if_fail (device_xml != NULL && rec != NULL, NULL);
-  if (doc == NULL)
+  if (parsed == NULL)
     return NULL;
-  if ((dev = vpa_xml_parse_memory (device_xml, strlen (device_xml), what, error)) == NULL)
+  if ((dev = vpa_xml_parse_memory (&(VpaDoc){ device_xml, strlen (device_xml), doc->what }, error)) == NULL)
     return NULL;
-  root = xmlDocGetRootElement (doc);
+  root = xmlDocGetRootElement (parsed);
   xmlAddChild (child_or_new (root, "devices"),
-               xmlDocCopyNode (xmlDocGetRootElement (dev), doc, 1));
+               xmlDocCopyNode (xmlDocGetRootElement (dev), parsed, 1));
   metadata = child_or_new (root, "metadata");
   affinity = vpa_xml_child (metadata, "affinity", VPA_XMLNS);
   add_records (affinity != NULL ? affinity : new_affinity (metadata), rec);
-  return dump_node (doc, root);
+  return dump_node (parsed, root);
 }
 
 char *
@@ -126,7 +126,7 @@ vpa_attach_affinity (const char *affinity_xml, const char *what, const VpaAttach
     }
   else
     {
-      doc = vpa_xml_parse_memory (affinity_xml, strlen (affinity_xml), what, error);
+      doc = vpa_xml_parse_memory (&(VpaDoc){ affinity_xml, strlen (affinity_xml), what }, error);
       if (doc == NULL)
         return NULL;
       affinity = xmlDocGetRootElement (doc);

@@ -31,13 +31,13 @@ typedef struct {
 void vpa_attach_record_clear (VpaAttachRecord *rec);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaAttachRecord, vpa_attach_record_clear)
 
-/* The domain document xml (a definition libvirt formatted) with the
+/* The domain document doc (a definition libvirt formatted) with the
  * device element device_xml appended to <devices> and rec's <vpa:port>
  * and <vpa:placed> appended to <metadata><vpa:affinity> (created when
- * missing). VPA_ERROR_INVALID naming what when a document does not
+ * missing). VPA_ERROR_INVALID naming doc->what when a document does not
  * parse. */
-char *vpa_attach_domain (const char *xml, gsize len, const char *what, const char *device_xml,
-                         const VpaAttachRecord *rec, GError **error);
+char *vpa_attach_domain (const VpaDoc *doc, const char *device_xml, const VpaAttachRecord *rec,
+                         GError **error);
 
 /* A <vpa:affinity> element (affinity_xml, or a new one when NULL) with
  * rec's records appended, as virDomainSetMetadata takes it.

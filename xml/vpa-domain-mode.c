@@ -36,7 +36,7 @@ vpa_domain_mode_parse_attr (xmlNode *affinity, const char *what, VpaDomainMode *
 VpaDomainMode
 vpa_domain_mode_read (const char *xml, gsize len)
 {
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, "stdin", NULL);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (&(VpaDoc){ xml, len, "stdin" }, NULL);
   xmlNode *root = doc != NULL ? xmlDocGetRootElement (doc) : NULL;
   xmlNode *metadata = root != NULL ? vpa_xml_child (root, "metadata", NULL) : NULL;
   VpaDomainMode mode = VPA_DOMAIN_MODE_UNSET;

@@ -932,15 +932,15 @@ vpa_domain_parse_node (xmlNode *node, const char *what, GError **error)
 }
 
 VpaDomain *
-vpa_domain_parse (const char *buf, gsize len, const char *what, GError **error)
+vpa_domain_parse (const VpaDoc *doc, GError **error)
 {
-  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (xmlDoc) xml = NULL;
 
-  g_return_val_if_fail (what != NULL, NULL);
+  g_return_val_if_fail (doc != NULL && doc->what != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  doc = vpa_xml_parse_memory (buf, len, what, error);
-  if (doc == NULL)
+  xml = vpa_xml_parse_memory (doc, error);
+  if (xml == NULL)
     return NULL;
-  return vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error);
+  return vpa_domain_parse_node (xmlDocGetRootElement (xml), doc->what, error);
 }

@@ -15,11 +15,10 @@
 
 G_BEGIN_DECLS
 
-/* Parses a whole domain document (safely, see vpa-xml.h). what names it
- * in messages ("domain.xml", "stdin"). Malformed vpa metadata is
- * VPA_ERROR_INVALID naming the element, attribute and value. */
-VpaDomain *vpa_domain_parse (const char *buf, gsize len, const char *what,
-                             GError **error);
+/* Parses a whole domain document (safely, see vpa-xml.h); doc->what
+ * names it in messages ("domain.xml", "stdin"). Malformed vpa metadata
+ * is VPA_ERROR_INVALID naming the element, attribute and value. */
+VpaDomain *vpa_domain_parse (const VpaDoc *doc, GError **error);
 /* The same on a <domain> element (or a <domstatus> wrapping one). */
 VpaDomain *vpa_domain_parse_node (xmlNode *node, const char *what, GError **error);
 

@@ -335,10 +335,10 @@ apply_op (xmlNode *root, xmlNode *affinity, const char *what, const VpaRequestEd
 }
 
 gboolean
-vpa_request_edit_apply (const char *xml, gsize len, const char *what, const VpaRequestEdit *edit,
+vpa_request_edit_apply (const VpaDoc *doc, const VpaRequestEdit *edit,
                         VpaRequestEditResult *out, GError **error)
 {
-  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (xmlDoc) parsed = NULL;
   g_autoptr (VpaDomain) check = NULL;
   xmlNode *root, *affinity;
 
@@ -346,16 +346,16 @@ vpa_request_edit_apply (const char *xml, gsize len, const char *what, const VpaR
   g_return_val_if_fail (edit->name != NULL || edit->op == VPA_REQUEST_EDIT_PLACE ||
                           edit->op == VPA_REQUEST_EDIT_SET_NUMA,
                         FALSE);
-  if ((doc = vpa_xml_parse_memory (xml, len, what, error)) == NULL)
+  if ((parsed = vpa_xml_parse_memory (doc, error)) == NULL)
     return FALSE;
-  root = xmlDocGetRootElement (doc);
+  root = xmlDocGetRootElement (parsed);
   affinity = affinity_of (root);
-  if (!apply_op (root, affinity, what, edit, out, error))
+  if (!apply_op (root, affinity, doc->what, edit, out, error))
     return FALSE;
   complete_ports (root, affinity, out);
-  out->document = dump_node (doc, root);
+  out->document = dump_node (parsed, root);
   /* The requests as the hook and place will read them. */
-  check = vpa_domain_parse (out->document, strlen (out->document), what, error);
+  check = vpa_domain_parse (&(VpaDoc){ out->document, strlen (out->document), doc->what }, error);
   if (check == NULL)
     {
       vpa_request_edit_result_clear (out);
@@ -366,14 +366,14 @@ vpa_request_edit_apply (const char *xml, gsize len, const char *what, const VpaR
 }
 
 char *
-vpa_request_edit_show (const char *xml, gsize len, const char *what, GError **error)
+vpa_request_edit_show (const VpaDoc *doc, GError **error)
 {
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory (xml, len, what, error);
+  g_autoptr (xmlDoc) parsed = vpa_xml_parse_memory (doc, error);
   xmlNode *metadata, *affinity;
 
-  if (doc == NULL)
+  if (parsed == NULL)
     return NULL;
-  metadata = vpa_xml_child (xmlDocGetRootElement (doc), "metadata", NULL);
+  metadata = vpa_xml_child (xmlDocGetRootElement (parsed), "metadata", NULL);
   affinity = metadata != NULL ? vpa_xml_child (metadata, "affinity", VPA_XMLNS) : NULL;
   return affinity != NULL ? dump_standalone (affinity) : NULL;
 }

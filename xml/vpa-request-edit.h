@@ -9,6 +9,7 @@
 #pragma once
 
 #include <glib.h>
+#include "vpa-types.h"
 
 G_BEGIN_DECLS
 
@@ -38,20 +39,19 @@ typedef struct {
 void vpa_request_edit_result_clear (VpaRequestEditResult *res);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (VpaRequestEditResult, vpa_request_edit_result_clear)
 
-/* Applies edit to the domain document xml (what names it in errors);
+/* Applies edit to the domain document doc (doc->what names it in errors);
  * every port without a device element gets an <interface type='hostdev'>
  * with its user alias in the document (edit->mac on the new port's).
  * VPA_ERROR_INVALID naming the element and value when the edit does not
  * apply (a port or alias that is already there, or not there to
  * remove) or leaves requests that do not parse. */
-gboolean vpa_request_edit_apply (const char *xml, gsize len, const char *what,
-                                 const VpaRequestEdit *edit, VpaRequestEditResult *out,
-                                 GError **error);
+gboolean vpa_request_edit_apply (const VpaDoc *doc, const VpaRequestEdit *edit,
+                                 VpaRequestEditResult *out, GError **error);
 
 /* The <vpa:affinity> element of the domain document, or NULL (no
  * error) when it has none. The element (here and in
  * VpaRequestEditResult) is as virDomainGetMetadata returns it: without
  * its namespace. */
-char *vpa_request_edit_show (const char *xml, gsize len, const char *what, GError **error);
+char *vpa_request_edit_show (const VpaDoc *doc, GError **error);
 
 G_END_DECLS

@@ -131,8 +131,7 @@ rewrite_pcihole64_of (const char *buf, gsize len, const char *what, const char *
   xmlNode *root, *domain, *devices;
 
   g_array_set_clear_func (edits, vpa_rewrite_edit_clear);
-  if ((doc = vpa_xml_parse_memory_grown (buf, len, what, added->elements, added->attributes,
-                                         error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory_grown (&(VpaDoc){ buf, len, what }, added->elements, added->attributes, error)) == NULL ||
       !vpa_rewrite_check_encoding (doc, what, error) || !vpa_rewrite_map_document (&rw, doc, error))
     return NULL;
   root = xmlDocGetRootElement (doc);

@@ -317,8 +317,7 @@ rewrite_binding (const char *buf, gsize len, const char *what, const VpaNumaBind
   char *out;
 
   g_array_set_clear_func (edits, vpa_rewrite_edit_clear);
-  if ((doc = vpa_xml_parse_memory_grown (buf, len, what, added->elements, added->attributes,
-                                         error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory_grown (&(VpaDoc){ buf, len, what }, added->elements, added->attributes, error)) == NULL ||
       !vpa_rewrite_check_encoding (doc, what, error) ||
       (dom = vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error)) == NULL)
     return NULL;

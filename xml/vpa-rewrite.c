@@ -482,8 +482,7 @@ VpaDomain *
 vpa_rewrite_parse_output (const char *out, gsize out_len, const char *what, const Growth *added,
                           GError **error)
 {
-  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory_grown (out, out_len, what, added->elements,
-                                                       added->attributes, error);
+  g_autoptr (xmlDoc) doc = vpa_xml_parse_memory_grown (&(VpaDoc){ out, out_len, what }, added->elements, added->attributes, error);
 
   if (doc == NULL)
     return NULL;
@@ -568,7 +567,7 @@ rewrite_placement (const char *buf, gsize len, const char *what, GPtrArray *deci
   rw.topo = topo;
   rw.removed = removed;
   g_array_set_clear_func (edits, vpa_rewrite_edit_clear);
-  if ((doc = vpa_xml_parse_memory (buf, len, what, error)) == NULL ||
+  if ((doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, what }, error)) == NULL ||
       !vpa_rewrite_check_encoding (doc, what, error) ||
       (dom = vpa_domain_parse_node (xmlDocGetRootElement (doc), what, error)) == NULL ||
       !check_decisions (what, decisions, error))

@@ -394,24 +394,26 @@ snapshot_read (xmlTextReader *reader, const char *what, GError **error)
 }
 
 VpaHost *
-vpa_snapshot_load_memory (const char *buf, gsize len, const char *name, GError **error)
+vpa_snapshot_load_memory (const VpaDoc *doc, GError **error)
 {
   g_autoptr (xmlTextReader) reader = NULL;
 
-  g_return_val_if_fail (buf != NULL || len == 0, NULL);
-  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (doc != NULL, NULL);
+  g_return_val_if_fail (doc->buf != NULL || doc->len == 0, NULL);
+  g_return_val_if_fail (doc->what != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (len == 0 || len > G_MAXINT)
+  if (doc->len == 0 || doc->len > G_MAXINT)
     {
-      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s snapshot", name,
-                   len == 0 ? "empty" : "oversized");
+      g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID, "%s: %s snapshot", doc->what,
+                   doc->len == 0 ? "empty" : "oversized");
       return NULL;
     }
-  reader = xmlReaderForMemory (buf, (int) len, name, NULL, vpa_xml_parse_options ());
+  reader = xmlReaderForMemory (doc->buf, (int) doc->len, doc->what, NULL,
+                               vpa_xml_parse_options ());
   if (reader == NULL)
     g_error ("out of memory");
-  return snapshot_read (reader, name, error);
+  return snapshot_read (reader, doc->what, error);
 }
 
 VpaHost *

@@ -12,8 +12,8 @@
 G_BEGIN_DECLS
 
 VpaHost *vpa_snapshot_load (const char *path, GError **error);
-VpaHost *vpa_snapshot_load_memory (const char *buf, gsize len, const char *name,
-                                   GError **error);
+/* The same on a snapshot in memory; doc->what names it in messages. */
+VpaHost *vpa_snapshot_load_memory (const VpaDoc *doc, GError **error);
 /* Writes host (devices as nodedev XML, claims as minimal domains, cells as
  * capabilities) in the snapshot format to out. */
 gboolean vpa_snapshot_write (const VpaHost *host, FILE *out, GError **error);

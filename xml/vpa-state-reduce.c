@@ -637,8 +637,8 @@ check_bytes (const char *buf, gsize len, const char *what, GError **error)
   return census (buf, len, what, error);
 }
 
-xmlDoc *
-vpa_state_reduce (const char *buf, gsize len, const char *what, GError **error)
+static xmlDoc *
+reduce_memory (const char *buf, gsize len, const char *what, GError **error)
 {
   g_autoptr (xmlTextReader) reader = NULL;
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (Frame));
@@ -664,4 +664,11 @@ vpa_state_reduce (const char *buf, gsize len, const char *what, GError **error)
       return NULL;
     }
   return r.doc;
+}
+
+xmlDoc *
+vpa_state_reduce (const VpaDoc *doc, GError **error)
+{
+  g_return_val_if_fail (doc != NULL, NULL);
+  return reduce_memory (doc->buf, doc->len, doc->what, error);
 }

@@ -29,7 +29,7 @@ G_BEGIN_DECLS
  * <metadata>. */
 #define VPA_STATE_REDUCE_MAX_LOOKUPS (1ULL << 28)
 
-/* Parses the state file buf (what names it in messages) with
+/* Parses the state file doc (doc->what names it in messages) with
  * xmlTextReader (no DTD, no entities, no network: the options of
  * vpa_xml_parse_options), building only the root, <domstatus>'s
  * <domain> and, in a <domain>, <name>, <vcpu>, <iothreads>, <memory>,
@@ -48,6 +48,6 @@ G_BEGIN_DECLS
  * before libxml2 sees the bytes), is not
  * well-formed (libxml2's own limits: nesting past 256, a text node
  * past 10 MB), or whose kept elements are past the bounds. */
-xmlDoc *vpa_state_reduce (const char *buf, gsize len, const char *what, GError **error);
+xmlDoc *vpa_state_reduce (const VpaDoc *doc, GError **error);
 
 G_END_DECLS

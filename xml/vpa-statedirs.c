@@ -21,33 +21,32 @@ static xmlDoc *
 parse_state_file (const char *buf, gsize len, const char *what, GError **error)
 {
   g_autoptr (GError) local = NULL;
-  xmlDoc *doc = vpa_xml_parse_memory (buf, len, what, &local);
+  xmlDoc *doc = vpa_xml_parse_memory (&(VpaDoc){ buf, len, what }, &local);
 
   if (doc != NULL)
     return doc;
   /* The pre-scan stops at the first bound crossed: the files that fail
    * for another reason pay one more linear pass, and keep their error. */
   if (len == 0 || len > (gsize) VPA_XML_MAX_DOCUMENT || memchr (buf, '\0', len) != NULL ||
-      vpa_xml_prescan (buf, len, what, NULL))
+      vpa_xml_prescan (&(VpaDoc){ buf, len, what }, NULL))
     {
       g_propagate_error (error, g_steal_pointer (&local));
       return NULL;
     }
-  return vpa_state_reduce (buf, len, what, error);
+  return vpa_state_reduce (&(VpaDoc){ buf, len, what }, error);
 }
 
 gboolean
-vpa_statedirs_parse (const char *buf, gsize len, const char *what,
-                     const char *exclude, GPtrArray *claims, GError **error)
+vpa_statedirs_parse (const VpaDoc *doc, const char *exclude, GPtrArray *claims, GError **error)
 {
-  g_autoptr (xmlDoc) doc = NULL;
+  g_autoptr (xmlDoc) xml = NULL;
 
-  g_return_val_if_fail (claims != NULL, FALSE);
+  g_return_val_if_fail (doc != NULL && claims != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if ((doc = parse_state_file (buf, len, what, error)) == NULL)
+  if ((xml = parse_state_file (doc->buf, doc->len, doc->what, error)) == NULL)
     return FALSE;
-  return vpa_statedirs_claims (doc, what, exclude, claims, error);
+  return vpa_statedirs_claims (xml, doc->what, exclude, claims, error);
 }
 
 gboolean
@@ -488,7 +487,7 @@ take_entry (const Scan *scan, Entry *e, Scratch *s, GError **error)
   if (!read || !wanted (scan, s->data, len))
     return TRUE;
   path = g_build_filename (e->dir, e->name, NULL);
-  if (vpa_statedirs_parse (s->data, len, path, scan->exclude, scan->claims, &local))
+  if (vpa_statedirs_parse (&(VpaDoc){ s->data, len, path }, scan->exclude, scan->claims, &local))
     return TRUE;
   /* Only a file caught half-written, or one that is no domain at all,
    * holds nothing: a complete domain whose claims cannot be read may

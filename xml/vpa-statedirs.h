@@ -19,8 +19,7 @@ G_BEGIN_DECLS
  * defined ones. A domain named exclude (may be NULL) adds nothing.
  * Errors: VPA_ERROR_INVALID for a document that does not parse or has
  * another root element; claims is then unchanged. */
-gboolean vpa_statedirs_parse (const char *buf, gsize len, const char *what,
-                              const char *exclude, GPtrArray *claims,
+gboolean vpa_statedirs_parse (const VpaDoc *doc, const char *exclude, GPtrArray *claims,
                               GError **error);
 
 /* The same on a parsed document (whole, or as vpa_state_reduce()

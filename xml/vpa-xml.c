@@ -168,11 +168,12 @@ prescan_within (const char *buf, gsize len, const char *what, guint max_elements
 }
 
 gboolean
-vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error)
+vpa_xml_prescan (const VpaDoc *doc, GError **error)
 {
   guint elements, attributes;
 
-  return prescan_within (buf, len, what, VPA_XML_MAX_ELEMENTS, VPA_XML_MAX_ATTRIBUTES_TOTAL,
+  g_return_val_if_fail (doc != NULL, FALSE);
+  return prescan_within (doc->buf, doc->len, doc->what, VPA_XML_MAX_ELEMENTS, VPA_XML_MAX_ATTRIBUTES_TOTAL,
                          &elements, &attributes, error);
 }
 
@@ -201,15 +202,9 @@ vpa_xml_growth (const char *before, gsize before_len, const char *after, gsize a
   growth->attributes = after_attributes > attributes ? after_attributes - attributes : 0;
 }
 
-xmlDoc *
-vpa_xml_parse_memory (const char *buf, gsize len, const char *what, GError **error)
-{
-  return vpa_xml_parse_memory_grown (buf, len, what, 0, 0, error);
-}
-
-xmlDoc *
-vpa_xml_parse_memory_grown (const char *buf, gsize len, const char *what, guint extra_elements,
-                            guint extra_attributes, GError **error)
+static xmlDoc *
+parse_memory (const char *buf, gsize len, const char *what, guint extra_elements,
+              guint extra_attributes, GError **error)
 {
   g_autoptr (xmlDoc) doc = NULL;
   guint elements, attributes;
@@ -273,6 +268,20 @@ vpa_xml_parse_memory_grown (const char *buf, gsize len, const char *what, guint 
       return NULL;
     }
   return g_steal_pointer (&doc);
+}
+
+xmlDoc *
+vpa_xml_parse_memory (const VpaDoc *doc, GError **error)
+{
+  return vpa_xml_parse_memory_grown (doc, 0, 0, error);
+}
+
+xmlDoc *
+vpa_xml_parse_memory_grown (const VpaDoc *doc, guint extra_elements, guint extra_attributes,
+                            GError **error)
+{
+  g_return_val_if_fail (doc != NULL, NULL);
+  return parse_memory (doc->buf, doc->len, doc->what, extra_elements, extra_attributes, error);
 }
 
 /* ------------------------------------------------------------------ */

@@ -31,7 +31,7 @@ G_BEGIN_DECLS
  * has more than N elements|attributes ..." past the document's bounds
  * (LINE: where the bound was crossed). Called by
  * vpa_xml_parse_memory(). */
-gboolean vpa_xml_prescan (const char *buf, gsize len, const char *what, GError **error);
+gboolean vpa_xml_prescan (const VpaDoc *doc, GError **error);
 
 /* libxml2 parser options for untrusted input: no network, no entity
  * substitution, no DTD loading, no huge-document relaxation. */
@@ -39,18 +39,16 @@ int vpa_xml_parse_options (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlDoc, xmlFreeDoc)
 
-/* Parses buf (what names it in messages); refuses documents over
+/* Parses doc (doc->what names it in messages); refuses documents over
  * VPA_XML_MAX_DOCUMENT, DTDs and entities; VPA_ERROR_INVALID with
  * "WHAT:LINE: message". */
-xmlDoc *vpa_xml_parse_memory (const char *buf, gsize len, const char *what,
-                              GError **error);
+xmlDoc *vpa_xml_parse_memory (const VpaDoc *doc, GError **error);
 /* As vpa_xml_parse_memory, with the document's bounds raised by what a
  * rewrite of ours added to a document that was within them (counted by
  * vpa_xml_count_markup), so that our own output of a domain at the
  * bounds can be parsed back. */
-xmlDoc *vpa_xml_parse_memory_grown (const char *buf, gsize len, const char *what,
-                                    guint extra_elements, guint extra_attributes,
-                                    GError **error);
+xmlDoc *vpa_xml_parse_memory_grown (const VpaDoc *doc, guint extra_elements,
+                                    guint extra_attributes, GError **error);
 /* The start tags and attributes of a fragment as the pre-scan counts
  * them (G_MAXUINT both for an element over VPA_XML_MAX_ATTRIBUTES). */
 void vpa_xml_count_markup (const char *buf, gsize len, guint *elements, guint *attributes);
