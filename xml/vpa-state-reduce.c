@@ -364,12 +364,27 @@ scan_start_tag (const char *p, const char *stop, guint *n)
   return stop;
 }
 
-/* The start tag at or after *pp (before stop), passing over comments,
+/* A comment whose text starts with ">" or "->" ("<!-->", "<!--->") is
+ * well-formed, but libxml2 2.9's push parser, which the reader is built
+ * on, takes the "-->" it overlaps for the comment's end when the
+ * comment stands outside the root element and runs past the first
+ * chunk the reader gives it, and then refuses the document. The text
+ * of a comment is never read, so the reader is given a copy with a
+ * blank in place of that first character (reduce_memory()). */
+static gboolean
+comment_misleads (const char *text, const char *stop)
+{
+  return text < stop && (*text == '>' || (stop - text >= 2 && text[0] == '-' && text[1] == '>'));
+}
+
+/* The start tag at or after *pp (before stop), passing over comments
+ * (the offset of each that misleads the reader into fixups),
  * CDATA sections, processing instructions, declarations and end tags
  * (counted in *ends); *n gets its attributes and *pp moves past its
  * '>' (or to stop). NULL, *pp at stop, when there is none. */
 static const char *
-next_start_tag (const char **pp, const char *stop, guint *n, guint *ends)
+next_start_tag (const char *buf, const char **pp, const char *stop, guint *n, guint *ends,
+                GArray *fixups)
 {
   const char *p = *pp;
 
@@ -380,6 +395,11 @@ next_start_tag (const char **pp, const char *stop, guint *n, guint *ends)
 
       if (stop - p >= 4 && memcmp (p, "<!--", 4) == 0)
         {
+          if (comment_misleads (p + 4, stop))
+            {
+              gsize at = (gsize) (p + 4 - buf);
+              g_array_append_val (fixups, at);
+            }
           p = skip_past (p + 4, stop, "-->");
         }
       else if (stop - p >= 9 && memcmp (p, "<![CDATA[", 9) == 0)
@@ -572,7 +592,7 @@ census_scope (Census *c, guint ends, const char *tag, const char *end, guint n, 
 /* One linear pass before libxml2, as vpa_xml_prescan() is for a whole
  * parse, with the bounds of what a streaming pass costs. */
 static gboolean
-census (const char *buf, gsize len, const char *what, GError **error)
+census (const char *buf, gsize len, const char *what, GArray *fixups, GError **error)
 {
   Census c = { g_hash_table_new_full (slice_hash, slice_equal, g_free, NULL), 0,
                g_array_new (FALSE, FALSE, sizeof (guint)), 0, 0 };
@@ -580,7 +600,7 @@ census (const char *buf, gsize len, const char *what, GError **error)
   gboolean ok = TRUE;
   guint n, ends, decls;
 
-  while (ok && (tag = next_start_tag (&p, stop, &n, &ends)) != NULL)
+  while (ok && (tag = next_start_tag (buf, &p, stop, &n, &ends, fixups)) != NULL)
     {
       c.pairs += (guint64) n * (n - (n > 0)) / 2;
       if (c.pairs > VPA_STATE_REDUCE_MAX_PAIRS)
@@ -611,7 +631,7 @@ census (const char *buf, gsize len, const char *what, GError **error)
 /* What libxml2 is not given: the checks vpa_xml_parse_memory() makes
  * before parsing, with the census in place of the bounds. */
 static gboolean
-check_bytes (const char *buf, gsize len, const char *what, GError **error)
+check_bytes (const char *buf, gsize len, const char *what, GArray *fixups, GError **error)
 {
   const char *nul;
 
@@ -634,12 +654,14 @@ check_bytes (const char *buf, gsize len, const char *what, GError **error)
                    (gsize) (nul - buf));
       return FALSE;
     }
-  return census (buf, len, what, error);
+  return census (buf, len, what, fixups, error);
 }
 
 static xmlDoc *
 reduce_memory (const char *buf, gsize len, const char *what, GError **error)
 {
+  g_autoptr (GArray) fixups = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autofree char *fixed = NULL; /* freed after the reader */
   g_autoptr (xmlTextReader) reader = NULL;
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (Frame));
   Reduce r = { what, NULL, NULL, stack, 0, 0, NULL };
@@ -648,8 +670,15 @@ reduce_memory (const char *buf, gsize len, const char *what, GError **error)
   g_return_val_if_fail (buf != NULL || len == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (!check_bytes (buf, len, what, error))
+  if (!check_bytes (buf, len, what, fixups, error))
     return NULL;
+  if (fixups->len > 0)
+    {
+      fixed = g_memdup2 (buf, len);
+      for (guint i = 0; i < fixups->len; i++)
+        fixed[g_array_index (fixups, gsize, i)] = ' ';
+      buf = fixed;
+    }
   reader = xmlReaderForMemory (buf, (int) len, what, NULL, vpa_xml_parse_options ());
   if (reader == NULL)
     g_error ("out of memory");
