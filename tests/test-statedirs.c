@@ -452,6 +452,11 @@ test_may_name (void)
                         "<source><address domain='0x0000' bus='0x80' slot='0x00' "
                         "function='0x0'/></source></hostdev></devices></domain>";
     const char *utf16 = "\xff\xfe<\0d\0";
+    /* "<!--->" opens a comment; the "-->" it overlaps does not end it */
+    const char *arrow = "<domain><name>d</name><devices><!---> <![CDATA[ -->"
+                        "<hostdev mode='subsystem' type='pci'><source><address domain='0x0000' "
+                        "bus='0x42' slot='0x01' function='0x2'/></source></hostdev><!-- ]]> -->"
+                        "</devices></domain>";
 
     /* a guest address equal to one of the devices, outside any <source> */
     const char *guest = "<!--\nWARNING\n-->\n<domain><name>d</name><devices>"
@@ -477,6 +482,8 @@ test_may_name (void)
                                            G_N_ELEMENTS (mine)));
     g_assert_true (vpa_statedirs_may_name (named, strlen (named), mine, G_N_ELEMENTS (mine)));
     g_assert_true (vpa_statedirs_may_name (utf16, 6, mine, G_N_ELEMENTS (mine)));
+    g_assert_true (claims_one_of (arrow, mine, G_N_ELEMENTS (mine)));
+    g_assert_true (vpa_statedirs_may_name (arrow, strlen (arrow), mine, G_N_ELEMENTS (mine)));
   }
   {
     const VpaAddr vmd[] = { VPA_ADDR (0x10000, 0x01, 0, 0) };

@@ -404,11 +404,15 @@ walk_item (Walker *w, const char **tag)
   *tag = NULL;
   if (p[1] == '!' || p[1] == '?')
     {
-      const char *close = p[1] == '?' ? "?>" : strncmp (p, "<!--", 4) == 0      ? "-->"
+      /* the close is searched after the opening: "<!--->" opens a
+       * comment, it does not close one */
+      gsize open = p[1] == '?' ? 2 : strncmp (p, "<!--", 4) == 0 ? 4 : 9;
+      const char *close = p[1] == '?' ? "?>" : open == 4                          ? "-->"
                                              : strncmp (p, "<![CDATA[", 9) == 0 ? "]]>"
                                                                                 : NULL;
-      if (close == NULL || w->end - p < 2 ||
-          (q = vpa_statedirs_find (p + 2, (gsize) (w->end - p - 2), close, strlen (close))) == NULL)
+      if (close == NULL || (gsize) (w->end - p) < open ||
+          (q = vpa_statedirs_find (p + open, (gsize) (w->end - p) - open, close, strlen (close))) ==
+            NULL)
         return WALK_LOST;
       w->pos = q + strlen (close);
       return WALK_ON;
