@@ -98,6 +98,26 @@ devices_table_sql (const char *name, const char *text_type, const char *table_op
   "CREATE INDEX devices_pools ON devices" \
   " (host_id, vendor_id, product_id, dev_type, numa_node, tagset, state);"
 
+/* Version 6: the filter's pre-selection groups the free devices by
+ * these columns and reads each group's tags and lowest address
+ * (vpa_fleet_preselect_pools_sql): with every column it reads in this
+ * partial index, the groups come from an index-only scan in order, not
+ * from every row's heap tuple and a sort. The included tags bound a
+ * row's tags (VPA_FLEET_TAGS_MAX: PostgreSQL refuses an index entry
+ * past about 2.7 kB). PostgreSQL's estimate of the groups (the product
+ * of each column's) is orders of magnitude high without the columns'
+ * joint statistics, and with it the planner never reads in parallel. */
+#define FREE_POOL_COLUMNS \
+  "host_id, vendor_id, product_id, dev_type, numa_node, tagset, pcie_root, pcie_port"
+#define DEVICES_FREE_POOLS_PG                                                                  \
+  "CREATE INDEX devices_free_pools ON devices (" FREE_POOL_COLUMNS ")"                       \
+  " INCLUDE (tags, address) WHERE state = 'free';"                                           \
+  "CREATE STATISTICS devices_pool_groups (ndistinct) ON " FREE_POOL_COLUMNS " FROM devices;" \
+  "ANALYZE devices;"
+#define DEVICES_FREE_POOLS_SQLITE                                                            \
+  "CREATE INDEX devices_free_pools ON devices (" FREE_POOL_COLUMNS ", tags, address)" \
+  " WHERE state = 'free';"
+
 /* The states of a device row from version 4 on (before: no 'reserved'). */
 #define DEVICE_STATES "'free', 'held', 'blocked', 'reserved'"
 
@@ -184,6 +204,8 @@ vpa_fleet_schema_migration (gint64 version, VpaFleetSqlDialect dialect, const ch
         " name %1$s NOT NULL, numa_nodes %1$s NOT NULL,"
         " PRIMARY KEY (host_id, kind, name))%2$s;",
         text_type, table_options);
+    case 6:
+      return g_strdup (dialect == VPA_FLEET_SQL_PG ? DEVICES_FREE_POOLS_PG : DEVICES_FREE_POOLS_SQLITE);
     default:
       return NULL;
     }

@@ -13,9 +13,10 @@ G_BEGIN_DECLS
  * pcie_switch. 3: per-node capacity (cells gain memory, CPUs, pages,
  * distances) and the CPU/memory claims of domains. 4: devices.state
  * 'reserved'. 5: host_networks, the [physnet]/[tunnel] NUMA affinity of
- * each host, and hosts.sync_version. Older stores are migrated by the
- * next sync. */
-#define VPA_FLEET_SCHEMA_VERSION 5
+ * each host, and hosts.sync_version. 6: the free devices' covering index
+ * the filter's pre-selection reads (and, on PostgreSQL, the statistics
+ * of its groups). Older stores are migrated by the next sync. */
+#define VPA_FLEET_SCHEMA_VERSION 6
 /* The first version whose sync records a host's networks (a host whose
  * hosts.sync_version is older has none recorded). */
 #define VPA_FLEET_SCHEMA_NETWORKS 5

@@ -157,6 +157,21 @@ vpa_fleet_store_sync_host (VpaFleetStore *store, const VpaFleetHostData *data,
 
   if (!vpa_fleet_host_name_valid (data->name, error))
     return FALSE;
+  for (guint i = 0; i < data->devices->len; i++)
+    {
+      const VpaFleetDevice *dev = &g_array_index (data->devices, VpaFleetDevice, i);
+      gsize len = strlen (dev->tags);
+      char addr[VPA_ADDR_BUFLEN];
+
+      if (len > VPA_FLEET_TAGS_MAX)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
+                       "host '%s': device %s: tags of %" G_GSIZE_FORMAT
+                       " bytes exceed the fleet store's limit of %d (its [device-spec] tags)",
+                       data->name, vpa_addr_format (dev->addr, addr), len, VPA_FLEET_TAGS_MAX);
+          return FALSE;
+        }
+    }
   return store->ops->sync_host (store, data, error);
 }
 

@@ -25,6 +25,9 @@
 G_BEGIN_DECLS
 
 #define VPA_FLEET_HOST_NAME_MAX 253
+/* The longest tags string (canonical JSON) a device row may carry: the
+ * free devices' index includes it (docs/fleet.md, version 6). */
+#define VPA_FLEET_TAGS_MAX 2048
 
 #define VPA_FLEET_TRAIT_NET_NUMA VPA_TRAIT_NET_NUMA_AFFINITY
 #define VPA_FLEET_TRAIT_SOCKET VPA_TRAIT_SOCKET_PCI_NUMA_AFFINITY

@@ -120,6 +120,13 @@ test_migration (FleetFixture *fx, gconstpointer data)
                                       : "SELECT indexname FROM pg_indexes"
                                         " WHERE indexname = 'devices_pools'");
   g_assert_cmpstr (out, ==, "devices_pools");
+  g_clear_pointer (&out, g_free);
+  /* and version 6's index of the free devices */
+  out = fleet_fixture_sql (fx, sqlite ? "SELECT name FROM sqlite_master WHERE type = 'index'"
+                                        " AND name = 'devices_free_pools'"
+                                      : "SELECT indexname FROM pg_indexes"
+                                        " WHERE indexname = 'devices_free_pools'");
+  g_assert_cmpstr (out, ==, "devices_free_pools");
   pools = vpa_fleet_store_query_pools (store, "old", &error);
   g_assert_no_error (error);
   g_assert_cmpuint (pools->len, ==, 1);

@@ -423,6 +423,10 @@ test_schema_upgrade (FleetFixture *fx, gconstpointer data)
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
   vpa_fleet_store_close (store);
+  /* what version 6 added */
+  fleet_fixture_exec (fx, "DROP INDEX devices_free_pools");
+  if (fx->backend == FLEET_BACKEND_PG)
+    fleet_fixture_exec (fx, "DROP STATISTICS devices_pool_groups");
   fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_root");
   fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_port");
   fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_switch");
@@ -469,6 +473,55 @@ test_unknown_host (FleetFixture *fx, gconstpointer data)
   g_clear_error (&error);
   g_assert_false (vpa_fleet_store_sync_host (store, bad, &error));
   g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+}
+
+/* A device's tags are at most VPA_FLEET_TAGS_MAX bytes: at the limit
+ * they are stored (in the free devices' index too) and read back; one
+ * byte more is refused, naming the host, the device and the length,
+ * and the host's rows stay as they were. */
+static void
+test_tags_limit (FleetFixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) pools = NULL;
+  g_autoptr (VpaFleetHostData) fits = vpa_fleet_host_data_new ("h1");
+  g_autoptr (VpaFleetHostData) over = vpa_fleet_host_data_new ("h1");
+  /* {"k":"xx...x"}: 8 bytes around the value */
+  g_autofree char *value = g_strnfill (VPA_FLEET_TAGS_MAX - 8, 'x');
+  g_autofree char *at_limit = g_strdup_printf ("{\"k\":\"%s\"}", value);
+  g_autofree char *past = g_strdup_printf ("{\"k\":\"%sy\"}", value);
+  g_autofree char *expected = NULL;
+  const VpaPool *pool;
+
+  if (fleet_fixture_skip (fx))
+    return;
+  g_assert_cmpuint (strlen (at_limit), ==, VPA_FLEET_TAGS_MAX);
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  add_cell (fits, 0, 0);
+  add_devices (fits, 0x81, 4, "1889", VPA_DEV_TYPE_VF, 0, at_limit, 0);
+  g_assert_true (vpa_fleet_store_sync_host (store, fits, &error));
+  g_assert_no_error (error);
+
+  add_cell (over, 0, 0);
+  add_devices (over, 0x81, 2, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 0);
+  add_devices (over, 0x82, 1, "1889", VPA_DEV_TYPE_VF, 0, past, 0);
+  g_assert_false (vpa_fleet_store_sync_host (store, over, &error));
+  g_assert_error (error, VPA_ERROR, VPA_ERROR_INVALID);
+  expected = g_strdup_printf ("host 'h1': device 0000:82:00.0: tags of %d bytes exceed the fleet"
+                              " store's limit of %d (its [device-spec] tags)",
+                              VPA_FLEET_TAGS_MAX + 1, VPA_FLEET_TAGS_MAX);
+  g_assert_cmpstr (error->message, ==, expected);
+  g_clear_error (&error);
+
+  pools = vpa_fleet_store_query_pools (store, "h1", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (pools->len, ==, 1);
+  pool = g_ptr_array_index (pools, 0);
+  g_assert_cmpuint (pool->total, ==, 4);
+  g_assert_cmpuint (pool->tags->len, ==, 1);
+  g_assert_cmpuint (strlen (((const VpaSpecPair *) g_ptr_array_index (pool->tags, 0))->value), ==,
+                    VPA_FLEET_TAGS_MAX - 8);
 }
 
 static const VpaFleetVerdict *
@@ -1708,6 +1761,7 @@ main (int argc, char **argv)
   fleet_fixture_add ("fleet", "atomic-replace", test_atomic_replace);
   fleet_fixture_add ("fleet", "concurrent-syncs", test_concurrent_syncs);
   fleet_fixture_add ("fleet", "unknown-host", test_unknown_host);
+  fleet_fixture_add ("fleet", "tags-limit", test_tags_limit);
   fleet_fixture_add ("fleet", "filter", test_filter_store);
   fleet_fixture_add ("fleet", "samples-consistency", test_samples_consistency);
   fleet_fixture_add ("fleet", "cli", test_cli);
