@@ -109,12 +109,12 @@ devices_table_sql (const char *name, const char *text_type, const char *table_op
  * joint statistics, and with it the planner never reads in parallel. */
 #define FREE_POOL_COLUMNS \
   "host_id, vendor_id, product_id, dev_type, numa_node, tagset, pcie_root, pcie_port"
-#define DEVICES_FREE_POOLS_PG                                                                  \
+#define DEVICES_FREE_POOLS_PG                                                                \
   "CREATE INDEX devices_free_pools ON devices (" FREE_POOL_COLUMNS ")"                       \
   " INCLUDE (tags, address) WHERE state = 'free';"                                           \
   "CREATE STATISTICS devices_pool_groups (ndistinct) ON " FREE_POOL_COLUMNS " FROM devices;" \
   "ANALYZE devices;"
-#define DEVICES_FREE_POOLS_SQLITE                                                            \
+#define DEVICES_FREE_POOLS_SQLITE                                                     \
   "CREATE INDEX devices_free_pools ON devices (" FREE_POOL_COLUMNS ", tags, address)" \
   " WHERE state = 'free';"
 

@@ -306,8 +306,7 @@ test_rows (FleetFixture *fx, gconstpointer data)
                                 " ORDER BY kind, name");
   g_assert_cmpstr (rows, ==, "physnet|physnet1|1\nphysnet|physnet2|\ntunnel||0");
   g_clear_pointer (&rows, g_free);
-  rows = fleet_fixture_sql (fx, "SELECT sync_version = " G_STRINGIFY (VPA_FLEET_SCHEMA_VERSION)
-                                " FROM hosts");
+  rows = fleet_fixture_sql (fx, "SELECT sync_version = " G_STRINGIFY (VPA_FLEET_SCHEMA_VERSION) " FROM hosts");
   g_assert_true (strcmp (rows, "1") == 0 || strcmp (rows, "t") == 0);
   g_clear_pointer (&rows, g_free);
   g_assert_cmpint (filter_text (fx, g0, NULL, NULL), ==, 1);
@@ -643,9 +642,8 @@ test_migration (FleetFixture *fx, gconstpointer data)
   fleet_fixture_exec (fx, sql);
 
   g_assert_cmpint (filter_text (fx, g1, NULL, &err), ==, 3);
-  g_assert_nonnull (strstr (err, "schema version '4' is older than this program's "
-                                 G_STRINGIFY (VPA_FLEET_SCHEMA_VERSION) ": 'fleet sync'"
-                                 " upgrades it"));
+  g_assert_nonnull (strstr (err, "schema version '4' is older than this program's " G_STRINGIFY (VPA_FLEET_SCHEMA_VERSION) ": 'fleet sync'"
+                                                                                                                           " upgrades it"));
   g_clear_pointer (&err, g_free);
 
   /* The next sync (of another host) migrates it. */

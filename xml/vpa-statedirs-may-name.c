@@ -406,8 +406,9 @@ walk_item (Walker *w, const char **tag)
     {
       /* the close is searched after the opening: "<!--->" opens a
        * comment, it does not close one */
-      gsize open = p[1] == '?' ? 2 : strncmp (p, "<!--", 4) == 0 ? 4 : 9;
-      const char *close = p[1] == '?' ? "?>" : open == 4                          ? "-->"
+      gsize open = p[1] == '?' ? 2 : strncmp (p, "<!--", 4) == 0 ? 4
+                                                                 : 9;
+      const char *close = p[1] == '?' ? "?>" : open == 4                        ? "-->"
                                              : strncmp (p, "<![CDATA[", 9) == 0 ? "]]>"
                                                                                 : NULL;
       if (close == NULL || (gsize) (w->end - p) < open ||
