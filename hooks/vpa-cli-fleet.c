@@ -23,6 +23,7 @@
 #include "vpa-pipeline.h"
 #include "vpa-bind.h"
 #include "vpa-requests.h"
+#include "vpa-reserve.h"
 #include "vpa-source.h"
 
 static VpaFleetClaimsLoader claims_loader;
@@ -157,10 +158,33 @@ watch_touch (gpointer data, GError **error)
   return store != NULL && vpa_fleet_hosts_touch (store, cli->host, error);
 }
 
+/* What a sync reads besides libvirt, for the watcher to monitor: the
+ * configuration (as vpa_config_lookup finds it; the default path even
+ * when it does not exist yet) and the reservations of its [hook]
+ * state-dir (docs/fleet.md, "The watcher"). */
+static GPtrArray *
+watch_files (FleetCli *cli, GError **error)
+{
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (VpaConfig) config = vpa_config_lookup (cli->common.config_path, TRUE, error);
+  const char *env = g_getenv ("VPA_CONFIG");
+  const char *path = cli->common.config_path;
+
+  if (config == NULL)
+    return NULL;
+  if (path == NULL)
+    path = env != NULL && *env != '\0' ? env : VPA_CONFIG_DEFAULT_PATH;
+  g_ptr_array_add (files, g_strdup (path));
+  g_ptr_array_add (files, g_build_filename (config->hook_state_dir, VPA_RESERVE_FILE, NULL));
+  g_ptr_array_add (files, NULL);
+  return g_steal_pointer (&files);
+}
+
 static gboolean
 cmd_sync (FleetCli *cli, GError **error)
 {
-  VpaVirtWatchOps ops = { watch_sync, watch_touch, cli };
+  VpaVirtWatchOps ops = { watch_sync, watch_touch, cli, NULL };
+  g_autoptr (GPtrArray) files = NULL;
 
   if (!require (cli->store, "--store", error))
     return FALSE;
@@ -176,6 +200,9 @@ cmd_sync (FleetCli *cli, GError **error)
                            "sync --watch: this program has no libvirt watcher");
       return FALSE;
     }
+  if ((files = watch_files (cli, error)) == NULL)
+    return FALSE;
+  ops.files = (const char *const *) files->pdata;
   /* Events come from the connection whose domains hold the devices. */
   return watcher (vpa_cli_common_connect_uri (&cli->common), &ops, error);
 }

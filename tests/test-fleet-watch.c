@@ -10,11 +10,13 @@
  */
 #include <signal.h>
 #include <string.h>
+#include <glib/gstdio.h>
 #include <libvirt/libvirt.h>
 
 #include "fleet-fixture.h"
 #include "vpa-cli-fleet.h"
 #include "vpa-fleet-hosts.h"
+#include "vpa-reserve.h"
 #include "vpa-virt.h"
 #include "vpa-virt-watch.h"
 
@@ -77,26 +79,58 @@ store_value (VpaFleetStore *store, const char *sql, const char *arg)
 #define HELD_BY "SELECT COALESCE(d.held_by, '-') FROM devices AS d JOIN hosts AS h" \
                 " ON h.id = d.host_id WHERE h.name = '" HOST "' AND d.address = $1"
 
-/* Waits until the device's held_by is want; returns the wait in µs. */
+#define STATE "SELECT d.state FROM devices AS d JOIN hosts AS h" \
+              " ON h.id = d.host_id WHERE h.name = '" HOST "' AND d.address = $1"
+
+/* Waits until sql ($1 = arg) reads want; returns the wait in µs. */
 static gint64
-wait_held_by (VpaFleetStore *store, const char *addr, const char *want)
+wait_value (VpaFleetStore *store, const char *sql, const char *arg, const char *want)
 {
   gint64 start = g_get_monotonic_time ();
 
   for (;;)
     {
-      g_autofree char *held = store_value (store, HELD_BY, addr);
+      g_autofree char *got = store_value (store, sql, arg);
       gint64 waited = g_get_monotonic_time () - start;
 
-      if (g_strcmp0 (held, want) == 0)
+      if (g_strcmp0 (got, want) == 0)
         return waited;
       if (waited > 4 * DEADLINE_US)
         {
-          g_error ("device %s: held_by '%s', expected '%s' after %" G_GINT64_FORMAT " µs", addr,
-                   held, want, waited);
+          g_error ("%s (%s): '%s', expected '%s' after %" G_GINT64_FORMAT " µs", sql, arg, got,
+                   want, waited);
         }
       g_usleep (10 * 1000);
     }
+}
+
+static gint64
+wait_held_by (VpaFleetStore *store, const char *addr, const char *want)
+{
+  return wait_value (store, HELD_BY, addr, want);
+}
+
+/* Quarantines addr (data) as `device quarantine` does. */
+static gboolean
+quarantine_edit (VpaReserveSet *set, gpointer data, gboolean *changed, GError **error)
+{
+  VpaAddr addr;
+
+  g_assert_true (vpa_addr_parse (data, &addr));
+  vpa_reserve_set_put (set, vpa_reserve_item_new (addr, VPA_RESERVE_QUARANTINE, 1, NULL, NULL,
+                                                  "watch test"));
+  *changed = TRUE;
+  return TRUE;
+}
+
+static gboolean
+release_edit (VpaReserveSet *set, gpointer data, gboolean *changed, GError **error)
+{
+  VpaAddr addr;
+
+  g_assert_true (vpa_addr_parse (data, &addr));
+  *changed = vpa_reserve_set_remove (set, addr);
+  return TRUE;
 }
 
 static char *
@@ -121,16 +155,20 @@ cmp_gint64 (gconstpointer a, gconstpointer b)
   return x < y ? -1 : x > y;
 }
 
-/* dual-socket.conf with a [physnet] group, in dir. */
+/* dual-socket.conf with a [physnet] group on nodes, and its state
+ * directory, in dir (written as an editor would: a new file renamed
+ * over the old). */
 static char *
-config_with_physnet (const char *dir)
+config_with_physnet (const char *dir, const char *nodes)
 {
   g_autofree char *text = NULL;
   g_autofree char *all = NULL;
+  g_autofree char *state = g_build_filename (dir, "state", NULL);
   char *path = g_build_filename (dir, "watch.conf", NULL);
 
   g_assert_true (g_file_get_contents (DS_CONF, &text, NULL, NULL));
-  all = g_strconcat (text, "\n[physnet physnet1]\nnuma-nodes=1\n", NULL);
+  all = g_strconcat (text, "\n[physnet physnet1]\nnuma-nodes=", nodes, "\n[hook]\nstate-dir=",
+                     state, "\n", NULL);
   g_assert_true (g_file_set_contents (path, all, -1, NULL));
   return path;
 }
@@ -140,7 +178,9 @@ config_with_physnet (const char *dir)
 static void
 test_watch (FleetFixture *fx, gconstpointer data)
 {
-  g_autofree char *conf = config_with_physnet (fx->tmpdir);
+  g_autofree char *conf = config_with_physnet (fx->tmpdir, "1");
+  g_autofree char *state = g_build_filename (fx->tmpdir, "state", NULL);
+  g_autofree char *conf2 = NULL;
   WatchThread t = { fx->uri, conf, -1 };
   g_autoptr (GThread) thread = NULL;
   g_autoptr (VpaFleetStore) store = NULL;
@@ -154,6 +194,8 @@ test_watch (FleetFixture *fx, gconstpointer data)
     return;
   vpa_cli_fleet_set_claims_loader (claims_loader);
   vpa_cli_fleet_set_watcher (vpa_virt_watch_run);
+  /* as the package installs it; the file itself does not exist yet */
+  g_assert_cmpint (g_mkdir (state, 0755), ==, 0);
   thread = g_thread_new ("watch", watch_thread, &t);
 
   /* The first sync creates the store and the host's rows. */
@@ -207,6 +249,21 @@ test_watch (FleetFixture *fx, gconstpointer data)
                   waits->len, g_array_index (waits, gint64, waits->len / 2) / 1000,
                   g_array_index (waits, gint64, waits->len - 1) / 1000);
   g_assert_cmpint (g_array_index (waits, gint64, waits->len - 1), <, DEADLINE_US);
+
+  /* What a sync reads besides libvirt: a quarantine and its release
+   * (the reservations file, created then replaced), and an edit of the
+   * configuration, each reach the rows without a libvirt event. */
+  g_assert_cmpint (wait_value (store, STATE, addr, "free"), <, DEADLINE_US);
+  g_assert_true (vpa_reserve_set_update (state, quarantine_edit, addr, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (wait_value (store, STATE, addr, "reserved"), <, DEADLINE_US);
+  g_assert_true (vpa_reserve_set_update (state, release_edit, addr, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (wait_value (store, STATE, addr, "free"), <, DEADLINE_US);
+  conf2 = config_with_physnet (fx->tmpdir, "0");
+  g_assert_cmpstr (conf2, ==, conf);
+  g_assert_cmpint (wait_value (store, "SELECT numa_nodes FROM host_networks", NULL, "0"), <,
+                   DEADLINE_US);
 
   /* SIGTERM ends it cleanly. */
   kill (getpid (), SIGTERM);

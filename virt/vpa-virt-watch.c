@@ -15,6 +15,7 @@
 #include "vpa-virt-watch.h"
 
 #include <signal.h>
+#include <gio/gio.h>
 #include <glib-unix.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -33,6 +34,7 @@ struct _VpaVirtWatch {
   guint lost_id;
   guint retry_ms;      /* the next reconnect delay */
   guint sync_retry_ms; /* the next failed-sync retry delay */
+  GPtrArray *monitors; /* GFileMonitor*, one per ops.files */
   VpaVirtWatchStats stats;
 };
 
@@ -155,6 +157,41 @@ static void
 on_nodedev_update (virConnectPtr conn, virNodeDevicePtr dev, void *opaque)
 {
   on_event (opaque);
+}
+
+/* A file a sync reads changed (written, replaced by a rename, created or
+ * deleted): an event like libvirt's. */
+static void
+on_file_changed (GFileMonitor *monitor, GFile *file, GFile *other, GFileMonitorEvent event,
+                 gpointer data)
+{
+  if (event == G_FILE_MONITOR_EVENT_ATTRIBUTE_CHANGED ||
+      event == G_FILE_MONITOR_EVENT_PRE_UNMOUNT || event == G_FILE_MONITOR_EVENT_UNMOUNTED)
+    return;
+  on_event (data);
+}
+
+/* Monitors every file of ops.files; one that cannot be monitored is a
+ * warning (its changes then reach the rows at the next event or
+ * heartbeat-less resync), not a failure. */
+static void
+watch_monitor_files (VpaVirtWatch *w)
+{
+  w->monitors = g_ptr_array_new_with_free_func (g_object_unref);
+  for (guint i = 0; w->ops.files != NULL && w->ops.files[i] != NULL; i++)
+    {
+      g_autoptr (GFile) file = g_file_new_for_path (w->ops.files[i]);
+      g_autoptr (GError) error = NULL;
+      GFileMonitor *m = g_file_monitor_file (file, G_FILE_MONITOR_WATCH_MOVES, NULL, &error);
+
+      if (m == NULL)
+        {
+          watch_warn (w, "cannot monitor a file", error->message);
+          continue;
+        }
+      g_signal_connect (m, "changed", G_CALLBACK (on_file_changed), w);
+      g_ptr_array_add (w->monitors, m);
+    }
 }
 
 static void watch_disconnect (VpaVirtWatch *w);
@@ -315,6 +352,16 @@ vpa_virt_watch_free (VpaVirtWatch *w)
   source_clear (&w->heartbeat_id);
   source_clear (&w->reconnect_id);
   source_clear (&w->lost_id);
+  if (w->monitors != NULL)
+    {
+      for (guint i = 0; i < w->monitors->len; i++)
+        {
+          GFileMonitor *m = g_ptr_array_index (w->monitors, i);
+          g_signal_handlers_disconnect_by_data (m, w);
+          g_file_monitor_cancel (m);
+        }
+      g_ptr_array_unref (w->monitors);
+    }
   watch_disconnect (w);
   g_free (w->uri);
   g_free (w);
@@ -339,6 +386,8 @@ vpa_virt_watch_start (VpaVirtWatch *w, GError **error)
     }
   if (!watch_connect (w, error))
     return FALSE;
+  /* before the first sync: a change while it reads is not missed */
+  watch_monitor_files (w);
   if (!watch_sync (w, error))
     {
       g_prefix_error (error, "watch '%s': first sync: ", w->uri);

@@ -19,6 +19,10 @@ typedef struct {
   /* Sets the host's last_sync to now without rewriting its rows. */
   gboolean (*touch) (gpointer data, GError **error);
   gpointer data;
+  /* Files whose changes are events too (NULL-terminated; NULL: none):
+   * what a sync reads besides libvirt, such as the configuration and
+   * the reservations. A file may not exist yet. */
+  const char *const *files;
 } VpaVirtWatchOps;
 
 typedef struct {
@@ -29,7 +33,7 @@ typedef struct {
 } VpaVirtWatchTimes;
 
 typedef struct {
-  guint events;     /* libvirt events received */
+  guint events;     /* libvirt events and file changes received */
   guint syncs;      /* successful syncs (the first included) */
   guint failures;   /* failed syncs and touches */
   guint touches;    /* successful last_sync refreshes */
@@ -46,7 +50,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (VpaVirtWatch, vpa_virt_watch_free)
 
 /* Registers libvirt's GLib event loop (once per process), connects
  * read-only, subscribes to domain lifecycle and device events and node
- * device lifecycle events, and syncs the host in full. The events are
+ * device lifecycle events, monitors ops->files, and syncs the host in
+ * full. The events are
  * then handled by the default GMainContext. VPA_ERROR_ENVIRONMENT when
  * the connection or the first sync fails. */
 gboolean vpa_virt_watch_start (VpaVirtWatch *watch, GError **error);
