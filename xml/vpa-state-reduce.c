@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "vpa-xml.h"
+#include "vpa-xml-scan.h"
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (xmlTextReader, xmlFreeTextReader)
 
@@ -322,109 +323,6 @@ read_stream (Reduce *r, GError **error)
   return TRUE;
 }
 
-/* Skips from p past the first occurrence of end (or to stop). */
-static const char *
-skip_past (const char *p, const char *stop, const char *end)
-{
-  gsize n = strlen (end);
-  const char *hit = (gsize) (stop - p) >= n ? memmem (p, (gsize) (stop - p), end, n) : NULL;
-
-  return hit != NULL ? hit + n : stop;
-}
-
-/* The end of the start tag at p ('<' then a name character), its
- * attributes (every '=' outside a quoted value) in *n: as
- * vpa_xml_prescan() counts them. */
-static const char *
-scan_start_tag (const char *p, const char *stop, guint *n)
-{
-  char quote = '\0';
-
-  *n = 0;
-  for (p++; p < stop; p++)
-    {
-      if (quote != '\0')
-        {
-          if (*p == quote)
-            quote = '\0';
-        }
-      else if (*p == '"' || *p == '\'')
-        {
-          quote = *p;
-        }
-      else if (*p == '=')
-        {
-          (*n)++;
-        }
-      else if (*p == '>')
-        {
-          return p + 1;
-        }
-    }
-  return stop;
-}
-
-/* A comment whose text starts with ">" or "->" ("<!-->", "<!--->") is
- * well-formed, but libxml2 2.9's push parser, which the reader is built
- * on, takes the "-->" it overlaps for the comment's end when the
- * comment stands outside the root element and runs past the first
- * chunk the reader gives it, and then refuses the document. The text
- * of a comment is never read, so the reader is given a copy with a
- * blank in place of that first character (reduce_memory()). */
-static gboolean
-comment_misleads (const char *text, const char *stop)
-{
-  return text < stop && (*text == '>' || (stop - text >= 2 && text[0] == '-' && text[1] == '>'));
-}
-
-/* The start tag at or after *pp (before stop), passing over comments
- * (the offset of each that misleads the reader into fixups),
- * CDATA sections, processing instructions, declarations and end tags
- * (counted in *ends); *n gets its attributes and *pp moves past its
- * '>' (or to stop). NULL, *pp at stop, when there is none. */
-static const char *
-next_start_tag (const char *buf, const char **pp, const char *stop, guint *n, guint *ends,
-                GArray *fixups)
-{
-  const char *p = *pp;
-
-  *ends = 0;
-  while (p < stop && (p = memchr (p, '<', (gsize) (stop - p))) != NULL)
-    {
-      const char *tag = p;
-
-      if (stop - p >= 4 && memcmp (p, "<!--", 4) == 0)
-        {
-          if (comment_misleads (p + 4, stop))
-            {
-              gsize at = (gsize) (p + 4 - buf);
-              g_array_append_val (fixups, at);
-            }
-          p = skip_past (p + 4, stop, "-->");
-        }
-      else if (stop - p >= 9 && memcmp (p, "<![CDATA[", 9) == 0)
-        {
-          p = skip_past (p + 9, stop, "]]>");
-        }
-      else if (stop - p >= 2 && p[1] == '?')
-        {
-          p = skip_past (p + 2, stop, "?>");
-        }
-      else if (stop - p >= 2 && (p[1] == '!' || p[1] == '/'))
-        {
-          *ends += p[1] == '/';
-          p = skip_past (p + 2, stop, ">");
-        }
-      else
-        {
-          *pp = scan_start_tag (p, stop, n);
-          return tag;
-        }
-    }
-  *pp = stop;
-  return NULL;
-}
-
 /* A name as it stands in the bytes. */
 typedef struct {
   const char *p;
@@ -554,14 +452,10 @@ static gboolean
 census_fail (const char *what, const char *buf, const char *tag, const char *bound,
              guint64 max, GError **error)
 {
-  guint line = 1;
-
-  for (const char *q = buf; q < tag; q++)
-    line += *q == '\n';
   g_set_error (error, VPA_ERROR, VPA_ERROR_INVALID,
                "%s:%u: the document has more than %" G_GUINT64_FORMAT
                " %s (libvirt's documents have far fewer)",
-               what, line, max, bound);
+               what, vpa_xml_scan_line (buf, tag), max, bound);
   return FALSE;
 }
 
@@ -596,11 +490,13 @@ census (const char *buf, gsize len, const char *what, GArray *fixups, GError **e
 {
   Census c = { g_hash_table_new_full (slice_hash, slice_equal, g_free, NULL), 0,
                g_array_new (FALSE, FALSE, sizeof (guint)), 0, 0 };
-  const char *p = buf, *stop = buf + len, *tag;
+  VpaXmlScan scan;
+  const char *tag;
   gboolean ok = TRUE;
-  guint n, ends, decls;
+  guint n, decls;
 
-  while (ok && (tag = next_start_tag (buf, &p, stop, &n, &ends, fixups)) != NULL)
+  vpa_xml_scan_init (&scan, buf, len, fixups);
+  while (ok && (tag = vpa_xml_scan_next (&scan, &n)) != NULL)
     {
       c.pairs += (guint64) n * (n - (n > 0)) / 2;
       if (c.pairs > VPA_STATE_REDUCE_MAX_PAIRS)
@@ -608,14 +504,14 @@ census (const char *buf, gsize len, const char *what, GArray *fixups, GError **e
           ok = census_fail (what, buf, tag, "pairs of attributes on one element to compare",
                             VPA_STATE_REDUCE_MAX_PAIRS, error);
         }
-      else if (!census_tag (&c, tag, p, &decls))
+      else if (!census_tag (&c, tag, scan.pos, &decls))
         {
           ok = census_fail (what, buf, tag, "distinct names of elements, attributes and namespaces",
                             VPA_STATE_REDUCE_MAX_NAMES, error);
         }
       else
         {
-          census_scope (&c, ends, tag, p, n, decls);
+          census_scope (&c, scan.end_tags, tag, scan.pos, n, decls);
           if (c.lookups > VPA_STATE_REDUCE_MAX_LOOKUPS)
             {
               ok = census_fail (what, buf, tag, "namespace declarations in scope to search",
@@ -672,6 +568,9 @@ reduce_memory (const char *buf, gsize len, const char *what, GError **error)
 
   if (!check_bytes (buf, len, what, fixups, error))
     return NULL;
+  /* The reader is given a copy with a blank in place of the first
+   * character of each comment that misleads it: the text of a comment
+   * is never read (vpa_xml_scan_comment_misleads). */
   if (fixups->len > 0)
     {
       fixed = g_memdup2 (buf, len);
