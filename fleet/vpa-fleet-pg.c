@@ -409,33 +409,6 @@ pg_sync_host (VpaFleetStore *store, const VpaFleetHostData *data, GError **error
 
 /* by_id: the rows are vpa_fleet_preselect_pools_sql's. */
 static GPtrArray *
-pg_pool_rows (VpaFleetPg *self, const PGresult *res, GHashTable *by_id, GError **error)
-{
-  g_autoptr (GPtrArray) pools =
-    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
-  g_autoptr (GHashTable) tagsets = vpa_fleet_rows_tagsets_new ();
-
-  for (int r = 0; r < PQntuples (res); r++)
-    {
-      const char *v[VPA_FLEET_PRESELECT_COLUMNS];
-      VpaPool *pool;
-
-      row_texts (res, r, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : VPA_FLEET_ROWS_POOL_COLUMNS);
-      if (by_id != NULL)
-        {
-          if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))
-            return NULL;
-          continue;
-        }
-      pool = vpa_fleet_rows_pool (v, tagsets, self->parent.uri, error);
-      if (pool == NULL)
-        return NULL;
-      g_ptr_array_add (pools, pool);
-    }
-  return g_steal_pointer (&pools);
-}
-
-static GPtrArray *
 pg_query_pools (VpaFleetStore *store, const char *host, GError **error)
 {
   VpaFleetPg *self = (VpaFleetPg *) store;
@@ -460,87 +433,9 @@ pg_query_pools (VpaFleetStore *store, const char *host, GError **error)
     }
   {
     const char *p[] = { id };
-    res = pg_query (self, vpa_fleet_rows_pools_sql (host != NULL), host != NULL ? 1 : 0,
-                    host != NULL ? p : NULL, "reading pools", error);
+    return vpa_fleet_rows_read_pools (store, vpa_fleet_rows_pools_sql (host != NULL), p,
+                                      host != NULL ? 1 : 0, NULL, error);
   }
-  if (res == NULL)
-    return NULL;
-  return pg_pool_rows (self, res, NULL, error);
-}
-
-/* Feeds every row of sql to add (a vpa_fleet_host_add_*_row). */
-static gboolean
-pg_read_rows (VpaFleetPg *self, const char *sql, int n, GHashTable *by_id,
-              VpaFleetRowsAdd add, GError **error)
-{
-  g_autoptr (PGresult) res = pg_query (self, sql, 0, NULL, sql, error);
-
-  if (res == NULL)
-    return FALSE;
-  for (int r = 0; r < PQntuples (res); r++)
-    {
-      const char *v[16];
-      row_texts (res, r, v, n);
-      if (!add (by_id, v, error))
-        {
-          vpa_fleet_rows_malformed (self->parent.uri, sql, error);
-          return FALSE;
-        }
-    }
-  return TRUE;
-}
-
-static gboolean
-pg_read_hosts (VpaFleetPg *self, GPtrArray *hosts, guint flags, GError **error)
-{
-  g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (PGresult) res = NULL;
-  g_autoptr (GPtrArray) pools = NULL;
-  const VpaFleetQuery *query = self->parent.preselect;
-  g_autofree char *pools_sql = NULL;
-
-  res = pg_query (self, VPA_FLEET_ROWS_SQL_HOSTS, 0, NULL, "reading hosts", error);
-  if (res == NULL)
-    return FALSE;
-  for (int r = 0; r < PQntuples (res); r++)
-    {
-      const char *v[VPA_FLEET_ROWS_SQL_HOSTS_COLUMNS];
-      VpaFleetHost *host;
-
-      row_texts (res, r, v, G_N_ELEMENTS (v));
-      host = vpa_fleet_rows_host (v);
-      g_ptr_array_add (hosts, host);
-      g_hash_table_insert (by_id, &host->id, host);
-    }
-  if (!pg_read_rows (self, VPA_FLEET_ROWS_SQL_CELLS, 7, by_id, vpa_fleet_rows_add_cell, error))
-    return FALSE;
-  if (flags & VPA_FLEET_LOAD_NETWORKS)
-    {
-      vpa_fleet_rows_init_networks (hosts);
-      if (!pg_read_rows (self, VPA_FLEET_ROWS_SQL_NETWORKS, 4, by_id, vpa_fleet_rows_add_network,
-                         error))
-        return FALSE;
-    }
-  if (flags & VPA_FLEET_LOAD_CAPACITY)
-    {
-      vpa_fleet_rows_init_capacity (hosts);
-      if (!pg_read_rows (self, VPA_FLEET_ROWS_SQL_DEVICES, VPA_FLEET_ROWS_SQL_DEVICES_COLUMNS, by_id, vpa_fleet_rows_add_device,
-                         error) ||
-          !pg_read_rows (self, VPA_FLEET_ROWS_SQL_CLAIMS, 5, by_id, vpa_fleet_rows_add_claim,
-                         error))
-        return FALSE;
-    }
-  if (!(flags & VPA_FLEET_LOAD_POOLS))
-    return TRUE;
-  if (query != NULL)
-    pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
-  g_clear_pointer (&res, PQclear);
-  res = pg_query (self, pools_sql != NULL ? pools_sql : vpa_fleet_rows_free_pools_sql (), 0, NULL,
-                  "reading pools", error);
-  if (res == NULL ||
-      (pools = pg_pool_rows (self, res, query != NULL ? by_id : NULL, error)) == NULL)
-    return FALSE;
-  return vpa_fleet_rows_attach_pools (hosts, pools);
 }
 
 static GPtrArray *
@@ -561,7 +456,7 @@ pg_load_hosts (VpaFleetStore *store, guint flags, GError **error)
       pg_rollback (self);
       return NULL;
     }
-  if (!pg_read_hosts (self, hosts, flags, error))
+  if (!vpa_fleet_rows_read_hosts (store, hosts, flags, error))
     {
       pg_rollback (self);
       return NULL;
@@ -594,6 +489,32 @@ pg_statement (VpaFleetStore *store, const char *sql, const char *const *params,
   return TRUE;
 }
 
+static gboolean
+pg_each (VpaFleetStore *store, const char *sql, const char *const *params, guint n_params,
+         guint n_columns, const char *what, VpaFleetEachFunc fn, gpointer data, GError **error)
+{
+  VpaFleetPg *self = (VpaFleetPg *) store;
+  g_autoptr (PGresult) res = pg_query (self, sql, (int) n_params, params, what, error);
+  const char *v[VPA_FLEET_ROWS_MAX_COLUMNS];
+
+  g_return_val_if_fail (n_columns <= G_N_ELEMENTS (v), FALSE);
+  if (res == NULL)
+    return FALSE;
+  if (PQnfields (res) < (int) n_columns)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT, "store '%s': %s: %d columns, not %u",
+                   store->uri, what, PQnfields (res), n_columns);
+      return FALSE;
+    }
+  for (int r = 0; r < PQntuples (res); r++)
+    {
+      row_texts (res, r, v, (int) n_columns);
+      if (!fn (v, data, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static const VpaFleetStoreOps pg_ops = {
   .name = "postgresql",
   .close = pg_close,
@@ -603,6 +524,7 @@ static const VpaFleetStoreOps pg_ops = {
   .query_pools = pg_query_pools,
   .load_hosts = pg_load_hosts,
   .statement = pg_statement,
+  .each = pg_each,
 };
 
 static void

@@ -5,6 +5,7 @@
  * host rebuilt from those rows as place would see it.
  */
 #include "vpa-fleet-rows.h"
+#include "vpa-fleet-preselect.h"
 #include "vpa-pcie.h"
 #include "vpa-reserve-apply.h"
 
@@ -541,4 +542,129 @@ vpa_fleet_rows_add_network (GHashTable *by_id, const char *const *v, GError **er
   aff->group = tunnel ? g_strdup ("tunnel") : g_strdup_printf ("physnet %s", v[2]);
   g_ptr_array_add (host->networks, g_steal_pointer (&aff));
   return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading back, through the backend's each                            */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  GPtrArray *pools;
+  GHashTable *tagsets;
+  GHashTable *by_id;
+  const char *uri;
+} PoolRows;
+
+static gboolean
+add_pool_row (const char *const *v, gpointer data, GError **error)
+{
+  PoolRows *r = data;
+  VpaPool *pool;
+
+  if (r->by_id != NULL)
+    return vpa_fleet_preselect_add_row (r->by_id, r->pools, r->tagsets, v, r->uri, error);
+  if ((pool = vpa_fleet_rows_pool (v, r->tagsets, r->uri, error)) == NULL)
+    return FALSE;
+  g_ptr_array_add (r->pools, pool);
+  return TRUE;
+}
+
+GPtrArray *
+vpa_fleet_rows_read_pools (VpaFleetStore *store, const char *sql, const char *const *params,
+                           guint n_params, GHashTable *by_id, GError **error)
+{
+  g_autoptr (GPtrArray) pools = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
+  g_autoptr (GHashTable) tagsets = vpa_fleet_rows_tagsets_new ();
+  PoolRows r = { pools, tagsets, by_id, store->uri };
+  guint n = by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : VPA_FLEET_ROWS_POOL_COLUMNS;
+
+  G_STATIC_ASSERT (VPA_FLEET_PRESELECT_COLUMNS <= VPA_FLEET_ROWS_MAX_COLUMNS);
+  if (!store->ops->each (store, sql, params, n_params, n, "reading pools", add_pool_row, &r,
+                         error))
+    return NULL;
+  return g_steal_pointer (&pools);
+}
+
+typedef struct {
+  GHashTable *by_id;
+  VpaFleetRowsAdd add;
+  const char *uri;
+  const char *sql;
+} AddRows;
+
+static gboolean
+add_row (const char *const *v, gpointer data, GError **error)
+{
+  AddRows *a = data;
+
+  if (a->add (a->by_id, v, error))
+    return TRUE;
+  vpa_fleet_rows_malformed (a->uri, a->sql, error);
+  return FALSE;
+}
+
+/* Feeds every row of sql to add (a vpa_fleet_rows_add_*). */
+static gboolean
+read_rows (VpaFleetStore *store, const char *sql, guint n, GHashTable *by_id,
+           VpaFleetRowsAdd add, GError **error)
+{
+  AddRows a = { by_id, add, store->uri, sql };
+
+  return store->ops->each (store, sql, NULL, 0, n, sql, add_row, &a, error);
+}
+
+typedef struct {
+  GPtrArray *hosts;
+  GHashTable *by_id;
+} HostRows;
+
+static gboolean
+add_host_row (const char *const *v, gpointer data, GError **error)
+{
+  HostRows *h = data;
+  VpaFleetHost *host = vpa_fleet_rows_host (v);
+
+  g_ptr_array_add (h->hosts, host);
+  g_hash_table_insert (h->by_id, &host->id, host);
+  return TRUE;
+}
+
+gboolean
+vpa_fleet_rows_read_hosts (VpaFleetStore *store, GPtrArray *hosts, guint flags, GError **error)
+{
+  g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GPtrArray) pools = NULL;
+  const VpaFleetQuery *query = store->preselect;
+  g_autofree char *pools_sql = NULL;
+  HostRows h = { hosts, by_id };
+
+  if (!store->ops->each (store, VPA_FLEET_ROWS_SQL_HOSTS, NULL, 0,
+                         VPA_FLEET_ROWS_SQL_HOSTS_COLUMNS, "reading hosts", add_host_row, &h,
+                         error) ||
+      !read_rows (store, VPA_FLEET_ROWS_SQL_CELLS, 7, by_id, vpa_fleet_rows_add_cell, error))
+    return FALSE;
+  if (flags & VPA_FLEET_LOAD_NETWORKS)
+    {
+      vpa_fleet_rows_init_networks (hosts);
+      if (!read_rows (store, VPA_FLEET_ROWS_SQL_NETWORKS, 4, by_id, vpa_fleet_rows_add_network,
+                      error))
+        return FALSE;
+    }
+  if (flags & VPA_FLEET_LOAD_CAPACITY)
+    {
+      vpa_fleet_rows_init_capacity (hosts);
+      if (!read_rows (store, VPA_FLEET_ROWS_SQL_DEVICES, VPA_FLEET_ROWS_SQL_DEVICES_COLUMNS, by_id,
+                      vpa_fleet_rows_add_device, error) ||
+          !read_rows (store, VPA_FLEET_ROWS_SQL_CLAIMS, 5, by_id, vpa_fleet_rows_add_claim, error))
+        return FALSE;
+    }
+  if (!(flags & VPA_FLEET_LOAD_POOLS))
+    return TRUE;
+  if (query != NULL)
+    pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
+  pools = vpa_fleet_rows_read_pools (store,
+                                     pools_sql != NULL ? pools_sql
+                                                       : vpa_fleet_rows_free_pools_sql (),
+                                     NULL, 0, query != NULL ? by_id : NULL, error);
+  return pools != NULL && vpa_fleet_rows_attach_pools (hosts, pools);
 }

@@ -67,6 +67,19 @@ void vpa_fleet_rows_init_networks (GPtrArray *hosts);
 /* Moves the free pools (host column = host id) into their hosts. */
 gboolean vpa_fleet_rows_attach_pools (GPtrArray *hosts, GPtrArray *pools);
 
+/* The most columns a query read back through VpaFleetStoreOps.each has. */
+#define VPA_FLEET_ROWS_MAX_COLUMNS 24
+/* The pools of sql's rows (vpa_fleet_rows_pool), or with by_id (hosts by
+ * &host->id) the pre-selection's rows (vpa_fleet_preselect_add_row). */
+GPtrArray *vpa_fleet_rows_read_pools (VpaFleetStore *store, const char *sql,
+                                      const char *const *params, guint n_params,
+                                      GHashTable *by_id, GError **error);
+/* Every host by name into hosts (VpaFleetHost*) with its cells and what
+ * flags ask (VpaFleetLoadFlags): the reading of load_hosts, within the
+ * backend's read transaction. */
+gboolean vpa_fleet_rows_read_hosts (VpaFleetStore *store, GPtrArray *hosts, guint flags,
+                                    GError **error);
+
 /* The host as place would see it: its cells with their capacity, its
  * devices and claims, its reserved rows reserved, under config's device
  * specs (config's own reservations, of the host that reads the store,

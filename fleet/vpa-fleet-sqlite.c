@@ -253,6 +253,20 @@ bind_text_or_null (sqlite3_stmt *stmt, int i, const char *value)
     }
 }
 
+/* Binds params to $1..$n by name (SQLite numbers named parameters by
+ * first appearance). */
+static void
+bind_params (sqlite3_stmt *stmt, const char *const *params, guint n_params)
+{
+  for (guint i = 0; i < n_params; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("$%u", i + 1);
+      int index = sqlite3_bind_parameter_index (stmt, name);
+      if (index > 0)
+        bind_text_or_null (stmt, index, params[i]);
+    }
+}
+
 static gboolean
 sqlite_insert_cells (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *data,
                      GError **error)
@@ -466,136 +480,18 @@ sqlite_host_id (VpaFleetSqlite *self, const char *host, gint64 *id, GError **err
 
 /* by_id: the rows are vpa_fleet_preselect_pools_sql's. */
 static GPtrArray *
-sqlite_pool_rows (VpaFleetSqlite *self, sqlite3_stmt *stmt, GHashTable *by_id, GError **error)
-{
-  g_autoptr (GPtrArray) pools =
-    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_pool_free);
-  g_autoptr (GHashTable) tagsets = vpa_fleet_rows_tagsets_new ();
-  int rc;
-
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      const char *v[VPA_FLEET_PRESELECT_COLUMNS];
-      VpaPool *pool;
-
-      row_texts (stmt, v, by_id != NULL ? VPA_FLEET_PRESELECT_COLUMNS : VPA_FLEET_ROWS_POOL_COLUMNS);
-      if (by_id != NULL)
-        {
-          if (!vpa_fleet_preselect_add_row (by_id, pools, tagsets, v, self->parent.uri, error))
-            return NULL;
-          continue;
-        }
-      pool = vpa_fleet_rows_pool (v, tagsets, self->parent.uri, error);
-      if (pool == NULL)
-        return NULL;
-      g_ptr_array_add (pools, pool);
-    }
-  if (rc != SQLITE_DONE)
-    {
-      sql_fail (self, "reading pools", error);
-      return NULL;
-    }
-  return g_steal_pointer (&pools);
-}
-
-static GPtrArray *
 sqlite_query_pools (VpaFleetStore *store, const char *host, GError **error)
 {
   VpaFleetSqlite *self = (VpaFleetSqlite *) store;
-  g_autoptr (sqlite3_stmt) stmt = NULL;
   gint64 id = 0;
+  g_autofree char *id_text = NULL;
+  const char *params[1];
 
   if (host != NULL && !sqlite_host_id (self, host, &id, error))
     return NULL;
-  stmt = sql_prepare (self, vpa_fleet_rows_pools_sql (host != NULL), error);
-  if (stmt == NULL)
-    return NULL;
-  if (host != NULL)
-    sqlite3_bind_int64 (stmt, 1, id);
-  return sqlite_pool_rows (self, stmt, NULL, error);
-}
-
-/* Feeds every row of sql to add (a vpa_fleet_host_add_*_row). */
-static gboolean
-sqlite_read_rows (VpaFleetSqlite *self, const char *sql, int n, GHashTable *by_id,
-                  VpaFleetRowsAdd add, GError **error)
-{
-  g_autoptr (sqlite3_stmt) stmt = sql_prepare (self, sql, error);
-  int rc;
-
-  if (stmt == NULL)
-    return FALSE;
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      const char *v[16];
-      row_texts (stmt, v, n);
-      if (!add (by_id, v, error))
-        {
-          vpa_fleet_rows_malformed (self->parent.uri, sql, error);
-          return FALSE;
-        }
-    }
-  if (rc != SQLITE_DONE)
-    return sql_fail (self, sql, error);
-  return TRUE;
-}
-
-static gboolean
-sqlite_read_hosts (VpaFleetSqlite *self, GPtrArray *hosts, guint flags,
-                   GError **error)
-{
-  g_autoptr (GHashTable) by_id = g_hash_table_new (g_int64_hash, g_int64_equal);
-  g_autoptr (sqlite3_stmt) stmt = NULL;
-  g_autoptr (GPtrArray) pools = NULL;
-  const VpaFleetQuery *query = self->parent.preselect;
-  g_autofree char *pools_sql = NULL;
-  int rc;
-
-  stmt = sql_prepare (self, VPA_FLEET_ROWS_SQL_HOSTS, error);
-  if (stmt == NULL)
-    return FALSE;
-  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
-    {
-      const char *v[VPA_FLEET_ROWS_SQL_HOSTS_COLUMNS];
-      VpaFleetHost *host;
-
-      row_texts (stmt, v, G_N_ELEMENTS (v));
-      host = vpa_fleet_rows_host (v);
-      g_ptr_array_add (hosts, host);
-      g_hash_table_insert (by_id, &host->id, host);
-    }
-  if (rc != SQLITE_DONE)
-    return sql_fail (self, "reading hosts", error);
-
-  if (!sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_CELLS, 7, by_id, vpa_fleet_rows_add_cell, error))
-    return FALSE;
-  if (flags & VPA_FLEET_LOAD_NETWORKS)
-    {
-      vpa_fleet_rows_init_networks (hosts);
-      if (!sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_NETWORKS, 4, by_id,
-                             vpa_fleet_rows_add_network, error))
-        return FALSE;
-    }
-  if (flags & VPA_FLEET_LOAD_CAPACITY)
-    {
-      vpa_fleet_rows_init_capacity (hosts);
-      if (!sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_DEVICES, VPA_FLEET_ROWS_SQL_DEVICES_COLUMNS, by_id,
-                             vpa_fleet_rows_add_device, error) ||
-          !sqlite_read_rows (self, VPA_FLEET_ROWS_SQL_CLAIMS, 5, by_id,
-                             vpa_fleet_rows_add_claim, error))
-        return FALSE;
-    }
-  if (!(flags & VPA_FLEET_LOAD_POOLS))
-    return TRUE;
-  if (query != NULL)
-    pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
-
-  g_clear_pointer (&stmt, sqlite3_finalize);
-  stmt = sql_prepare (self, pools_sql != NULL ? pools_sql : vpa_fleet_rows_free_pools_sql (), error);
-  if (stmt == NULL ||
-      (pools = sqlite_pool_rows (self, stmt, query != NULL ? by_id : NULL, error)) == NULL)
-    return FALSE;
-  return vpa_fleet_rows_attach_pools (hosts, pools);
+  params[0] = id_text = g_strdup_printf ("%" G_GINT64_FORMAT, id);
+  return vpa_fleet_rows_read_pools (store, vpa_fleet_rows_pools_sql (host != NULL), params,
+                                    host != NULL ? 1 : 0, NULL, error);
 }
 
 static GPtrArray *
@@ -608,7 +504,7 @@ sqlite_load_hosts (VpaFleetStore *store, guint flags, GError **error)
   /* One read transaction: hosts, cells and pools agree. */
   if (!sql_exec (self, "BEGIN", error))
     return NULL;
-  if (!sqlite_read_hosts (self, hosts, flags, error))
+  if (!vpa_fleet_rows_read_hosts (store, hosts, flags, error))
     {
       sqlite3_exec (self->db, "ROLLBACK", NULL, NULL, NULL);
       return NULL;
@@ -618,8 +514,7 @@ sqlite_load_hosts (VpaFleetStore *store, guint flags, GError **error)
   return g_steal_pointer (&hosts);
 }
 
-/* Parameters are named $1..$n in the SQL; SQLite numbers named
- * parameters by first appearance, so look each one up by name. */
+/* Parameters are named $1..$n in the SQL (bind_params). */
 static gboolean
 sqlite_statement (VpaFleetStore *store, const char *sql, const char *const *params,
                   guint n_params, VpaFleetRowFunc row, gpointer data, gint64 *changes,
@@ -631,13 +526,7 @@ sqlite_statement (VpaFleetStore *store, const char *sql, const char *const *para
 
   if (stmt == NULL)
     return FALSE;
-  for (guint i = 0; i < n_params; i++)
-    {
-      g_autofree char *name = g_strdup_printf ("$%u", i + 1);
-      int index = sqlite3_bind_parameter_index (stmt, name);
-      if (index > 0)
-        bind_text_or_null (stmt, index, params[i]);
-    }
+  bind_params (stmt, params, n_params);
   while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
     {
       const char *v[16];
@@ -654,6 +543,31 @@ sqlite_statement (VpaFleetStore *store, const char *sql, const char *const *para
   return TRUE;
 }
 
+static gboolean
+sqlite_each (VpaFleetStore *store, const char *sql, const char *const *params, guint n_params,
+             guint n_columns, const char *what, VpaFleetEachFunc fn, gpointer data,
+             GError **error)
+{
+  VpaFleetSqlite *self = (VpaFleetSqlite *) store;
+  g_autoptr (sqlite3_stmt) stmt = sql_prepare (self, sql, error);
+  const char *v[VPA_FLEET_ROWS_MAX_COLUMNS];
+  int rc;
+
+  g_return_val_if_fail (n_columns <= G_N_ELEMENTS (v), FALSE);
+  if (stmt == NULL)
+    return FALSE;
+  bind_params (stmt, params, n_params);
+  while ((rc = sqlite3_step (stmt)) == SQLITE_ROW)
+    {
+      row_texts (stmt, v, (int) n_columns);
+      if (!fn (v, data, error))
+        return FALSE;
+    }
+  if (rc != SQLITE_DONE)
+    return sql_fail (self, what, error);
+  return TRUE;
+}
+
 static const VpaFleetStoreOps sqlite_ops = {
   .name = "sqlite",
   .close = sqlite_close,
@@ -663,6 +577,7 @@ static const VpaFleetStoreOps sqlite_ops = {
   .query_pools = sqlite_query_pools,
   .load_hosts = sqlite_load_hosts,
   .statement = sqlite_statement,
+  .each = sqlite_each,
 };
 
 VpaFleetStore *

@@ -16,6 +16,9 @@ G_BEGIN_DECLS
 typedef struct _VpaFleetStore VpaFleetStore;
 /* One result row of VpaFleetStoreOps.statement, n columns. */
 typedef void (*VpaFleetRowFunc) (const char *const *values, guint n, gpointer data);
+/* One result row of VpaFleetStoreOps.each: FALSE stops the reading, with
+ * error set. */
+typedef gboolean (*VpaFleetEachFunc) (const char *const *values, gpointer data, GError **error);
 
 typedef struct {
   const char *name;
@@ -42,6 +45,13 @@ typedef struct {
   gboolean (*statement) (VpaFleetStore *store, const char *sql, const char *const *params,
                          guint n_params, VpaFleetRowFunc row, gpointer data,
                          gint64 *changes, GError **error);
+  /* Every row of a query with text parameters $1..$n, in order: its
+   * first n_columns columns as text (NULL for NULL) to fn. what names
+   * the reading in an error of the store. What both backends read back
+   * is read through this (vpa-fleet-rows.c). */
+  gboolean (*each) (VpaFleetStore *store, const char *sql, const char *const *params,
+                    guint n_params, guint n_columns, const char *what, VpaFleetEachFunc fn,
+                    gpointer data, GError **error);
 } VpaFleetStoreOps;
 
 struct _VpaFleetStore {
