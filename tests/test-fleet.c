@@ -1466,7 +1466,7 @@ test_migration (FleetFixture *fx, gconstpointer data)
 
   /* A reader refuses it; sync migrates it through every step (1 -> 2,
    * the PCIe columns, 2 -> 3, node capacity, 3 -> 4, reserved devices,
-   * 4 -> 5, networks). */
+   * 4 -> 5, networks, 5 -> 6, the free devices' index). */
   store = vpa_fleet_store_open (fx->uri, VPA_FLEET_OPEN_READ, &error);
   g_assert_null (store);
   g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);
