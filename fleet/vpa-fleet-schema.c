@@ -7,50 +7,47 @@
 
 #include <string.h>
 
-gboolean
-vpa_fleet_schema_check (const char *uri, const char *application, gint64 version,
-                        gboolean has_tables, VpaFleetOpenMode mode,
-                        gboolean *create, gboolean *upgrade, GError **error)
+VpaFleetSchemaAction
+vpa_fleet_schema_check (const char *uri, const VpaFleetSchemaFound *found, VpaFleetOpenMode mode,
+                        GError **error)
 {
-  *create = FALSE;
-  *upgrade = FALSE;
+  const char *application = found->application;
+  gint64 version = found->version;
   if (application == NULL)
     {
-      if (has_tables)
+      if (found->has_tables)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                        "store '%s': not a fleet store: it has tables of ours but no schema_version",
                        uri);
-          return FALSE;
+          return VPA_FLEET_SCHEMA_REFUSE;
         }
       if (mode != VPA_FLEET_OPEN_CREATE)
         {
           g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                        "store '%s': no fleet schema (run 'fleet sync' first)", uri);
-          return FALSE;
+          return VPA_FLEET_SCHEMA_REFUSE;
         }
-      *create = TRUE;
-      return TRUE;
+      return VPA_FLEET_SCHEMA_CREATE;
     }
   if (strcmp (application, VPA_FLEET_APPLICATION) != 0)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                    "store '%s': schema_version belongs to '%s', not '%s'",
                    uri, application, VPA_FLEET_APPLICATION);
-      return FALSE;
+      return VPA_FLEET_SCHEMA_REFUSE;
     }
   if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION && mode == VPA_FLEET_OPEN_CREATE)
     {
       /* sync migrates an older store of ours through every step. */
-      *upgrade = TRUE;
-      return TRUE;
+      return VPA_FLEET_SCHEMA_UPGRADE;
     }
   if (version >= 1 && version < VPA_FLEET_SCHEMA_VERSION)
     {
       g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
                    "store '%s': schema version '%" G_GINT64_FORMAT "' is older than this program's %d: 'fleet sync' upgrades it",
                    uri, version, VPA_FLEET_SCHEMA_VERSION);
-      return FALSE;
+      return VPA_FLEET_SCHEMA_REFUSE;
     }
   if (version != VPA_FLEET_SCHEMA_VERSION)
     {
@@ -58,9 +55,9 @@ vpa_fleet_schema_check (const char *uri, const char *application, gint64 version
                    "store '%s': schema version '%" G_GINT64_FORMAT "' is %s than this program's %d; refusing to use it",
                    uri, version, version > VPA_FLEET_SCHEMA_VERSION ? "newer" : "older",
                    VPA_FLEET_SCHEMA_VERSION);
-      return FALSE;
+      return VPA_FLEET_SCHEMA_REFUSE;
     }
-  return TRUE;
+  return VPA_FLEET_SCHEMA_USE;
 }
 
 /* From version 1 to 2: the PCIe columns (rows keep NULL until synced). */

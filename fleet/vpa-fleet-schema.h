@@ -24,16 +24,25 @@ G_BEGIN_DECLS
  * program versions with a table of the same name is refused. */
 #define VPA_FLEET_APPLICATION "virt-pci-affinity-fleet"
 
-/* Decides from what a store holds whether it can
- * be used. application/version describe the schema_version row (NULL/0
- * when the table is missing); has_tables says one of our tables exists.
- * Sets *create when the schema must be created, *upgrade when an older
- * version of ours must be migrated (VPA_FLEET_OPEN_CREATE; a reader is
- * refused). */
-gboolean vpa_fleet_schema_check (const char *uri, const char *application,
-                                 gint64 version, gboolean has_tables,
-                                 VpaFleetOpenMode mode, gboolean *create,
-                                 gboolean *upgrade, GError **error);
+/* What a store holds of a schema. */
+typedef struct {
+  const char *application; /* of the schema_version row; NULL: no such table */
+  gint64 version;          /* its version; 0 without one */
+  gboolean has_tables;     /* one of our other tables exists */
+} VpaFleetSchemaFound;
+
+typedef enum {
+  VPA_FLEET_SCHEMA_REFUSE,  /* error set */
+  VPA_FLEET_SCHEMA_USE,     /* at this program's version */
+  VPA_FLEET_SCHEMA_CREATE,  /* empty: create the schema */
+  VPA_FLEET_SCHEMA_UPGRADE, /* an older version of ours: migrate it */
+} VpaFleetSchemaAction;
+
+/* Decides from what a store holds whether it can be used as it is,
+ * created or migrated (creating and migrating only with
+ * VPA_FLEET_OPEN_CREATE: a reader is refused). */
+VpaFleetSchemaAction vpa_fleet_schema_check (const char *uri, const VpaFleetSchemaFound *found,
+                                             VpaFleetOpenMode mode, GError **error);
 /* The SQL a migration is written in: SQLite cannot alter a constraint. */
 typedef enum {
   VPA_FLEET_SQL_SQLITE,

@@ -141,16 +141,17 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
   g_autofree char *now = NULL;
   g_autofree char *insert = NULL;
   gint64 version;
-  gboolean has_tables, create, upgrade;
+  gboolean has_tables;
+  VpaFleetSchemaAction action;
 
-  if (!sqlite_schema_state (self, &application, &version, &has_tables, error) ||
-      !vpa_fleet_schema_check (self->parent.uri, application, version, has_tables,
-                               mode, &create, &upgrade, error))
+  if (!sqlite_schema_state (self, &application, &version, &has_tables, error))
     return FALSE;
-  if (!create && !upgrade)
-    return TRUE;
+  action = vpa_fleet_schema_check (
+    self->parent.uri, &(VpaFleetSchemaFound){ application, version, has_tables }, mode, error);
+  if (action == VPA_FLEET_SCHEMA_REFUSE || action == VPA_FLEET_SCHEMA_USE)
+    return action == VPA_FLEET_SCHEMA_USE;
 
-  if (create)
+  if (action == VPA_FLEET_SCHEMA_CREATE)
     {
       ddl = vpa_fleet_schema_sql ("INTEGER PRIMARY KEY", "TEXT", " WITHOUT ROWID");
       if (!sql_exec (self, ddl, error))
@@ -162,10 +163,17 @@ sqlite_schema (VpaFleetSqlite *self, VpaFleetOpenMode mode, GError **error)
     {
       g_autofree char *step = vpa_fleet_schema_migration (v, VPA_FLEET_SQL_SQLITE, "INTEGER PRIMARY KEY", "TEXT",
                                                           " WITHOUT ROWID");
-      if (step == NULL || !sql_exec (self, step, error))
+      if (step == NULL)
+        {
+          g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                       "store '%s': no migration to schema version %" G_GINT64_FORMAT,
+                       self->parent.uri, v);
+          return FALSE;
+        }
+      if (!sql_exec (self, step, error))
         {
           g_prefix_error (error, "migrating to schema version %" G_GINT64_FORMAT ": ", v);
-          return step != NULL ? FALSE : sql_fail (self, "no migration", error);
+          return FALSE;
         }
     }
   now = vpa_fleet_now ();

@@ -93,8 +93,8 @@ virt_attach (const char *uri, const char *inventory_uri, const char *domain, gbo
     return FALSE;
   if ((inventory = vpa_source_load (inventory_uri, error)) == NULL)
     return FALSE;
-  return vpa_virt_attach (conn, uri, domain, flags, inventory, place, user_data, out_addr,
-                          error);
+  return vpa_virt_attach (conn, uri, &(VpaVirtAttachTarget){ domain, flags, inventory }, place,
+                          user_data, out_addr, error);
 }
 
 static GPtrArray *

@@ -733,8 +733,9 @@ attach_bound (virConnectPtr conn, const char *domain, VpaPolicy policy, GError *
   char buf[VPA_ADDR_BUFLEN];
   gboolean ok;
 
-  ok = vpa_virt_attach (conn, NULL, domain, VIR_DOMAIN_AFFECT_CONFIG, inventory, place_attach,
-                        &ad, &addr, &local);
+  ok = vpa_virt_attach (conn, NULL,
+                        &(VpaVirtAttachTarget){ domain, VIR_DOMAIN_AFFECT_CONFIG, inventory },
+                        place_attach, &ad, &addr, &local);
   placed = ad.xml;
   g_assert_true (ad.locked);
   if (placed == NULL)
@@ -1003,8 +1004,8 @@ test_attach_records (void)
   dom = virDomainLookupByName (conn, "g1");
   /* neither --live nor --config: a domain that is not running is its
    * persistent definition */
-  g_assert_true (vpa_virt_attach (conn, NULL, "g1", 0, inventory, place_attach, &ad, NULL,
-                                  &error));
+  g_assert_true (vpa_virt_attach (conn, NULL, &(VpaVirtAttachTarget){ "g1", 0, inventory },
+                                  place_attach, &ad, NULL, &error));
   g_assert_no_error (error);
   g_free (ad.xml);
   xml = virDomainGetXMLDesc (dom, VIR_DOMAIN_XML_INACTIVE);
@@ -1205,8 +1206,9 @@ test_attach_live_refused (void)
       g_autoptr (GError) error = NULL;
       AttachData ad = { conn, names[i], &policy, NULL, VPA_ADDR_NONE, FALSE };
 
-      g_assert_false (vpa_virt_attach (conn, NULL, names[i], VIR_DOMAIN_AFFECT_LIVE, inventory,
-                                       place_attach, &ad, NULL, &error));
+      g_assert_false (vpa_virt_attach (
+        conn, NULL, &(VpaVirtAttachTarget){ names[i], VIR_DOMAIN_AFFECT_LIVE, inventory },
+        place_attach, &ad, NULL, &error));
       g_free (ad.xml);
       g_test_message ("%s", error->message);
       g_assert_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT);

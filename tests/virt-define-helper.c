@@ -162,7 +162,8 @@ main (int argc, char **argv)
   else if (strcmp (argv[1], "attach") == 0)
     {
       pl.device_only = TRUE;
-      ok = vpa_virt_attach (conn, argv[2], argv[3], VIR_DOMAIN_AFFECT_CONFIG, inventory,
+      ok = vpa_virt_attach (conn, argv[2],
+                            &(VpaVirtAttachTarget){ argv[3], VIR_DOMAIN_AFFECT_CONFIG, inventory },
                             attach_vf, &pl, NULL, &error);
     }
   else

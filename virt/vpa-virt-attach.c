@@ -168,10 +168,11 @@ attach_both (virConnectPtr conn, virDomainPtr dom, const char *uri, const char *
 }
 
 gboolean
-vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint flags,
-                 const VpaHost *inventory, VpaVirtAttachFunc place, gpointer user_data,
-                 VpaAddr *out_addr, GError **error)
+vpa_virt_attach (virConnectPtr conn, const char *uri, const VpaVirtAttachTarget *target,
+                 VpaVirtAttachFunc place, gpointer user_data, VpaAddr *out_addr, GError **error)
 {
+  const char *domain = target->domain;
+  guint flags = target->flags;
   g_autofree char *canonical = NULL;
   g_autoptr (VpaVirtLock) lock = NULL;
   g_autoptr (virDomain) dom = NULL;
@@ -181,6 +182,7 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
   g_autofree char *prev_xml = NULL;
   g_auto (VpaAttachRecord) rec = { .numa_node = VPA_NUMA_NONE };
   AttachPlace ap = { place, user_data, &rec };
+  VpaVirtTakes takes = { domain, addrs, NULL, target->inventory };
   PrevDef prev = { 0 };
   gboolean ok;
 
@@ -201,14 +203,14 @@ vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain, guint 
   if ((xml = vpa_virt_define_run_place (conn, attach_place, &ap, &claims, uri, error)) == NULL)
     return FALSE;
   if (!placed_device_parse (xml, uri, domain, addrs, error) ||
-      !vpa_virt_define_check_unclaimed (claims, uri, domain, addrs, NULL, inventory, "", error))
+      !vpa_virt_define_check_unclaimed (claims, uri, &takes, "", error))
     return FALSE;
   flags = attach_flags (dom, flags);
   ok = attach_both (conn, dom, uri, domain, xml, &rec, flags, &prev, error);
   prev_xml = prev.xml;
   if (!ok)
     return FALSE;
-  if (!vpa_virt_define_recheck_unclaimed (conn, uri, domain, addrs, NULL, inventory, &claims, error))
+  if (!vpa_virt_define_recheck_unclaimed (conn, uri, &takes, &claims, error))
     {
       rollback_attached (conn, dom, xml, flags, &prev, error != NULL ? *error : NULL);
       return FALSE;

@@ -178,18 +178,18 @@ check_cpus_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArr
 }
 
 gboolean
-vpa_virt_define_check_unclaimed (GPtrArray *claims, const char *uri, const char *name, GArray *addrs,
-                                 GArray *cpus, const VpaHost *inventory, const char *when, GError **error)
+vpa_virt_define_check_unclaimed (GPtrArray *claims, const char *uri, const VpaVirtTakes *takes,
+                                 const char *when, GError **error)
 {
   VpaAddr mine = VPA_ADDR_NONE;
-  const VpaClaim *claim = find_conflict (claims, name, addrs, inventory, &mine);
+  const VpaClaim *claim = find_conflict (claims, takes->name, takes->addrs, takes->inventory, &mine);
   char buf[VPA_ADDR_BUFLEN], other[VPA_ADDR_BUFLEN];
 
   if (claim == NULL)
-    return check_cpus_unclaimed (claims, uri, name, cpus, when, error);
+    return check_cpus_unclaimed (claims, uri, takes->name, takes->cpus, when, error);
   g_set_error (error, VPA_ERROR, VPA_ERROR_UNSATISFIABLE,
                "%s: device '%s' for domain '%s' conflicts with device '%s' held by domain '%s'%s",
-               uri, vpa_addr_format (mine, buf), name, vpa_addr_format (claim->addr, other),
+               uri, vpa_addr_format (mine, buf), takes->name, vpa_addr_format (claim->addr, other),
                claim->domain, when);
   return FALSE;
 }
@@ -237,15 +237,15 @@ vpa_virt_define_run_place (virConnectPtr conn, VpaVirtPlaceFunc place, gpointer 
 #define VPA_VIRT_BYPASS_NOTE " (defined meanwhile without the define lock)"
 
 /* After the change, with *claims reloaded: a define that bypassed the
- * lock may have taken one of addrs. */
+ * lock may have taken one of takes->addrs. */
 gboolean
-vpa_virt_define_recheck_unclaimed (virConnectPtr conn, const char *uri, const char *name, GArray *addrs,
-                                   GArray *cpus, const VpaHost *inventory, GPtrArray **claims, GError **error)
+vpa_virt_define_recheck_unclaimed (virConnectPtr conn, const char *uri, const VpaVirtTakes *takes,
+                                   GPtrArray **claims, GError **error)
 {
   g_clear_pointer (claims, g_ptr_array_unref);
   *claims = vpa_virt_load_claims (conn, error);
   return *claims != NULL &&
-         vpa_virt_define_check_unclaimed (*claims, uri, name, addrs, cpus, inventory, VPA_VIRT_BYPASS_NOTE, error);
+         vpa_virt_define_check_unclaimed (*claims, uri, takes, VPA_VIRT_BYPASS_NOTE, error);
 }
 
 gboolean
@@ -333,6 +333,7 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
   g_autofree char *name = NULL;
   g_autofree char *prev_xml = NULL;
   PrevDef prev = { 0 };
+  VpaVirtTakes takes;
   gboolean ok;
 
   g_return_val_if_fail (conn != NULL, FALSE);
@@ -343,8 +344,10 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
     return FALSE;
   if ((xml = vpa_virt_define_run_place (conn, place, user_data, &claims, uri, error)) == NULL)
     return FALSE;
-  if (!placed_domain_parse (xml, uri, &name, addrs, cpus, error) ||
-      !vpa_virt_define_check_unclaimed (claims, uri, name, addrs, cpus, inventory, "", error))
+  if (!placed_domain_parse (xml, uri, &name, addrs, cpus, error))
+    return FALSE;
+  takes = (VpaVirtTakes){ name, addrs, cpus, inventory };
+  if (!vpa_virt_define_check_unclaimed (claims, uri, &takes, "", error))
     return FALSE;
   ok = vpa_virt_define_previous (conn, uri, name, &prev, error);
   prev_xml = prev.xml;
@@ -359,7 +362,7 @@ vpa_virt_define_placed_full (virConnectPtr conn, const char *uri, const VpaHost 
       return FALSE;
     }
 
-  if (!vpa_virt_define_recheck_unclaimed (conn, uri, name, addrs, cpus, inventory, &claims, error))
+  if (!vpa_virt_define_recheck_unclaimed (conn, uri, &takes, &claims, error))
     {
       vpa_virt_define_rollback (conn, dom, &prev, error != NULL ? *error : NULL);
       return FALSE;

@@ -30,12 +30,21 @@ VpaErrorCode vpa_virt_define_error_code (void);
  * or one device element; an address used twice is bad input. */
 gboolean vpa_virt_define_collect_addrs (xmlNode *node, gboolean whole_domain, const char *what,
                                         GArray *addrs, GError **error);
-/* VPA_ERROR_UNSATISFIABLE when another domain holds one of addrs (or,
- * with inventory, its PF or VF) or pins one of cpus; when ends the
- * message. */
-gboolean vpa_virt_define_check_unclaimed (GPtrArray *claims, const char *uri, const char *name,
-                                          GArray *addrs, GArray *cpus, const VpaHost *inventory,
-                                          const char *when, GError **error);
+/* What the domain being defined or attached to takes, for the checks
+ * that no other domain holds it. */
+typedef struct {
+  const char *name;         /* the domain */
+  GArray *addrs;            /* VpaAddr: its PCI devices */
+  GArray *cpus;             /* guint: the CPUs it pins, or NULL */
+  const VpaHost *inventory; /* to count a device's PF or VFs as it, or NULL */
+} VpaVirtTakes;
+
+/* VPA_ERROR_UNSATISFIABLE when another domain holds one of takes->addrs
+ * (or, with an inventory, its PF or VF) or pins one of takes->cpus; when
+ * ends the message. */
+gboolean vpa_virt_define_check_unclaimed (GPtrArray *claims, const char *uri,
+                                          const VpaVirtTakes *takes, const char *when,
+                                          GError **error);
 /* Takes the define lock of conn; a NULL *uri becomes the connection's
  * canonical URI (owned by *canonical). */
 VpaVirtLock *vpa_virt_define_lock (virConnectPtr conn, const char **uri, char **canonical,
@@ -46,10 +55,9 @@ char *vpa_virt_define_run_place (virConnectPtr conn, VpaVirtPlaceFunc place,
                                  gpointer user_data, GPtrArray **claims, const char *uri,
                                  GError **error);
 /* After the change, with *claims reloaded: a define that bypassed the
- * lock may have taken one of addrs. */
+ * lock may have taken one of takes->addrs. */
 gboolean vpa_virt_define_recheck_unclaimed (virConnectPtr conn, const char *uri,
-                                            const char *name, GArray *addrs, GArray *cpus,
-                                            const VpaHost *inventory, GPtrArray **claims,
+                                            const VpaVirtTakes *takes, GPtrArray **claims,
                                             GError **error);
 
 /* What a define replaced, to undo it. */

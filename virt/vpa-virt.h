@@ -86,8 +86,16 @@ gboolean vpa_virt_define_placed_full (virConnectPtr conn, const char *uri,
 typedef char *(*VpaVirtAttachFunc) (GPtrArray *claims, gpointer user_data,
                                     VpaAttachRecord *record, GError **error);
 
+/* Where a device is hot-plugged: the domain, how (flags), and the host's
+ * inventory (may be NULL). */
+typedef struct {
+  const char *domain;
+  guint flags;
+  const VpaHost *inventory;
+} VpaVirtAttachTarget;
+
 /* Hot-plug: under the same lock, place returns one <interface> or
- * <hostdev> element and its records. flags: VIR_DOMAIN_AFFECT_LIVE
+ * <hostdev> element and its records. target->flags: VIR_DOMAIN_AFFECT_LIVE
  * and/or VIR_DOMAIN_AFFECT_CONFIG (neither: the domain's current state).
  * LIVE: attached with virDomainAttachDeviceFlags, the records added to
  * the live <vpa:affinity> with virDomainSetMetadata. CONFIG: the
@@ -96,9 +104,9 @@ typedef char *(*VpaVirtAttachFunc) (GPtrArray *claims, gpointer user_data,
  * detached again and the previous definition restored; inventory as for
  * vpa_virt_define_placed_full, may be NULL). *out_addr (optional)
  * receives the attached PCI address. */
-gboolean vpa_virt_attach (virConnectPtr conn, const char *uri, const char *domain,
-                          guint flags, const VpaHost *inventory, VpaVirtAttachFunc place,
-                          gpointer user_data, VpaAddr *out_addr, GError **error);
+gboolean vpa_virt_attach (virConnectPtr conn, const char *uri, const VpaVirtAttachTarget *target,
+                          VpaVirtAttachFunc place, gpointer user_data, VpaAddr *out_addr,
+                          GError **error);
 
 /* VpaHostdevNet* (vpa-netpool.h) of the connection's networks that are
  * <forward mode='hostdev'> pools of a <pf dev>, by name; empty when the
