@@ -59,27 +59,6 @@ vpa_pipeline_net_rules (const VpaDomain *dom, const VpaConfig *config)
   return rules;
 }
 
-/* Does node meet the rule: one of its nodes, or (socket) on the known
- * socket of one of them? */
-static gboolean
-node_meets (const VpaHost *host, const VpaNetRule *rule, gint node)
-{
-  const VpaCell *cell = vpa_host_cell (host, node);
-
-  for (guint i = 0; i < rule->nodes->len; i++)
-    {
-      gint n = g_array_index (rule->nodes, gint, i);
-      const VpaCell *aff = vpa_host_cell (host, n);
-
-      if (n == node)
-        return TRUE;
-      if (rule->policy == VPA_POLICY_SOCKET && cell != NULL && aff != NULL &&
-          aff->socket != VPA_SOCKET_NONE && aff->socket == cell->socket)
-        return TRUE;
-    }
-  return FALSE;
-}
-
 static char *
 nodes_text (const GArray *nodes)
 {
@@ -99,7 +78,7 @@ check_rule (const VpaHost *host, const GArray *nodes, const VpaNetRule *rule)
   gboolean met = FALSE;
 
   for (guint i = 0; i < nodes->len && !met; i++)
-    met = node_meets (host, rule, g_array_index (nodes, gint, i));
+    met = vpa_fit_net_node_meets (host, rule, g_array_index (nodes, gint, i));
   res->device = g_strdup (rule->port);
   res->addr = VPA_ADDR_NONE;
   res->numa_node = VPA_NUMA_NONE;

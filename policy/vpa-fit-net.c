@@ -36,31 +36,64 @@ typedef struct {
   gint socket;
 } NetNode;
 
-/* The indices of nodes whose node has affinity, or (socket) shares a
- * known socket with one that has. */
+/* Whether node (one of nodes) has the rule's affinity, or (socket)
+ * shares a known socket with a node of nodes that has. */
+static gboolean
+net_node_meets (const NetNode *nodes, guint n_nodes, const VpaNetRule *rule, const NetNode *node)
+{
+  for (guint i = 0; i < rule->nodes->len; i++)
+    {
+      gint served = g_array_index (rule->nodes, gint, i);
+
+      if (served == node->node)
+        return TRUE;
+      if (rule->policy != VPA_POLICY_SOCKET || node->socket == VPA_SOCKET_NONE)
+        continue;
+      for (guint k = 0; k < n_nodes; k++)
+        {
+          if (nodes[k].node == served && nodes[k].socket == node->socket)
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* The indices of nodes that meet the rule. */
 static guint64
 rule_mask (const NetNode *nodes, guint n_nodes, const VpaNetRule *rule)
 {
   guint64 mask = 0;
 
-  for (guint i = 0; i < rule->nodes->len; i++)
+  for (guint k = 0; k < n_nodes && k < 64; k++)
     {
-      gint node = g_array_index (rule->nodes, gint, i);
-      gint socket = VPA_SOCKET_NONE;
-
-      for (guint k = 0; k < n_nodes; k++)
-        {
-          if (nodes[k].node == node)
-            socket = nodes[k].socket;
-        }
-      for (guint k = 0; k < n_nodes && k < 64; k++)
-        {
-          if (node == nodes[k].node || (rule->policy == VPA_POLICY_SOCKET &&
-                                        socket != VPA_SOCKET_NONE && socket == nodes[k].socket))
-            mask |= bit (k);
-        }
+      if (net_node_meets (nodes, n_nodes, rule, &nodes[k]))
+        mask |= bit (k);
     }
   return mask;
+}
+
+/* The host's cells as the rules see them (n: host->cells->len). */
+static NetNode *
+host_net_nodes (const VpaHost *host)
+{
+  NetNode *cells = g_new0 (NetNode, MAX (host->cells->len, 1));
+
+  for (guint k = 0; k < host->cells->len; k++)
+    {
+      const VpaCell *cell = &g_array_index (host->cells, VpaCell, k);
+      cells[k] = (NetNode){ cell->id, cell->socket };
+    }
+  return cells;
+}
+
+gboolean
+vpa_fit_net_node_meets (const VpaHost *host, const VpaNetRule *rule, gint node)
+{
+  g_autofree NetNode *cells = host_net_nodes (host);
+  const VpaCell *cell = vpa_host_cell (host, node);
+  NetNode self = { node, cell != NULL ? cell->socket : VPA_SOCKET_NONE };
+
+  return net_node_meets (cells, host->cells->len, rule, &self);
 }
 
 static VpaNetMasks *
@@ -123,17 +156,15 @@ vpa_fit_net_masks_new (const VpaCapacity *cap, GPtrArray *rules)
 const VpaNetRule *
 vpa_fit_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *nodes, guint n_nodes)
 {
-  g_autofree NetNode *cells = g_new0 (NetNode, MAX (host->cells->len, 1));
+  g_autofree NetNode *cells = host_net_nodes (host);
   g_autoptr (VpaNetMasks) m = NULL;
   guint64 used = 0;
 
-  for (guint k = 0; k < host->cells->len; k++)
+  for (guint k = 0; k < host->cells->len && k < 64; k++)
     {
-      const VpaCell *cell = &g_array_index (host->cells, VpaCell, k);
-      cells[k] = (NetNode){ cell->id, cell->socket };
-      for (guint i = 0; i < n_nodes && k < 64; i++)
+      for (guint i = 0; i < n_nodes; i++)
         {
-          if (nodes[i] == cell->id)
+          if (nodes[i] == cells[k].node)
             used |= bit (k);
         }
     }

@@ -46,6 +46,10 @@ char *vpa_fit_net_rule_describe (const VpaNetRule *rule);
  * nothing. */
 const VpaNetRule *vpa_fit_net_rules_unmet (const VpaHost *host, GPtrArray *rules, const gint *nodes,
                                            guint n_nodes);
+/* Whether host node node meets rule, by the same test: one of the
+ * nodes the network is served from, or for policy socket on the known
+ * socket of one. */
+gboolean vpa_fit_net_node_meets (const VpaHost *host, const VpaNetRule *rule, gint node);
 
 typedef struct {
   GArray *cells; /* VpaFitCell, guest order */
