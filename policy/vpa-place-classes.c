@@ -28,6 +28,12 @@ void
 vpa_place_clear (Place *pl)
 {
   g_clear_pointer (&pl->classes, g_ptr_array_unref);
+  vpa_place_clear_derived (pl);
+}
+
+void
+vpa_place_clear_derived (Place *pl)
+{
   g_clear_pointer (&pl->elig, g_free);
   g_clear_pointer (&pl->wants_pf, g_free);
   g_clear_pointer (&pl->group, g_free);

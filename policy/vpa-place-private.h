@@ -68,6 +68,9 @@ typedef struct {
 
 /* Frees what the build functions below allocate. */
 void vpa_place_clear (Place *pl);
+/* Frees what is built from the classes for one guest (eligibility,
+ * demand, groups), keeping the classes: before building them again. */
+void vpa_place_clear_derived (Place *pl);
 /* The classes of the inventory's free devices (once per placer). */
 void vpa_place_build_classes (Place *pl);
 /* Which request may use which class, for pl->guest. */

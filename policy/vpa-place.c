@@ -704,13 +704,7 @@ vpa_place_run (VpaPlacer *p, const VpaGuestNodes *guest, VpaPlacement **explain,
   pl->guest = guest;
   for (guint c = 0; c < pl->n_cls; c++)
     vpa_place_class_set_tier (pl, CLASS (pl, c));
-  g_clear_pointer (&pl->elig, g_free);
-  g_clear_pointer (&pl->wants_pf, g_free);
-  g_clear_pointer (&pl->group, g_free);
-  g_clear_pointer (&pl->pf_wanted, g_free);
-  g_clear_pointer (&pl->vf_wanted, g_free);
-  g_clear_pointer (&pl->elig_base, g_free);
-  g_clear_pointer (&pl->lgroups, g_ptr_array_unref);
+  vpa_place_clear_derived (pl);
   pl->solves = 0;
   vpa_place_build_eligibility (pl);
   vpa_place_build_demand (pl);
