@@ -39,7 +39,7 @@ append_like (GString *out, const char *s)
  * spec_match does; lower() is ASCII-only in SQLite and under COLLATE
  * "C" in PostgreSQL. */
 static char *
-pair_sql (const VpaSpecPair *pair, gboolean columns_only)
+pair_sql (const VpaSpecPair *pair)
 {
   static const char *const columns[] = { "vendor_id", "product_id", "dev_type" };
   g_autoptr (GString) out = NULL;
@@ -62,7 +62,7 @@ pair_sql (const VpaSpecPair *pair, gboolean columns_only)
     }
   /* remote_managed is implicit for VFs and PFs; a None value needs the
    * key's absence, which a case-folding LIKE cannot say exactly. */
-  if (columns_only || strcmp (pair->key, "remote_managed") == 0 || pair->value == NULL ||
+  if (strcmp (pair->key, "remote_managed") == 0 || pair->value == NULL ||
       !sql_safe (pair->key) || !sql_safe (pair->value))
     return NULL;
   /* tags is canonical JSON: "key":"value" with nothing between. */
@@ -74,10 +74,9 @@ pair_sql (const VpaSpecPair *pair, gboolean columns_only)
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
-/* The request's match as SQL; with columns_only, only its pairs on the
- * vendor_id, product_id and dev_type columns (a weaker condition). */
+/* The request's match as SQL, on a device kind's columns. */
 static char *
-match_sql (const VpaRequest *req, gboolean columns_only)
+match_sql (const VpaRequest *req)
 {
   g_autoptr (GString) out = g_string_new (NULL);
 
@@ -88,7 +87,7 @@ match_sql (const VpaRequest *req, gboolean columns_only)
 
       for (guint j = 0; j < spec->pairs->len; j++)
         {
-          g_autofree char *cond = pair_sql (g_ptr_array_index (spec->pairs, j), columns_only);
+          g_autofree char *cond = pair_sql (g_ptr_array_index (spec->pairs, j));
           if (cond != NULL)
             g_string_append_printf (dict, "%s%s", dict->len > 0 ? " AND " : "", cond);
         }
@@ -106,20 +105,20 @@ match_sql (const VpaRequest *req, gboolean columns_only)
 char *
 vpa_fleet_preselect_match_sql (const VpaRequest *req)
 {
-  return match_sql (req, FALSE);
+  return match_sql (req);
 }
 
 /* The requests' matches as one OR, each distinct one once (two ports
  * of one physnet share theirs). */
 static char *
-matches_sql (const VpaFleetQuery *query, gboolean columns_only)
+matches_sql (const VpaFleetQuery *query)
 {
   g_autoptr (GPtrArray) matches = g_ptr_array_new_with_free_func (g_free);
   GString *out = g_string_new (NULL);
 
   for (guint r = 0; query->requests != NULL && r < query->requests->len; r++)
     {
-      char *match = match_sql (g_ptr_array_index (query->requests, r), columns_only);
+      char *match = match_sql (g_ptr_array_index (query->requests, r));
       if (!g_ptr_array_find_with_equal_func (matches, match, g_str_equal, NULL))
         {
           g_ptr_array_add (matches, match);
@@ -156,7 +155,7 @@ append_ruled_out (GString *out, const VpaFleetQuery *query)
       if (req->count == 0)
         continue;
       match = vpa_fleet_preselect_match_sql (req);
-      sum = g_strdup_printf ("SUM(CASE WHEN %s THEN p.n ELSE 0 END) OVER w", match);
+      sum = g_strdup_printf ("SUM(CASE WHEN %s THEN p.n_free ELSE 0 END) OVER w", match);
       g_string_append_printf (which, " WHEN %s < %u THEN %u", sum, req->count, r + 1);
       g_string_append_printf (free, " WHEN %s < %u THEN %s", sum, req->count, sum);
     }
@@ -174,26 +173,11 @@ append_ruled_out (GString *out, const VpaFleetQuery *query)
 char *
 vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
 {
-  const char *base = vpa_fleet_rows_free_pools_sql ();
-  const char *group = strstr (base, " GROUP BY ");
-  const char *from = strstr (base, " FROM devices");
-  g_autoptr (GString) inner = g_string_new ("SELECT host_id, vendor_id, product_id, dev_type,"
-                                            " numa_node, tagset, MIN(tags) AS tags,"
-                                            " MAX(tags) AS tags_max, COUNT(*) AS n,"
-                                            " MIN(address) AS first_addr, pcie_root, pcie_port");
   g_autoptr (GString) skip = g_string_new (NULL);
   g_autoptr (GString) out = g_string_new (NULL);
-  g_autofree char *rows = matches_sql (query, TRUE);
-  g_autofree char *pools = matches_sql (query, FALSE);
+  g_autofree char *kinds = matches_sql (query);
+  g_autofree char *pools = NULL;
 
-  /* The free pools of vpa_fleet_rows_free_pools_sql, named, of the devices a
-   * request can match. The tags of a pool are one string: a tag pair is
-   * tested once on the pool's, not on each row, and leaves the row
-   * condition the planner estimates (state and the columns) alone. */
-  g_string_prepend (inner, "SELECT * FROM (");
-  g_string_append_len (inner, from, group - from);
-  if (strcmp (rows, "(1 = 1)") != 0)
-    g_string_append_printf (inner, " AND (%s)", rows);
   for (guint i = 0; i < hosts->len; i++)
     {
       const VpaFleetHost *host = g_ptr_array_index (hosts, i);
@@ -205,22 +189,22 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
                                   host->id);
         }
     }
-  /* A subquery, which both databases hash, not a list compared in turn. */
-  if (skip->len > 0)
-    g_string_append_printf (inner, " AND host_id NOT IN (VALUES %s)", skip->str);
-  g_string_append (inner, group);
-  g_string_append_printf (inner, ") AS g WHERE (%s)", pools);
+  /* The free pools of the device kinds a request can match (a tag pair
+   * is tested once on a kind's tags, not on each row), of the hosts not
+   * lacking a trait: a subquery, which both databases hash, not a list
+   * compared in turn. */
+  pools = vpa_fleet_rows_free_pools_sql (strcmp (kinds, "(1 = 1)") != 0 ? kinds : NULL,
+                                         skip->len > 0 ? skip->str : NULL);
 
   /* Each host's sums over its pools; a host short of a request keeps one
    * row, which carries only that. */
-  g_string_append (out, "SELECT host_id, vendor_id, product_id, dev_type, numa_node, NULL,"
-                        " tagset, tags, tags_max, n, n, 0, 0, 0, first_addr, pcie_root, pcie_port,"
-                        " ruled, ruled_free FROM (SELECT p.*, ");
+  g_string_append (out, "SELECT " VPA_FLEET_ROWS_FREE_POOL_NAMES ", ruled, ruled_free"
+                        " FROM (SELECT p.*, ");
   append_ruled_out (out, query);
   g_string_append_printf (out, ", ROW_NUMBER () OVER w AS nth FROM (%s) AS p"
                                " WINDOW w AS (PARTITION BY p.host_id)) AS q"
                                " WHERE ruled IS NULL OR nth = 1",
-                          inner->str);
+                          pools);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 

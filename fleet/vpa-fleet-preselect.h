@@ -16,13 +16,14 @@
 
 G_BEGIN_DECLS
 
-/* A boolean SQL expression over one devices row that holds for every
- * device whose pool vpa_fleet_filter_request_match accepts for req ("1 = 1"
- * where a pair cannot be written safely in SQL). */
+/* A boolean SQL expression over one device_kinds row (or devices row:
+ * the columns are named alike) that holds for every device whose pool
+ * vpa_fleet_filter_request_match accepts for req ("1 = 1" where a pair
+ * cannot be written safely in SQL). */
 char *vpa_fleet_preselect_match_sql (const VpaRequest *req);
 
-/* The free pools query (vpa_fleet_rows_free_pools_sql) restricted to devices
- * a request can match, of hosts not lacking a trait; a host with fewer
+/* The free pools query (vpa_fleet_rows_free_pools_sql) restricted to the
+ * device kinds a request can match, of hosts not lacking a trait; a host with fewer
  * free matching devices than a request's count (in SQL's count, over
  * the whole host) comes back as one row that says so instead of its
  * pools. VPA_FLEET_PRESELECT_COLUMNS columns: the pool's, then the

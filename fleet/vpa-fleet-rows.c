@@ -201,16 +201,31 @@ vpa_fleet_rows_pools_sql (gboolean one_host)
 #undef POOLS_SQL
 }
 
-const char *
-vpa_fleet_rows_free_pools_sql (void)
+char *
+vpa_fleet_rows_free_pools_sql (const char *kinds, const char *skip_hosts)
 {
-  /* Nova's pools hold only available devices; the host (its id here)
-   * and socket are resolved by the caller from the hosts it loaded. */
-  return "SELECT host_id, vendor_id, product_id, dev_type, numa_node, NULL,"
-         " tagset, MIN(tags), MAX(tags), COUNT(*), COUNT(*), 0, 0, 0, MIN(address),"
-         " pcie_root, pcie_port"
-         " FROM devices WHERE state = 'free'"
-         " GROUP BY " POOL_GROUP_COLUMNS ", pcie_root, pcie_port";
+  g_autoptr (GString) out = g_string_new (
+    "SELECT g.host_id AS host_id, k.vendor_id AS vendor_id, k.product_id AS product_id,"
+    " k.dev_type AS dev_type, k.numa_node AS numa_node, NULL AS socket, k.tagset AS tagset,"
+    " k.tags AS tags, k.tags AS tags_max, g.n AS total, g.n AS n_free, 0 AS n_held,"
+    " 0 AS n_blocked, 0 AS n_reserved, g.first_addr AS first_addr, k.pcie_root AS pcie_root,"
+    " k.pcie_port AS pcie_port"
+    " FROM (SELECT host_id, kind_id, COUNT(*) AS n, MIN(address) AS first_addr"
+    " FROM devices WHERE state = 'free'");
+
+  /* Nova's pools hold only available devices; a pool is a host's free
+   * devices of one kind, counted from devices_free_pools in its order
+   * (docs/fleet.md, "Device kinds"). The host (its id here) and socket
+   * are resolved by the caller from the hosts it loaded. */
+  if (skip_hosts != NULL)
+    g_string_append_printf (out, " AND host_id NOT IN (VALUES %s)", skip_hosts);
+  g_string_append (out, " GROUP BY host_id, kind_id) AS g"
+                        " JOIN device_kinds AS k ON k.id = g.kind_id");
+  /* On the groups: a condition on the kinds within the scan turns it
+   * into a join over every row of the table. */
+  if (kinds != NULL)
+    g_string_append_printf (out, " WHERE %s", kinds);
+  return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
 GHashTable *
@@ -660,11 +675,9 @@ vpa_fleet_rows_read_hosts (VpaFleetStore *store, GPtrArray *hosts, guint flags, 
     }
   if (!(flags & VPA_FLEET_LOAD_POOLS))
     return TRUE;
-  if (query != NULL)
-    pools_sql = vpa_fleet_preselect_pools_sql (query, hosts);
-  pools = vpa_fleet_rows_read_pools (store,
-                                     pools_sql != NULL ? pools_sql
-                                                       : vpa_fleet_rows_free_pools_sql (),
-                                     NULL, 0, query != NULL ? by_id : NULL, error);
+  pools_sql = query != NULL ? vpa_fleet_preselect_pools_sql (query, hosts)
+                            : vpa_fleet_rows_free_pools_sql (NULL, NULL);
+  pools = vpa_fleet_rows_read_pools (store, pools_sql, NULL, 0, query != NULL ? by_id : NULL,
+                                     error);
   return pools != NULL && vpa_fleet_rows_attach_pools (hosts, pools);
 }

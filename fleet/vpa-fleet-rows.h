@@ -11,10 +11,19 @@
 G_BEGIN_DECLS
 
 /* The pools GROUP BY, for one host ($1 = its id) or all; and the free
- * pools of all hosts for the filter. Both return the columns
- * vpa_fleet_rows_pool() decodes, as text. */
+ * pools of all hosts for the filter, with kinds only those of the
+ * device kinds meeting that SQL condition (on device_kinds' columns),
+ * with skip_hosts ("(1), (7)") not those hosts. Both return the columns
+ * vpa_fleet_rows_pool() decodes, as text; the free pools' are named
+ * host_id, vendor_id, product_id, dev_type, numa_node, socket, tagset,
+ * tags, tags_max, total, n_free, n_held, n_blocked, n_reserved,
+ * first_addr, pcie_root, pcie_port (VPA_FLEET_ROWS_FREE_POOL_NAMES). */
 const char *vpa_fleet_rows_pools_sql (gboolean one_host);
-const char *vpa_fleet_rows_free_pools_sql (void);
+char *vpa_fleet_rows_free_pools_sql (const char *kinds, const char *skip_hosts);
+#define VPA_FLEET_ROWS_FREE_POOL_NAMES                                              \
+  "host_id, vendor_id, product_id, dev_type, numa_node, socket, tagset, tags,"      \
+  " tags_max, total, n_free, n_held, n_blocked, n_reserved, first_addr, pcie_root," \
+  " pcie_port"
 #define VPA_FLEET_ROWS_POOL_COLUMNS 17
 /* The tag sets of the pools one query reads back: each canonical string
  * parsed once (vpa_fleet_rows_pool's tagsets). */

@@ -95,15 +95,9 @@ devices_table_sql (const char *name, const char *text_type, const char *table_op
   "CREATE INDEX devices_pools ON devices" \
   " (host_id, vendor_id, product_id, dev_type, numa_node, tagset, state);"
 
-/* Version 6: the filter's pre-selection groups the free devices by
- * these columns and reads each group's tags and lowest address
- * (vpa_fleet_preselect_pools_sql): with every column it reads in this
- * partial index, the groups come from an index-only scan in order, not
- * from every row's heap tuple and a sort. The included tags bound a
- * row's tags (VPA_FLEET_TAGS_MAX: PostgreSQL refuses an index entry
- * past about 2.7 kB). PostgreSQL's estimate of the groups (the product
- * of each column's) is orders of magnitude high without the columns'
- * joint statistics, and with it the planner never reads in parallel. */
+/* Version 6: an index of the free devices by their pool's columns
+ * with their tags and addresses. Version 7 replaces it (below); its
+ * name is kept, so the step from 5 to 6 still creates it. */
 #define FREE_POOL_COLUMNS \
   "host_id, vendor_id, product_id, dev_type, numa_node, tagset, pcie_root, pcie_port"
 #define DEVICES_FREE_POOLS_PG                                                                \
@@ -114,6 +108,168 @@ devices_table_sql (const char *name, const char *text_type, const char *table_op
 #define DEVICES_FREE_POOLS_SQLITE                                                     \
   "CREATE INDEX devices_free_pools ON devices (" FREE_POOL_COLUMNS ", tags, address)" \
   " WHERE state = 'free';"
+
+/* A device_kinds row's columns, those of devices its pool groups by. */
+#define KIND_COLUMNS "vendor_id, product_id, dev_type, numa_node, tagset, tags, pcie_root, pcie_port"
+
+/* Version 7: device_kinds, one row per distinct description of a device
+ * (the columns its pool groups by), and devices.kind_id naming the
+ * device's. The filter counts the free devices of each host and kind
+ * from a narrow partial index, in order, and joins the few kinds for
+ * their columns (docs/fleet.md, "Device kinds"): the covering index of
+ * version 6 held every column of every free device. A kind holds no
+ * count: nothing in it can drift from the rows. Rows of an older store
+ * get the kinds of their columns here; NULL matches NULL (same). */
+static char *
+schema_upgrade_kinds (VpaFleetSqlDialect dialect, const char *id_type, const char *text_type)
+{
+  const char *same = dialect == VPA_FLEET_SQL_PG ? "IS NOT DISTINCT FROM" : "IS";
+
+  return g_strdup_printf (
+    "CREATE TABLE device_kinds ("
+    " id %1$s,"
+    " vendor_id %2$s NOT NULL, product_id %2$s NOT NULL, dev_type %2$s NOT NULL,"
+    " numa_node INTEGER, tagset BIGINT NOT NULL, tags %2$s NOT NULL,"
+    " pcie_root %2$s, pcie_port %2$s);"
+    "CREATE INDEX device_kinds_lookup ON device_kinds (vendor_id, product_id, tagset);"
+    "INSERT INTO device_kinds (" KIND_COLUMNS ") SELECT DISTINCT " KIND_COLUMNS " FROM devices;"
+    "ALTER TABLE devices ADD COLUMN kind_id BIGINT REFERENCES device_kinds (id);"
+    "UPDATE devices SET kind_id = (SELECT MIN(k.id) FROM device_kinds AS k"
+    " WHERE k.vendor_id = devices.vendor_id AND k.product_id = devices.product_id"
+    " AND k.dev_type = devices.dev_type AND k.numa_node %3$s devices.numa_node"
+    " AND k.tagset = devices.tagset AND k.tags = devices.tags"
+    " AND k.pcie_root %3$s devices.pcie_root AND k.pcie_port %3$s devices.pcie_port);"
+    "DROP INDEX devices_free_pools;"
+    "%4$s"
+    "CREATE INDEX devices_free_pools ON devices (host_id, kind_id, address)"
+    " WHERE state = 'free';"
+    "%5$s",
+    id_type, text_type, same,
+    dialect == VPA_FLEET_SQL_PG ? "DROP STATISTICS devices_pool_groups;"
+                                  "ALTER TABLE devices ALTER COLUMN kind_id SET NOT NULL;"
+                                : "",
+    dialect == VPA_FLEET_SQL_PG ? "ANALYZE devices; ANALYZE device_kinds;" : "");
+}
+
+/* Devices of one kind: the columns of KIND_COLUMNS are equal. */
+static guint
+kind_hash (gconstpointer p)
+{
+  const VpaFleetDevice *d = p;
+  guint h = g_str_hash (d->vendor_id);
+
+  h = h * 31 + g_str_hash (d->product_id);
+  h = h * 31 + (guint) d->dev_type;
+  h = h * 31 + (guint) d->numa_node;
+  h = h * 31 + (guint) d->tagset;
+  return h * 31 + (d->pcie_port != NULL ? g_str_hash (d->pcie_port) : 0);
+}
+
+static gboolean
+kind_equal (gconstpointer pa, gconstpointer pb)
+{
+  const VpaFleetDevice *a = pa, *b = pb;
+
+  return strcmp (a->vendor_id, b->vendor_id) == 0 && strcmp (a->product_id, b->product_id) == 0 &&
+         a->dev_type == b->dev_type && a->numa_node == b->numa_node && a->tagset == b->tagset &&
+         g_strcmp0 (a->tags, b->tags) == 0 && g_strcmp0 (a->pcie_root, b->pcie_root) == 0 &&
+         g_strcmp0 (a->pcie_port, b->pcie_port) == 0;
+}
+
+static void
+kind_id_row (const char *const *values, guint n, gpointer data)
+{
+  gint64 *id = data;
+
+  if (n > 0 && values[0] != NULL)
+    *id = g_ascii_strtoll (values[0], NULL, 10);
+}
+
+/* The id of d's kind, added when the store has none. */
+static gboolean
+kind_id (VpaFleetStore *store, VpaFleetSqlDialect dialect, const VpaFleetDevice *d,
+         gint64 *id, GError **error)
+{
+  char numa[16], tagset[24];
+  const char *p[8];
+  g_autofree char *find = vpa_fleet_schema_kind_sql (dialect, FALSE);
+  g_autofree char *add = vpa_fleet_schema_kind_sql (dialect, TRUE);
+
+  g_snprintf (numa, sizeof numa, "%d", d->numa_node);
+  g_snprintf (tagset, sizeof tagset, "%" G_GINT64_FORMAT, d->tagset);
+  p[0] = d->vendor_id;
+  p[1] = d->product_id;
+  p[2] = vpa_dev_type_to_string (d->dev_type);
+  p[3] = d->numa_node != VPA_NUMA_NONE ? numa : NULL;
+  p[4] = tagset;
+  p[5] = d->tags;
+  p[6] = d->pcie_root;
+  p[7] = d->pcie_port;
+  *id = 0;
+  if (!store->ops->statement (store, find, p, G_N_ELEMENTS (p), kind_id_row, id, NULL, error))
+    return FALSE;
+  if (*id == 0 &&
+      !store->ops->statement (store, add, p, G_N_ELEMENTS (p), kind_id_row, id, NULL, error))
+    return FALSE;
+  if (*id == 0)
+    {
+      g_set_error (error, VPA_ERROR, VPA_ERROR_ENVIRONMENT,
+                   "store '%s': no device kind was added", store->uri);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+GArray *
+vpa_fleet_schema_kind_ids (VpaFleetStore *store, VpaFleetSqlDialect dialect,
+                           const VpaFleetHostData *data, GError **error)
+{
+  g_autoptr (GHashTable) kinds = g_hash_table_new (kind_hash, kind_equal);
+  g_autoptr (GArray) ids = g_array_sized_new (FALSE, FALSE, sizeof (gint64), data->devices->len);
+
+  for (guint i = 0; i < data->devices->len; i++)
+    {
+      const VpaFleetDevice *d = &g_array_index (data->devices, VpaFleetDevice, i);
+      gpointer first;
+      gint64 id;
+
+      if (g_hash_table_lookup_extended (kinds, d, NULL, &first))
+        {
+          id = g_array_index (ids, gint64, GPOINTER_TO_UINT (first));
+        }
+      else
+        {
+          if (!kind_id (store, dialect, d, &id, error))
+            {
+              g_prefix_error (error, "host '%s': ", data->name);
+              return NULL;
+            }
+          g_hash_table_insert (kinds, (gpointer) d, GUINT_TO_POINTER (i));
+        }
+      g_array_append_val (ids, id);
+    }
+  return g_steal_pointer (&ids);
+}
+
+char *
+vpa_fleet_schema_kind_sql (VpaFleetSqlDialect dialect, gboolean insert)
+{
+  const char *same = dialect == VPA_FLEET_SQL_PG ? "IS NOT DISTINCT FROM" : "IS";
+
+  if (insert)
+    {
+      return g_strdup ("INSERT INTO device_kinds (" KIND_COLUMNS ")"
+                       " VALUES ($1, $2, $3, CAST($4 AS INTEGER), CAST($5 AS BIGINT), $6, $7, $8)"
+                       " RETURNING id");
+    }
+  return g_strdup_printf ("SELECT MIN(id) FROM device_kinds WHERE vendor_id = $1"
+                          " AND product_id = $2 AND dev_type = $3"
+                          " AND numa_node %1$s CAST($4 AS INTEGER)"
+                          " AND tagset = CAST($5 AS BIGINT) AND tags = $6"
+                          " AND pcie_root %1$s CAST($7 AS TEXT)"
+                          " AND pcie_port %1$s CAST($8 AS TEXT)",
+                          same);
+}
 
 /* The states of a device row from version 4 on (before: no 'reserved'). */
 #define DEVICE_STATES "'free', 'held', 'blocked', 'reserved'"
@@ -168,7 +324,6 @@ char *
 vpa_fleet_schema_migration (gint64 version, VpaFleetSqlDialect dialect, const char *id_type,
                             const char *text_type, const char *table_options)
 {
-  (void) id_type;
   switch (version)
     {
     case 2:
@@ -203,6 +358,8 @@ vpa_fleet_schema_migration (gint64 version, VpaFleetSqlDialect dialect, const ch
         text_type, table_options);
     case 6:
       return g_strdup (dialect == VPA_FLEET_SQL_PG ? DEVICES_FREE_POOLS_PG : DEVICES_FREE_POOLS_SQLITE);
+    case 7:
+      return schema_upgrade_kinds (dialect, id_type, text_type);
     default:
       return NULL;
     }

@@ -15,8 +15,10 @@ G_BEGIN_DECLS
  * 'reserved'. 5: host_networks, the [physnet]/[tunnel] NUMA affinity of
  * each host, and hosts.sync_version. 6: the free devices' covering index
  * the filter's pre-selection reads (and, on PostgreSQL, the statistics
- * of its groups). Older stores are migrated by the next sync. */
-#define VPA_FLEET_SCHEMA_VERSION 6
+ * of its groups). 7: device_kinds and devices.kind_id, and that index
+ * narrowed to the host, kind and address. Older stores are migrated by
+ * the next sync. */
+#define VPA_FLEET_SCHEMA_VERSION 7
 /* The first version whose sync records a host's networks (a host whose
  * hosts.sync_version is older has none recorded). */
 #define VPA_FLEET_SCHEMA_NETWORKS 5
@@ -55,6 +57,16 @@ typedef enum {
 char *vpa_fleet_schema_migration (gint64 version, VpaFleetSqlDialect dialect,
                                   const char *id_type, const char *text_type,
                                   const char *table_options);
+/* The statement finding the kind (the lowest id) of a description, or
+ * with insert, adding one and returning its id; parameters $1 .. $8:
+ * vendor_id, product_id, dev_type, numa_node, tagset, tags, pcie_root,
+ * pcie_port, as text, NULL for a missing value. */
+char *vpa_fleet_schema_kind_sql (VpaFleetSqlDialect dialect, gboolean insert);
+/* Inside a sync's transaction: the kind id of each of data's devices, in
+ * order, each distinct description looked up once and added when the
+ * store has none. */
+GArray *vpa_fleet_schema_kind_ids (VpaFleetStore *store, VpaFleetSqlDialect dialect,
+                                   const VpaFleetHostData *data, GError **error);
 /* The schema of version 2 as one script (then vpa_fleet_schema_migration). */
 char *vpa_fleet_schema_sql (const char *id_type, const char *text_type,
                             const char *table_options);

@@ -349,11 +349,15 @@ sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *
                        GError **error)
 {
   g_autoptr (sqlite3_stmt) ins = NULL;
+  g_autoptr (GArray) kinds = vpa_fleet_schema_kind_ids (&self->parent, VPA_FLEET_SQL_SQLITE,
+                                                        data, error);
 
+  if (kinds == NULL)
+    return FALSE;
   ins = sql_prepare (self, "INSERT INTO devices (host_id, address, vendor_id, product_id,"
                            " dev_type, numa_node, parent_addr, tags, tagset, netdev,"
-                           " held_by, state, pcie_root, pcie_port, pcie_switch)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           " held_by, state, pcie_root, pcie_port, pcie_switch, kind_id)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      error);
   if (ins == NULL)
     return FALSE;
@@ -378,6 +382,7 @@ sqlite_insert_devices (VpaFleetSqlite *self, gint64 id, const VpaFleetHostData *
       bind_text_or_null (ins, 13, d->pcie_root);
       bind_text_or_null (ins, 14, d->pcie_port);
       bind_text_or_null (ins, 15, d->pcie_switch);
+      sqlite3_bind_int64 (ins, 16, g_array_index (kinds, gint64, i));
       if (!sql_step_done (self, ins, "inserting devices", error))
         {
           g_prefix_error (error, "host '%s': device '%s': ", data->name, addr);

@@ -26,7 +26,8 @@ G_BEGIN_DECLS
 
 #define VPA_FLEET_HOST_NAME_MAX 253
 /* The longest tags string (canonical JSON) a device row may carry: the
- * free devices' index includes it (docs/fleet.md, version 6). */
+ * free devices' index of schema version 6 included it, and a store
+ * bounds what one sync writes (docs/fleet.md, versions 6 and 7). */
 #define VPA_FLEET_TAGS_MAX 2048
 
 #define VPA_FLEET_TRAIT_NET_NUMA VPA_TRAIT_NET_NUMA_AFFINITY

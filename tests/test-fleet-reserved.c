@@ -87,7 +87,10 @@ test_migration (FleetFixture *fx, gconstpointer data)
   g_autoptr (GError) error = NULL;
   g_autoptr (VpaFleetStore) store = NULL;
   g_autoptr (GPtrArray) pools = NULL;
+  g_autoptr (GPtrArray) hosts = NULL;
+  const VpaFleetHost *host;
   const VpaPool *pool;
+  VpaAddr addr;
 
   if (fleet_fixture_skip (fx))
     return;
@@ -114,6 +117,24 @@ test_migration (FleetFixture *fx, gconstpointer data)
   out = fleet_fixture_sql (fx, "SELECT address, state FROM devices");
   g_assert_cmpstr (out, ==, "0000:b1:01.0|free");
   g_clear_pointer (&out, g_free);
+  /* version 7 gave the device the kind of its columns, and the filter's
+   * free pools read it through the kind */
+  out = fleet_fixture_sql (fx, "SELECT k.vendor_id, k.product_id, k.dev_type, k.numa_node,"
+                               " k.tags FROM devices AS d JOIN device_kinds AS k"
+                               " ON k.id = d.kind_id");
+  g_assert_cmpstr (out, ==, "15b3|101e|type-VF|1|{}");
+  g_clear_pointer (&out, g_free);
+  hosts = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (hosts->len, ==, 1);
+  host = g_ptr_array_index (hosts, 0);
+  g_assert_cmpuint (host->pools->len, ==, 1);
+  pool = g_ptr_array_index (host->pools, 0);
+  g_assert_cmpstr (pool->product_id, ==, "101e");
+  g_assert_cmpint (pool->numa_node, ==, 1);
+  g_assert_cmpuint (pool->free, ==, 1);
+  g_assert_true (vpa_addr_parse ("0000:b1:01.0", &addr));
+  g_assert_true (pool->first_addr == addr);
   fleet_fixture_exec (fx, "UPDATE devices SET state = 'reserved'");
   out = fleet_fixture_sql (fx, sqlite ? "SELECT name FROM sqlite_master WHERE type = 'index'"
                                         " AND name = 'devices_pools'"

@@ -423,10 +423,10 @@ test_schema_upgrade (FleetFixture *fx, gconstpointer data)
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
   vpa_fleet_store_close (store);
-  /* what version 6 added */
+  /* what versions 7 and 6 added (7 replaced 6's index and statistics) */
   fleet_fixture_exec (fx, "DROP INDEX devices_free_pools");
-  if (fx->backend == FLEET_BACKEND_PG)
-    fleet_fixture_exec (fx, "DROP STATISTICS devices_pool_groups");
+  fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN kind_id");
+  fleet_fixture_exec (fx, "DROP TABLE device_kinds");
   fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_root");
   fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_port");
   fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_switch");
@@ -522,6 +522,113 @@ test_tags_limit (FleetFixture *fx, gconstpointer data)
   g_assert_cmpuint (pool->tags->len, ==, 1);
   g_assert_cmpuint (strlen (((const VpaSpecPair *) g_ptr_array_index (pool->tags, 0))->value), ==,
                     VPA_FLEET_TAGS_MAX - 8);
+}
+
+/* The free pools the filter reads, of host name. */
+static GPtrArray *
+free_pools_of (VpaFleetStore *store, const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) hosts = vpa_fleet_store_load_hosts (store, VPA_FLEET_LOAD_POOLS, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < hosts->len; i++)
+    {
+      const VpaFleetHost *host = g_ptr_array_index (hosts, i);
+      if (strcmp (host->name, name) == 0)
+        return g_ptr_array_ref (host->pools);
+    }
+  g_assert_not_reached ();
+  return NULL;
+}
+
+/* Every device row names the kind of its own columns (NULL matching
+ * NULL); hosts of the same hardware share kinds; a sync that changes a
+ * device's description gives it another kind, and the filter's pools
+ * (counted by host and kind) follow the rows. */
+static void
+test_device_kinds (FleetFixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) pools = NULL;
+  g_autofree char *out = NULL;
+  const char *same = fx->backend == FLEET_BACKEND_PG ? "IS NOT DISTINCT FROM" : "IS";
+  g_autofree char *mismatched = g_strdup_printf (
+    "SELECT COUNT(*) FROM devices AS d JOIN device_kinds AS k ON k.id = d.kind_id"
+    " WHERE NOT (k.vendor_id = d.vendor_id AND k.product_id = d.product_id"
+    " AND k.dev_type = d.dev_type AND k.numa_node %1$s d.numa_node AND k.tagset = d.tagset"
+    " AND k.tags = d.tags AND k.pcie_root %1$s d.pcie_root AND k.pcie_port %1$s d.pcie_port)",
+    same);
+  const VpaPool *pool;
+
+  if (fleet_fixture_skip (fx))
+    return;
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  for (guint h = 0; h < 2; h++)
+    {
+      g_autoptr (VpaFleetHostData) host = vpa_fleet_host_data_new (h == 0 ? "h1" : "h2");
+      add_cell (host, 0, 0);
+      add_devices (host, 0x81, 6, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 2);
+      /* no NUMA node, no PCIe tree: NULLs */
+      add_devices (host, 0x82, 3, "1889", VPA_DEV_TYPE_VF, VPA_NUMA_NONE, PHYSNET1, 0);
+      g_assert_true (vpa_fleet_store_sync_host (store, host, &error));
+      g_assert_no_error (error);
+    }
+  out = fleet_fixture_sql (fx, "SELECT COUNT(*) FROM device_kinds");
+  g_assert_cmpstr (out, ==, "2");
+  g_clear_pointer (&out, g_free);
+  out = fleet_fixture_sql (fx, "SELECT COUNT(*) FROM devices WHERE kind_id IS NULL");
+  g_assert_cmpstr (out, ==, "0");
+  g_clear_pointer (&out, g_free);
+  out = fleet_fixture_sql (fx, mismatched);
+  g_assert_cmpstr (out, ==, "0");
+  g_clear_pointer (&out, g_free);
+  pools = free_pools_of (store, "h1");
+  g_assert_cmpuint (pools->len, ==, 2);
+  for (guint i = 0; i < pools->len; i++)
+    {
+      pool = g_ptr_array_index (pools, i);
+      g_assert_cmpuint (pool->free, ==, pool->numa_node == 0 ? 4 : 3);
+      g_assert_true (pool->numa_node == 0 || pool->numa_node == VPA_NUMA_NONE);
+      g_assert_cmpuint (pool->tags->len, ==, 1);
+    }
+  g_clear_pointer (&pools, g_ptr_array_unref);
+
+  /* h1's node-0 VFs move to other tags: a third kind, h2 keeps its own */
+  {
+    g_autoptr (VpaFleetHostData) host = vpa_fleet_host_data_new ("h1");
+    add_cell (host, 0, 0);
+    add_devices (host, 0x81, 6, "1889", VPA_DEV_TYPE_VF, 0, "{\"physical_network\":\"physnet2\"}", 0);
+    add_devices (host, 0x82, 3, "1889", VPA_DEV_TYPE_VF, VPA_NUMA_NONE, PHYSNET1, 0);
+    g_assert_true (vpa_fleet_store_sync_host (store, host, &error));
+    g_assert_no_error (error);
+  }
+  out = fleet_fixture_sql (fx, "SELECT COUNT(*) FROM device_kinds");
+  g_assert_cmpstr (out, ==, "3");
+  g_clear_pointer (&out, g_free);
+  out = fleet_fixture_sql (fx, "SELECT COUNT(DISTINCT kind_id) FROM devices");
+  g_assert_cmpstr (out, ==, "3");
+  g_clear_pointer (&out, g_free);
+  out = fleet_fixture_sql (fx, mismatched);
+  g_assert_cmpstr (out, ==, "0");
+  g_clear_pointer (&out, g_free);
+  pools = free_pools_of (store, "h1");
+  g_assert_cmpuint (pools->len, ==, 2);
+  pool = g_ptr_array_index (pools, 0);
+  if (pool->numa_node != 0)
+    pool = g_ptr_array_index (pools, 1);
+  g_assert_cmpuint (pool->free, ==, 6);
+  g_assert_cmpstr (((const VpaSpecPair *) g_ptr_array_index (pool->tags, 0))->value, ==,
+                   "physnet2");
+  g_clear_pointer (&pools, g_ptr_array_unref);
+  pools = free_pools_of (store, "h2");
+  pool = g_ptr_array_index (pools, 0);
+  if (pool->numa_node != 0)
+    pool = g_ptr_array_index (pools, 1);
+  g_assert_cmpuint (pool->free, ==, 4);
+  g_assert_cmpstr (((const VpaSpecPair *) g_ptr_array_index (pool->tags, 0))->value, ==,
+                   "physnet1");
 }
 
 static const VpaFleetVerdict *
@@ -1762,6 +1869,7 @@ main (int argc, char **argv)
   fleet_fixture_add ("fleet", "concurrent-syncs", test_concurrent_syncs);
   fleet_fixture_add ("fleet", "unknown-host", test_unknown_host);
   fleet_fixture_add ("fleet", "tags-limit", test_tags_limit);
+  fleet_fixture_add ("fleet", "device-kinds", test_device_kinds);
   fleet_fixture_add ("fleet", "filter", test_filter_store);
   fleet_fixture_add ("fleet", "samples-consistency", test_samples_consistency);
   fleet_fixture_add ("fleet", "cli", test_cli);
