@@ -99,12 +99,18 @@ typedef struct {
   guint count;
   gboolean gone; /* apply_requests deleted it */
   VpaTier tier;  /* of its NUMA node for the guest */
+  guint index;   /* in the host's pools */
 } Slot;
 
-/* The guest as policy/ sees it, on the fleet host's cells. */
+/* The guest as policy/ sees it, on the fleet host's cells; order_used
+ * (or NULL) is set when a take depended on an order of pools the rows
+ * did not give (take_order_matters). */
 typedef struct {
   VpaHost *host; /* the cells only */
   VpaGuestNodes guest;
+  GPtrArray *requests; /* all of them, VpaRequest* */
+  gboolean *order_used;
+  guint taken; /* devices the takes so far took, from any pool */
 } Guest;
 
 static VpaHost *
@@ -234,10 +240,63 @@ count_check (GPtrArray *cand, const VpaRequest *req, const char *stage,
   return FALSE;
 }
 
+/* Whether nothing after a take tells the two pools apart: the same
+ * tier, both PFs or neither, both remote-managed or neither, and each
+ * request matching both or neither (the steps, exclusions, sums and
+ * weight read nothing else of a pool). */
+static gboolean
+slots_alike (const Slot *a, const Slot *b, GPtrArray *requests)
+{
+  if (a->tier != b->tier ||
+      (a->pool->dev_type == VPA_DEV_TYPE_PF) != (b->pool->dev_type == VPA_DEV_TYPE_PF) ||
+      keep_not_remote_managed (a, NULL) != keep_not_remote_managed (b, NULL))
+    return FALSE;
+  for (guint r = 0; requests != NULL && r < requests->len; r++)
+    {
+      const VpaRequest *req = g_ptr_array_index (requests, r);
+
+      if (vpa_fleet_filter_request_match (a->pool, req) !=
+          vpa_fleet_filter_request_match (b->pool, req))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Whether taking needed devices from step could end otherwise in
+ * Nova's order than in the order the slots are in, where the rows did
+ * not give it (docs/fleet.md, "Pool order on demand"): two pools with
+ * the same number of keys, one of them without its lowest address, that
+ * something after the take tells apart, or one of which this take with
+ * all before it (taken) could have emptied in some order. Otherwise
+ * every pool of unknown order is alike all those it could swap places
+ * with and none is ever emptied: each sum over them, and so every
+ * check, the verdict and the weight, is the same in any order. */
+static gboolean
+take_order_matters (GPtrArray *step, guint needed, guint taken, GPtrArray *requests)
+{
+  for (guint i = 0; i < step->len; i++)
+    {
+      const Slot *a = g_ptr_array_index (step, i);
+
+      for (guint j = i + 1; j < step->len; j++)
+        {
+          const Slot *b = g_ptr_array_index (step, j);
+
+          if ((a->pool->first_addr != VPA_ADDR_NONE && b->pool->first_addr != VPA_ADDR_NONE) ||
+              pool_key_count (a->pool) != pool_key_count (b->pool))
+            continue;
+          if (taken + needed >= MIN (a->pool->free, b->pool->free) ||
+              !slots_alike (a, b, requests))
+            return TRUE;
+        }
+    }
+  return FALSE;
+}
+
 /* _filter_pools (docs/nova.md, "The filter order") then apply_requests'
  * taking. */
 static gboolean
-apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **reason)
+apply_request (GPtrArray *slots, const VpaRequest *req, Guest *g, char **reason)
 {
   g_autoptr (GPtrArray) cand = g_ptr_array_new ();
   g_autoptr (GPtrArray) step = NULL;
@@ -281,6 +340,9 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
         }
       return FALSE;
     }
+  if (g->order_used != NULL && take_order_matters (step, needed, g->taken, g->requests))
+    *g->order_used = TRUE;
+  g->taken += needed;
   for (guint i = 0; i < step->len && needed > 0; i++)
     {
       Slot *s = g_ptr_array_index (step, i);
@@ -300,28 +362,37 @@ apply_request (GPtrArray *slots, const VpaRequest *req, const Guest *g, char **r
 }
 
 /* Nova's pool order: fewer keys first, then the lowest member address
- * (the order after a nova-compute restart, docs/nova.md, "Pool order"). */
+ * (the order after a nova-compute restart, docs/nova.md, "Pool order").
+ * Pools read without their lowest address go in the reverse of the
+ * rows' order: an order the rows do not give, so that a verdict which
+ * depends on it and was not found so (order_used) differs in tests. */
 static gint
 slot_nova_cmp (gconstpointer a, gconstpointer b)
 {
-  const VpaPool *pa = ((const Slot *) a)->pool;
-  const VpaPool *pb = ((const Slot *) b)->pool;
+  const Slot *sa = a, *sb = b;
+  const VpaPool *pa = sa->pool;
+  const VpaPool *pb = sb->pool;
   guint ka = pool_key_count (pa), kb = pool_key_count (pb);
 
   if (ka != kb)
     return ka < kb ? -1 : 1;
+  if (pa->first_addr == VPA_ADDR_NONE || pb->first_addr == VPA_ADDR_NONE)
+    return sa->index > sb->index ? -1 : sa->index < sb->index;
   return pa->first_addr < pb->first_addr ? -1 : pa->first_addr > pb->first_addr;
 }
 
-gboolean
-vpa_fleet_filter_supports_requests (const VpaFleetHost *host, GPtrArray *requests,
-                                    gboolean numa_guest, const gint *nodes, guint n_nodes,
-                                    gdouble *weight, char **reason)
+/* vpa_fleet_filter_supports_requests, with *order_used (or NULL) set when
+ * the answer depends on an order of the pools the rows did not give. */
+static gboolean
+supports (const VpaFleetHost *host, GPtrArray *requests, const VpaGuestNodes *guest,
+          gdouble *weight, char **reason, gboolean *order_used)
 {
   g_autoptr (GArray) store = g_array_new (FALSE, FALSE, sizeof (Slot));
   g_autoptr (GPtrArray) slots = NULL;
   g_autoptr (VpaHost) cells = host_of_cells (host);
-  Guest g = { cells, { numa_guest, nodes, n_nodes } };
+  Guest g = { cells, *guest, requests, order_used, 0 };
+  gboolean numa_guest = guest->numa_guest;
+  guint n_nodes = guest->n_nodes;
   guint left = 0;
 
   /* SQL counted too few free devices of a request's spec on the whole
@@ -339,7 +410,7 @@ vpa_fleet_filter_supports_requests (const VpaFleetHost *host, GPtrArray *request
     }
   for (guint i = 0; host->pools != NULL && i < host->pools->len; i++)
     {
-      Slot s = { g_ptr_array_index (host->pools, i), 0, FALSE, VPA_TIER_REMOTE };
+      Slot s = { g_ptr_array_index (host->pools, i), 0, FALSE, VPA_TIER_REMOTE, i };
       s.count = s.pool->free;
       s.tier = vpa_policy_tier (cells, &g.guest, s.pool->numa_node);
       if (s.count > 0)
@@ -376,6 +447,16 @@ vpa_fleet_filter_supports_requests (const VpaFleetHost *host, GPtrArray *request
   if (weight != NULL)
     *weight = left;
   return TRUE;
+}
+
+gboolean
+vpa_fleet_filter_supports_requests (const VpaFleetHost *host, GPtrArray *requests,
+                                    gboolean numa_guest, const gint *nodes, guint n_nodes,
+                                    gdouble *weight, char **reason)
+{
+  VpaGuestNodes guest = { numa_guest, nodes, n_nodes };
+
+  return supports (host, requests, &guest, weight, reason, NULL);
 }
 
 static VpaFleetVerdict *
@@ -490,7 +571,8 @@ net_unmet (const HostNet *net, const gint *nodes, guint n_nodes)
  * nodes, so try each host node, then each socket's nodes, and keep the
  * best that passes. */
 static VpaFleetVerdict *
-filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query, const HostNet *net)
+filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query, const HostNet *net,
+                gboolean *order_used)
 {
   g_autoptr (GPtrArray) sets = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   g_autofree char *first_reason = NULL;
@@ -545,9 +627,9 @@ filter_unbound (const VpaFleetHost *host, const VpaFleetQuery *query, const Host
             }
           continue;
         }
-      if (vpa_fleet_filter_supports_requests (host, query->requests, TRUE,
-                                              (const gint *) set->data, set->len,
-                                              &weight, first_reason == NULL ? &reason : NULL))
+      if (supports (host, query->requests,
+                    &(VpaGuestNodes){ TRUE, (const gint *) set->data, set->len }, &weight,
+                    first_reason == NULL ? &reason : NULL, order_used))
         {
           if (weight > best)
             {
@@ -606,7 +688,7 @@ vpa_fleet_filter_trait_unmet (const VpaFleetQuery *query, const VpaFleetHost *ho
 }
 
 static VpaFleetVerdict *
-filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
+filter_host (const VpaFleetHost *host, const VpaFleetQuery *query, gboolean *order_used)
 {
   g_auto (HostNet) net = { 0 };
   g_autofree char *reason = NULL;
@@ -624,8 +706,8 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
     }
   if (!query->numa_guest)
     {
-      gboolean ok = vpa_fleet_filter_supports_requests (host, query->requests, FALSE, NULL, 0,
-                                                        &weight, &reason);
+      gboolean ok = supports (host, query->requests, &(VpaGuestNodes){ FALSE, NULL, 0 },
+                              &weight, &reason, order_used);
       if (ok && (reason = vpa_fleet_locality_unmet (host, query->requests, FALSE, NULL, 0)) != NULL)
         ok = FALSE;
       return verdict_new (host, ok, ok ? weight : 0, g_steal_pointer (&reason), NULL);
@@ -637,7 +719,7 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
   if (!host_net_init (&net, host, query, &reason))
     return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
   if (query->n_guest_nodes == 0)
-    return filter_unbound (host, query, &net);
+    return filter_unbound (host, query, &net, order_used);
   for (guint i = 0; i < query->n_guest_nodes; i++)
     {
       gboolean found = FALSE;
@@ -653,14 +735,24 @@ filter_host (const VpaFleetHost *host, const VpaFleetQuery *query)
     }
   if ((reason = net_unmet (&net, query->guest_nodes, query->n_guest_nodes)) != NULL)
     return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
-  if (!vpa_fleet_filter_supports_requests (host, query->requests, TRUE, query->guest_nodes,
-                                           query->n_guest_nodes, &weight, &reason))
+  if (!supports (host, query->requests,
+                 &(VpaGuestNodes){ TRUE, query->guest_nodes, query->n_guest_nodes }, &weight,
+                 &reason, order_used))
     return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
   if ((reason = vpa_fleet_locality_unmet (host, query->requests, TRUE, query->guest_nodes,
                                           query->n_guest_nodes)) != NULL)
     return verdict_new (host, FALSE, 0, g_steal_pointer (&reason), NULL);
   return verdict_new (host, TRUE, weight, NULL,
                       nodes_to_string (query->guest_nodes, query->n_guest_nodes));
+}
+
+gboolean
+vpa_fleet_filter_needs_order (const VpaFleetHost *host, const VpaFleetQuery *query)
+{
+  gboolean order_used = FALSE;
+
+  vpa_fleet_filter_verdict_free (filter_host (host, query, &order_used));
+  return order_used;
 }
 
 static gint
@@ -682,7 +774,22 @@ vpa_fleet_filter (GPtrArray *hosts, const VpaFleetQuery *query)
   GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_filter_verdict_free);
 
   for (guint i = 0; i < hosts->len; i++)
-    g_ptr_array_add (out, filter_host (g_ptr_array_index (hosts, i), query));
+    {
+      const VpaFleetHost *host = g_ptr_array_index (hosts, i);
+      gboolean order_used = FALSE;
+      VpaFleetVerdict *v = filter_host (host, query, &order_used);
+
+      /* The reader gives the lowest addresses of every host whose
+       * verdict depends on them (vpa_fleet_filter_needs_order): never
+       * pass a host on an order it guessed. */
+      if (order_used)
+        {
+          vpa_fleet_filter_verdict_free (v);
+          v = verdict_new (host, FALSE, 0,
+                           g_strdup ("the order of the host's pools was not read"), NULL);
+        }
+      g_ptr_array_add (out, v);
+    }
   g_ptr_array_sort (out, verdict_cmp);
   return out;
 }

@@ -65,8 +65,15 @@ gboolean vpa_fleet_filter_supports_requests (const VpaFleetHost *host,
                                              const gint *nodes, guint n_nodes,
                                              gdouble *weight, char **reason);
 
+/* Whether the host's verdict depends on the order of its pools where
+ * the rows did not give it: two pools with the same number of keys, one
+ * of them without its lowest address (read without, docs/fleet.md,
+ * "Pool order on demand"), in one take. */
+gboolean vpa_fleet_filter_needs_order (const VpaFleetHost *host, const VpaFleetQuery *query);
+
 /* One verdict per host: those that pass first by weight (descending),
- * then the others; ties by host name. */
+ * then the others; ties by host name. A host whose verdict depends on
+ * an order of its pools the rows did not give fails, saying so. */
 GPtrArray *vpa_fleet_filter (GPtrArray *hosts /* VpaFleetHost* with pools */,
                              const VpaFleetQuery *query);
 

@@ -171,7 +171,8 @@ append_ruled_out (GString *out, const VpaFleetQuery *query)
 }
 
 char *
-vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
+vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts, gboolean addresses,
+                               const char *only_hosts)
 {
   g_autoptr (GString) skip = g_string_new (NULL);
   g_autoptr (GString) out = g_string_new (NULL);
@@ -193,8 +194,9 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
    * is tested once on a kind's tags, not on each row), of the hosts not
    * lacking a trait: a subquery, which both databases hash, not a list
    * compared in turn. */
-  pools = vpa_fleet_rows_free_pools_sql (strcmp (kinds, "(1 = 1)") != 0 ? kinds : NULL,
-                                         skip->len > 0 ? skip->str : NULL);
+  pools = vpa_fleet_rows_free_pools_sql (&(VpaFleetRowsFreePools){
+    strcmp (kinds, "(1 = 1)") != 0 ? kinds : NULL, skip->len > 0 ? skip->str : NULL, only_hosts,
+    addresses });
 
   /* Each host's sums over its pools; a host short of a request keeps one
    * row, which carries only that. */
@@ -206,6 +208,44 @@ vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts)
                                " WHERE ruled IS NULL OR nth = 1",
                           pools);
   return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+gboolean
+vpa_fleet_preselect_read_pools (VpaFleetStore *store, const VpaFleetQuery *query,
+                                GPtrArray *hosts, GHashTable *by_id, GError **error)
+{
+  g_autofree char *sql = vpa_fleet_preselect_pools_sql (query, hosts, FALSE, NULL);
+  g_autoptr (GPtrArray) pools = vpa_fleet_rows_read_pools (store, sql, NULL, 0, by_id, error);
+  g_autoptr (GPtrArray) ordered = g_ptr_array_new ();
+  g_autoptr (GString) ids = g_string_new (NULL);
+
+  if (pools == NULL || !vpa_fleet_rows_attach_pools (hosts, pools))
+    return FALSE;
+  /* Pool order on demand (docs/fleet.md): the lowest addresses cost a
+   * scan of one index entry per free device, and only a verdict that
+   * takes from two pools of the same keys depends on them. Those
+   * hosts' pools are read again with them, in the same transaction
+   * (the same rows). */
+  for (guint i = 0; i < hosts->len; i++)
+    {
+      VpaFleetHost *host = g_ptr_array_index (hosts, i);
+
+      if (host->ruled_out == 0 && host->pools->len >= 2 &&
+          vpa_fleet_filter_needs_order (host, query))
+        {
+          g_string_append_printf (ids, "%s(%" G_GINT64_FORMAT ")", ids->len > 0 ? ", " : "",
+                                  host->id);
+          g_clear_pointer (&host->pools, g_ptr_array_unref);
+          g_ptr_array_add (ordered, host);
+        }
+    }
+  if (ordered->len == 0)
+    return TRUE;
+  g_clear_pointer (&sql, g_free);
+  g_clear_pointer (&pools, g_ptr_array_unref);
+  sql = vpa_fleet_preselect_pools_sql (query, ordered, TRUE, ids->str);
+  pools = vpa_fleet_rows_read_pools (store, sql, NULL, 0, by_id, error);
+  return pools != NULL && vpa_fleet_rows_attach_pools (ordered, pools);
 }
 
 gboolean

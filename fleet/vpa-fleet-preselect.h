@@ -23,13 +23,23 @@ G_BEGIN_DECLS
 char *vpa_fleet_preselect_match_sql (const VpaRequest *req);
 
 /* The free pools query (vpa_fleet_rows_free_pools_sql) restricted to the
- * device kinds a request can match, of hosts not lacking a trait; a host with fewer
- * free matching devices than a request's count (in SQL's count, over
- * the whole host) comes back as one row that says so instead of its
- * pools. VPA_FLEET_PRESELECT_COLUMNS columns: the pool's, then the
- * request (1 + its index) and the count, NULL for a pool. */
-char *vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts);
+ * device kinds a request can match, of hosts not lacking a trait (and
+ * with only_hosts, "(1), (7)", of those only); with addresses, each
+ * pool's lowest address. A host with fewer free matching devices than a
+ * request's count (in SQL's count, over the whole host) comes back as
+ * one row that says so instead of its pools. VPA_FLEET_PRESELECT_COLUMNS
+ * columns: the pool's, then the request (1 + its index) and the count,
+ * NULL for a pool. */
+char *vpa_fleet_preselect_pools_sql (const VpaFleetQuery *query, GPtrArray *hosts,
+                                     gboolean addresses, const char *only_hosts);
 #define VPA_FLEET_PRESELECT_COLUMNS (VPA_FLEET_ROWS_POOL_COLUMNS + 2)
+
+/* Inside the hosts' read transaction: the pools of that query, without
+ * their lowest addresses, attached to hosts; then, for the hosts whose
+ * verdict depends on the order of their pools
+ * (vpa_fleet_filter_needs_order), read again with them. */
+gboolean vpa_fleet_preselect_read_pools (VpaFleetStore *store, const VpaFleetQuery *query,
+                                         GPtrArray *hosts, GHashTable *by_id, GError **error);
 
 /* One row of it: a pool appended to pools (its host column the host's
  * id, as vpa_fleet_rows_attach_pools takes them), or the host marked

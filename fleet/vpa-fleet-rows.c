@@ -202,29 +202,32 @@ vpa_fleet_rows_pools_sql (gboolean one_host)
 }
 
 char *
-vpa_fleet_rows_free_pools_sql (const char *kinds, const char *skip_hosts)
+vpa_fleet_rows_free_pools_sql (const VpaFleetRowsFreePools *which)
 {
   g_autoptr (GString) out = g_string_new (
     "SELECT g.host_id AS host_id, k.vendor_id AS vendor_id, k.product_id AS product_id,"
     " k.dev_type AS dev_type, k.numa_node AS numa_node, NULL AS socket, k.tagset AS tagset,"
     " k.tags AS tags, k.tags AS tags_max, g.n AS total, g.n AS n_free, 0 AS n_held,"
     " 0 AS n_blocked, 0 AS n_reserved, g.first_addr AS first_addr, k.pcie_root AS pcie_root,"
-    " k.pcie_port AS pcie_port"
-    " FROM (SELECT host_id, kind_id, COUNT(*) AS n, MIN(address) AS first_addr"
-    " FROM devices WHERE state = 'free'");
+    " k.pcie_port AS pcie_port FROM (SELECT host_id, kind_id, COUNT(*) AS n, ");
 
   /* Nova's pools hold only available devices; a pool is a host's free
-   * devices of one kind, counted from devices_free_pools in its order
-   * (docs/fleet.md, "Device kinds"). The host (its id here) and socket
-   * are resolved by the caller from the hosts it loaded. */
-  if (skip_hosts != NULL)
-    g_string_append_printf (out, " AND host_id NOT IN (VALUES %s)", skip_hosts);
+   * devices of one kind, counted from devices_free_kinds, or with their
+   * lowest address from devices_free_pools, in its order (docs/fleet.md,
+   * "Device kinds"). The host (its id here) and socket are resolved by
+   * the caller from the hosts it loaded. */
+  g_string_append (out, which->addresses ? "MIN(address)" : "NULL");
+  g_string_append (out, " AS first_addr FROM devices WHERE state = 'free'");
+  if (which->skip_hosts != NULL)
+    g_string_append_printf (out, " AND host_id NOT IN (VALUES %s)", which->skip_hosts);
+  if (which->only_hosts != NULL)
+    g_string_append_printf (out, " AND host_id IN (VALUES %s)", which->only_hosts);
   g_string_append (out, " GROUP BY host_id, kind_id) AS g"
                         " JOIN device_kinds AS k ON k.id = g.kind_id");
   /* On the groups: a condition on the kinds within the scan turns it
    * into a join over every row of the table. */
-  if (kinds != NULL)
-    g_string_append_printf (out, " WHERE %s", kinds);
+  if (which->kinds != NULL)
+    g_string_append_printf (out, " WHERE %s", which->kinds);
   return g_string_free (g_steal_pointer (&out), FALSE);
 }
 
@@ -265,7 +268,8 @@ vpa_fleet_rows_pool (const char *const *v, GHashTable *tagsets, const char *uri,
       (v[5] != NULL && !parse_int64 (v[5], &socket)) || !parse_int64 (v[6], &key) ||
       v[7] == NULL || !parse_int64 (v[9], &n[0]) || !parse_int64 (v[10], &n[1]) ||
       !parse_int64 (v[11], &n[2]) || !parse_int64 (v[12], &n[3]) ||
-      !parse_int64 (v[13], &n[4]) || !vpa_addr_parse (v[14], &pool->first_addr) ||
+      !parse_int64 (v[13], &n[4]) ||
+      (v[14] != NULL && !vpa_addr_parse (v[14], &pool->first_addr)) ||
       (v[15] != NULL && !vpa_pcie_root_parse (v[15], &pool->pcie_root)) ||
       (v[16] != NULL && !vpa_addr_parse (v[16], &pool->pcie_port)))
     {
@@ -675,9 +679,9 @@ vpa_fleet_rows_read_hosts (VpaFleetStore *store, GPtrArray *hosts, guint flags, 
     }
   if (!(flags & VPA_FLEET_LOAD_POOLS))
     return TRUE;
-  pools_sql = query != NULL ? vpa_fleet_preselect_pools_sql (query, hosts)
-                            : vpa_fleet_rows_free_pools_sql (NULL, NULL);
-  pools = vpa_fleet_rows_read_pools (store, pools_sql, NULL, 0, query != NULL ? by_id : NULL,
-                                     error);
+  if (query != NULL)
+    return vpa_fleet_preselect_read_pools (store, query, hosts, by_id, error);
+  pools_sql = vpa_fleet_rows_free_pools_sql (&(VpaFleetRowsFreePools){ .addresses = TRUE });
+  pools = vpa_fleet_rows_read_pools (store, pools_sql, NULL, 0, NULL, error);
   return pools != NULL && vpa_fleet_rows_attach_pools (hosts, pools);
 }

@@ -10,16 +10,22 @@
 
 G_BEGIN_DECLS
 
+/* Which free pools vpa_fleet_rows_free_pools_sql reads. */
+typedef struct {
+  const char *kinds;      /* only of the device kinds meeting this SQL condition, or NULL */
+  const char *skip_hosts; /* not of these host ids ("(1), (7)"), or NULL */
+  const char *only_hosts; /* only of these, or NULL */
+  gboolean addresses;     /* each pool's lowest address; else first_addr is NULL */
+} VpaFleetRowsFreePools;
+
 /* The pools GROUP BY, for one host ($1 = its id) or all; and the free
- * pools of all hosts for the filter, with kinds only those of the
- * device kinds meeting that SQL condition (on device_kinds' columns),
- * with skip_hosts ("(1), (7)") not those hosts. Both return the columns
+ * pools of all hosts for the filter. Both return the columns
  * vpa_fleet_rows_pool() decodes, as text; the free pools' are named
  * host_id, vendor_id, product_id, dev_type, numa_node, socket, tagset,
  * tags, tags_max, total, n_free, n_held, n_blocked, n_reserved,
  * first_addr, pcie_root, pcie_port (VPA_FLEET_ROWS_FREE_POOL_NAMES). */
 const char *vpa_fleet_rows_pools_sql (gboolean one_host);
-char *vpa_fleet_rows_free_pools_sql (const char *kinds, const char *skip_hosts);
+char *vpa_fleet_rows_free_pools_sql (const VpaFleetRowsFreePools *which);
 #define VPA_FLEET_ROWS_FREE_POOL_NAMES                                              \
   "host_id, vendor_id, product_id, dev_type, numa_node, socket, tagset, tags,"      \
   " tags_max, total, n_free, n_held, n_blocked, n_reserved, first_addr, pcie_root," \

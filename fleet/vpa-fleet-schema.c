@@ -115,9 +115,11 @@ devices_table_sql (const char *name, const char *text_type, const char *table_op
 /* Version 7: device_kinds, one row per distinct description of a device
  * (the columns its pool groups by), and devices.kind_id naming the
  * device's. The filter counts the free devices of each host and kind
- * from a narrow partial index, in order, and joins the few kinds for
- * their columns (docs/fleet.md, "Device kinds"): the covering index of
- * version 6 held every column of every free device. A kind holds no
+ * from devices_free_kinds (whose entries the database deduplicates),
+ * reads their lowest addresses from devices_free_pools only where a
+ * verdict depends on them, and joins the few kinds for their columns
+ * (docs/fleet.md, "Device kinds"): the covering index of version 6 held
+ * every column of every free device. A kind holds no
  * count: nothing in it can drift from the rows. Rows of an older store
  * get the kinds of their columns here; NULL matches NULL (same). */
 static char *
@@ -143,6 +145,7 @@ schema_upgrade_kinds (VpaFleetSqlDialect dialect, const char *id_type, const cha
     "%4$s"
     "CREATE INDEX devices_free_pools ON devices (host_id, kind_id, address)"
     " WHERE state = 'free';"
+    "CREATE INDEX devices_free_kinds ON devices (host_id, kind_id) WHERE state = 'free';"
     "%5$s",
     id_type, text_type, same,
     dialect == VPA_FLEET_SQL_PG ? "DROP STATISTICS devices_pool_groups;"

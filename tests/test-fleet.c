@@ -425,6 +425,7 @@ test_schema_upgrade (FleetFixture *fx, gconstpointer data)
   vpa_fleet_store_close (store);
   /* what versions 7 and 6 added (7 replaced 6's index and statistics) */
   fleet_fixture_exec (fx, "DROP INDEX devices_free_pools");
+  fleet_fixture_exec (fx, "DROP INDEX devices_free_kinds");
   fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN kind_id");
   fleet_fixture_exec (fx, "DROP TABLE device_kinds");
   fleet_fixture_exec (fx, "ALTER TABLE devices DROP COLUMN pcie_root");
@@ -673,6 +674,108 @@ store_filter (VpaFleetStore *store, const VpaFleetQuery *query)
       g_assert_cmpstr (v->nodes, ==, e->nodes);
     }
   return verdicts;
+}
+
+/* Whether the pre-selection read the lowest addresses of each host's
+ * pools: of those named in read, not of the others. */
+static void
+assert_addresses_read (VpaFleetStore *store, const VpaFleetQuery *query, const char *const *read)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) hosts =
+    vpa_fleet_preselect_load_candidates (store, query, VPA_FLEET_LOAD_POOLS, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < hosts->len; i++)
+    {
+      const VpaFleetHost *host = g_ptr_array_index (hosts, i);
+      gboolean want = g_strv_contains (read, host->name);
+
+      g_assert_cmpuint (host->pools->len, ==, 2);
+      for (guint p = 0; p < host->pools->len; p++)
+        {
+          const VpaPool *pool = g_ptr_array_index (host->pools, p);
+          g_assert_cmpint (pool->first_addr != VPA_ADDR_NONE, ==, want);
+        }
+    }
+}
+
+/* A host of two VF pools of the same keys: n1 physnet1 VFs on node 0
+ * and n2 physnet2 VFs on node 1, the physnet1 ones at the lower
+ * addresses with low1. */
+static void
+sync_two_pools (VpaFleetStore *store, const char *name, guint n1, guint n2, gboolean low1)
+{
+  g_autoptr (VpaFleetHostData) host = vpa_fleet_host_data_new (name);
+  g_autoptr (GError) error = NULL;
+
+  add_cell (host, 0, 0);
+  add_cell (host, 1, 1);
+  add_devices (host, low1 ? 0x81 : 0x83, n1, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 0);
+  add_devices (host, low1 ? 0x83 : 0x81, n2, "1889", VPA_DEV_TYPE_VF, 1,
+               "{\"physical_network\":\"physnet2\"}", 0);
+  g_assert_true (vpa_fleet_store_sync_host (store, host, &error));
+  g_assert_no_error (error);
+}
+
+/* Pool order on demand: the filter reads the pools without their lowest
+ * addresses, and reads them for the hosts whose verdict depends on
+ * Nova's pool order (the lowest address first), checked against the
+ * verdicts of every row. A port both pools serve, then two only the
+ * physnet2 pool can: the host whose physnet1 VFs come first passes,
+ * the other fails, though no take empties a pool. One port both serve
+ * alike: only where it could empty one (tight) are they read. A NUMA
+ * guest whose policy leaves one pool per take: never. */
+static void
+test_filter_pool_order (FleetFixture *fx, gconstpointer data)
+{
+  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GPtrArray) reqs = requests_new ();
+  g_autoptr (GPtrArray) verdicts = NULL;
+  VpaFleetQuery query = { reqs, FALSE, NULL, 0, FALSE, FALSE };
+  const gint node0[] = { 0 };
+  const char *const both[] = { "first1", "first2", NULL };
+  const char *const tight[] = { "tight", NULL };
+  const char *const none[] = { NULL };
+  const VpaFleetVerdict *v;
+
+  if (fleet_fixture_skip (fx))
+    return;
+  store = store_open (fx, VPA_FLEET_OPEN_CREATE);
+  sync_two_pools (store, "first1", 5, 2, TRUE);
+  sync_two_pools (store, "first2", 5, 2, FALSE);
+  g_ptr_array_add (reqs, request_new ("port a", "product_id=1889", 1, VPA_POLICY_LEGACY,
+                                      VPA_POLICY_SOURCE_DEFAULT));
+  g_ptr_array_add (reqs, request_new ("port b", "physical_network=physnet2", 2,
+                                      VPA_POLICY_LEGACY, VPA_POLICY_SOURCE_DEFAULT));
+  verdicts = store_filter (store, &query);
+  v = verdict_of (verdicts, "first1");
+  g_assert_true (v->passes);
+  g_assert_cmpfloat (v->weight, ==, 4.0);
+  v = verdict_of (verdicts, "first2");
+  g_assert_false (v->passes);
+  g_assert_cmpstr (v->reason, ==, "port b: needs 2, 1 free devices match its spec (policy"
+                                  " legacy from default)");
+  assert_addresses_read (store, &query, both);
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  sync_two_pools (store, "tight", 1, 1, TRUE);
+  g_ptr_array_remove_index (reqs, 1);
+  verdicts = store_filter (store, &query);
+  for (guint i = 0; i < verdicts->len; i++)
+    g_assert_true (((const VpaFleetVerdict *) g_ptr_array_index (verdicts, i))->passes);
+  g_assert_cmpfloat (verdict_of (verdicts, "first2")->weight, ==, 6.0);
+  assert_addresses_read (store, &query, tight);
+  g_clear_pointer (&verdicts, g_ptr_array_unref);
+
+  ((VpaRequest *) g_ptr_array_index (reqs, 0))->policy = VPA_POLICY_REQUIRED;
+  query.numa_guest = TRUE;
+  query.guest_nodes = node0;
+  query.n_guest_nodes = 1;
+  verdicts = store_filter (store, &query);
+  for (guint i = 0; i < verdicts->len; i++)
+    g_assert_true (((const VpaFleetVerdict *) g_ptr_array_index (verdicts, i))->passes);
+  assert_addresses_read (store, &query, none);
 }
 
 /* The gpu-server sample in the store: its devices keep host bridge, root
@@ -1870,6 +1973,7 @@ main (int argc, char **argv)
   fleet_fixture_add ("fleet", "unknown-host", test_unknown_host);
   fleet_fixture_add ("fleet", "tags-limit", test_tags_limit);
   fleet_fixture_add ("fleet", "device-kinds", test_device_kinds);
+  fleet_fixture_add ("fleet", "pool-order", test_filter_pool_order);
   fleet_fixture_add ("fleet", "filter", test_filter_store);
   fleet_fixture_add ("fleet", "samples-consistency", test_samples_consistency);
   fleet_fixture_add ("fleet", "cli", test_cli);
