@@ -243,7 +243,16 @@ vpa_fleet_preselect_read_pools (VpaFleetStore *store, const VpaFleetQuery *query
     return TRUE;
   g_clear_pointer (&sql, g_free);
   g_clear_pointer (&pools, g_ptr_array_unref);
-  sql = vpa_fleet_preselect_pools_sql (query, ordered, TRUE, ids->str);
+  /* Past half the hosts, all of them: a scan of the index costs the
+   * same, and a long list of hosts to match each row with does not. */
+  if (ordered->len > hosts->len / 2)
+    {
+      for (guint i = 0; i < hosts->len; i++)
+        g_clear_pointer (&((VpaFleetHost *) g_ptr_array_index (hosts, i))->pools, g_ptr_array_unref);
+      g_ptr_array_set_size (ordered, 0);
+      g_ptr_array_extend (ordered, hosts, NULL, NULL);
+    }
+  sql = vpa_fleet_preselect_pools_sql (query, hosts, TRUE, ordered->len < hosts->len ? ids->str : NULL);
   pools = vpa_fleet_rows_read_pools (store, sql, NULL, 0, by_id, error);
   return pools != NULL && vpa_fleet_rows_attach_pools (ordered, pools);
 }
