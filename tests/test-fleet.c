@@ -543,6 +543,44 @@ free_pools_of (VpaFleetStore *store, const char *name)
   return NULL;
 }
 
+/* Syncs name: 6 VFs on node 0 with tags0 (2 of them held), 3 without a
+ * NUMA node or PCIe tree (NULLs), physnet1. */
+static void
+sync_kinds_host (VpaFleetStore *store, const char *name, const char *tags0)
+{
+  g_autoptr (VpaFleetHostData) host = vpa_fleet_host_data_new (name);
+  g_autoptr (GError) error = NULL;
+
+  add_cell (host, 0, 0);
+  add_devices (host, 0x81, 6, "1889", VPA_DEV_TYPE_VF, 0, tags0, 2);
+  add_devices (host, 0x82, 3, "1889", VPA_DEV_TYPE_VF, VPA_NUMA_NONE, PHYSNET1, 0);
+  g_assert_true (vpa_fleet_store_sync_host (store, host, &error));
+  g_assert_no_error (error);
+}
+
+/* The free pool of host name on node 0, as the filter reads it: its
+ * free devices and its physical_network. */
+static void
+assert_node0_pool (VpaFleetStore *store, const char *name, guint free, const char *physnet)
+{
+  g_autoptr (GPtrArray) pools = free_pools_of (store, name);
+  const VpaPool *pool = NULL;
+
+  g_assert_cmpuint (pools->len, ==, 2);
+  for (guint i = 0; i < pools->len; i++)
+    {
+      const VpaPool *p = g_ptr_array_index (pools, i);
+      if (p->numa_node == 0)
+        pool = p;
+      else
+        g_assert_cmpint (p->numa_node, ==, VPA_NUMA_NONE);
+    }
+  g_assert_nonnull (pool);
+  g_assert_cmpuint (pool->free, ==, free);
+  g_assert_cmpuint (pool->tags->len, ==, 1);
+  g_assert_cmpstr (((const VpaSpecPair *) g_ptr_array_index (pool->tags, 0))->value, ==, physnet);
+}
+
 /* Every device row names the kind of its own columns (NULL matching
  * NULL); hosts of the same hardware share kinds; a sync that changes a
  * device's description gives it another kind, and the filter's pools
@@ -551,9 +589,6 @@ static void
 test_device_kinds (FleetFixture *fx, gconstpointer data)
 {
   g_autoptr (VpaFleetStore) store = NULL;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) pools = NULL;
-  g_autofree char *out = NULL;
   const char *same = fx->backend == FLEET_BACKEND_PG ? "IS NOT DISTINCT FROM" : "IS";
   g_autofree char *mismatched = g_strdup_printf (
     "SELECT COUNT(*) FROM devices AS d JOIN device_kinds AS k ON k.id = d.kind_id"
@@ -561,75 +596,24 @@ test_device_kinds (FleetFixture *fx, gconstpointer data)
     " AND k.dev_type = d.dev_type AND k.numa_node %1$s d.numa_node AND k.tagset = d.tagset"
     " AND k.tags = d.tags AND k.pcie_root %1$s d.pcie_root AND k.pcie_port %1$s d.pcie_port)",
     same);
-  const VpaPool *pool;
 
   if (fleet_fixture_skip (fx))
     return;
   store = store_open (fx, VPA_FLEET_OPEN_CREATE);
-  for (guint h = 0; h < 2; h++)
-    {
-      g_autoptr (VpaFleetHostData) host = vpa_fleet_host_data_new (h == 0 ? "h1" : "h2");
-      add_cell (host, 0, 0);
-      add_devices (host, 0x81, 6, "1889", VPA_DEV_TYPE_VF, 0, PHYSNET1, 2);
-      /* no NUMA node, no PCIe tree: NULLs */
-      add_devices (host, 0x82, 3, "1889", VPA_DEV_TYPE_VF, VPA_NUMA_NONE, PHYSNET1, 0);
-      g_assert_true (vpa_fleet_store_sync_host (store, host, &error));
-      g_assert_no_error (error);
-    }
-  out = fleet_fixture_sql (fx, "SELECT COUNT(*) FROM device_kinds");
-  g_assert_cmpstr (out, ==, "2");
-  g_clear_pointer (&out, g_free);
-  out = fleet_fixture_sql (fx, "SELECT COUNT(*) FROM devices WHERE kind_id IS NULL");
-  g_assert_cmpstr (out, ==, "0");
-  g_clear_pointer (&out, g_free);
-  out = fleet_fixture_sql (fx, mismatched);
-  g_assert_cmpstr (out, ==, "0");
-  g_clear_pointer (&out, g_free);
-  pools = free_pools_of (store, "h1");
-  g_assert_cmpuint (pools->len, ==, 2);
-  for (guint i = 0; i < pools->len; i++)
-    {
-      pool = g_ptr_array_index (pools, i);
-      g_assert_cmpuint (pool->free, ==, pool->numa_node == 0 ? 4 : 3);
-      g_assert_true (pool->numa_node == 0 || pool->numa_node == VPA_NUMA_NONE);
-      g_assert_cmpuint (pool->tags->len, ==, 1);
-    }
-  g_clear_pointer (&pools, g_ptr_array_unref);
+  sync_kinds_host (store, "h1", PHYSNET1);
+  sync_kinds_host (store, "h2", PHYSNET1);
+  fleet_fixture_assert_sql (fx, "SELECT COUNT(*) FROM device_kinds", "2");
+  fleet_fixture_assert_sql (fx, "SELECT COUNT(*) FROM devices WHERE kind_id IS NULL", "0");
+  fleet_fixture_assert_sql (fx, mismatched, "0");
+  assert_node0_pool (store, "h1", 4, "physnet1");
 
   /* h1's node-0 VFs move to other tags: a third kind, h2 keeps its own */
-  {
-    g_autoptr (VpaFleetHostData) host = vpa_fleet_host_data_new ("h1");
-    add_cell (host, 0, 0);
-    add_devices (host, 0x81, 6, "1889", VPA_DEV_TYPE_VF, 0, "{\"physical_network\":\"physnet2\"}", 0);
-    add_devices (host, 0x82, 3, "1889", VPA_DEV_TYPE_VF, VPA_NUMA_NONE, PHYSNET1, 0);
-    g_assert_true (vpa_fleet_store_sync_host (store, host, &error));
-    g_assert_no_error (error);
-  }
-  out = fleet_fixture_sql (fx, "SELECT COUNT(*) FROM device_kinds");
-  g_assert_cmpstr (out, ==, "3");
-  g_clear_pointer (&out, g_free);
-  out = fleet_fixture_sql (fx, "SELECT COUNT(DISTINCT kind_id) FROM devices");
-  g_assert_cmpstr (out, ==, "3");
-  g_clear_pointer (&out, g_free);
-  out = fleet_fixture_sql (fx, mismatched);
-  g_assert_cmpstr (out, ==, "0");
-  g_clear_pointer (&out, g_free);
-  pools = free_pools_of (store, "h1");
-  g_assert_cmpuint (pools->len, ==, 2);
-  pool = g_ptr_array_index (pools, 0);
-  if (pool->numa_node != 0)
-    pool = g_ptr_array_index (pools, 1);
-  g_assert_cmpuint (pool->free, ==, 6);
-  g_assert_cmpstr (((const VpaSpecPair *) g_ptr_array_index (pool->tags, 0))->value, ==,
-                   "physnet2");
-  g_clear_pointer (&pools, g_ptr_array_unref);
-  pools = free_pools_of (store, "h2");
-  pool = g_ptr_array_index (pools, 0);
-  if (pool->numa_node != 0)
-    pool = g_ptr_array_index (pools, 1);
-  g_assert_cmpuint (pool->free, ==, 4);
-  g_assert_cmpstr (((const VpaSpecPair *) g_ptr_array_index (pool->tags, 0))->value, ==,
-                   "physnet1");
+  sync_kinds_host (store, "h1", "{\"physical_network\":\"physnet2\"}");
+  fleet_fixture_assert_sql (fx, "SELECT COUNT(*) FROM device_kinds", "3");
+  fleet_fixture_assert_sql (fx, "SELECT COUNT(DISTINCT kind_id) FROM devices", "3");
+  fleet_fixture_assert_sql (fx, mismatched, "0");
+  assert_node0_pool (store, "h1", 4, "physnet2");
+  assert_node0_pool (store, "h2", 4, "physnet1");
 }
 
 static const VpaFleetVerdict *

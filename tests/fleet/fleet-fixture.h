@@ -27,6 +27,14 @@ gboolean fleet_fixture_skip (FleetFixture *fx);
 /* Runs SQL on the store behind the library's back; returns what it
  * printed (one row a line, columns separated by '|'), stripped. */
 char *fleet_fixture_sql (FleetFixture *fx, const char *sql);
+/* Asserts that sql prints expected (as fleet_fixture_sql returns it). */
+#define fleet_fixture_assert_sql(fx, sql, expected)            \
+  G_STMT_START                                                 \
+  {                                                            \
+    g_autofree char *fleet_out_ = fleet_fixture_sql (fx, sql); \
+    g_assert_cmpstr (fleet_out_, ==, expected);                \
+  }                                                            \
+  G_STMT_END
 /* The same when the output does not matter. */
 void fleet_fixture_exec (FleetFixture *fx, const char *sql);
 
