@@ -4,13 +4,45 @@
  */
 #include "fleet-fixture.h"
 
+#include <signal.h>
 #include <stdarg.h>
+#include <unistd.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
 
 static char *pg_dir;      /* the private server's directory, or NULL */
 static char *pg_base_uri; /* its "postgres" database */
 static guint pg_databases;
+
+/* sh -c "pg-stop DIR; rm -rf DIR", built before any signal needs it. */
+static char *pg_stop_argv[6];
+static const int pg_stop_signals[] = { SIGABRT, SIGTRAP, SIGSEGV, SIGBUS, SIGTERM, SIGINT };
+
+/* A failed assertion aborts (or traps), and meson's timeout sends SIGTERM: stop the
+ * server (fork, exec and wait are async-signal-safe), then die of the
+ * signal as before, so that no failing run leaves a server behind. */
+static void
+pg_stop_on_signal (int sig)
+{
+  pid_t pid = fork ();
+
+  if (pid == 0)
+    {
+      execv ("/bin/sh", pg_stop_argv);
+      _exit (127);
+    }
+  if (pid > 0)
+    waitpid (pid, NULL, 0);
+  signal (sig, SIG_DFL);
+  raise (sig);
+}
+
+static void
+pg_stop_on_signals (gboolean on)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (pg_stop_signals); i++)
+    signal (pg_stop_signals[i], on ? pg_stop_on_signal : SIG_DFL);
+}
 
 gboolean
 fleet_fixture_skip (FleetFixture *fx)
@@ -127,6 +159,12 @@ fleet_pg_start (void)
   if (g_spawn_check_wait_status (status, NULL))
     {
       pg_base_uri = g_strstrip (g_steal_pointer (&out));
+      pg_stop_argv[0] = g_strdup ("sh");
+      pg_stop_argv[1] = g_strdup ("-c");
+      pg_stop_argv[2] = g_strdup ("\"$0\" \"$1\"; rm -rf \"$1\"");
+      pg_stop_argv[3] = g_test_build_filename (G_TEST_DIST, "fleet", "pg-stop", NULL);
+      pg_stop_argv[4] = g_strdup (pg_dir);
+      pg_stop_on_signals (TRUE);
     }
   else if (WIFEXITED (status) && WEXITSTATUS (status) == 77)
     {
@@ -144,6 +182,9 @@ fleet_pg_stop (void)
   g_autofree char *script = g_test_build_filename (G_TEST_DIST, "fleet", "pg-stop", NULL);
   g_autofree char *rm = NULL;
 
+  pg_stop_on_signals (FALSE);
+  for (guint i = 0; i < G_N_ELEMENTS (pg_stop_argv); i++)
+    g_clear_pointer (&pg_stop_argv[i], g_free);
   if (pg_base_uri != NULL)
     {
       const char *argv[] = { script, pg_dir, NULL };
