@@ -7,7 +7,9 @@
  * (the scheduler's support_requests). Where the filter lets a host pass,
  * `place` must place the domain there too, unless Nova's own placement
  * fails as well (the scheduler's view is optimistic in the same cases);
- * so `place` and `fleet filter` cannot drift apart.
+ * so `place` and `fleet filter` cannot drift apart. Each verdict the
+ * filter finds independent of the pools' order is also judged without
+ * their lowest addresses, as the pre-selection first reads them.
  */
 #include <string.h>
 #include <glib/gstdio.h>
@@ -23,7 +25,7 @@ typedef struct {
 } Case;
 
 typedef struct {
-  guint checked, pass, fail, place_better, optimistic;
+  guint checked, pass, fail, place_better, optimistic, order_read;
 } Counts;
 
 static Counts counts;
@@ -41,6 +43,42 @@ scenario_applies (const Scenario *sc)
 {
   return sc->skip == NULL && sc->nova_error == NULL && sc->policy_error == NULL &&
          sc->has_nova_support;
+}
+
+/* Pool order on demand (docs/fleet.md): the host's pools as the
+ * pre-selection first reads them, without their lowest addresses. Where
+ * the filter finds the verdict does not depend on the order, judging
+ * them so must give Nova's verdict and the same weight. */
+static void
+check_order_on_demand (const VpaFleetHost *host, const Scenario *sc, gboolean passes,
+                       gdouble weight)
+{
+  VpaFleetQuery query = { sc->requests, sc->guest.numa_guest, sc->guest.nodes,
+                          sc->guest.n_nodes };
+  g_autoptr (GArray) addrs = g_array_new (FALSE, FALSE, sizeof (VpaAddr));
+  gdouble unordered_weight = -1;
+
+  for (guint i = 0; i < host->pools->len; i++)
+    {
+      VpaPool *pool = g_ptr_array_index (host->pools, i);
+      g_array_append_val (addrs, pool->first_addr);
+      pool->first_addr = VPA_ADDR_NONE;
+    }
+  if (vpa_fleet_filter_needs_order (host, &query))
+    {
+      counts.order_read++;
+    }
+  else
+    {
+      g_assert_cmpint (vpa_fleet_filter_supports_requests (host, sc->requests,
+                                                           sc->guest.numa_guest, sc->guest.nodes,
+                                                           sc->guest.n_nodes, &unordered_weight,
+                                                           NULL),
+                       ==, passes);
+      g_assert_cmpfloat (unordered_weight, ==, weight);
+    }
+  for (guint i = 0; i < host->pools->len; i++)
+    ((VpaPool *) g_ptr_array_index (host->pools, i))->first_addr = g_array_index (addrs, VpaAddr, i);
 }
 
 static void
@@ -69,6 +107,7 @@ check_case (gconstpointer data)
   g_assert_cmpfloat (weight, >=, 0);
   if (!passes)
     g_assert_cmpfloat (weight, ==, 0);
+  check_order_on_demand (host, sc, passes, weight);
 
   pl = vpa_place (sc->inv, sc->requests, &sc->guest, &error);
   g_assert_true ((pl == NULL) == (error != NULL));
@@ -178,9 +217,10 @@ main (int argc, char **argv)
   ret = g_test_run ();
   g_test_message ("conformance-fleet: %u scenarios: the filter passes %u and fails %u, as "
                   "Nova's support_requests; place also places %u the filter fails; the "
-                  "filter passes %u that neither place nor Nova's claim can place",
+                  "filter passes %u that neither place nor Nova's claim can place; %u "
+                  "verdicts need the pools' order (the others are also judged without it)",
                   counts.checked, counts.pass, counts.fail, counts.place_better,
-                  counts.optimistic);
+                  counts.optimistic, counts.order_read);
   g_hash_table_unref (hosts_by_name);
   g_clear_pointer (&store, vpa_fleet_store_close);
   remove_store (dir);
