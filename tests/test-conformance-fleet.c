@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The fleet filter over every committed conformance scenario
- * (data/conformance/): each scenario's host is synced into one SQLite
- * fleet store (as host "conf-FILE-N"), loaded back with its free pools,
+ * (data/conformance/): each scenario's host is synced into one fleet
+ * store on SQLite and one on PostgreSQL (the fleet tests' private
+ * server; skipped when its binaries are missing) as host "conf-FILE-N",
+ * loaded back with its free pools,
  * and the filter's support_requests must give Nova's recorded verdict
  * (the scheduler's support_requests). Where the filter lets a host pass,
  * `place` must place the domain there too, unless Nova's own placement
@@ -13,6 +15,7 @@
  */
 #include <string.h>
 #include <glib/gstdio.h>
+#include "fleet-fixture.h"
 #include "place-scenario.h"
 #include "vpa-fleet-filter.h"
 #include "vpa-fleet-store.h"
@@ -22,6 +25,8 @@ typedef struct {
   const char *file;
   guint index;
   char *host_name;
+  GHashTable *hosts; /* of the case's store: name -> VpaFleetHost* */
+  gboolean place;    /* also check place (once: it reads no store) */
 } Case;
 
 typedef struct {
@@ -29,7 +34,6 @@ typedef struct {
 } Counts;
 
 static Counts counts;
-static GHashTable *hosts_by_name; /* name -> VpaFleetHost* (borrowed from hosts) */
 
 static void
 case_free (Case *c)
@@ -86,7 +90,7 @@ check_case (gconstpointer data)
 {
   const Case *c = data;
   const Scenario *sc = c->sc;
-  const VpaFleetHost *host = g_hash_table_lookup (hosts_by_name, c->host_name);
+  const VpaFleetHost *host = g_hash_table_lookup (c->hosts, c->host_name);
   g_autoptr (VpaPlacement) pl = NULL;
   g_autoptr (GError) error = NULL;
   g_autofree char *reason = NULL;
@@ -108,6 +112,8 @@ check_case (gconstpointer data)
   if (!passes)
     g_assert_cmpfloat (weight, ==, 0);
   check_order_on_demand (host, sc, passes, weight);
+  if (!c->place)
+    return;
 
   pl = vpa_place (sc->inv, sc->requests, &sc->guest, &error);
   g_assert_true ((pl == NULL) == (error != NULL));
@@ -136,18 +142,65 @@ check_case (gconstpointer data)
     }
 }
 
+/* The cases of scs (applicable scenarios of file) for one store. */
 static void
-remove_store (const char *dir)
+add_cases (GPtrArray *cases, GPtrArray *scs, const char *file)
 {
-  static const char *const files[] = { "fleet.db", "fleet.db-wal", "fleet.db-shm",
-                                       "fleet.db-journal" };
-
-  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+  for (guint i = 0; i < scs->len; i++)
     {
-      g_autofree char *path = g_build_filename (dir, files[i], NULL);
-      g_unlink (path);
+      const Scenario *sc = g_ptr_array_index (scs, i);
+      Case *c;
+
+      if (!scenario_applies (sc))
+        continue;
+      c = g_new0 (Case, 1);
+      c->sc = sc;
+      c->file = file;
+      c->index = i;
+      c->host_name = g_strdup_printf ("conf-%s-%u", file, i);
+      g_ptr_array_add (cases, c);
     }
-  g_rmdir (dir);
+}
+
+/* Syncs every case's host into the store at uri, loads them back with
+ * their pools into hosts (by name), and adds the cases' tests. */
+static VpaFleetStore *
+store_cases (const char *uri, const char *backend, GPtrArray *cases, GPtrArray *hosts,
+             GHashTable *by_name, gboolean place)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) loaded = NULL;
+  VpaFleetStore *store = vpa_fleet_store_open (uri, VPA_FLEET_OPEN_CREATE, &error);
+
+  g_assert_no_error (error);
+  for (guint i = 0; i < cases->len; i++)
+    {
+      Case *c = g_ptr_array_index (cases, i);
+      g_autoptr (VpaFleetHostData) data = vpa_fleet_host_data_from_inventory (c->host_name,
+                                                                              c->sc->inv);
+
+      g_assert_true (vpa_fleet_store_sync_host (store, data, &error));
+      g_assert_no_error (error);
+    }
+  loaded = vpa_fleet_store_load_hosts (store, TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (loaded->len, ==, cases->len);
+  for (guint i = 0; i < loaded->len; i++)
+    {
+      VpaFleetHost *host = g_ptr_array_index (loaded, i);
+      g_hash_table_insert (by_name, host->name, host);
+    }
+  g_ptr_array_extend_and_steal (hosts, g_steal_pointer (&loaded));
+  for (guint i = 0; i < cases->len; i++)
+    {
+      Case *c = g_ptr_array_index (cases, i);
+      g_autofree char *test = g_strdup_printf ("/conformance-fleet/%s/%s/%u", backend, c->file,
+                                               c->index);
+      c->hosts = by_name;
+      c->place = place;
+      g_test_add_data_func (test, c, check_case);
+    }
+  return store;
 }
 
 int
@@ -155,21 +208,23 @@ main (int argc, char **argv)
 {
   const char *files[] = { "nova-tests", "random", "targeted", "regressions" };
   g_autoptr (GPtrArray) all = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
-  g_autoptr (GPtrArray) cases = g_ptr_array_new_with_free_func ((GDestroyNotify) case_free);
-  g_autoptr (GPtrArray) hosts = NULL;
-  g_autoptr (VpaFleetStore) store = NULL;
+  g_autoptr (GPtrArray) hosts =
+    g_ptr_array_new_with_free_func ((GDestroyNotify) vpa_fleet_host_free);
+  GPtrArray *cases[2];
+  GHashTable *by_name[2];
+  VpaFleetStore *stores[2] = { NULL, NULL };
+  FleetFixture fx[2];
+  guint n_stores = 0;
   g_autoptr (GError) error = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *uri = NULL;
   int ret;
 
   g_test_init (&argc, &argv, NULL);
-  dir = g_dir_make_tmp ("vpa-conformance-fleet-XXXXXX", &error);
-  g_assert_no_error (error);
-  uri = g_strdup_printf ("sqlite://%s/fleet.db", dir);
-  store = vpa_fleet_store_open (uri, VPA_FLEET_OPEN_CREATE, &error);
-  g_assert_no_error (error);
-
+  fleet_pg_start ();
+  for (guint b = 0; b < 2; b++)
+    {
+      cases[b] = g_ptr_array_new_with_free_func ((GDestroyNotify) case_free);
+      by_name[b] = g_hash_table_new (g_str_hash, g_str_equal);
+    }
   for (guint f = 0; f < G_N_ELEMENTS (files); f++)
     {
       g_autofree char *name = g_strconcat (files[f], ".json", NULL);
@@ -178,51 +233,38 @@ main (int argc, char **argv)
 
       g_assert_no_error (error);
       g_ptr_array_add (all, scs);
-      for (guint i = 0; i < scs->len; i++)
+      for (guint b = 0; b < 2; b++)
+        add_cases (cases[b], scs, files[f]);
+    }
+  for (guint b = 0; b < 2; b++)
+    {
+      if (!fleet_fixture_open (&fx[b], b == 0 ? FLEET_BACKEND_SQLITE : FLEET_BACKEND_PG))
         {
-          const Scenario *sc = g_ptr_array_index (scs, i);
-          g_autoptr (VpaFleetHostData) data = NULL;
-          Case *c;
-
-          if (!scenario_applies (sc))
-            continue;
-          c = g_new0 (Case, 1);
-          c->sc = sc;
-          c->file = files[f];
-          c->index = i;
-          c->host_name = g_strdup_printf ("conf-%s-%u", files[f], i);
-          data = vpa_fleet_host_data_from_inventory (c->host_name, sc->inv);
-          g_assert_true (vpa_fleet_store_sync_host (store, data, &error));
-          g_assert_no_error (error);
-          g_ptr_array_add (cases, c);
+          g_test_message ("PostgreSQL server binaries not found: the scenarios on SQLite only");
+          continue;
         }
-    }
-
-  hosts = vpa_fleet_store_load_hosts (store, TRUE, &error);
-  g_assert_no_error (error);
-  g_assert_cmpuint (hosts->len, ==, cases->len);
-  hosts_by_name = g_hash_table_new (g_str_hash, g_str_equal);
-  for (guint i = 0; i < hosts->len; i++)
-    {
-      VpaFleetHost *host = g_ptr_array_index (hosts, i);
-      g_hash_table_insert (hosts_by_name, host->name, host);
-    }
-  for (guint i = 0; i < cases->len; i++)
-    {
-      const Case *c = g_ptr_array_index (cases, i);
-      g_autofree char *test = g_strdup_printf ("/conformance-fleet/%s/%u", c->file, c->index);
-      g_test_add_data_func (test, c, check_case);
+      stores[b] = store_cases (fx[b].uri, b == 0 ? "sqlite" : "pg", cases[b], hosts,
+                               by_name[b], b == 0);
+      n_stores++;
     }
 
   ret = g_test_run ();
-  g_test_message ("conformance-fleet: %u scenarios: the filter passes %u and fails %u, as "
-                  "Nova's support_requests; place also places %u the filter fails; the "
-                  "filter passes %u that neither place nor Nova's claim can place; %u "
-                  "verdicts need the pools' order (the others are also judged without it)",
-                  counts.checked, counts.pass, counts.fail, counts.place_better,
-                  counts.optimistic, counts.order_read);
-  g_hash_table_unref (hosts_by_name);
-  g_clear_pointer (&store, vpa_fleet_store_close);
-  remove_store (dir);
+  g_test_message ("conformance-fleet: %u scenarios on %u stores: the filter passes %u and "
+                  "fails %u, as Nova's support_requests; place also places %u the filter "
+                  "fails; the filter passes %u that neither place nor Nova's claim can place; "
+                  "%u verdicts need the pools' order (the others are also judged without it)",
+                  counts.checked / MAX (n_stores, 1), n_stores, counts.pass, counts.fail,
+                  counts.place_better, counts.optimistic, counts.order_read / MAX (n_stores, 1));
+  for (guint b = 0; b < 2; b++)
+    {
+      if (stores[b] != NULL)
+        {
+          g_clear_pointer (&stores[b], vpa_fleet_store_close);
+          fleet_fixture_close (&fx[b]);
+        }
+      g_ptr_array_unref (cases[b]);
+      g_hash_table_unref (by_name[b]);
+    }
+  fleet_pg_stop ();
   return ret;
 }

@@ -6,6 +6,7 @@
 
 #include <signal.h>
 #include <stdarg.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <glib/gstdio.h>
@@ -102,6 +103,23 @@ fixture_teardown (FleetFixture *fx, gconstpointer data)
     }
   g_free (fx->tmpdir);
   g_free (fx->uri);
+}
+
+gboolean
+fleet_fixture_open (FleetFixture *fx, FleetBackend backend)
+{
+  memset (fx, 0, sizeof *fx);
+  if (backend == FLEET_BACKEND_PG && pg_base_uri == NULL)
+    return FALSE;
+  fixture_setup (fx, GINT_TO_POINTER (backend));
+  return TRUE;
+}
+
+void
+fleet_fixture_close (FleetFixture *fx)
+{
+  fixture_teardown (fx, NULL);
+  memset (fx, 0, sizeof *fx);
 }
 
 void

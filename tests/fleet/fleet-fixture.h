@@ -22,6 +22,10 @@ typedef struct {
 /* Adds /PREFIX/sqlite/NAME and /PREFIX/pg/NAME. */
 void fleet_fixture_add (const char *prefix, const char *name,
                         void (*fn) (FleetFixture *, gconstpointer));
+/* A store on the backend outside g_test_add (one a whole program
+ * shares), and its removal; FALSE when the backend is not available. */
+gboolean fleet_fixture_open (FleetFixture *fx, FleetBackend backend);
+void fleet_fixture_close (FleetFixture *fx);
 /* TRUE (and the test skipped) when the backend is not available. */
 gboolean fleet_fixture_skip (FleetFixture *fx);
 /* Runs SQL on the store behind the library's back; returns what it
