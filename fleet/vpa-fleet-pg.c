@@ -283,8 +283,10 @@ pg_copy_devices (VpaFleetPg *self, const char *id, const VpaFleetHostData *data,
   for (guint i = 0; i <= data->devices->len; i++)
     {
       if (i < data->devices->len)
-        copy_device_row (buf, id, &g_array_index (data->devices, VpaFleetDevice, i),
-                         g_array_index (kinds, gint64, i));
+        {
+          copy_device_row (buf, id, &g_array_index (data->devices, VpaFleetDevice, i),
+                           g_array_index (kinds, gint64, i));
+        }
       if (buf->len >= COPY_CHUNK || (i == data->devices->len && buf->len > 0))
         {
           if (PQputCopyData (self->conn, buf->str, (int) buf->len) != 1)

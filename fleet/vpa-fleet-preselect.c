@@ -248,7 +248,10 @@ vpa_fleet_preselect_read_pools (VpaFleetStore *store, const VpaFleetQuery *query
   if (ordered->len > hosts->len / 2)
     {
       for (guint i = 0; i < hosts->len; i++)
-        g_clear_pointer (&((VpaFleetHost *) g_ptr_array_index (hosts, i))->pools, g_ptr_array_unref);
+        {
+          VpaFleetHost *host = g_ptr_array_index (hosts, i);
+          g_clear_pointer (&host->pools, g_ptr_array_unref);
+        }
       g_ptr_array_set_size (ordered, 0);
       g_ptr_array_extend (ordered, hosts, NULL, NULL);
     }
